@@ -1,0 +1,246 @@
+/**
+ * The shared part of every cluster invoker: list → checkInvokers → pick the load balancer from the
+ * first invoker's URL → doInvoke, plus select / doSelect / reselect with sticky and availablecheck,
+ * and invokeWithContext around each attempt. Follows dubbo-cluster
+ * `support/AbstractClusterInvoker.java`.
+ */
+import type { Proc } from '../../engine/simulation.js';
+import {
+  CLUSTER_AVAILABLE_CHECK_KEY,
+  DEFAULT_LOADBALANCE,
+  DEFAULT_RESELECT_COUNT,
+  DUBBO_VERSION,
+  LOADBALANCE_KEY,
+  RpcCode,
+  STICKY_KEY,
+} from '../constants.js';
+import type { Directory } from '../directory/directory.js';
+import type { LoadBalance } from '../loadbalance/load-balance.js';
+import {
+  rpcError,
+  type ClusterInvokerLike,
+  type Invoker,
+  type Result,
+  type RpcError,
+  type RpcInvocation,
+} from '../rpc.js';
+import type { DubboRuntime } from '../runtime.js';
+import type { URL } from '../url.js';
+
+/** Builds a cluster invoker over a directory for one consumer instance. */
+export type ClusterFactory = (directory: Directory, runtime: DubboRuntime) => ClusterInvokerLike;
+
+export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
+  protected readonly directory: Directory;
+  protected readonly runtime: DubboRuntime;
+  protected readonly availableCheck: boolean;
+  protected readonly reselectCount = DEFAULT_RESELECT_COUNT;
+  protected readonly enableConnectivityValidation = true;
+  #stickyInvoker: Invoker | null = null;
+  #destroyed = false;
+
+  constructor(directory: Directory, runtime: DubboRuntime) {
+    this.directory = directory;
+    this.runtime = runtime;
+    // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
+    this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
+  }
+
+  /** The consumer URL: where cluster-level parameters (retries, forks, ...) are read. */
+  getUrl(): URL {
+    return this.directory.getConsumerUrl();
+  }
+
+  getRegistryUrl(): URL {
+    return this.directory.getUrl();
+  }
+
+  getDirectory(): Directory {
+    return this.directory;
+  }
+
+  isAvailable(): boolean {
+    if (this.#stickyInvoker !== null) return this.#stickyInvoker.isAvailable();
+    return this.directory.isAvailable();
+  }
+
+  isDestroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  destroy(): void {
+    this.#destroyed = true;
+  }
+
+  *invoke(invocation: RpcInvocation): Proc<Result> {
+    const destroyed = this.checkWhetherDestroyed();
+    if (destroyed) return { kind: 'error', error: destroyed };
+    const invokers = this.list(invocation);
+    if (!Array.isArray(invokers)) return { kind: 'error', error: invokers };
+    const empty = this.checkInvokers(invokers, invocation);
+    if (empty) return { kind: 'error', error: empty };
+    const lb = this.initLoadBalance(invokers, invocation);
+    return yield* this.doInvoke(invocation, invokers, lb);
+  }
+
+  /** The strategy: what to do with the routed invokers. */
+  protected abstract doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result>;
+
+  protected checkWhetherDestroyed(): RpcError | null {
+    if (!this.#destroyed) return null;
+    return {
+      code: RpcCode.UNKNOWN_EXCEPTION,
+      message: `Rpc cluster invoker for ${this.getInterface()} on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION} is now destroyed! Can not invoke any more.`,
+    };
+  }
+
+  protected list(invocation: RpcInvocation): Invoker[] | RpcError {
+    return this.directory.list(invocation);
+  }
+
+  protected getInterface(): string {
+    return this.directory.getInterface();
+  }
+
+  /** The load balancer named on the first invoker's URL (method level first), default random. */
+  protected initLoadBalance(invokers: Invoker[], invocation: RpcInvocation): LoadBalance {
+    const name =
+      invokers.length > 0
+        ? (invokers[0]!.getUrl().getMethodParameter(invocation.getMethodName(), LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE)
+        : DEFAULT_LOADBALANCE;
+    return this.runtime.getLoadBalance(name);
+  }
+
+  /**
+   * Dubbo's "No provider available" (code 6) when the list is empty. zonesim adds which router
+   * emptied the list, its rule and how many providers it received.
+   */
+  protected checkInvokers(invokers: Invoker[], invocation: RpcInvocation): RpcError | null {
+    if (invokers.length > 0) return null;
+    const emptied = this.directory.lastEmptiedBy();
+    let message =
+      `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.getInterface()}. ` +
+      `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey()} from registry ` +
+      `${this.directory.toString()} on the consumer ${this.runtime.consumerHost} using the dubbo version ${DUBBO_VERSION}. ` +
+      `Please check if the providers have been started and registered.`;
+    let cause = 'directory:empty';
+    if (emptied !== undefined) {
+      cause = `router:${emptied.router}`;
+      const rule = emptied.rule !== undefined ? ` "${emptied.rule}"` : '';
+      message += ` [zonesim: ${emptied.router} rule${rule} left 0 of ${emptied.before} providers${emptied.note ? `: ${emptied.note}` : ''}]`;
+    } else if (this.directory.getAllInvokers().length > 0) {
+      cause = 'connectivity:unavailable';
+      message += ' [zonesim: every provider was set aside by connectivity validation]';
+    } else {
+      message += ' [zonesim: the directory has no providers]';
+    }
+    return { code: RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER, message, cause };
+  }
+
+  /** Dubbo `select`: sticky first (only with availablecheck), then doSelect. */
+  protected select(
+    loadbalance: LoadBalance,
+    invocation: RpcInvocation,
+    invokers: Invoker[],
+    selected: Invoker[] | null,
+  ): Invoker | null {
+    if (invokers.length === 0) return null;
+    const methodName = invocation.getMethodName();
+    const sticky = invokers[0]!.getUrl().getMethodBoolean(methodName, STICKY_KEY, false);
+    if (this.#stickyInvoker !== null && !invokers.includes(this.#stickyInvoker)) this.#stickyInvoker = null;
+    if (sticky && this.#stickyInvoker !== null && (selected === null || !selected.includes(this.#stickyInvoker))) {
+      if (this.availableCheck && this.#stickyInvoker.isAvailable()) return this.#stickyInvoker;
+    }
+    const invoker = this.doSelect(loadbalance, invocation, invokers, selected);
+    if (sticky) this.#stickyInvoker = invoker;
+    return invoker;
+  }
+
+  private doSelect(
+    loadbalance: LoadBalance,
+    invocation: RpcInvocation,
+    invokers: Invoker[],
+    selected: Invoker[] | null,
+  ): Invoker | null {
+    if (invokers.length === 0) return null;
+    if (invokers.length === 1) {
+      const only = invokers[0]!;
+      if (this.availableCheck && !only.isAvailable()) this.#invalidate(only);
+      return only;
+    }
+    let invoker = loadbalance.select(invokers, this.getUrl(), invocation);
+    if (invoker === null) return null;
+    const isSelected = selected !== null && selected.includes(invoker);
+    const isUnavailable = this.availableCheck && !invoker.isAvailable();
+    if (isUnavailable) this.#invalidate(invoker);
+    if (isSelected || isUnavailable) {
+      const rInvoker = this.reselect(loadbalance, invocation, invokers, selected, this.availableCheck);
+      if (rInvoker !== null) invoker = rInvoker;
+      else {
+        const index = invokers.indexOf(invoker);
+        invoker = invokers[(index + 1) % invokers.length]!;
+      }
+    }
+    return invoker;
+  }
+
+  private reselect(
+    loadbalance: LoadBalance,
+    invocation: RpcInvocation,
+    invokers: Invoker[],
+    selected: Invoker[] | null,
+    availableCheck: boolean,
+  ): Invoker | null {
+    const reselectInvokers: Invoker[] = [];
+    if (this.reselectCount >= invokers.length) {
+      for (const invoker of invokers) {
+        if (availableCheck && !invoker.isAvailable()) {
+          this.#invalidate(invoker);
+          continue;
+        }
+        if (selected === null || !selected.includes(invoker)) reselectInvokers.push(invoker);
+      }
+    } else {
+      for (let i = 0; i < this.reselectCount; i++) {
+        const invoker = invokers[this.runtime.random.nextInt(invokers.length)]!;
+        if (availableCheck && !invoker.isAvailable()) {
+          this.#invalidate(invoker);
+          continue;
+        }
+        // Dubbo's condition is an OR, so an already-selected invoker can become a candidate again.
+        if (selected === null || !selected.includes(invoker) || !reselectInvokers.includes(invoker)) {
+          reselectInvokers.push(invoker);
+        }
+      }
+    }
+    if (reselectInvokers.length > 0) return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+    if (selected !== null) {
+      for (const invoker of selected) {
+        if (invoker.isAvailable() && !reselectInvokers.includes(invoker)) reselectInvokers.push(invoker);
+      }
+    }
+    if (reselectInvokers.length > 0) return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+    return null;
+  }
+
+  #invalidate(invoker: Invoker): void {
+    if (this.enableConnectivityValidation) this.directory.addInvalidateInvoker(invoker);
+  }
+
+  /** One attempt: record it on the invocation, run the consumer filters around the invoke. */
+  protected *invokeWithContext(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
+    invocation.addInvokedInvoker(invoker);
+    const filters = this.runtime.filters;
+    const sim = this.runtime.sim;
+    const start = sim.now;
+    for (let i = 0; i < filters.length; i++) filters[i]!.before(invoker, invocation, start);
+    const result = yield* invoker.invoke(invocation);
+    for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, result, sim.now - start, sim.now);
+    return result;
+  }
+
+  /** Convenience for strategies: an error result with Dubbo's code. */
+  protected error(code: number, message: string, cause?: string): Result {
+    return rpcError(code, message, cause);
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Directories: the consumer's list of provider invokers, routed per invocation. `AbstractDirectory`
+ * holds the list, the router chain, the forbidden flag and connectivity validation (invalidated
+ * invokers re-checked every second); `StaticDirectory` is fixed; `DynamicDirectory` is fed full
+ * provider lists by registry notifications, as RegistryDirectory is. Follows dubbo-cluster
+ * `directory/AbstractDirectory.java`, `StaticDirectory.java` and dubbo-registry
+ * `integration/RegistryDirectory.java`.
+ */
+import { DUBBO_VERSION, RpcCode } from '../constants.js';
+import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
+import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
+import type { DubboRuntime } from '../runtime.js';
+import type { URL } from '../url.js';
+
+/** What a cluster invoker needs from its directory. */
+export interface Directory {
+  /** The directory's own URL (the registry URL for a registry directory). */
+  getUrl(): URL;
+  /** The reference's consumer URL: where cluster-level parameters are read. */
+  getConsumerUrl(): URL;
+  getInterface(): string;
+  /** Routed invokers for this invocation, or the forbidden error. */
+  list(invocation: RpcInvocation): Invoker[] | RpcError;
+  getAllInvokers(): Invoker[];
+  isDestroyed(): boolean;
+  /** Not forbidden and at least one valid invoker is available (Dubbo `Directory.isAvailable`). */
+  isAvailable(): boolean;
+  /** Connectivity validation: set an unavailable invoker aside until it is available again. */
+  addInvalidateInvoker(invoker: Invoker): void;
+  /** zonesim addition: the router that emptied the last `list`, if any. */
+  lastEmptiedBy(): RouteTraceEntry | undefined;
+  toString(): string;
+}
+
+const RECONNECT_TASK_PERIOD_MS = 1000;
+const RECONNECT_TASK_TRY_COUNT = 10;
+
+/** Shared directory behaviour. */
+export abstract class AbstractDirectory implements Directory {
+  protected readonly runtime: DubboRuntime;
+  readonly #url: URL;
+  readonly #consumerUrl: URL;
+  #routerChain: RouterChainLike;
+  #invokers: Invoker[] = [];
+  #validInvokers: Invoker[] = [];
+  readonly #invalidated = new Set<Invoker>();
+  #reconnectScheduled = false;
+  #destroyed = false;
+  #lastEmptiedBy: RouteTraceEntry | undefined;
+  protected forbidden = false;
+  /** Bumped whenever the valid list changes (route caches key on it). */
+  version = 0;
+
+  constructor(runtime: DubboRuntime, url: URL, consumerUrl: URL, routerChain: RouterChainLike = EMPTY_CHAIN) {
+    this.runtime = runtime;
+    this.#url = url;
+    this.#consumerUrl = consumerUrl;
+    this.#routerChain = routerChain;
+  }
+
+  getUrl(): URL {
+    return this.#url;
+  }
+  getConsumerUrl(): URL {
+    return this.#consumerUrl;
+  }
+  getInterface(): string {
+    return this.#consumerUrl.getServiceInterface();
+  }
+  getAllInvokers(): Invoker[] {
+    return this.#invokers;
+  }
+  /** Invokers minus those set aside by connectivity validation. */
+  getValidInvokers(): Invoker[] {
+    return this.#validInvokers;
+  }
+  isDestroyed(): boolean {
+    return this.#destroyed;
+  }
+  isAvailable(): boolean {
+    if (this.#destroyed || this.forbidden) return false;
+    for (const inv of this.#validInvokers) if (inv.isAvailable()) return true;
+    return false;
+  }
+  isForbidden(): boolean {
+    return this.forbidden;
+  }
+  lastEmptiedBy(): RouteTraceEntry | undefined {
+    return this.#lastEmptiedBy;
+  }
+  getRouterChain(): RouterChainLike {
+    return this.#routerChain;
+  }
+  setRouterChain(chain: RouterChainLike): void {
+    this.#routerChain = chain;
+    chain.setInvokers(this.#invokers);
+    this.version++;
+  }
+
+  destroy(): void {
+    this.#destroyed = true;
+  }
+
+  list(invocation: RpcInvocation): Invoker[] | RpcError {
+    if (this.forbidden) {
+      return {
+        code: RpcCode.FORBIDDEN_EXCEPTION,
+        message:
+          `No provider available from registry ${this.#url.getAddress()} for service ${this.#consumerUrl.getServiceKey()} ` +
+          `on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION}, please check status of providers` +
+          `(disabled, not registered or in blocklist).`,
+        cause: 'registry:forbidden',
+      };
+    }
+    const routed = this.#routerChain.route(this.#consumerUrl, this.#validInvokers, invocation);
+    this.#lastEmptiedBy = routed.invokers.length === 0 ? routed.emptiedBy : undefined;
+    return routed.invokers;
+  }
+
+  /** Replaces the invoker list (full replace, as a registry notification does). */
+  protected setInvokers(invokers: Invoker[]): void {
+    this.#invokers = invokers;
+    for (const inv of [...this.#invalidated]) if (!invokers.includes(inv)) this.#invalidated.delete(inv);
+    this.#refreshValid();
+    this.#routerChain.setInvokers(invokers);
+  }
+
+  addInvalidateInvoker(invoker: Invoker): void {
+    if (!this.#invokers.includes(invoker) || this.#invalidated.has(invoker)) return;
+    this.#invalidated.add(invoker);
+    this.#refreshValid();
+    this.#scheduleReconnect();
+  }
+
+  #refreshValid(): void {
+    this.#validInvokers =
+      this.#invalidated.size === 0 ? this.#invokers : this.#invokers.filter((i) => !this.#invalidated.has(i));
+    this.version++;
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#reconnectScheduled) return;
+    this.#reconnectScheduled = true;
+    this.runtime.sim.schedule(RECONNECT_TASK_PERIOD_MS, () => this.#reconnectTask());
+  }
+
+  // Checks up to 10 random set-aside invokers; available ones go back, departed ones are dropped.
+  #reconnectTask(): void {
+    this.#reconnectScheduled = false;
+    if (this.#destroyed || this.#invalidated.size === 0) return;
+    const pending = [...this.#invalidated];
+    const tries = Math.min(RECONNECT_TASK_TRY_COUNT, pending.length);
+    let changed = false;
+    for (let i = 0; i < tries; i++) {
+      const idx = pending.length <= RECONNECT_TASK_TRY_COUNT ? i : this.runtime.random.nextInt(pending.length);
+      const inv = pending[idx]!;
+      if (!this.#invalidated.has(inv)) continue;
+      if (!this.#invokers.includes(inv) || inv.isAvailable()) {
+        this.#invalidated.delete(inv);
+        changed = true;
+      }
+    }
+    if (changed) this.#refreshValid();
+    if (this.#invalidated.size > 0) this.#scheduleReconnect();
+  }
+
+  toString(): string {
+    return this.#url.toString();
+  }
+}
+
+/** A fixed list of invokers (direct URLs, or the per-registry clusters of a multi-registry reference). */
+export class StaticDirectory extends AbstractDirectory {
+  constructor(runtime: DubboRuntime, url: URL, consumerUrl: URL, invokers: Invoker[], routerChain?: RouterChainLike) {
+    super(runtime, url, consumerUrl, routerChain);
+    this.setInvokers(invokers);
+  }
+}
+
+/**
+ * A directory fed by registry notifications: `notify` takes the full current provider list
+ * (already turned into invokers) and replaces the old one; `notifyEmpty` is the `empty://` push.
+ */
+export class DynamicDirectory extends AbstractDirectory {
+  /** A full list: replaces the old list; an empty list without `empty://` keeps the old one (empty protection). */
+  notify(invokers: Invoker[]): void {
+    if (invokers.length === 0) return;
+    this.forbidden = false;
+    this.setInvokers(invokers);
+  }
+
+  /** An `empty://` push: forbids the directory and destroys every invoker. */
+  notifyEmpty(): void {
+    this.forbidden = true;
+    this.setInvokers([]);
+  }
+}

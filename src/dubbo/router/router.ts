@@ -1,0 +1,58 @@
+/**
+ * The router contract: a state router filters the invoker list for one invocation and can explain
+ * what it did. The chain (chain.ts) runs routers in Dubbo's order; the directory owns the chain.
+ */
+import type { Invoker, RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
+
+/** One router's step in a route, as `zonesim route --json` prints it (SPEC 1.1). */
+export interface RouteTraceEntry {
+  router: string;
+  rule?: string;
+  matchedWhen?: boolean;
+  before: number;
+  after: number;
+  note?: string;
+}
+
+/** What a router returns: the surviving invokers (in input order) and its trace entry. */
+export interface RouterResult {
+  invokers: Invoker[];
+  trace: RouteTraceEntry;
+}
+
+/** A Dubbo StateRouter. Routers are synchronous and never reorder their input. */
+export interface StateRouter {
+  /** Name in traces and messages, e.g. `condition`, `tag`, `zone`. */
+  readonly name: string;
+  /** Dubbo's activation order (mock -100, tag 100, service 140, provider-app 145, app 150). */
+  readonly order: number;
+  route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult;
+  /** Called with the full (unrouted) list whenever the directory's address list changes. */
+  notify?(invokers: Invoker[]): void;
+  /**
+   * zonesim addition for the route cache: which invocation inputs the result depends on.
+   * `'none'` = only the invoker list; `'method'` = the list and the method name; `'all'` (default) = never cached.
+   */
+  readonly cacheKeyInputs?: 'none' | 'method' | 'all';
+}
+
+/** The chain's result: surviving invokers, each router's trace, and the router that emptied the list. */
+export interface RouteResult {
+  invokers: Invoker[];
+  trace: RouteTraceEntry[];
+  /** Set when the result is empty because of a router (Dubbo never says which; zonesim does). */
+  emptiedBy?: RouteTraceEntry;
+}
+
+/** What a directory needs from a router chain. */
+export interface RouterChainLike {
+  route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult;
+  setInvokers(invokers: Invoker[]): void;
+}
+
+/** A chain with no routers: passes everything through. */
+export const EMPTY_CHAIN: RouterChainLike = {
+  route: (_url, invokers) => ({ invokers, trace: [] }),
+  setInvokers: () => {},
+};

@@ -1,0 +1,112 @@
+/**
+ * The consumer side's core types: Invocation, Invoker, Result and RpcError. Outcomes are data:
+ * an invoke returns `{ kind: 'ok' }` or `{ kind: 'error', error }` with Dubbo's codes, never throws.
+ * Asynchrony is a generator process (`Proc`) driven by the engine.
+ */
+import type { Proc } from '../engine/simulation.js';
+import { RpcCode } from './constants.js';
+import type { URL } from './url.js';
+
+/** Dubbo's RpcException as data. `cause` names the router/rule when a route emptied the list. */
+export interface RpcError {
+  code: number;
+  message: string;
+  /** zonesim addition: a short machine-readable cause, e.g. `router:condition`, `registry:empty`. */
+  cause?: string;
+}
+
+/** The result of one invoke. A `bizException` result is a success at the cluster level (never retried). */
+export type Result =
+  | { kind: 'ok'; value?: unknown; bizException?: string }
+  | { kind: 'error'; error: RpcError };
+
+export const OK: Result = Object.freeze({ kind: 'ok' }) as Result;
+
+/** Builds an error result. */
+export function rpcError(code: number, message: string, cause?: string): Result {
+  return { kind: 'error', error: cause === undefined ? { code, message } : { code, message, cause } };
+}
+
+/** True for code 3 (Dubbo `RpcException.isBiz()`). */
+export function isBiz(error: RpcError): boolean {
+  return error.code === RpcCode.BIZ_EXCEPTION;
+}
+
+/** One call of one method, with its arguments and attachments (Dubbo `RpcInvocation`). */
+export class RpcInvocation {
+  methodName: string;
+  serviceName: string;
+  arguments: unknown[];
+  attachments: Map<string, string>;
+  /** Invokers tried so far by the cluster (Dubbo `invokedInvokers`). */
+  invokedInvokers: Invoker[] = [];
+  /** Opaque per-request data for the world layer (metrics, call-graph context). */
+  context: unknown;
+
+  constructor(init: {
+    methodName: string;
+    serviceName?: string;
+    arguments?: unknown[];
+    attachments?: Map<string, string> | Record<string, string>;
+    context?: unknown;
+  }) {
+    this.methodName = init.methodName;
+    this.serviceName = init.serviceName ?? '';
+    this.arguments = init.arguments ?? [];
+    const a = init.attachments;
+    this.attachments = a instanceof Map ? a : new Map(Object.entries(a ?? {}));
+    this.context = init.context;
+  }
+
+  getMethodName(): string {
+    return this.methodName;
+  }
+
+  getAttachment(key: string): string | undefined {
+    return this.attachments.get(key);
+  }
+
+  setAttachment(key: string, value: string): void {
+    this.attachments.set(key, value);
+  }
+
+  addInvokedInvoker(invoker: Invoker): void {
+    this.invokedInvokers.push(invoker);
+  }
+
+  /** A copy with its own attachments (broadcast and forking copy invocations). */
+  copy(): RpcInvocation {
+    return new RpcInvocation({
+      methodName: this.methodName,
+      serviceName: this.serviceName,
+      arguments: this.arguments,
+      attachments: new Map(this.attachments),
+      context: this.context,
+    });
+  }
+}
+
+/** Anything that can be invoked: a remote provider, or a cluster over a directory. */
+export interface Invoker {
+  /** For a provider: its URL as the consumer sees it (consumer-first merge). */
+  getUrl(): URL;
+  isAvailable(): boolean;
+  invoke(invocation: RpcInvocation): Proc<Result>;
+  destroy?(): void;
+}
+
+/** A cluster invoker also exposes its registry URL (multi-registry weights, zone-aware). */
+export interface ClusterInvokerLike extends Invoker {
+  getRegistryUrl(): URL;
+  isDestroyed(): boolean;
+}
+
+/** Distinguishes cluster invokers from provider invokers (Dubbo `instanceof ClusterInvoker`). */
+export function isClusterInvoker(invoker: Invoker): invoker is ClusterInvokerLike {
+  return typeof (invoker as Partial<ClusterInvokerLike>).getRegistryUrl === 'function';
+}
+
+/** The clock the Dubbo port reads (System.currentTimeMillis in Dubbo). */
+export interface Clock {
+  now(): number;
+}

@@ -1,0 +1,287 @@
+/**
+ * Dubbo's URL: protocol, credentials, host, port, path and parameters, with Dubbo's lookups
+ * (method-level parameters, identity string, service key, address). `ServiceAddressURL` is the
+ * consumer-side view of a provider URL: consumer value first, provider value as fallback, except
+ * for provider-first keys. Follows dubbo-common `URL.java` and `ServiceAddressURL.java`.
+ */
+
+const PROVIDER_ALWAYS = new Set(['group', 'version', 'application', 'side', 'category']);
+// DefaultProviderFirstParams: the consumer never overrides these.
+const PROVIDER_FIRST = new Set(['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag']);
+
+/** An immutable Dubbo URL. */
+export class URL {
+  readonly protocol: string;
+  readonly username: string;
+  readonly password: string;
+  readonly host: string;
+  readonly port: number;
+  readonly path: string;
+  readonly params: ReadonlyMap<string, string>;
+  #text: string | undefined;
+  #identity: string | undefined;
+
+  constructor(parts: {
+    protocol: string;
+    host: string;
+    port?: number;
+    path?: string;
+    username?: string;
+    password?: string;
+    params?: ReadonlyMap<string, string> | Record<string, string>;
+    text?: string;
+  }) {
+    this.protocol = parts.protocol;
+    this.username = parts.username ?? '';
+    this.password = parts.password ?? '';
+    this.host = parts.host;
+    this.port = parts.port ?? 0;
+    this.path = parts.path ?? '';
+    const p = parts.params;
+    this.params = p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {}));
+    this.#text = parts.text;
+  }
+
+  /** Parses `protocol://[user[:pass]@]host[:port][/path][?k=v&...]`; the text is kept for `toString`. */
+  static valueOf(text: string): URL {
+    const trimmed = text.trim();
+    if (trimmed.length === 0) throw new Error('url is empty');
+    let rest = trimmed;
+    const params = new Map<string, string>();
+    const q = rest.indexOf('?');
+    if (q >= 0) {
+      for (const part of rest.slice(q + 1).split('&')) {
+        if (part.length === 0) continue;
+        const eq = part.indexOf('=');
+        if (eq >= 0) params.set(part.slice(0, eq), part.slice(eq + 1));
+        else params.set(part, part);
+      }
+      rest = rest.slice(0, q);
+    }
+    let protocol = '';
+    const sep = rest.indexOf('://');
+    if (sep >= 0) {
+      protocol = rest.slice(0, sep);
+      rest = rest.slice(sep + 3);
+    } else if (rest.startsWith('file:/')) {
+      protocol = 'file';
+      rest = rest.slice(5);
+    }
+    let path = '';
+    const slash = rest.indexOf('/');
+    if (slash >= 0) {
+      path = rest.slice(slash + 1);
+      rest = rest.slice(0, slash);
+    }
+    let username = '';
+    let password = '';
+    const at = rest.lastIndexOf('@');
+    if (at >= 0) {
+      const cred = rest.slice(0, at);
+      rest = rest.slice(at + 1);
+      const colon = cred.indexOf(':');
+      if (colon >= 0) {
+        username = cred.slice(0, colon);
+        password = cred.slice(colon + 1);
+      } else username = cred;
+    }
+    let host = rest;
+    let port = 0;
+    const colon = rest.lastIndexOf(':');
+    if (colon >= 0 && colon < rest.length - 1 && !rest.includes(']', colon)) {
+      const n = Number(rest.slice(colon + 1));
+      if (Number.isInteger(n) && n >= 0) {
+        port = n;
+        host = rest.slice(0, colon);
+      }
+    }
+    return new URL({ protocol, username, password, host, port, path, params, text: trimmed });
+  }
+
+  /** `host:port`, or `host` when the port is 0. */
+  getAddress(): string {
+    return this.port > 0 ? `${this.host}:${this.port}` : this.host;
+  }
+
+  getParameter(key: string): string | undefined;
+  getParameter(key: string, defaultValue: string): string;
+  /** A parameter's value, or `defaultValue` when absent or empty. */
+  getParameter(key: string, defaultValue?: string): string | undefined {
+    const v = this.params.get(key);
+    return v === undefined || v === '' ? defaultValue : v;
+  }
+
+  /** The provider's (original) parameter, never merged with the consumer's. */
+  getOriginalParameter(key: string): string | undefined {
+    return this.params.get(key);
+  }
+
+  /** A parameter as a number, or `defaultValue` when absent, empty or not numeric. */
+  getNumber(key: string, defaultValue: number): number {
+    const v = this.getParameter(key);
+    if (v === undefined) return defaultValue;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : defaultValue;
+  }
+
+  /** Method-level value (`<method>.<key>`) first, then the interface-level `key`. */
+  getMethodParameter(method: string | undefined, key: string): string | undefined {
+    if (method) {
+      const v = this.getParameter(`${method}.${key}`);
+      if (v !== undefined) return v;
+    }
+    return this.getParameter(key);
+  }
+
+  /** `getMethodParameter` as a number. */
+  getMethodNumber(method: string | undefined, key: string, defaultValue: number): number {
+    const v = this.getMethodParameter(method, key);
+    if (v === undefined) return defaultValue;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : defaultValue;
+  }
+
+  /** `getMethodParameter` as a boolean (`"true"`, case-insensitive). */
+  getMethodBoolean(method: string | undefined, key: string, defaultValue: boolean): boolean {
+    const v = this.getMethodParameter(method, key);
+    return v === undefined ? defaultValue : v.toLowerCase() === 'true';
+  }
+
+  /** True when a method-level or interface-level value is present. */
+  hasMethodParameter(method: string | undefined, key: string): boolean {
+    return this.getMethodParameter(method, key) !== undefined;
+  }
+
+  /** protocol/username/password/host/port/path by name, otherwise the parameter (Dubbo `getRawParameter`). */
+  getRawParameter(key: string): string | undefined {
+    switch (key) {
+      case 'protocol':
+        return this.protocol;
+      case 'username':
+        return this.username;
+      case 'password':
+        return this.password;
+      case 'host':
+        return this.host;
+      case 'port':
+        return String(this.port);
+      case 'path':
+        return this.path;
+      default:
+        return this.getParameter(key);
+    }
+  }
+
+  /** Original parameters plus protocol, username, password, host, port (> 0), path and address. */
+  toOriginalMap(): Map<string, string> {
+    const m = new Map(this.params);
+    if (this.protocol) m.set('protocol', this.protocol);
+    if (this.username) m.set('username', this.username);
+    if (this.password) m.set('password', this.password);
+    if (this.host) m.set('host', this.host);
+    if (this.port > 0) m.set('port', String(this.port));
+    if (this.path) m.set('path', this.path);
+    m.set('address', this.getAddress());
+    return m;
+  }
+
+  /** The service interface: the `interface` parameter, or the path. */
+  getServiceInterface(): string {
+    return this.getParameter('interface') ?? this.path;
+  }
+
+  /** `group/interface:version`, parts omitted when empty. */
+  getServiceKey(): string {
+    const group = this.getParameter('group');
+    const version = this.getParameter('version');
+    let key = this.getServiceInterface();
+    if (group) key = `${group}/${key}`;
+    if (version) key = `${key}:${version}`;
+    return key;
+  }
+
+  /** `interface:version:group` with empty parts kept (the service condition-rule key). */
+  getColonSeparatedKey(): string {
+    return `${this.getServiceInterface()}:${this.getParameter('version') ?? ''}:${this.getParameter('group') ?? ''}`;
+  }
+
+  /** `protocol://[user:pass@]host:port/path`, no parameters: the identity round robin keys on. */
+  toIdentityString(): string {
+    if (this.#identity === undefined) {
+      const cred = this.username ? `${this.username}${this.password ? ':' + this.password : ''}@` : '';
+      this.#identity = `${this.protocol}://${cred}${this.getAddress()}/${this.path}`;
+    }
+    return this.#identity;
+  }
+
+  /** A copy with parameters added or replaced. */
+  addParameters(extra: Record<string, string>): URL {
+    const params = new Map(this.params);
+    for (const [k, v] of Object.entries(extra)) params.set(k, v);
+    return new URL({ ...this.#parts(), params });
+  }
+
+  /** The text the URL was parsed from, or a canonical rendering. */
+  toString(): string {
+    if (this.#text === undefined) {
+      const q = [...this.params].map(([k, v]) => `${k}=${v}`).join('&');
+      this.#text = `${this.toIdentityString()}${q ? '?' + q : ''}`;
+    }
+    return this.#text;
+  }
+
+  #parts() {
+    return {
+      protocol: this.protocol,
+      username: this.username,
+      password: this.password,
+      host: this.host,
+      port: this.port,
+      path: this.path,
+    };
+  }
+}
+
+/**
+ * A provider URL as the consumer sees it: `getParameter` answers with the consumer's value first
+ * and the provider's as fallback, except for keys the provider always owns.
+ */
+export class ServiceAddressURL extends URL {
+  readonly consumerUrl: URL;
+  readonly providerUrl: URL;
+
+  constructor(providerUrl: URL, consumerUrl: URL) {
+    super({
+      protocol: providerUrl.protocol,
+      username: providerUrl.username,
+      password: providerUrl.password,
+      host: providerUrl.host,
+      port: providerUrl.port,
+      path: providerUrl.path,
+      params: providerUrl.params,
+      text: providerUrl.toString(),
+    });
+    this.providerUrl = providerUrl;
+    this.consumerUrl = consumerUrl;
+  }
+
+  override getParameter(key: string, defaultValue?: string): string {
+    if (key === 'application') return this.providerUrl.getParameter('application', defaultValue as string);
+    if (key === 'remote.application') return this.providerUrl.getParameter('application', defaultValue as string);
+    if (PROVIDER_ALWAYS.has(key) || PROVIDER_FIRST.has(key)) return this.providerUrl.getParameter(key, defaultValue as string);
+    const dot = key.lastIndexOf('.');
+    if (dot > 0 && PROVIDER_FIRST.has(key.slice(dot + 1))) return this.providerUrl.getParameter(key, defaultValue as string);
+    const v = this.consumerUrl.getParameter(key);
+    if (v !== undefined) return v;
+    return this.providerUrl.getParameter(key, defaultValue as string);
+  }
+
+  // Consumer (method, then interface) first, then the provider's; as ServiceAddressURL does.
+  override getMethodParameter(method: string | undefined, key: string): string | undefined {
+    if (!(PROVIDER_ALWAYS.has(key) || PROVIDER_FIRST.has(key))) {
+      const v = this.consumerUrl.getMethodParameter(method, key);
+      if (v !== undefined) return v;
+    }
+    return this.providerUrl.getMethodParameter(method, key);
+  }
+}

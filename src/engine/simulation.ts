@@ -1,0 +1,203 @@
+/**
+ * The discrete-event kernel: a simulated clock in float milliseconds, one agenda, events that
+ * succeed or fail, generator processes, and any-of conditions. It knows no RPC words; thread
+ * pools, networks and registries are built from these pieces in higher layers.
+ */
+import { EventQueue, type QueueEntry } from './event-queue.js';
+
+/** Priority of event processing: triggered events run before timers due at the same instant. */
+export const URGENT = 0;
+/** Priority of timers. */
+export const NORMAL = 1;
+
+type Callback<T> = (ev: SimEvent<T>) => void;
+
+/** A generator process: yields events to wait on, receives their values, returns its result. */
+export type Proc<T> = Generator<SimEvent<any>, T, any>;
+
+const NOOP = (): void => {};
+
+/** Something that happens at one instant; processes wait on it by yielding it. */
+export class SimEvent<T = unknown> {
+  readonly sim: Simulation;
+  value: T | undefined = undefined;
+  /** False when the event failed; `value` is then the error. */
+  ok = true;
+  triggered = false;
+  processed = false;
+  /** Set when a failure is handled by someone, so that the kernel does not raise it. */
+  defused = false;
+  // PERF: most events have exactly one waiter, so the first callback gets its own slot.
+  #first: Callback<T> | null = null;
+  #more: Callback<T>[] | null = null;
+
+  constructor(sim: Simulation) {
+    this.sim = sim;
+  }
+
+  /** Triggers the event with a value; waiters resume through the agenda at the current time. */
+  succeed(value?: T): this {
+    if (this.triggered) throw new Error('event already triggered');
+    this.triggered = true;
+    this.value = value;
+    this.sim.enqueueEvent(this, URGENT, 0);
+    return this;
+  }
+
+  /** Triggers the event as failed; waiting processes get the error thrown at their `yield`. */
+  fail(error: unknown): this {
+    if (this.triggered) throw new Error('event already triggered');
+    this.triggered = true;
+    this.ok = false;
+    this.value = error as T;
+    this.sim.enqueueEvent(this, URGENT, 0);
+    return this;
+  }
+
+  /** Registers a callback run when the event is processed (immediately queued if already processed). */
+  addCallback(cb: Callback<T>): void {
+    if (this.processed) {
+      this.sim.schedule(0, () => cb(this), URGENT);
+      return;
+    }
+    if (this.#first === null) this.#first = cb;
+    else (this.#more ??= []).push(cb);
+  }
+
+  /** Called by the kernel only. */
+  process(): void {
+    this.processed = true;
+    const first = this.#first;
+    if (first === null) {
+      if (!this.ok && !this.defused) throw this.value;
+      return;
+    }
+    this.#first = null;
+    if (!this.ok) this.defused = true;
+    first(this);
+    const more = this.#more;
+    if (more !== null) {
+      this.#more = null;
+      for (const cb of more) cb(this);
+    }
+  }
+}
+
+/** A running generator; as an event it triggers with the generator's return value. */
+export class Process<T = unknown> extends SimEvent<T> {
+  readonly #gen: Proc<T>;
+  readonly #resume: (ev: SimEvent<unknown>) => void;
+
+  constructor(sim: Simulation, gen: Proc<T>) {
+    super(sim);
+    this.#gen = gen;
+    this.#resume = (ev) => this.#step(ev);
+    sim.schedule(0, this.#resume as (arg: unknown) => void, URGENT, START);
+  }
+
+  #step(ev: SimEvent<unknown>): void {
+    let res: IteratorResult<SimEvent<any>, T>;
+    try {
+      res = ev.ok ? this.#gen.next(ev.value) : this.#gen.throw(ev.value);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (res.done) {
+      this.succeed(res.value);
+      return;
+    }
+    const next = res.value;
+    if (!(next instanceof SimEvent)) {
+      this.fail(new TypeError(`a process yielded ${String(next)}, not an event`));
+      return;
+    }
+    next.addCallback(this.#resume);
+  }
+}
+
+// The event a process starts with: already processed, successful, no value.
+const START = { ok: true, value: undefined } as unknown as SimEvent<unknown>;
+
+/** The simulation: clock, agenda and the factories for events and processes. */
+export class Simulation {
+  /** Current simulated time in milliseconds. */
+  now = 0;
+  /** Agenda entries processed so far (the "kernel events" of the benchmark). */
+  eventsProcessed = 0;
+  readonly #queue = new EventQueue();
+
+  /** Runs `fire(arg)` after `delayMs` of simulated time; returns a handle for `cancel`. */
+  schedule(delayMs: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
+    if (!(delayMs >= 0)) throw new RangeError(`negative or NaN delay: ${delayMs}`);
+    return this.#queue.push(this.now + delayMs, priority, fire, arg);
+  }
+
+  /** Cancels a scheduled callback; the entry stays in the heap but does nothing. */
+  cancel(entry: QueueEntry): void {
+    entry.fire = NOOP;
+  }
+
+  /** Called by events only. */
+  enqueueEvent(ev: SimEvent<any>, priority: number, delayMs: number): void {
+    this.#queue.push(this.now + delayMs, priority, processEvent, ev);
+  }
+
+  /** A new untriggered event. */
+  event<T = unknown>(): SimEvent<T> {
+    return new SimEvent<T>(this);
+  }
+
+  /** An event that succeeds with `value` after `delayMs`. */
+  timeout<T = undefined>(delayMs: number, value?: T): SimEvent<T> {
+    if (!(delayMs >= 0)) throw new RangeError(`negative or NaN delay: ${delayMs}`);
+    const ev = new SimEvent<T>(this);
+    ev.triggered = true;
+    ev.value = value;
+    this.enqueueEvent(ev, NORMAL, delayMs);
+    return ev;
+  }
+
+  /** Starts a generator as a process. */
+  process<T>(gen: Proc<T>): Process<T> {
+    return new Process<T>(this, gen);
+  }
+
+  /** An event that succeeds, with the first of `events` to be processed, as soon as one is. */
+  anyOf(events: SimEvent<any>[]): SimEvent<SimEvent<any>> {
+    const cond = new SimEvent<SimEvent<any>>(this);
+    const onOne = (ev: SimEvent<any>): void => {
+      if (!ev.ok) ev.defused = true;
+      if (!cond.triggered) cond.succeed(ev);
+    };
+    for (const ev of events) ev.addCallback(onOne);
+    return cond;
+  }
+
+  /** Time of the next agenda entry, or Infinity. */
+  peek(): number {
+    return this.#queue.peekTime();
+  }
+
+  /** Processes one agenda entry; false when the agenda is empty. */
+  step(): boolean {
+    const entry = this.#queue.pop();
+    if (entry === undefined) return false;
+    this.now = entry.time;
+    this.eventsProcessed++;
+    entry.fire(entry.arg);
+    return true;
+  }
+
+  /** Runs until the agenda is empty or the next entry is later than `until` (the clock then stops at `until`). */
+  run(options: { until?: number } = {}): void {
+    const until = options.until ?? Infinity;
+    const queue = this.#queue;
+    while (queue.size > 0 && queue.peekTime() <= until) this.step();
+    if (until !== Infinity && this.now < until) this.now = until;
+  }
+}
+
+function processEvent(ev: unknown): void {
+  (ev as SimEvent<unknown>).process();
+}
