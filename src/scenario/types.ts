@@ -1,0 +1,185 @@
+/**
+ * The normalized scenario: what `load.ts` produces from a YAML/JSON file after validation and
+ * defaults. Durations are milliseconds, rates are per second, distributions are `DistSpec`.
+ * Every later layer reads this shape, never the raw file.
+ */
+import type { DistSpec } from '../engine/distributions.js';
+
+export interface Scenario {
+  name: string;
+  description: string;
+  seed: number;
+  durationMs: number;
+  warmupMs: number;
+  /** Timeline bucket width (SPEC 4.1; default 1000 ms). */
+  bucketMs: number;
+  zones: Record<string, ZoneSpec>;
+  network: NetworkSpec;
+  /** The default registry (SPEC `registry:`). */
+  registry: RegistrySpec;
+  /** Extra registries for multi-registry set-ups (SPEC 2.5 `registries:`), by name. */
+  registries: Record<string, RegistrySpec>;
+  services: Record<string, ServiceSpec>;
+  providers: ProviderGroupSpec[];
+  consumers: ConsumerGroupSpec[];
+  routers: RouterSpec[];
+  faults: FaultSpec[];
+  strategies: Record<string, StrategySpec>;
+}
+
+export interface ZoneSpec {
+  cidr: string;
+}
+
+export interface RttPair {
+  from: string;
+  to: string;
+  /** `a<->b` gives two entries (a->b and b->a) with the same dist. */
+  dist: DistSpec;
+}
+
+export interface NetworkSpec {
+  /** Round trip within a zone (default 0.2 ms constant). */
+  sameZone: DistSpec;
+  /** Round trip for unlisted pairs (default 2 ms constant). */
+  default: DistSpec;
+  /** Explicit pairs; a directed entry overrides a symmetric one. */
+  pairs: RttPair[];
+}
+
+export interface RegistrySpec {
+  type: 'nacos' | 'zookeeper' | 'static';
+  zone?: string;
+  pushLag: DistSpec;
+  heartbeatMs: number;
+  unhealthyAfterMs: number;
+  removeAfterMs: number;
+  sessionTimeoutMs: number;
+  emptyProtection: boolean;
+  registration: 'interface' | 'application';
+  registerDelayMs: number;
+  /** Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats. */
+  connectionBound: boolean;
+  /** Multi-registry: `preferred=true` on the registry URL. */
+  preferred: boolean;
+  /** Multi-registry: registry URL `weight`. */
+  weight: number;
+}
+
+export interface MethodSpec {
+  serviceTime: DistSpec;
+  idempotent: boolean;
+  /** Share of executions that end in a business exception (outcome `biz`); default 0. */
+  bizErrorRate: number;
+  /** Call graph: downstream calls made while executing (SPEC 2.10). */
+  calls: DownstreamCallSpec[];
+  /** Fan-out the downstream calls in parallel instead of sequentially. */
+  parallel: boolean;
+}
+
+export interface DownstreamCallSpec {
+  service: string;
+  method: string;
+  /** `<dubbo:reference>` attributes for this downstream reference. */
+  reference: ReferenceSpec;
+}
+
+export interface ServiceSpec {
+  methods: Record<string, MethodSpec>;
+}
+
+export interface ProviderGroupSpec {
+  name: string;
+  service: string;
+  zone: string;
+  count: number;
+  threads: number;
+  queues: number;
+  weight: number;
+  warmupMs: number;
+  /** Application name on the registered URL (default `<service simple name>-provider`). */
+  application: string;
+  /** Which registries it registers with (default: every registry). */
+  registries?: string[];
+  params: Record<string, string>;
+}
+
+/** `<dubbo:reference>` attributes (SPEC 2.4). Values stay as Dubbo writes them on the consumer URL. */
+export interface ReferenceSpec {
+  timeoutMs?: number;
+  retries?: number;
+  loadbalance?: string;
+  cluster?: string;
+  forks?: number;
+  sticky?: boolean;
+  actives?: number;
+  tag?: string;
+  parameters: Record<string, string>;
+  methods: Record<string, Omit<ReferenceSpec, 'methods'>>;
+}
+
+export type AttachmentSpec =
+  | { kind: 'all'; value: string }
+  | { kind: 'fraction'; value: string; fraction: number }
+  | { kind: 'when'; value: string; when: string };
+
+export interface ConsumerGroupSpec {
+  application: string;
+  zone: string;
+  instances: number;
+  ratePerSec: number;
+  arrival: 'poisson' | 'constant';
+  /** `service.method` → weight. */
+  calls: Record<string, number>;
+  /** Per service. */
+  reference: Record<string, ReferenceSpec>;
+  /** Group-level defaults (`consumerDefaults:`), below interface and method level. */
+  consumerDefaults: Omit<ReferenceSpec, 'methods'>;
+  attachments: Record<string, AttachmentSpec>;
+  /** Registries the group subscribes to (default: all). */
+  registries?: string[];
+  /** Number of distinct user ids for `when:` attachment expressions (default 1_000_000). */
+  userIds: number;
+}
+
+export type RouterSpec =
+  | { type: 'condition'; rule: string | Record<string, unknown>; force?: boolean; service?: string }
+  | { type: 'tag'; rule: string | Record<string, unknown>; service?: string }
+  | { type: 'zone'; fallback: boolean; zoneFrom: 'attachment' | 'local'; service?: string }
+  | { type: 'plugin'; module: string; options: Record<string, unknown>; service?: string };
+
+export type FaultAction =
+  | { kind: 'zoneDown'; zone: string; mode: 'blackhole' | 'crash' }
+  | { kind: 'zoneUp'; zone: string }
+  | { kind: 'crash'; zone?: string; service?: string; group?: string; count?: number; fraction?: number }
+  | { kind: 'restart'; zone?: string; service?: string; group?: string; count?: number; fraction?: number }
+  | { kind: 'slowdown'; zone?: string; service?: string; method?: string; factor: number }
+  | { kind: 'partition'; zones: [string, string] }
+  | { kind: 'heal'; zones: [string, string] }
+  | { kind: 'registryPartition'; zone: string }
+  | { kind: 'registryDown' }
+  | { kind: 'rtt'; between: [string, string]; set: DistSpec }
+  | { kind: 'scale'; zone?: string; service?: string; group?: string; count: number }
+  | { kind: 'rule'; op: 'add' | 'replace' | 'remove'; router: RouterSpec; index?: number }
+  | { kind: 'pushSwitch'; on: boolean }
+  | { kind: 'rollingRestart'; service?: string; zone?: string; group?: string; batch: number; intervalMs: number };
+
+export interface FaultSpec {
+  atMs: number;
+  /** Undo after this long (`for:`). */
+  forMs?: number;
+  action: FaultAction;
+  /** Where the fault entry is in the file, for messages ("faults[2]"). */
+  label: string;
+}
+
+/** Overrides applied to every consumer group's references and/or the routers (SPEC 2.9). */
+export interface StrategySpec {
+  description?: string;
+  /** Merged into every reference of every consumer group (a `service` key limits it to one service). */
+  reference?: Partial<ReferenceSpec>;
+  /** Replaces the scenario's routers when present. */
+  routers?: RouterSpec[];
+  /** Merged into the registry spec (e.g. `emptyProtection: true`). */
+  registry?: Partial<RegistrySpec>;
+}
