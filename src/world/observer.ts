@@ -1,0 +1,33 @@
+/**
+ * What the world reports as it runs, as an interface the metrics layer implements: requests
+ * starting and ending, attempts, executions, rejections, orphaned executions, registry pushes,
+ * counters and fault markers. The world never imports the metrics layer.
+ */
+
+/** The one outcome of a request (SPEC 4). */
+export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz';
+
+/** The observer's per-request handle; the world only reads `ended`. */
+export interface RequestHandle {
+  readonly ended: boolean;
+}
+
+/** Receives the world's events. */
+export interface WorldObserver<R extends RequestHandle = RequestHandle> {
+  startRequest(init: {
+    consumerGroup: string;
+    consumerZone: string;
+    service: string;
+    method: string;
+    idempotent: boolean;
+    startMs: number;
+  }): R;
+  attempt(req: R, info: { crossZone: boolean; stale: boolean; providerGroup: string }): void;
+  execution(req: R, providerGroup: string): void;
+  rejected(providerGroup: string): void;
+  orphaned(req: R): void;
+  endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
+  push(consumerInstance: string, bytes: number): void;
+  count(name: string, by?: number): void;
+  marker(m: { tMs: number; kind: 'start' | 'end'; label: string }): void;
+}

@@ -1,0 +1,69 @@
+/**
+ * The registry as the consumers experience it: providers register and deregister, and each
+ * consumer instance's subscription receives the full provider list of a service. This file holds
+ * the contract and the `static` registry (every consumer sees the true list at once).
+ */
+import type { ProviderInstance } from './provider.js';
+
+/** Receives full provider lists for one service (an empty list is an empty push). */
+export type ProviderListener = (providers: ProviderInstance[]) => void;
+
+/** A subscriber: one consumer instance. */
+export interface Subscriber {
+  readonly id: string;
+  readonly zone: string;
+}
+
+/** What the world needs from any registry model. */
+export interface RegistryModel {
+  /** A provider process started (it registers, possibly after a delay). */
+  providerStarted(provider: ProviderInstance): void;
+  /** A provider left: `graceful` deregisters at once (scale-in, restart); otherwise it falls silent (crash). */
+  providerStopped(provider: ProviderInstance, graceful: boolean): void;
+  /** Subscribes one consumer instance to a service. */
+  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void;
+  /** True when the registry has already dropped this provider (attempts to it are stale calls). */
+  isKnownGone(provider: ProviderInstance): boolean;
+}
+
+/** `type: static`: the true provider list, pushed to everyone at once. */
+export class StaticRegistry implements RegistryModel {
+  readonly #byService = new Map<string, Set<ProviderInstance>>();
+  readonly #listeners = new Map<string, ProviderListener[]>();
+
+  providerStarted(provider: ProviderInstance): void {
+    const service = provider.group.spec.service;
+    let set = this.#byService.get(service);
+    if (set === undefined) this.#byService.set(service, (set = new Set()));
+    set.add(provider);
+    this.#publish(service);
+  }
+
+  providerStopped(provider: ProviderInstance, graceful: boolean): void {
+    // A crashed provider stays listed: static lists are not health-checked.
+    if (!graceful) return;
+    const service = provider.group.spec.service;
+    this.#byService.get(service)?.delete(provider);
+    this.#publish(service);
+  }
+
+  subscribe(_subscriber: Subscriber, service: string, listener: ProviderListener): void {
+    let list = this.#listeners.get(service);
+    if (list === undefined) this.#listeners.set(service, (list = []));
+    list.push(listener);
+    listener(this.#current(service));
+  }
+
+  isKnownGone(_provider: ProviderInstance): boolean {
+    return false;
+  }
+
+  #current(service: string): ProviderInstance[] {
+    return [...(this.#byService.get(service) ?? [])];
+  }
+
+  #publish(service: string): void {
+    const list = this.#current(service);
+    for (const l of this.#listeners.get(service) ?? []) l(list);
+  }
+}
