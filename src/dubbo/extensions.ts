@@ -5,7 +5,15 @@
  */
 import type { ClusterFactory } from './cluster/abstract-cluster-invoker.js';
 import { FailfastClusterInvoker } from './cluster/failfast-cluster-invoker.js';
+import { AvailableClusterInvoker } from './cluster/available-cluster-invoker.js';
+import { BroadcastClusterInvoker } from './cluster/broadcast-cluster-invoker.js';
+import { FailbackClusterInvoker } from './cluster/failback-cluster-invoker.js';
 import { FailoverClusterInvoker } from './cluster/failover-cluster-invoker.js';
+import { FailsafeClusterInvoker } from './cluster/failsafe-cluster-invoker.js';
+import { ForkingClusterInvoker } from './cluster/forking-cluster-invoker.js';
+import { MergeableClusterInvoker } from './cluster/mergeable-cluster-invoker.js';
+import { ZoneAwareClusterInvoker } from './cluster/zone-aware-cluster-invoker.js';
+import { ZoneAwareFailoverClusterInvoker } from './cluster/zone-aware-failover-cluster-invoker.js';
 import type { LoadBalanceFactory } from './loadbalance/load-balance.js';
 import { RandomLoadBalance } from './loadbalance/random-load-balance.js';
 
@@ -18,6 +26,15 @@ export const loadBalances: Record<string, LoadBalanceFactory> = {
 export const clusters: Record<string, ClusterFactory> = {
   failover: (dir, rt) => new FailoverClusterInvoker(dir, rt),
   failfast: (dir, rt) => new FailfastClusterInvoker(dir, rt),
+  failsafe: (dir, rt) => new FailsafeClusterInvoker(dir, rt),
+  failback: (dir, rt) => new FailbackClusterInvoker(dir, rt),
+  forking: (dir, rt) => new ForkingClusterInvoker(dir, rt),
+  broadcast: (dir, rt) => new BroadcastClusterInvoker(dir, rt),
+  available: (dir, rt) => new AvailableClusterInvoker(dir, rt),
+  mergeable: (dir, rt) => new MergeableClusterInvoker(dir, rt),
+  'zone-aware': (dir, rt) => new ZoneAwareClusterInvoker(dir, rt),
+  // zonesim extension: failover kept inside the consumer's zone while it has untried providers.
+  zoneAwareFailover: (dir, rt) => new ZoneAwareFailoverClusterInvoker(dir, rt),
 };
 
 /** An "unknown X" message that lists the valid names. */

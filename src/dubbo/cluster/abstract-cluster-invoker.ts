@@ -17,6 +17,7 @@ import {
 import type { Directory } from '../directory/directory.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import {
+  isClusterInvoker,
   rpcError,
   type ClusterInvokerLike,
   type Invoker,
@@ -230,6 +231,9 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   /** One attempt: record it on the invocation, run the consumer filters around the invoke. */
   protected *invokeWithContext(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
     invocation.addInvokedInvoker(invoker);
+    // Dubbo's consumer Filter chain wraps protocol (provider) invokers; a nested cluster invoker
+    // (mergeable over groups) runs the filters around its own attempts, so they must not run twice.
+    if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
     const filters = this.runtime.filters;
     const sim = this.runtime.sim;
     const start = sim.now;

@@ -10,7 +10,7 @@ import { isBiz, type Invoker, type Result, type RpcError, type RpcInvocation } f
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
-  static readonly NAME = 'failover';
+  static readonly NAME: string = 'failover';
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     let copyInvokers = invokers;
@@ -29,7 +29,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
         const empty = this.checkInvokers(copyInvokers, invocation);
         if (empty) return { kind: 'error', error: empty };
       }
-      const invoker = this.select(loadbalance, invocation, copyInvokers, invoked)!;
+      const invoker = this.selectForAttempt(loadbalance, invocation, copyInvokers, invoked)!;
       invoked.push(invoker);
       const result = yield* this.invokeWithContext(invoker, invocation);
       if (result.kind === 'ok') return result;
@@ -46,6 +46,16 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
         `${DUBBO_VERSION}. Last error is: ${last.message}`,
       last.cause,
     );
+  }
+
+  /** The pick of one attempt: Dubbo's `select` avoiding the invokers already tried (zone-scoped variants override it). */
+  protected selectForAttempt(
+    loadbalance: LoadBalance,
+    invocation: RpcInvocation,
+    invokers: Invoker[],
+    invoked: Invoker[],
+  ): Invoker | null {
+    return this.select(loadbalance, invocation, invokers, invoked);
   }
 
   /** `retries + 1` from the consumer URL, or a numeric `retries` client attachment (then removed); at least 1. */
