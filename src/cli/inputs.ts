@@ -1,0 +1,40 @@
+/**
+ * Small readers for CLI inputs: files named on the command line, provider lists (one URL per
+ * line, `#` comments), and `k=v` attachment pairs. Missing files are usage errors (exit 2).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError, type Io } from './io.js';
+
+/** The text of a file named on the command line. */
+export function readText(io: Io, file: string): string {
+  try {
+    return readFileSync(resolve(io.cwd, file), 'utf8');
+  } catch {
+    throw new UsageError(`cannot read file "${file}"`);
+  }
+}
+
+/** `--provider` values followed by the lines of `--providers-file`. */
+export function readProviders(io: Io, given: string[], file: string | undefined): string[] {
+  const out = [...given];
+  if (file !== undefined) {
+    for (const line of readText(io, file).split(/\r?\n/)) {
+      const t = line.trim();
+      if (t && !t.startsWith('#')) out.push(t);
+    }
+  }
+  if (out.length === 0) throw new UsageError('give at least one provider: --provider URL or --providers-file F');
+  return out;
+}
+
+/** `k=v` pairs into a record. */
+export function parseAttachments(pairs: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of pairs ?? []) {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--attachment: expected k=v, found "${p}"`);
+    out[p.slice(0, eq)] = p.slice(eq + 1);
+  }
+  return out;
+}

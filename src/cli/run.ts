@@ -1,0 +1,58 @@
+/**
+ * `zonesim run`: load a scenario (with `--set` overrides), run one or several seeds, write the
+ * results folder and print the compact table (or only the summary JSON with `--json`).
+ */
+import { resolve } from 'node:path';
+import { loadScenarioWithRaw } from '../scenario/load.js';
+import { parseDuration } from '../scenario/units.js';
+import { runSeeds } from '../scenario/run.js';
+import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
+import { UsageError, type Io } from './io.js';
+import { loadPlugins } from './plugins.js';
+import { newRunId, writeResults } from './results.js';
+import { VERSION } from './version.js';
+
+export interface RunCommandOptions {
+  scenario: string;
+  seed?: number;
+  seeds: number;
+  set: string[];
+  out?: string;
+  json: boolean;
+  report: boolean;
+  bucket?: string;
+}
+
+/** Runs the command; returns the exit code. */
+export async function runCommand(opts: RunCommandOptions, io: Io): Promise<number> {
+  const path = resolve(io.cwd, opts.scenario);
+  const { scenario, rawText } = loadScenarioWithRaw(path, opts.set);
+  if (opts.bucket !== undefined) {
+    const ms = parseDuration(opts.bucket);
+    if (!(ms > 0)) throw new UsageError(`--bucket: expected a positive duration such as 1s or 500ms, found "${opts.bucket}"`);
+    scenario.bucketMs = ms;
+  }
+  if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
+  const plugins = await loadPlugins(scenario, path);
+  const seed = opts.seed ?? scenario.seed;
+  const { summary } = runSeeds(scenario, { seed, seeds: opts.seeds, version: VERSION, plugins });
+  const summaryJson = JSON.stringify(summary, null, 2) + '\n';
+  const files: Record<string, string> = {
+    'summary.json': summaryJson,
+    'summary.csv': summaryCsv(summary),
+    'timeline.csv': timelineCsv(summary),
+    [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
+  };
+  if (opts.report) {
+    const { renderReport } = await import('./report.js');
+    files['report.html'] = renderReport({ [scenario.name]: summary });
+  }
+  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, newRunId(seed), files);
+  if (opts.json) {
+    io.stdout(summaryJson);
+  } else {
+    io.stdout(formatRunTable(summary));
+    io.stdout(`\nresults: ${dir}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,115 @@
+/**
+ * Runs a normalized scenario: builds the world, plugs in the Dubbo consumer stacks (router
+ * chains, load balancers, clusters, filters, plugins) and the metrics recorder, runs it, checks
+ * the invariants and returns the summary. One seed per call; `runSeeds` aggregates several.
+ */
+import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
+import { clusters, unknownName } from '../dubbo/extensions.js';
+import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
+import { consumerFilters } from '../dubbo/filter/index.js';
+import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
+import { buildRouterChain } from '../dubbo/router/chain.js';
+import { createRuntime } from '../dubbo/runtime.js';
+import { aggregateSummaries } from '../metrics/aggregate.js';
+import { Recorder } from '../metrics/recorder.js';
+import type { Summary } from '../metrics/summary.js';
+import { EPOCH_MS } from '../world/provider.js';
+import { World, type RunStats } from '../world/world.js';
+import type { Scenario } from './types.js';
+
+/** Loaded plugin modules by the path the scenario names them with. */
+export interface Plugins {
+  loadBalances?: Record<string, LoadBalanceFactory>;
+  clusters?: Record<string, ClusterFactory>;
+  routers?: Record<string, unknown>;
+}
+
+/** Raised when a run breaks one of SPEC 5's invariants (CLI exit 1). */
+export class InvariantError extends Error {
+  constructor(readonly violations: string[]) {
+    super(`simulation invariants broken:\n  ${violations.join('\n  ')}`);
+    this.name = 'InvariantError';
+  }
+}
+
+export interface RunOptions {
+  seed?: number;
+  version: string;
+  plugins?: Plugins;
+}
+
+/** Builds the world for one seed without running it (for tools such as `check`). */
+export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder, plugins: Plugins = {}): World {
+  // Envoy-style zone routing needs how the local (consumer) cluster spreads over zones.
+  const perZone = new Map<string, number>();
+  for (const c of scenario.consumers) perZone.set(c.zone, (perZone.get(c.zone) ?? 0) + c.instances);
+  const extraParams = { 'envoy.local_zones': [...perZone].map(([z, n]) => `${z}:${n}`).join(',') };
+  const events = { count: (name: string, by = 1) => recorder.count(name, by) };
+  return new World(scenario, {
+    seed,
+    observer: recorder,
+    consumerStack: (instance, world) => {
+      const runtime = createRuntime({
+        sim: world.sim,
+        random: world.streams.stream(`lb/${instance.id}`),
+        consumerHost: instance.ip,
+        clock: { now: () => EPOCH_MS + world.sim.now },
+        filters: consumerFilters(),
+        events,
+        plugins: plugins.loadBalances,
+      });
+      return new DubboConsumerStack(instance, world, {
+        runtime,
+        extraParams,
+        routerChain: (service) => buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers }),
+        cluster: (name) => {
+          const f = plugins.clusters?.[name] ?? clusters[name];
+          if (f === undefined) throw new Error(unknownName('cluster', name, clusters));
+          return f;
+        },
+      });
+    },
+  });
+}
+
+/** Runs one scenario with one seed. */
+export function runScenario(scenario: Scenario, options: RunOptions): { summary: Summary; stats: RunStats } {
+  const seed = options.seed ?? scenario.seed;
+  const recorder = new Recorder({
+    warmupMs: scenario.warmupMs,
+    durationMs: scenario.durationMs,
+    bucketMs: scenario.bucketMs,
+    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads })),
+  });
+  const world = buildWorld(scenario, seed, recorder, options.plugins);
+  const stats = world.run();
+  recorder.finish({
+    simulatedMs: scenario.durationMs,
+    providerGroups: world.providerGroups.map((g) => ({
+      name: g.spec.name,
+      busyMs: g.busyMs(),
+      peakActiveThreads: g.peakActiveThreads(),
+    })),
+    inFlight: stats.inFlight,
+  });
+  const violations = recorder.checkInvariants();
+  if (violations.length > 0) throw new InvariantError(violations);
+  return { summary: recorder.summary({ scenario: scenario.name, seed, seeds: [seed], version: options.version }), stats };
+}
+
+/** Runs seeds `seed .. seed+count-1` and aggregates them (with ci95 when count > 1). */
+export function runSeeds(
+  scenario: Scenario,
+  options: RunOptions & { seeds: number },
+): { summary: Summary; perSeed: Summary[]; stats: RunStats[] } {
+  const first = options.seed ?? scenario.seed;
+  const perSeed: Summary[] = [];
+  const stats: RunStats[] = [];
+  for (let i = 0; i < Math.max(1, options.seeds); i++) {
+    const r = runScenario(scenario, { ...options, seed: first + i });
+    perSeed.push(r.summary);
+    stats.push(r.stats);
+  }
+  const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
+  return { summary, perSeed, stats };
+}
