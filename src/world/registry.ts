@@ -24,6 +24,12 @@ export interface RegistryModel {
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void;
   /** True when the registry has already dropped this provider (attempts to it are stale calls). */
   isKnownGone(provider: ProviderInstance): boolean;
+  /** Fault `registryPartition`: instances in `zone` cannot reach the registry (no heartbeats, no pushes). */
+  setZoneCut(zone: string, cut: boolean): void;
+  /** Fault `registryDown`: the registry freezes (no changes detected, no pushes), e.g. a ZooKeeper election. */
+  setDown(down: boolean): void;
+  /** Fault `pushSwitch`: off stops every push to consumers; on sends each consumer the current list. */
+  setPushSwitch(on: boolean): void;
 }
 
 /** `type: static`: the true provider list, pushed to everyone at once. */
@@ -57,6 +63,11 @@ export class StaticRegistry implements RegistryModel {
   isKnownGone(_provider: ProviderInstance): boolean {
     return false;
   }
+
+  // A static list has no registry process: registry faults do not apply to it.
+  setZoneCut(): void {}
+  setDown(): void {}
+  setPushSwitch(): void {}
 
   #current(service: string): ProviderInstance[] {
     return [...(this.#byService.get(service) ?? [])];
