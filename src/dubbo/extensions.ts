@@ -16,10 +16,24 @@ import { ZoneAwareClusterInvoker } from './cluster/zone-aware-cluster-invoker.js
 import { ZoneAwareFailoverClusterInvoker } from './cluster/zone-aware-failover-cluster-invoker.js';
 import type { LoadBalanceFactory } from './loadbalance/load-balance.js';
 import { RandomLoadBalance } from './loadbalance/random-load-balance.js';
+import { RoundRobinLoadBalance } from './loadbalance/round-robin-load-balance.js';
+import { LeastActiveLoadBalance } from './loadbalance/least-active-load-balance.js';
+import { ShortestResponseLoadBalance } from './loadbalance/shortest-response-load-balance.js';
+import { ConsistentHashLoadBalance } from './loadbalance/consistent-hash-load-balance.js';
+import { AdaptiveLoadBalance } from './loadbalance/adaptive-load-balance.js';
+import { ZoneAwareLoadBalance } from './loadbalance/zone-aware-load-balance.js';
+import { EnvoyZoneAwareLoadBalance } from './loadbalance/envoy-zone-aware-load-balance.js';
 
 /** Load balancers by SPI name. */
 export const loadBalances: Record<string, LoadBalanceFactory> = {
   random: (rt) => new RandomLoadBalance(rt),
+  roundrobin: (rt) => new RoundRobinLoadBalance(rt),
+  leastactive: (rt) => new LeastActiveLoadBalance(rt),
+  shortestresponse: (rt) => new ShortestResponseLoadBalance(rt),
+  consistenthash: (rt) => new ConsistentHashLoadBalance(rt),
+  adaptive: (rt) => new AdaptiveLoadBalance(rt),
+  zoneAware: (rt) => new ZoneAwareLoadBalance(rt),
+  envoyZoneAware: (rt) => new EnvoyZoneAwareLoadBalance(rt),
 };
 
 /** Cluster strategies by SPI name. */

@@ -12,6 +12,8 @@ import type { LoadBalance, LoadBalanceFactory } from './loadbalance/load-balance
 
 /** A consumer-side filter around each provider invoke (Dubbo's consumer Filter chain, simplified). */
 export interface ConsumerFilter {
+  /** Optional: called once by `createRuntime` with the runtime the filter serves (e.g. its RpcStatus). */
+  attach?(runtime: DubboRuntime): void;
   /** Runs before the attempt is sent. */
   before(invoker: Invoker, invocation: RpcInvocation, nowMs: number): void;
   /** Runs when the attempt's result is known. */
@@ -77,5 +79,6 @@ export function createRuntime(init: {
       return lb;
     },
   };
+  for (const filter of runtime.filters) filter.attach?.(runtime);
   return runtime;
 }

@@ -1,0 +1,34 @@
+/**
+ * The consumer filter that feeds AdaptiveMetrics from each attempt the adaptive balancer picked:
+ * a response counts a success and a provider report (`curTime`, `load`, `rt`), an error counts an
+ * error. Acts only on invocations the adaptive balancer marked. Owns no metrics: they belong to
+ * the balancer that picked. Follows dubbo-rpc-api `filter/AdaptiveLoadBalanceFilter.java` (and,
+ * for the report, the provider side of `filter/ProfilerServerFilter.java`).
+ */
+import { adaptiveServiceKey, getAdaptiveAttributes } from '../loadbalance/adaptive-metrics.js';
+import type { Invoker, Result, RpcInvocation } from '../rpc.js';
+import type { ConsumerFilter } from '../runtime.js';
+
+export class AdaptiveLoadBalanceFilter implements ConsumerFilter {
+  before(_invoker: Invoker, _invocation: RpcInvocation, _nowMs: number): void {}
+
+  // DIVERGENCE: Dubbo applies the report and the error count on a single background thread;
+  // zonesim applies them at once.
+  after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, _nowMs: number): void {
+    const attrs = getAdaptiveAttributes(invocation);
+    if (attrs === undefined) return;
+    const metrics = attrs.metrics;
+    const key = adaptiveServiceKey(invoker);
+    if (result.kind === 'error') {
+      metrics.addErrorReq(key);
+      return;
+    }
+    // DIVERGENCE: a Dubbo provider reports `curTime` (its clock) and `load` (system load average ×
+    // 100 / processors); the simulated provider reports nothing, so `curTime` is the consumer clock
+    // now and `load` is this consumer's in-flight count to the provider (including this call).
+    const load = Math.max(0, metrics.getInflight(key));
+    metrics.addConsumerSuccess(key);
+    // `rt` is the attempt's elapsed time, as Dubbo measures it on the consumer (now − pick time).
+    metrics.setProviderMetrics(key, { curTime: metrics.currentTimeMillis(), load, rt: elapsedMs });
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Smooth weighted round robin with Dubbo's state layout: one table per `serviceKey.method` (of the
+ * first invoker), one entry per invoker identity string holding weight, current and last update.
+ * Ties go to the earliest invoker, a weight change resets the entry, and stale entries are recycled
+ * after 60 s only when the list size differs from the table size. Owns only that state; weights
+ * and warmup come from AbstractLoadBalance. Follows dubbo-cluster
+ * `loadbalance/RoundRobinLoadBalance.java`.
+ */
+import type { Invoker, RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
+import { AbstractLoadBalance } from './load-balance.js';
+import { getMethodName } from './rpc-utils.js';
+
+/** Dubbo `RECYCLE_PERIOD`: entries not updated for this long may be dropped. */
+export const RECYCLE_PERIOD_MS = 60_000;
+
+/** One invoker's round-robin entry (Dubbo `WeightedRoundRobin`). */
+class WeightedRoundRobin {
+  weight = 0;
+  current = 0;
+  lastUpdateMs = 0;
+
+  setWeight(weight: number): void {
+    this.weight = weight;
+    this.current = 0;
+  }
+}
+
+export class RoundRobinLoadBalance extends AbstractLoadBalance {
+  static readonly NAME = 'roundrobin';
+
+  readonly #methodWeightMap = new Map<string, Map<string, WeightedRoundRobin>>();
+
+  /** The identity strings tracked for this invocation's key (Dubbo's test-only `getInvokerAddrList`). */
+  getInvokerAddrList(invokers: Invoker[], invocation: RpcInvocation): string[] | null {
+    const key = `${invokers[0]!.getUrl().getServiceKey()}.${getMethodName(invocation)}`;
+    const map = this.#methodWeightMap.get(key);
+    return map === undefined ? null : [...map.keys()];
+  }
+
+  protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
+    const key = `${invokers[0]!.getUrl().getServiceKey()}.${getMethodName(invocation)}`;
+    let map = this.#methodWeightMap.get(key);
+    if (map === undefined) {
+      map = new Map();
+      this.#methodWeightMap.set(key, map);
+    }
+    let totalWeight = 0;
+    let maxCurrent = -Infinity;
+    const nowMs = this.runtime.clock.now();
+    let selectedInvoker: Invoker | null = null;
+    let selectedWrr: WeightedRoundRobin | null = null;
+    for (const invoker of invokers) {
+      const identifyString = invoker.getUrl().toIdentityString();
+      const weight = this.getWeight(invoker, invocation);
+      let wrr = map.get(identifyString);
+      if (wrr === undefined) {
+        wrr = new WeightedRoundRobin();
+        wrr.setWeight(weight);
+        map.set(identifyString, wrr);
+      }
+      if (weight !== wrr.weight) wrr.setWeight(weight);
+      wrr.current += wrr.weight;
+      const cur = wrr.current;
+      wrr.lastUpdateMs = nowMs;
+      // Strict '>': ties go to the earliest invoker in list order.
+      if (cur > maxCurrent) {
+        maxCurrent = cur;
+        selectedInvoker = invoker;
+        selectedWrr = wrr;
+      }
+      totalWeight += weight;
+    }
+    if (invokers.length !== map.size) {
+      for (const [id, wrr] of map) if (nowMs - wrr.lastUpdateMs > RECYCLE_PERIOD_MS) map.delete(id);
+    }
+    if (selectedInvoker !== null && selectedWrr !== null) {
+      selectedWrr.current -= totalWeight;
+      return selectedInvoker;
+    }
+    return invokers[0]!;
+  }
+}
