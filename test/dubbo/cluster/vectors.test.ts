@@ -253,7 +253,7 @@ function runSelectCase(input: Json, expected: Json): void {
         break;
       case 'eachAvailableGreaterThan':
         for (const inv of invokers.filter((i) => i.isAvailable())) {
-          expect(picks.filter((p) => p === inv).length).toBeGreaterThan(want);
+          expect(picks.filter((p) => p === inv).length).toBeGreaterThan(want as number);
         }
         break;
       default:
