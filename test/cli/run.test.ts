@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+function capture(cwd = root) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { stdout: (s: string) => out.push(s), stderr: (s: string) => err.push(s), cwd }, out, err };
+}
+
+const SHORT = ['--set', 'duration=8s', '--set', 'warmup=1s'];
+
+describe('zonesim run', () => {
+  it('prints exactly one JSON document with every SPEC 4.1 field when given --json', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const c = capture();
+    const code = await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--out', tmp, ...SHORT], c.io);
+    expect(code).toBe(0);
+    const summary = JSON.parse(c.out.join(''));
+    for (const key of [
+      'scenario', 'seed', 'seeds', 'version', 'simulatedMs', 'measuredFromMs', 'requests', 'ok', 'outcomes',
+      'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
+      'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
+      'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline',
+    ]) {
+      expect(summary, key).toHaveProperty(key);
+    }
+    expect(Object.keys(summary.outcomes).sort()).toEqual(
+      ['biz', 'forbidden', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
+    );
+    expect(Object.keys(summary.latencyMs).sort()).toEqual(['max', 'mean', 'p50', 'p90', 'p99', 'p999']);
+    expect(Object.keys(summary.registry).sort()).toEqual(['pushBytes', 'pushes', 'staleCalls']);
+    expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
+    expect(Object.keys(summary.timeline[0]).sort()).toEqual(
+      ['crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'rejected', 'requests', 'tMs', 'timeout'],
+    );
+  });
+
+  it('writes summary.json, summary.csv, timeline.csv and the scenario into the results folder', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const c = capture();
+    expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--out', tmp, ...SHORT], c.io)).toBe(0);
+    const runs = readdirSync(join(tmp, 'dual-zone-baseline'));
+    expect(runs).toHaveLength(1);
+    const files = readdirSync(join(tmp, 'dual-zone-baseline', runs[0]!)).sort();
+    expect(files).toEqual(['scenario.yaml', 'summary.csv', 'summary.json', 'timeline.csv']);
+    expect(c.out.join('')).toContain(join(tmp, 'dual-zone-baseline', runs[0]!));
+  });
+
+  it('gives byte-identical summary.json for the same seed and different numbers for another seed', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const a = capture();
+    const b = capture();
+    const d = capture();
+    await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seed', '7', '--out', tmp, ...SHORT], a.io);
+    await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seed', '7', '--out', tmp, ...SHORT], b.io);
+    await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seed', '8', '--out', tmp, ...SHORT], d.io);
+    expect(a.out.join('')).toBe(b.out.join(''));
+    const sa = JSON.parse(a.out.join(''));
+    const sd = JSON.parse(d.out.join(''));
+    expect(sd.seed).toBe(8);
+    expect(sd.requests).not.toBe(sa.requests);
+    expect(sd.latencyMs.p99).not.toBe(sa.latencyMs.p99);
+    // The results folder holds the same bytes as stdout.
+    const dir = join(tmp, 'dual-zone-baseline');
+    const first = readdirSync(dir).sort()[0]!;
+    expect(existsSync(join(dir, first, 'summary.json'))).toBe(true);
+  });
+
+  it('aggregates several seeds with 95% confidence half-widths', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const c = capture();
+    expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seeds', '3', '--out', tmp, ...SHORT], c.io)).toBe(0);
+    const s = JSON.parse(c.out.join(''));
+    expect(s.seeds).toEqual([1, 2, 3]);
+    expect(s.ci95['latencyMs.p99']).toBeGreaterThan(0);
+  });
+});
+
+describe('bad input', () => {
+  function badScenario(text: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'zs-bad-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, text);
+    return file;
+  }
+  const base = readFileSync(join(root, 'scenarios/dual-zone-baseline.yaml'), 'utf8');
+
+  it.each([
+    ['a typo in a key', base.replace('instances: 10', 'instanses: 10'), /bad\.yaml:\d+:\d+: consumers\[0\]\.instanses: .*did you mean "instances"/],
+    ['a negative count', base.replace('count: 20', 'count: -3'), /bad\.yaml:\d+:\d+: providers\[0\]\.count: /],
+    ['an unknown zone', base.replace('zone: zoneB, count: 5', 'zone: zoneC, count: 5'), /bad\.yaml:\d+:\d+: providers\[1\]\.zone: .*zoneC/],
+    ['a malformed duration', base.replace('duration: 60s', 'duration: 60 parsecs'), /bad\.yaml:\d+:\d+: duration: /],
+  ])('exits 2 naming file, line and field for %s, without a stack trace', async (_label, text, pattern) => {
+    const file = badScenario(text);
+    const c = capture();
+    expect(await main(['run', file], c.io)).toBe(2);
+    const err = c.err.join('');
+    expect(err).toMatch(pattern);
+    expect(err).not.toMatch(/\n\s+at /);
+    expect(c.out.join('')).toBe('');
+  });
+
+  it('exits 2 with a one-line usage error for an unknown command', async () => {
+    const c = capture();
+    expect(await main(['fly'], c.io)).toBe(2);
+    expect(c.err.join('')).toMatch(/zonesim: /);
+  });
+});
