@@ -27,7 +27,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the summary JSON' })
-          .option('report', { type: 'boolean', default: false, describe: 'also write report.html' })
           .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' }),
       async (a) => {
         const { runCommand } = await import('./run.js');
@@ -39,9 +38,53 @@ export async function main(argv: string[], io: Io): Promise<number> {
             set: (a.set as string[]) ?? [],
             out: a.out as string | undefined,
             json: a.json as boolean,
-            report: a.report as boolean,
             bucket: a.bucket as string | undefined,
           },
+          io,
+        );
+      },
+    )
+    .command(
+      'compare <scenario>',
+      'run the scenario once per strategy (same seeds) and show them side by side',
+      (y) =>
+        y
+          .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
+          .option('strategies', { type: 'string', describe: 'comma-separated strategy names (default: the scenario\'s, or the built-in set)' })
+          .option('seed', { type: 'number', describe: 'first seed (default: the scenario\'s seed)' })
+          .option('seeds', { type: 'number', default: 1, describe: 'seeds per strategy' })
+          .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
+          .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' }),
+      async (a) => {
+        const { runCompare } = await import('./compare.js');
+        code = await runCompare(
+          {
+            scenario: a.scenario as string,
+            strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+            seed: a.seed as number | undefined,
+            seeds: a.seeds as number,
+            set: (a.set as string[]) ?? [],
+            out: a.out as string | undefined,
+            json: a.json as boolean,
+          },
+          io,
+        );
+      },
+    )
+    .command(
+      'check <scenario>',
+      'pre-flight: for each consumer group and fault phase, how many providers survive each router',
+      (y) =>
+        y
+          .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
+          .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
+          .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem (release pipelines)' }),
+      async (a) => {
+        const { runCheck } = await import('./check.js');
+        code = await runCheck(
+          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean },
           io,
         );
       },

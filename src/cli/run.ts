@@ -19,7 +19,6 @@ export interface RunCommandOptions {
   set: string[];
   out?: string;
   json: boolean;
-  report: boolean;
   bucket?: string;
 }
 
@@ -43,10 +42,6 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     'timeline.csv': timelineCsv(summary),
     [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
   };
-  if (opts.report) {
-    const { renderReport } = await import('./report.js');
-    files['report.html'] = renderReport({ [scenario.name]: summary });
-  }
   const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, newRunId(seed), files);
   if (opts.json) {
     io.stdout(summaryJson);

@@ -180,6 +180,8 @@ export interface StrategySpec {
   reference?: Partial<ReferenceSpec>;
   /** Replaces the scenario's routers when present. */
   routers?: RouterSpec[];
+  /** Appended to the scenario's routers (used by the built-in zone strategies). */
+  addRouters?: RouterSpec[];
   /** Merged into the registry spec (e.g. `emptyProtection: true`). */
   registry?: Partial<RegistrySpec>;
 }

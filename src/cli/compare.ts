@@ -1,0 +1,67 @@
+/**
+ * `zonesim compare`: run a scenario once per strategy with the same seeds and show them side by
+ * side (table, CSV, and the JSON with one summary per strategy under `byStrategy`).
+ */
+import { resolve } from 'node:path';
+import { loadScenarioWithRaw } from '../scenario/load.js';
+import { runSeeds } from '../scenario/run.js';
+import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
+import type { Summary } from '../metrics/summary.js';
+import { formatCompareTable, summaryCsv } from './format.js';
+import { UsageError, type Io } from './io.js';
+import { loadPlugins } from './plugins.js';
+import { newRunId, writeResults } from './results.js';
+import { VERSION } from './version.js';
+
+export interface CompareOptions {
+  scenario: string;
+  strategies?: string[];
+  seed?: number;
+  seeds: number;
+  set: string[];
+  out?: string;
+  json: boolean;
+}
+
+/** Runs every strategy; returns the exit code. */
+export async function runCompare(opts: CompareOptions, io: Io): Promise<number> {
+  const path = resolve(io.cwd, opts.scenario);
+  const { scenario, rawText } = loadScenarioWithRaw(path, opts.set);
+  let strategies;
+  try {
+    strategies = strategiesFor(scenario, opts.strategies);
+  } catch (error) {
+    throw new UsageError(`--strategies: ${(error as Error).message}`);
+  }
+  if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
+  const plugins = await loadPlugins(scenario, path);
+  const seed = opts.seed ?? scenario.seed;
+  const byStrategy: Record<string, Summary> = {};
+  for (const [name, spec] of Object.entries(strategies)) {
+    byStrategy[name] = runSeeds(applyStrategy(scenario, spec), { seed, seeds: opts.seeds, version: VERSION, plugins }).summary;
+  }
+  const seeds = Array.from({ length: opts.seeds }, (_, i) => seed + i);
+  const doc = { scenario: scenario.name, seed, seeds, version: VERSION, strategies: Object.fromEntries(
+    Object.entries(strategies).map(([n, s]) => [n, s.description ?? '']),
+  ), byStrategy };
+  const json = JSON.stringify(doc, null, 2) + '\n';
+  const csv = Object.entries(byStrategy)
+    .map(([name, s], i) => {
+      const lines = summaryCsv(s).trimEnd().split('\n');
+      const body = lines.slice(1).map((l) => `${name},${l}`);
+      return (i === 0 ? [`strategy,${lines[0]}`, ...body] : body).join('\n');
+    })
+    .join('\n') + '\n';
+  const files: Record<string, string> = {
+    'compare.json': json,
+    'compare.csv': csv,
+    [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
+  };
+  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, `${newRunId(seed)}-compare`, files);
+  if (opts.json) io.stdout(json);
+  else {
+    io.stdout(formatCompareTable(byStrategy));
+    io.stdout(`\nresults: ${dir}\n`);
+  }
+  return 0;
+}

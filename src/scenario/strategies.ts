@@ -1,0 +1,79 @@
+/**
+ * Strategies (SPEC 2.9): named overrides of the consumers' references, the routers and the
+ * registry, applied to a copy of a scenario. When a scenario defines none, `compare` uses the
+ * built-in set: Dubbo's defaults and the zone-aware strategies of SPEC 3.
+ */
+import type { ReferenceSpec, Scenario, StrategySpec } from './types.js';
+
+/** The built-in strategies, in the order `compare` shows them. */
+export const builtInStrategies: Record<string, StrategySpec> = {
+  'dubbo-default': {
+    description: 'Dubbo defaults: random load balancing, failover with 2 retries, no zone awareness',
+  },
+  'zone-aware-lb': {
+    description: 'zoneAware load balancer: same-zone weight 100, cross-zone 1',
+    reference: { loadbalance: 'zoneAware' },
+  },
+  'zone-router-fallback': {
+    description: 'zone router on the consumer\'s zone, falling back to all providers when the zone has none',
+    addRouters: [{ type: 'zone', fallback: true, zoneFrom: 'local' }],
+  },
+  'zone-router-strict': {
+    description: 'zone router on the consumer\'s zone, no fallback (No provider when the zone is empty)',
+    addRouters: [{ type: 'zone', fallback: false, zoneFrom: 'local' }],
+  },
+  'zone-failover': {
+    description: 'zoneAwareFailover cluster: retries stay in the local zone while it has providers',
+    reference: { cluster: 'zoneAwareFailover' },
+  },
+  'envoy-zone-aware': {
+    description: 'Envoy-style zone-aware routing (min_cluster_size 6, panic threshold 50%)',
+    reference: { loadbalance: 'envoyZoneAware' },
+  },
+};
+
+/** The strategies `compare` runs: the scenario's own, or the built-in set; `only` filters and orders them. */
+export function strategiesFor(scenario: Scenario, only?: string[]): Record<string, StrategySpec> {
+  const all = Object.keys(scenario.strategies).length > 0 ? scenario.strategies : builtInStrategies;
+  if (!only || only.length === 0) return all;
+  const out: Record<string, StrategySpec> = {};
+  for (const name of only) {
+    const s = all[name] ?? builtInStrategies[name];
+    if (s === undefined) {
+      throw new Error(
+        `unknown strategy "${name}"; valid: ${[...new Set([...Object.keys(all), ...Object.keys(builtInStrategies)])].join(', ')}`,
+      );
+    }
+    out[name] = s;
+  }
+  return out;
+}
+
+function mergeReference(base: ReferenceSpec | undefined, over: Partial<ReferenceSpec>): ReferenceSpec {
+  const b: ReferenceSpec = base ?? { parameters: {}, methods: {} };
+  const methods = { ...b.methods };
+  for (const [m, o] of Object.entries(over.methods ?? {})) methods[m] = { ...(methods[m] ?? { parameters: {} }), ...o };
+  return {
+    ...b,
+    ...over,
+    parameters: { ...b.parameters, ...(over.parameters ?? {}) },
+    methods,
+  };
+}
+
+/** A copy of `scenario` with the strategy applied (the scenario's name gets no suffix). */
+export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scenario {
+  const copy: Scenario = structuredClone(scenario);
+  if (strategy.reference) {
+    const over = strategy.reference;
+    for (const group of copy.consumers) {
+      const services = new Set(Object.keys(group.calls).map((k) => k.slice(0, k.lastIndexOf('.'))));
+      for (const service of services) group.reference[service] = mergeReference(group.reference[service], over);
+    }
+  }
+  if (strategy.routers) copy.routers = structuredClone(strategy.routers);
+  if (strategy.addRouters) copy.routers = [...copy.routers, ...structuredClone(strategy.addRouters)];
+  if (strategy.registry) copy.registry = { ...copy.registry, ...strategy.registry };
+  copy.strategies = {};
+  return copy;
+}
