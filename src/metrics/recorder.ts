@@ -1,0 +1,380 @@
+/**
+ * The recorder: the world reports requests, attempts, executions and registry pushes as they
+ * happen, and the recorder streams them into the figures of SPEC 4 and the summary JSON of 4.1.
+ * It keeps no per-request data once a request has ended (memory is bounded by what is in flight)
+ * and checks the invariants of SPEC 5 at the end. It knows nothing of how the world simulates.
+ *
+ * Attribution rules (documented in the README):
+ * - a request is measured iff `warmupMs <= startMs < durationMs`; its attempts, executions,
+ *   duplicates and orphans count in the figures, even when they happen after the window;
+ * - `byProviderGroup` is the provider-side load over the whole run, warm-up included, like
+ *   `utilization`; so are the `registry` push counts, `events` and `faults`;
+ * - the timeline counts each measured request in the bucket where it started; buckets run from
+ *   `warmupMs` to `durationMs` (no request starts later); `p99Ms` is over the bucket's ok requests.
+ */
+import { ScopeCell } from './scope-cell.js';
+import { OUTCOMES, ratio, roundRatio, type FaultMarker, type Outcome, type Summary } from './summary.js';
+import { Timeline } from './timeline.js';
+
+export type { Outcome, Summary } from './summary.js';
+
+const OUTCOME_INDEX: Readonly<Record<string, number>> = Object.freeze(
+  Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<string, number>,
+);
+
+/** The per-request state the world keeps with a request (a plain mutable record, no per-event allocation). */
+export class RequestRecord {
+  readonly startMs: number;
+  readonly idempotent: boolean;
+  /** True when the request counts in the figures (`warmupMs <= startMs < durationMs`). */
+  readonly measured: boolean;
+  /** The cell of the figures this request updates; null when not measured. */
+  readonly cell: ScopeCell | null;
+  /** Timeline bucket; -1 when not measured. */
+  readonly bucket: number;
+  attempts = 0;
+  executions = 0;
+  /** The outcome once ended, null while in flight. */
+  outcome: Outcome | null = null;
+
+  constructor(startMs: number, idempotent: boolean, cell: ScopeCell | null, bucket: number) {
+    this.startMs = startMs;
+    this.idempotent = idempotent;
+    this.measured = cell !== null;
+    this.cell = cell;
+    this.bucket = bucket;
+  }
+}
+
+interface GroupAcc {
+  name: string;
+  instances: number;
+  threads: number;
+  executions: number;
+  rejected: number;
+  busyMs: number;
+  peakActiveThreads: number;
+  known: boolean;
+}
+
+interface FinalState {
+  simulatedMs: number;
+  providerGroups: Array<{ name: string; busyMs: number; peakActiveThreads: number }>;
+  inFlight: number;
+}
+
+/** Streams simulation events into the SPEC 4.1 figures; see the module comment for attribution rules. */
+export class Recorder {
+  readonly warmupMs: number;
+  readonly durationMs: number;
+  readonly bucketMs: number;
+  readonly #timeline: Timeline;
+  // PERF: cells are found through nested maps keyed by the strings the world already holds,
+  // so a request start costs three Map lookups and no string concatenation.
+  readonly #cellIndex = new Map<string, Map<string, Map<string, ScopeCell>>>();
+  readonly #cells: ScopeCell[] = [];
+  readonly #groups = new Map<string, GroupAcc>();
+  readonly #events = new Map<string, number>();
+  readonly #faults: FaultMarker[] = [];
+  #pushes = 0;
+  #pushBytes = 0;
+  // Invariant bookkeeping over every request, measured or not.
+  #started = 0;
+  #ended = 0;
+  #doubleEnds = 0;
+  #allAttempts = 0;
+  #allExecutions = 0;
+  #allOrphaned = 0;
+  #reachedProvider = 0;
+  #executionsWithoutAttempt = 0;
+  #negativeLatencies = 0;
+  #final: FinalState | null = null;
+
+  constructor(opts: {
+    warmupMs: number;
+    durationMs: number;
+    bucketMs: number;
+    providerGroups: Array<{ name: string; instances: number; threads: number }>;
+  }) {
+    this.warmupMs = opts.warmupMs;
+    this.durationMs = opts.durationMs;
+    this.bucketMs = opts.bucketMs;
+    this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs);
+    for (const g of opts.providerGroups) {
+      this.#groups.set(g.name, {
+        name: g.name,
+        instances: g.instances,
+        threads: g.threads,
+        executions: 0,
+        rejected: 0,
+        busyMs: 0,
+        peakActiveThreads: 0,
+        known: true,
+      });
+    }
+  }
+
+  /** Latency histograms of timeline buckets alive at most at once (a memory check). */
+  get peakLiveBucketHistograms(): number {
+    return this.#timeline.peakLiveHistograms;
+  }
+
+  /** A consumer starts one logical call; keep the returned record with the request. */
+  startRequest(init: {
+    consumerGroup: string;
+    consumerZone: string;
+    service: string;
+    method: string;
+    idempotent: boolean;
+    startMs: number;
+  }): RequestRecord {
+    this.#started++;
+    const startMs = init.startMs;
+    if (!(startMs >= this.warmupMs && startMs < this.durationMs)) {
+      return new RequestRecord(startMs, init.idempotent, null, -1);
+    }
+    const cell = this.#cell(init.consumerZone, init.service, init.method);
+    cell.requests++;
+    const bucket = this.#timeline.bucketOf(startMs);
+    this.#timeline.start(bucket);
+    return new RequestRecord(startMs, init.idempotent, cell, bucket);
+  }
+
+  /** One attempt sent to a provider (`stale`: the registry already knew the provider was gone). */
+  attempt(req: RequestRecord, info: { crossZone: boolean; stale: boolean; providerGroup: string }): void {
+    req.attempts++;
+    this.#allAttempts++;
+    const cell = req.cell;
+    if (cell === null) return;
+    cell.attempts++;
+    if (info.crossZone) cell.crossZoneAttempts++;
+    if (info.stale) cell.staleAttempts++;
+    this.#timeline.attempt(req.bucket, info.crossZone);
+  }
+
+  /** A provider of `providerGroup` started executing the request on a thread (also after the request ended). */
+  execution(req: RequestRecord, providerGroup: string): void {
+    this.#group(providerGroup).executions++;
+    this.#allExecutions++;
+    if (req.attempts === 0) this.#executionsWithoutAttempt++;
+    const n = ++req.executions;
+    if (n === 1) this.#reachedProvider++;
+    const cell = req.cell;
+    if (cell === null) return;
+    cell.executions++;
+    if (n > 1) {
+      cell.duplicateExecutions++;
+      if (!req.idempotent) cell.duplicateWrites++;
+    }
+  }
+
+  /** A provider of `providerGroup` refused a call: thread pool exhausted (not an execution). */
+  rejected(providerGroup: string): void {
+    this.#group(providerGroup).rejected++;
+  }
+
+  /** An execution of `req` whose response no consumer used (late, lost, or a forking loser). */
+  orphaned(req: RequestRecord): void {
+    this.#allOrphaned++;
+    if (req.cell !== null) req.cell.orphanedExecutions++;
+  }
+
+  /**
+   * The request ended with `outcome` at `endMs`. `cause` names why a noProvider/forbidden outcome
+   * happened (`router:condition`, `registry:forbidden`, ...); it is ignored for other outcomes.
+   * A second end of the same request is counted as an invariant violation and otherwise ignored.
+   */
+  endRequest(req: RequestRecord, outcome: Outcome, endMs: number, cause?: string): void {
+    if (req.outcome !== null) {
+      this.#doubleEnds++;
+      return;
+    }
+    const index = OUTCOME_INDEX[outcome];
+    if (index === undefined) throw new TypeError(`unknown outcome: ${String(outcome)}`);
+    req.outcome = outcome;
+    this.#ended++;
+    const cell = req.cell;
+    if (cell === null) return;
+    let latencyMs = endMs - req.startMs;
+    if (!(latencyMs >= 0)) {
+      this.#negativeLatencies++;
+      latencyMs = 0;
+    }
+    cell.outcomes[index]!++;
+    if (index === 0) cell.okLatency.record(latencyMs);
+    else {
+      cell.failedLatency.record(latencyMs);
+      if (outcome === 'noProvider' || outcome === 'forbidden') cell.addCause(cause ?? 'unspecified');
+    }
+    this.#timeline.end(req.bucket, index, latencyMs);
+  }
+
+  /** One registry notification delivered to a consumer instance, `bytes` long. */
+  push(_consumerInstance: string, bytes: number): void {
+    this.#pushes++;
+    this.#pushBytes += bytes;
+  }
+
+  /** Adds `by` to the free-form counter `name` (summary `events`). */
+  count(name: string, by = 1): void {
+    this.#events.set(name, (this.#events.get(name) ?? 0) + by);
+  }
+
+  /** A fault started or ended (summary `faults`). */
+  marker(m: { tMs: number; kind: 'start' | 'end'; label: string }): void {
+    this.#faults.push({ tMs: m.tMs, kind: m.kind, label: m.label });
+  }
+
+  /** Ends recording with the world's final state; call once, after the world has drained. */
+  finish(final: FinalState): void {
+    if (this.#final !== null) throw new Error('Recorder.finish() called twice');
+    this.#final = {
+      simulatedMs: final.simulatedMs,
+      providerGroups: final.providerGroups.map((g) => ({ ...g })),
+      inFlight: final.inFlight,
+    };
+    for (const g of final.providerGroups) {
+      const acc = this.#group(g.name);
+      acc.busyMs = g.busyMs;
+      acc.peakActiveThreads = g.peakActiveThreads;
+    }
+    this.#timeline.finish();
+  }
+
+  /** Violations of the run's invariants (SPEC 5); empty when all hold. */
+  checkInvariants(): string[] {
+    const problems: string[] = [];
+    const final = this.#final;
+    if (final === null) return ['Recorder.finish() was not called'];
+    if (final.inFlight !== 0) {
+      problems.push(`${final.inFlight} requests still in flight at the end (the world must drain before finishing)`);
+    }
+    const unended = this.#started - this.#ended;
+    if (unended !== 0) problems.push(`${unended} of ${this.#started} started requests never ended`);
+    if (this.#doubleEnds > 0) problems.push(`${this.#doubleEnds} requests ended more than once`);
+    const total = this.#total();
+    const outcomeSum = total.outcomes.reduce((s, n) => s + n, 0);
+    if (unended === 0 && outcomeSum !== total.requests) {
+      problems.push(`sum of outcomes (${outcomeSum}) != measured requests (${total.requests})`);
+    }
+    const timelineRequests = this.#timeline.totalRequests();
+    if (timelineRequests !== total.requests) {
+      problems.push(`timeline requests (${timelineRequests}) != measured requests (${total.requests})`);
+    }
+    let groupExecutions = 0;
+    for (const g of this.#groups.values()) {
+      groupExecutions += g.executions;
+      if (!g.known) problems.push(`provider group "${g.name}" was not declared to the recorder`);
+    }
+    if (groupExecutions !== this.#allExecutions) {
+      problems.push(`executions by provider group (${groupExecutions}) != executions (${this.#allExecutions})`);
+    }
+    if (total.executions > this.#allExecutions) {
+      problems.push(`measured executions (${total.executions}) > all executions (${this.#allExecutions})`);
+    }
+    if (this.#executionsWithoutAttempt > 0) {
+      problems.push(`${this.#executionsWithoutAttempt} executions of requests that had no attempt`);
+    }
+    if (this.#allAttempts < this.#reachedProvider) {
+      problems.push(`attempts (${this.#allAttempts}) < requests that reached a provider (${this.#reachedProvider})`);
+    }
+    if (total.duplicateExecutions > total.executions) {
+      problems.push(`duplicate executions (${total.duplicateExecutions}) > executions (${total.executions})`);
+    }
+    if (this.#allOrphaned > this.#allExecutions) {
+      problems.push(`orphaned executions (${this.#allOrphaned}) > executions (${this.#allExecutions})`);
+    }
+    if (this.#negativeLatencies > 0) problems.push(`${this.#negativeLatencies} requests ended before they started`);
+    const late = this.#timeline.lateStarts;
+    if (late > 0) problems.push(`${late} requests started in a timeline bucket already closed (start times went backwards)`);
+    return problems;
+  }
+
+  /** The SPEC 4.1 summary (call after `finish`). */
+  summary(meta: { scenario: string; seed: number; seeds: number[]; version: string }): Summary {
+    const final = this.#final;
+    if (final === null) throw new Error('Recorder.summary() needs finish() first');
+    const total = this.#total();
+    const byZone = new Map<string, ScopeCell>();
+    const byService = new Map<string, ScopeCell>();
+    for (const cell of this.#cells) {
+      mergeInto(byZone, cell.zone, cell);
+      mergeInto(byService, cell.serviceKey, cell);
+    }
+    const figures = total.toSummary();
+    const byProviderGroup: Summary['byProviderGroup'] = {};
+    for (const name of [...this.#groups.keys()].sort()) {
+      const g = this.#groups.get(name)!;
+      byProviderGroup[name] = {
+        instances: g.instances,
+        executions: g.executions,
+        rejected: g.rejected,
+        utilization: roundRatio(ratio(g.busyMs, g.instances * g.threads * final.simulatedMs)),
+        peakActiveThreads: g.peakActiveThreads,
+      };
+    }
+    const events: Record<string, number> = {};
+    for (const name of [...this.#events.keys()].sort()) events[name] = this.#events.get(name)!;
+    const faults = this.#faults
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => a.f.tMs - b.f.tMs || a.i - b.i)
+      .map(({ f }) => ({ ...f }));
+    return {
+      scenario: meta.scenario,
+      seed: meta.seed,
+      seeds: [...meta.seeds],
+      version: meta.version,
+      simulatedMs: final.simulatedMs,
+      measuredFromMs: this.warmupMs,
+      ...figures,
+      registry: { pushes: this.#pushes, pushBytes: this.#pushBytes, staleCalls: total.staleAttempts },
+      byConsumerZone: scopes(byZone),
+      byService: scopes(byService),
+      byProviderGroup,
+      timeline: this.#timeline.rows(),
+      events,
+      faults,
+    };
+  }
+
+  #cell(zone: string, service: string, method: string): ScopeCell {
+    let byService = this.#cellIndex.get(zone);
+    if (byService === undefined) this.#cellIndex.set(zone, (byService = new Map()));
+    let byMethod = byService.get(service);
+    if (byMethod === undefined) byService.set(service, (byMethod = new Map()));
+    let cell = byMethod.get(method);
+    if (cell === undefined) {
+      cell = new ScopeCell(zone, `${service}.${method}`);
+      byMethod.set(method, cell);
+      this.#cells.push(cell);
+    }
+    return cell;
+  }
+
+  #group(name: string): GroupAcc {
+    let g = this.#groups.get(name);
+    if (g === undefined) {
+      g = { name, instances: 0, threads: 0, executions: 0, rejected: 0, busyMs: 0, peakActiveThreads: 0, known: false };
+      this.#groups.set(name, g);
+    }
+    return g;
+  }
+
+  #total(): ScopeCell {
+    const total = new ScopeCell('', '');
+    for (const cell of this.#cells) total.add(cell);
+    return total;
+  }
+}
+
+function mergeInto(map: Map<string, ScopeCell>, key: string, cell: ScopeCell): void {
+  let acc = map.get(key);
+  if (acc === undefined) map.set(key, (acc = new ScopeCell(cell.zone, cell.serviceKey)));
+  acc.add(cell);
+}
+
+function scopes(map: Map<string, ScopeCell>): Record<string, ReturnType<ScopeCell['toSummary']>> {
+  const out: Record<string, ReturnType<ScopeCell['toSummary']>> = {};
+  for (const key of [...map.keys()].sort()) out[key] = map.get(key)!.toSummary();
+  return out;
+}

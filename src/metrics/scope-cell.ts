@@ -1,0 +1,86 @@
+/**
+ * The accumulators of one (consumer zone, service method) cell of measured requests. Each request
+ * updates exactly one cell; the whole run, a zone and a service are merges of cells computed once
+ * at summary time. It owns the arithmetic of one scope's figures, not attribution or timing.
+ */
+import { LatencyHistogram } from './histogram.js';
+import { OUTCOMES, ratio, roundRatio, type ScopeSummary } from './summary.js';
+
+/** Counters and latency distributions of the measured requests of one cell (or of a merge of cells). */
+export class ScopeCell {
+  readonly zone: string;
+  /** `service.method`, the key of `byService`. */
+  readonly serviceKey: string;
+  requests = 0;
+  /** Requests per outcome, indexed like `OUTCOMES`. */
+  readonly outcomes: number[] = [0, 0, 0, 0, 0, 0, 0];
+  attempts = 0;
+  crossZoneAttempts = 0;
+  staleAttempts = 0;
+  executions = 0;
+  duplicateExecutions = 0;
+  duplicateWrites = 0;
+  orphanedExecutions = 0;
+  /** Latencies of ok requests. */
+  readonly okLatency = new LatencyHistogram();
+  /** Latencies of the other requests (latencyAllMs merges both). */
+  readonly failedLatency = new LatencyHistogram();
+  /** Causes of noProvider/forbidden outcomes; null until the first one. */
+  causes: Map<string, number> | null = null;
+
+  constructor(zone: string, serviceKey: string) {
+    this.zone = zone;
+    this.serviceKey = serviceKey;
+  }
+
+  /** Counts a cause of a noProvider/forbidden outcome. */
+  addCause(cause: string, by = 1): void {
+    const causes = (this.causes ??= new Map());
+    causes.set(cause, (causes.get(cause) ?? 0) + by);
+  }
+
+  /** Adds every figure of `other` to this cell. */
+  add(other: ScopeCell): void {
+    this.requests += other.requests;
+    for (let i = 0; i < OUTCOMES.length; i++) this.outcomes[i]! += other.outcomes[i]!;
+    this.attempts += other.attempts;
+    this.crossZoneAttempts += other.crossZoneAttempts;
+    this.staleAttempts += other.staleAttempts;
+    this.executions += other.executions;
+    this.duplicateExecutions += other.duplicateExecutions;
+    this.duplicateWrites += other.duplicateWrites;
+    this.orphanedExecutions += other.orphanedExecutions;
+    this.okLatency.add(other.okLatency);
+    this.failedLatency.add(other.failedLatency);
+    if (other.causes !== null) for (const [cause, n] of other.causes) this.addCause(cause, n);
+  }
+
+  /** The SPEC 4.1 figures of this scope, with deterministic key order and rounding. */
+  toSummary(): ScopeSummary {
+    const all = new LatencyHistogram();
+    all.add(this.okLatency);
+    all.add(this.failedLatency);
+    const o = this.outcomes;
+    const n = this.requests;
+    const causes: Record<string, number> = {};
+    if (this.causes !== null) for (const key of [...this.causes.keys()].sort()) causes[key] = this.causes.get(key)!;
+    return {
+      requests: n,
+      ok: o[0]!,
+      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]! },
+      timeoutRate: roundRatio(ratio(o[1]!, n)),
+      noProviderRate: roundRatio(ratio(o[2]!, n)),
+      errorRate: roundRatio(ratio(n - o[0]!, n)),
+      latencyMs: this.okLatency.stats(),
+      latencyAllMs: all.stats(),
+      attempts: this.attempts,
+      retryAmplification: roundRatio(ratio(this.attempts, n)),
+      providerExecutions: this.executions,
+      duplicateExecutions: this.duplicateExecutions,
+      duplicateWrites: this.duplicateWrites,
+      orphanedExecutions: this.orphanedExecutions,
+      crossZoneRatio: roundRatio(ratio(this.crossZoneAttempts, this.attempts)),
+      noProviderCauses: causes,
+    };
+  }
+}

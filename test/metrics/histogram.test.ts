@@ -1,0 +1,85 @@
+import * as hdr from 'hdr-histogram-js';
+import { describe, expect, it } from 'vitest';
+import { RandomStreams } from '../../src/engine/random.js';
+import { binLowestUs, binOf, LatencyHistogram } from '../../src/metrics/histogram.js';
+
+function hdrOf(valuesUs: number[]): ReturnType<typeof hdr.build> {
+  const h = hdr.build({ bitBucketSize: 64, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  for (const v of valuesUs) h.recordValue(v);
+  return h;
+}
+
+/** Values spread over nine decades of microseconds, from a fixed seed. */
+function sampleUs(n: number): number[] {
+  const rng = new RandomStreams(3).stream('histogram');
+  return Array.from({ length: n }, () => Math.floor(Math.exp(rng.next() * Math.log(5e9))));
+}
+
+describe('binOf', () => {
+  it('maps each value to the bin hdr-histogram-js uses for it', () => {
+    const h = hdrOf([]) as unknown as { countsArrayIndex(v: number): number };
+    for (const v of [...sampleUs(5000), 0, 1, 2047, 2048, 2049, 4095, 4096, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 12345]) {
+      expect(binOf(v)).toBe(h.countsArrayIndex(v));
+    }
+  });
+
+  it('inverts to the lowest value of the bin', () => {
+    for (const v of sampleUs(2000)) {
+      const low = binLowestUs(binOf(v));
+      expect(low).toBeLessThanOrEqual(v);
+      expect(binOf(low)).toBe(binOf(v));
+      if (low > 0) expect(binOf(low - 1)).toBe(binOf(v) - 1);
+      expect(v - low).toBeLessThanOrEqual(low / 1024);
+    }
+  });
+});
+
+describe('LatencyHistogram', () => {
+  it('reports the same percentiles as hdr-histogram-js recording the same microseconds', () => {
+    const values = sampleUs(20_000).map((us) => us % 10_000_000);
+    const mine = new LatencyHistogram();
+    for (const us of values) mine.record(us / 1000);
+    const ref = hdrOf(values);
+    const ps = [1, 50, 90, 99, 99.9, 99.99];
+    expect(mine.percentilesMs(ps)).toEqual(ps.map((p) => Math.min(ref.getValueAtPercentile(p) / 1000, mine.maxMs)));
+  });
+
+  it('keeps mean and max exact', () => {
+    const h = new LatencyHistogram();
+    for (const ms of [0.2004, 1.5, 12345.6789]) h.record(ms);
+    expect(h.stats().mean).toBe(4115.793);
+    expect(h.stats().max).toBe(12345.679);
+  });
+
+  it('merges like recording everything into one', () => {
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    const both = new LatencyHistogram();
+    sampleUs(3000).forEach((us, i) => {
+      const ms = (us % 50_000_000) / 1000;
+      (i % 3 === 0 ? a : b).record(ms);
+      both.record(ms);
+    });
+    a.add(b);
+    expect(a.stats()).toEqual(both.stats());
+    expect(a.count).toBe(both.count);
+  });
+
+  it('forgets everything on reset', () => {
+    const h = new LatencyHistogram();
+    h.record(5000);
+    h.reset();
+    h.record(1);
+    expect(h.stats()).toEqual({ mean: 1, p50: 1, p90: 1, p99: 1, p999: 1, max: 1 });
+  });
+
+  it('reports zeros when empty', () => {
+    expect(new LatencyHistogram().stats()).toEqual({ mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 });
+  });
+
+  it('holds memory by the largest value, not the number of values', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 100_000; i++) h.record(1 + (i % 1000) * 0.25);
+    expect(h.footprintBytes).toBeLessThanOrEqual(64 * 1024);
+  });
+});
