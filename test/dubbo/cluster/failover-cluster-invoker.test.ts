@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { RpcCode } from '../../../src/dubbo/constants.js';
+import { clusters } from '../../../src/dubbo/extensions.js';
+import type { RpcInvocation } from '../../../src/dubbo/rpc.js';
+import { biz, errorOf, fail, invocation, ok, runCall, setup, type AttemptRecord } from './fixtures.js';
+
+const failover = clusters.failover!;
+
+/** Attempts grouped by request (one invocation per request), in order. */
+function byRequest(log: AttemptRecord[]): Map<RpcInvocation, string[]> {
+  const groups = new Map<RpcInvocation, string[]>();
+  for (const r of log) {
+    const list = groups.get(r.invocation) ?? [];
+    list.push(r.invoker.name);
+    groups.set(r.invocation, list);
+  }
+  return groups;
+}
+
+describe('FailoverClusterInvoker', () => {
+  it('tries 3 distinct providers when all 3 fail, for every seed', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const { sim, cluster, log } = setup({
+        cluster: failover,
+        seed,
+        scripts: [0, 1, 2].map(() => fail(RpcCode.NETWORK_EXCEPTION, 'connection refused')),
+      });
+      const { result } = runCall(sim, cluster.invoke(invocation()));
+      expect(new Set(log.map((r) => r.invoker.name)).size).toBe(3);
+      expect(errorOf(result).message).toContain('Tried 3 times of the providers');
+      expect(errorOf(result).message).toContain('(3/3)');
+    }
+  });
+
+  it('returns a biz RpcException (code 3) after one attempt, without retrying', () => {
+    const { sim, cluster, log } = setup({ cluster: failover, scripts: [fail(RpcCode.BIZ_EXCEPTION), fail(RpcCode.BIZ_EXCEPTION)] });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(errorOf(result).code).toBe(RpcCode.BIZ_EXCEPTION);
+    expect(log).toHaveLength(1);
+  });
+
+  it('returns a provider business exception as a success, without retrying', () => {
+    const { sim, cluster, log } = setup({ cluster: failover, scripts: [biz('NotFound'), biz('NotFound')] });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({ kind: 'ok', value: null, bizException: 'NotFound' });
+    expect(log).toHaveLength(1);
+  });
+
+  it('retries a timeout on another provider and returns its success', () => {
+    const { sim, cluster, log } = setup({
+      cluster: failover,
+      scripts: [fail(RpcCode.TIMEOUT_EXCEPTION, 'timeout', 1000), ok('late', 20)],
+      consumer: { loadbalance: 'roundrobin' },
+    });
+    const { result, endMs } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({ kind: 'ok', value: 'late' });
+    expect(log.map((r) => [r.invoker.name, r.startMs])).toEqual([
+      ['p0', 0],
+      ['p1', 1000],
+    ]);
+    expect(endMs).toBe(1020);
+  });
+
+  it('never repeats a provider on retry with 10 providers (reselect takes every unselected one)', () => {
+    const { sim, cluster, log } = setup({
+      cluster: failover,
+      seed: 3,
+      scripts: Array.from({ length: 10 }, () => fail(RpcCode.NETWORK_EXCEPTION)),
+    });
+    for (let i = 0; i < 2000; i++) sim.process(cluster.invoke(invocation()));
+    sim.run();
+    const repeats = [...byRequest(log).values()].filter((names) => new Set(names).size < names.length).length;
+    expect(repeats).toBe(0);
+  });
+
+  it('with 11 providers retries an already-tried provider at the rate reselect predicts', () => {
+    // retries=1: the 2nd attempt repeats the 1st only when the balancer picks it again (1/11) and
+    // then reselect's 10 draws with replacement put it among the candidates: with k draws of it the
+    // list holds it once among 11-k entries, and the uniform pick takes it with chance 1/(11-k).
+    const n = 11;
+    const draws = 10;
+    let inReselect = 0;
+    for (let k = 1; k <= draws; k++) {
+      inReselect += binomial(draws, k) * (1 / n) ** k * ((n - 1) / n) ** (draws - k) * (1 / (n - k));
+    }
+    const p = (1 / n) * inReselect;
+    const requests = 20000;
+    const { sim, cluster, log } = setup({
+      cluster: failover,
+      seed: 42,
+      consumer: { retries: '1' },
+      scripts: Array.from({ length: n }, () => fail(RpcCode.NETWORK_EXCEPTION)),
+    });
+    for (let i = 0; i < requests; i++) sim.process(cluster.invoke(invocation()));
+    sim.run();
+    const pairs = [...byRequest(log).values()];
+    expect(pairs.every((names) => names.length === 2)).toBe(true);
+    const repeats = pairs.filter(([a, b]) => a === b).length;
+    const expected = requests * p; // about 118
+    const sd = Math.sqrt(requests * p * (1 - p));
+    expect(repeats).toBeGreaterThan(0);
+    expect(Math.abs(repeats - expected)).toBeLessThan(4.5 * sd);
+  });
+
+  it('re-lists before a retry, so a provider removed meanwhile is not tried', () => {
+    const { sim, cluster, log, directory, providers } = setup({
+      cluster: failover,
+      consumer: { loadbalance: 'roundrobin' },
+      scripts: [
+        () => {
+          directory.replaceInvokers([providers[2]!]);
+          return fail(RpcCode.TIMEOUT_EXCEPTION);
+        },
+        fail(RpcCode.TIMEOUT_EXCEPTION),
+        ok('fresh'),
+      ],
+    });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({ kind: 'ok', value: 'fresh' });
+    expect(log.map((r) => r.invoker.name)).toEqual(['p0', 'p2']);
+  });
+});
+
+function binomial(n: number, k: number): number {
+  let c = 1;
+  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
+  return c;
+}
