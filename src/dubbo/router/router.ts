@@ -13,6 +13,24 @@ export interface RouteTraceEntry {
   before: number;
   after: number;
   note?: string;
+  /** zonesim addition: the steps of a composite router (one per condition of a YAML rule), in order. */
+  steps?: RouteTraceEntry[];
+}
+
+/**
+ * zonesim addition for the route cache: exactly which invocation inputs a router's result depends
+ * on (besides the invoker list, the consumer URL and the router's own state, which change only
+ * through `notify` or chain mutations). A router that draws random numbers must say `random: true`.
+ */
+export interface RoutingInputs {
+  /** Reads the (generic-unwrapped) method name. */
+  method: boolean;
+  /** Attachment keys read. */
+  attachments: string[];
+  /** Argument indexes read (as `String.valueOf(args[i])`). */
+  arguments: number[];
+  /** Draws from a random stream: results must never be cached. */
+  random: boolean;
 }
 
 /** What a router returns: the surviving invokers (in input order) and its trace entry. */
@@ -35,6 +53,8 @@ export interface StateRouter {
    * `'none'` = only the invoker list; `'method'` = the list and the method name; `'all'` (default) = never cached.
    */
   readonly cacheKeyInputs?: 'none' | 'method' | 'all';
+  /** zonesim addition, preferred over `cacheKeyInputs`: the precise inputs (see RoutingInputs). */
+  routingInputs?(): RoutingInputs;
 }
 
 /** The chain's result: surviving invokers, each router's trace, and the router that emptied the list. */

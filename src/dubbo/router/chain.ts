@@ -1,0 +1,301 @@
+/**
+ * The router chain: state routers in ascending Dubbo order, each router's output feeding the next
+ * (AND), output in directory order, fail-fast on an empty intermediate result, plus run-time rule
+ * changes and a route cache. `buildRouterChain` turns a scenario's `routers:` list into the chain
+ * of one consumer instance for one service. Routers themselves live in their own files.
+ * Follows dubbo-cluster `RouterChain.java`, `SingleRouterChain.java` and `router/state/AbstractStateRouter.java`.
+ */
+import type { RouterSpec } from '../../scenario/types.js';
+import type { Invoker, RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
+import { parseConditionRule } from './condition/condition-rule-router.js';
+import { getMethodName, javaStringValueOf } from './invocation-values.js';
+import { MockInvokersSelector } from './mock-invokers-selector.js';
+import type { RouteResult, RouteTraceEntry, RouterChainLike, RoutingInputs, StateRouter } from './router.js';
+import type { RouterRuntime } from './router-runtime.js';
+import type { TagRouterRule } from './tag/tag-router-rule.js';
+import { TagStateRouter } from './tag/tag-state-router.js';
+import { ZoneStateRouter } from './zone-state-router.js';
+
+/** Default bound of the route cache (entries per chain) before it is cleared. */
+export const DEFAULT_ROUTE_CACHE_ENTRIES = 1024;
+
+/** Options of a chain. */
+export interface RouterChainOptions {
+  /** Cache route results (default true). */
+  cache?: boolean;
+  /** Entries kept before the cache is cleared (default 1024). */
+  cacheMaxEntries?: number;
+}
+
+// A router's cache inputs, or null when its result must not be cached.
+function inputsOf(router: StateRouter): RoutingInputs | null {
+  if (typeof router.routingInputs === 'function') {
+    const inputs = router.routingInputs();
+    return inputs.random ? null : inputs;
+  }
+  switch (router.cacheKeyInputs) {
+    case 'none':
+      return { method: false, attachments: [], arguments: [], random: false };
+    case 'method':
+      return { method: true, attachments: [], arguments: [], random: false };
+    default:
+      return null;
+  }
+}
+
+// AbstractStateRouter: `invokers.and(result)`, so the output keeps the input's order and members.
+function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
+  let j = 0;
+  for (let i = 0; i < input.length && j < result.length; i++) if (input[i] === result[j]) j++;
+  if (j === result.length) return result;
+  const keep = new Set(result);
+  return input.filter((inv) => keep.has(inv));
+}
+
+/** Dubbo's state-router chain for one consumer instance and one service, with a route cache. */
+export class RouterChain implements RouterChainLike {
+  #routers: StateRouter[] = [];
+  #allInvokers: Invoker[] | null = null;
+  readonly #cacheEnabled: boolean;
+  readonly #cacheMaxEntries: number;
+  #cacheable = false;
+  #keyMethod = false;
+  #keyAttachments: string[] = [];
+  #keyArguments: number[] = [];
+  readonly #cache = new Map<string, RouteResult>();
+  #cacheInvokers: Invoker[] | null = null;
+  #cacheConsumerUrl: URL | null = null;
+  #hits = 0;
+  #misses = 0;
+
+  constructor(routers: readonly StateRouter[] = [], options: RouterChainOptions = {}) {
+    this.#cacheEnabled = options.cache ?? true;
+    this.#cacheMaxEntries = Math.max(1, options.cacheMaxEntries ?? DEFAULT_ROUTE_CACHE_ENTRIES);
+    this.replaceRouters(routers);
+  }
+
+  /** The routers in chain order. */
+  getRouters(): readonly StateRouter[] {
+    return this.#routers;
+  }
+
+  /**
+   * Routes one invocation. The result (and its arrays) may be shared with later calls through the
+   * cache: callers must not mutate it. Invoker lists are assumed replaced, never mutated in place.
+   */
+  route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
+    if (invokers.length === 0 || this.#routers.length === 0) return { invokers, trace: [] };
+    if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
+    if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
+      this.#cache.clear();
+      this.#cacheInvokers = invokers;
+      this.#cacheConsumerUrl = consumerUrl;
+    }
+    const key = this.#key(invocation);
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) {
+      this.#hits++;
+      return hit;
+    }
+    this.#misses++;
+    const result = this.#route(consumerUrl, invokers, invocation);
+    if (this.#cache.size >= this.#cacheMaxEntries) this.#cache.clear();
+    this.#cache.set(key, result);
+    return result;
+  }
+
+  /** A new address list: every router is notified (tag rules re-initialise) and the cache is dropped. */
+  setInvokers(invokers: Invoker[]): void {
+    this.#allInvokers = invokers;
+    for (const router of this.#routers) router.notify?.(invokers);
+    this.#reconfigure();
+  }
+
+  /** Adds a router at its order (after routers of the same order), as a rule pushed at run time. */
+  addRouter(router: StateRouter): void {
+    let at = this.#routers.length;
+    while (at > 0 && this.#routers[at - 1]!.order > router.order) at--;
+    this.#routers.splice(at, 0, router);
+    if (this.#allInvokers !== null) router.notify?.(this.#allInvokers);
+    this.#reconfigure();
+  }
+
+  /** Replaces every router (stable sort by order). */
+  replaceRouters(routers: readonly StateRouter[]): void {
+    this.#routers = [...routers].sort((a, b) => a.order - b.order);
+    if (this.#allInvokers !== null) for (const r of this.#routers) r.notify?.(this.#allInvokers);
+    this.#reconfigure();
+  }
+
+  /** Removes a router; false when it is not in the chain. */
+  removeRouter(router: StateRouter): boolean {
+    const at = this.#routers.indexOf(router);
+    if (at < 0) return false;
+    this.#routers.splice(at, 1);
+    this.#reconfigure();
+    return true;
+  }
+
+  /**
+   * A tag rule push (`<app>.tag-router`): sets the rule of the chain's tag router (adding one if
+   * the chain has none); null deletes the rule, leaving static tags.
+   */
+  setTagRule(rule: TagRouterRule | string | Record<string, unknown> | null): TagStateRouter {
+    let tag = this.#routers.find((r): r is TagStateRouter => r instanceof TagStateRouter);
+    if (tag === undefined) {
+      tag = new TagStateRouter();
+      this.addRouter(tag);
+    }
+    tag.setRule(rule);
+    this.#reconfigure();
+    return tag;
+  }
+
+  /** Drops cached results; call after changing a router's state from outside the chain. */
+  clearCache(): void {
+    this.#cache.clear();
+    this.#cacheInvokers = null;
+  }
+
+  /** Route cache counters (for tests and benchmarks). */
+  cacheStats(): { hits: number; misses: number; entries: number; cacheable: boolean } {
+    return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size, cacheable: this.#cacheable };
+  }
+
+  #reconfigure(): void {
+    this.clearCache();
+    let cacheable = this.#cacheEnabled;
+    let method = false;
+    const attachments = new Set<string>();
+    const args = new Set<number>();
+    for (const router of this.#routers) {
+      const inputs = cacheable ? inputsOf(router) : null;
+      if (inputs === null) {
+        cacheable = false;
+        break;
+      }
+      method ||= inputs.method;
+      for (const a of inputs.attachments) attachments.add(a);
+      for (const n of inputs.arguments) args.add(n);
+    }
+    this.#cacheable = cacheable;
+    this.#keyMethod = method;
+    this.#keyAttachments = [...attachments];
+    this.#keyArguments = [...args];
+  }
+
+  // PERF: the key holds only what the routers declared they read, so most calls share a few entries.
+  #key(invocation: RpcInvocation): string {
+    let key = this.#keyMethod ? (getMethodName(invocation) ?? '') : '';
+    for (const a of this.#keyAttachments) {
+      const v = invocation.getAttachment(a);
+      key += v === undefined ? '\u0000\u0001' : `\u0000${v}`;
+    }
+    const argv = invocation.arguments;
+    for (const i of this.#keyArguments) {
+      key += i < argv.length ? `\u0000${javaStringValueOf(argv[i])}` : '\u0000\u0001';
+    }
+    return key;
+  }
+
+  #route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
+    let current = invokers;
+    const trace: RouteTraceEntry[] = [];
+    for (const router of this.#routers) {
+      const result = router.route(current, consumerUrl, invocation);
+      let entry = result.trace;
+      let out = result.invokers;
+      if (out !== current) {
+        out = keepInputOrder(current, out);
+        if (out.length !== entry.after) entry = { ...entry, after: out.length };
+      }
+      trace.push(entry);
+      // dubbo.router.should-fail-fast=true (the default): an empty intermediate result ends the chain.
+      if (out.length === 0) return { invokers: out, trace, emptiedBy: entry };
+      current = out;
+    }
+    return { invokers: current, trace };
+  }
+}
+
+/** A plugin router module as the scenario layer loads it: a factory, a class, or a module exporting one as `default`/`createRouter`. */
+export type PluginRouterFactory = (options: Record<string, unknown>, runtime: RouterRuntime) => StateRouter;
+
+/** What `buildRouterChain` needs besides the specs. */
+export interface BuildRouterChainContext extends RouterChainOptions {
+  /** The service (interface name) the chain routes; specs with another `service` are skipped. */
+  service: string;
+  /** Events (force-empty counter) and the random stream (v3.1 weighted destinations). */
+  runtime?: RouterRuntime;
+  /**
+   * Already-loaded plugin routers by the `module` path the scenario names.
+   * TODO(scenario): the scenario layer loads `{ type: plugin, module }` modules and passes them here.
+   */
+  pluginRouters?: Record<string, unknown>;
+  /** Alias of `pluginRouters`. */
+  plugins?: Record<string, unknown>;
+  /** Add Dubbo's always-activated routers (mock -100 and tag 100 with static tags); default true. */
+  defaults?: boolean;
+}
+
+function isClass(fn: Function): boolean {
+  return /^class[\s{]/.test(Function.prototype.toString.call(fn));
+}
+
+function pluginRouter(spec: Extract<RouterSpec, { type: 'plugin' }>, ctx: BuildRouterChainContext): StateRouter {
+  const loaded = ctx.pluginRouters?.[spec.module] ?? ctx.plugins?.[spec.module];
+  if (loaded === undefined) {
+    throw new Error(`router plugin "${spec.module}" is not loaded (the scenario layer must pass it in pluginRouters)`);
+  }
+  const module = loaded as { default?: unknown; createRouter?: unknown };
+  const factory = typeof loaded === 'function' ? loaded : (module.createRouter ?? module.default);
+  if (typeof factory !== 'function') {
+    throw new Error(`router plugin "${spec.module}" must export a router factory (default or createRouter)`);
+  }
+  const runtime = ctx.runtime ?? {};
+  const router = (isClass(factory) ? new (factory as new (o: unknown, r: unknown) => unknown)(spec.options, runtime) : factory(spec.options, runtime)) as Partial<StateRouter>;
+  if (typeof router?.route !== 'function' || typeof router.name !== 'string' || typeof router.order !== 'number') {
+    throw new Error(`router plugin "${spec.module}" returned something that is not a StateRouter (needs name, order, route)`);
+  }
+  return router as StateRouter;
+}
+
+/** Builds the router for one spec, or null when the spec is for another service. Throws on a rule that does not parse. */
+export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): StateRouter | null {
+  if (spec.service !== undefined && spec.service !== ctx.service) return null;
+  switch (spec.type) {
+    case 'condition':
+      return parseConditionRule(spec.rule, { force: spec.force, runtime: ctx.runtime });
+    case 'tag':
+      return new TagStateRouter(spec.rule);
+    case 'zone':
+      return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom });
+    case 'plugin':
+      return pluginRouter(spec, ctx);
+  }
+}
+
+/**
+ * The chain of one consumer instance for one service: Dubbo's always-active mock selector and tag
+ * router (the tag router gets the scenario's tag rule, if any), then the specs' routers by order.
+ * Throws when two tag rules apply to the same service (Dubbo has one tag rule per provider app).
+ */
+export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterChainContext): RouterChain {
+  const routers: StateRouter[] = [];
+  let tag: TagStateRouter | undefined;
+  for (const spec of specs) {
+    const router = buildRouter(spec, ctx);
+    if (router === null) continue;
+    if (router instanceof TagStateRouter) {
+      if (tag !== undefined) throw new Error(`two tag rules apply to ${ctx.service}; Dubbo keeps one tag rule per provider application`);
+      tag = router;
+    }
+    routers.push(router);
+  }
+  if (ctx.defaults ?? true) {
+    routers.push(new MockInvokersSelector());
+    if (tag === undefined) routers.push(new TagStateRouter());
+  }
+  return new RouterChain(routers, ctx);
+}

@@ -1,0 +1,177 @@
+/**
+ * The entry point for condition rules: `parseConditionRule` takes a URL rule (`host = a => host = b`),
+ * a `condition://` rule URL, or a Dubbo Admin YAML rule (text or object) and returns a state router
+ * named `condition`. A YAML rule becomes a ConditionRuleRouter: one router per condition, applied in
+ * sequence (AND), reported as one trace entry with a step per condition. Not the grammar itself.
+ * Follows dubbo-cluster `router/condition/config/ListenableStateRouter.java` (and its Service/App
+ * subclasses for the order) and `ConditionStateRouterFactory.java` for `condition://` URLs.
+ */
+import type { Invoker, RpcInvocation } from '../../rpc.js';
+import { URL } from '../../url.js';
+import type { RouteTraceEntry, RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import type { RouterRuntime } from '../router-runtime.js';
+import { parseConditionRuleYaml, type ParsedConditionRule } from './condition-rule-parser.js';
+import { RouterRuleError } from '../router-rule-error.js';
+import { ConditionStateRouter, NO_INPUTS, SERVICE_CONDITION_ORDER } from './condition-state-router.js';
+import { MultiDestConditionRouter } from './multi-dest-condition-router.js';
+
+/** Dubbo's state-router orders for condition rules by where the rule is attached. */
+export const CONDITION_ORDERS = {
+  /** ServiceStateRouter: `<iface>:<version>:<group>.condition-router` (and explicit `condition://` rules in zonesim). */
+  service: SERVICE_CONDITION_ORDER,
+  /** ProviderAppStateRouter: `<providerApp>.condition-router`. */
+  'provider-app': 145,
+  /** AppStateRouter: `<consumerApp>.condition-router`. */
+  app: 150,
+} as const;
+
+/** Where a condition rule is attached; decides its order in the chain. */
+export type ConditionRouterScope = keyof typeof CONDITION_ORDERS;
+
+/** Options of `parseConditionRule`. */
+export interface ParseConditionRuleOptions {
+  /** `force: true` for a URL rule (`--force`); when true it also forces a YAML rule. */
+  force?: boolean;
+  /** Events (force-empty counter) and the random stream for v3.1 weighted destinations. */
+  runtime?: RouterRuntime;
+  /** Overrides the order taken from the YAML `scope` (service → 140, application → 150). */
+  routerScope?: ConditionRouterScope;
+}
+
+/** A condition router built from one rule: a single condition or a YAML rule's sequence. */
+export type ConditionRouter = ConditionStateRouter | ConditionRuleRouter;
+
+/** A YAML condition rule: its conditions applied in sequence, each filtering the previous output. */
+export class ConditionRuleRouter implements StateRouter {
+  readonly name = 'condition';
+  readonly order: number;
+  readonly rule: ParsedConditionRule;
+  readonly routers: readonly (ConditionStateRouter | MultiDestConditionRouter)[];
+  /** The rule for traces: the conditions joined with `; `. */
+  readonly label: string;
+  readonly #inputs: RoutingInputs;
+
+  constructor(rule: ParsedConditionRule, options: { order: number; force: boolean; runtime?: RouterRuntime }) {
+    this.rule = rule;
+    this.order = options.order;
+    const common = { force: options.force, enabled: rule.enabled, order: options.order, runtime: options.runtime };
+    const routers =
+      rule.format === 'v3.1'
+        ? rule.conditions.map((c) => new MultiDestConditionRouter(c, common))
+        : rule.conditions.map((c) => new ConditionStateRouter(c, common));
+    // A rule with `valid: false` is ignored by Dubbo: no condition applies.
+    this.routers = rule.valid ? routers : [];
+    this.label = routers.map((r) => r.rule).join('; ');
+    this.#inputs = mergeInputs(this.routers.map((r) => r.routingInputs()));
+  }
+
+  routingInputs(): RoutingInputs {
+    return this.#inputs;
+  }
+
+  route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const before = invokers.length;
+    if (this.routers.length === 0) {
+      return {
+        invokers,
+        trace: { router: this.name, rule: this.label, matchedWhen: false, before, after: before, note: 'valid: false, so Dubbo ignores the rule' },
+      };
+    }
+    const steps: RouteTraceEntry[] = [];
+    let current = invokers;
+    for (const router of this.routers) {
+      if (current.length === 0) break;
+      const result = router.route(current, consumerUrl, invocation);
+      steps.push(result.trace);
+      current = result.invokers;
+    }
+    const matchedWhen = steps.some((s) => s.matchedWhen === true);
+    if (this.routers.length === 1) {
+      return { invokers: current, trace: { ...steps[0]!, steps } };
+    }
+    const last = steps[steps.length - 1]!;
+    const note =
+      current.length === 0 && before > 0
+        ? `condition ${steps.length} of ${this.routers.length} ("${last.rule}"): ${last.note}`
+        : `${this.routers.length} conditions in sequence: ` +
+          steps.map((s, i) => `#${i + 1} ${s.matchedWhen ? `${s.before}→${s.after}` : 'not matched'}`).join(', ');
+    return {
+      invokers: current,
+      trace: { router: this.name, rule: this.label, matchedWhen, before, after: current.length, note, steps },
+    };
+  }
+}
+
+/** The union of several routers' inputs. */
+export function mergeInputs(all: readonly RoutingInputs[]): RoutingInputs {
+  if (all.length === 0) return NO_INPUTS;
+  if (all.length === 1) return all[0]!;
+  const attachments = new Set<string>();
+  const args = new Set<number>();
+  let method = false;
+  let random = false;
+  for (const i of all) {
+    method ||= i.method;
+    random ||= i.random;
+    for (const a of i.attachments) attachments.add(a);
+    for (const n of i.arguments) args.add(n);
+  }
+  return { method, attachments: [...attachments], arguments: [...args], random };
+}
+
+function looksLikeYaml(text: string): boolean {
+  const t = text.trim();
+  return t.startsWith('---') || t.startsWith('{') || t.includes('\n') || /^[A-Za-z_][\w.-]*\s*:(\s|$)/.test(t);
+}
+
+function orderFor(rule: ParsedConditionRule, routerScope: ConditionRouterScope | undefined): number {
+  if (routerScope !== undefined) return CONDITION_ORDERS[routerScope];
+  if (rule.scope === undefined || rule.scope === 'service') return CONDITION_ORDERS.service;
+  if (rule.scope === 'application') return CONDITION_ORDERS.app;
+  throw new RouterRuleError(`condition rule: scope: expected service or application, found "${rule.scope}"`);
+}
+
+// ConditionStateRouterFactory: `condition://0.0.0.0/<iface>?rule=<encoded>&force=..&enabled=..`.
+function fromConditionUrl(text: string, options: ParseConditionRuleOptions): ConditionStateRouter {
+  const url = URL.valueOf(text);
+  const raw = url.getParameter('rule');
+  if (raw === undefined) throw new RouterRuleError(`condition rule URL has no rule parameter: ${text}`);
+  let rule: string;
+  try {
+    rule = decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    throw new RouterRuleError(`condition rule URL: the rule parameter is not URL-encoded text: ${raw}`);
+  }
+  return new ConditionStateRouter(rule, {
+    force: options.force === true || url.getParameter('force', 'false').toLowerCase() === 'true',
+    enabled: url.getParameter('enabled', 'true').toLowerCase() === 'true',
+    order: options.routerScope !== undefined ? CONDITION_ORDERS[options.routerScope] : SERVICE_CONDITION_ORDER,
+    runtime: options.runtime,
+  });
+}
+
+/**
+ * Builds the `condition` router for a rule given as URL-rule text, a `condition://` URL, YAML text or
+ * a YAML object. URL rules and `condition://` URLs get order 140 (Dubbo only uses explicit
+ * `condition://` routers outside the activated chain; zonesim places them with the service rules).
+ * Throws RouterRuleError (bad input) when the rule does not parse.
+ */
+export function parseConditionRule(
+  rule: string | Record<string, unknown>,
+  options: ParseConditionRuleOptions = {},
+): ConditionRouter {
+  if (typeof rule === 'string' && !looksLikeYaml(rule)) {
+    if (rule.trim().startsWith('condition://')) return fromConditionUrl(rule, options);
+    return new ConditionStateRouter(rule, {
+      force: options.force ?? false,
+      order: options.routerScope !== undefined ? CONDITION_ORDERS[options.routerScope] : SERVICE_CONDITION_ORDER,
+      runtime: options.runtime,
+    });
+  }
+  const parsed = parseConditionRuleYaml(rule);
+  return new ConditionRuleRouter(parsed, {
+    order: orderFor(parsed, options.routerScope),
+    force: parsed.force || options.force === true,
+    runtime: options.runtime,
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * One condition (`when => then`) as a state router: consumers matching `when` are routed to the
+ * providers matching `then`. Owns the routing outcomes (pass through, blocklist, filter, force
+ * empty, ignore) and explains each in its trace entry; parsing lives in condition-rule-text.ts.
+ * Follows dubbo-cluster `router/condition/ConditionStateRouter.java`.
+ */
+import type { Invoker, RpcInvocation } from '../../rpc.js';
+import type { URL } from '../../url.js';
+import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import type { RouterRuntime } from '../router-runtime.js';
+import { matchConditions, whenInputs } from './condition-matcher.js';
+import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
+
+/** The event counted when a forced rule leaves no provider (Dubbo logs "The route result is empty and force execute"). */
+export const FORCE_EMPTY_EVENT = 'router.forceEmpty';
+
+/** Order of a condition router built from a service-scoped or explicit `condition://` rule (ServiceStateRouter). */
+export const SERVICE_CONDITION_ORDER = 140;
+
+/** Inputs of a router whose result depends on nothing in the invocation. */
+export const NO_INPUTS: RoutingInputs = Object.freeze({
+  method: false,
+  attachments: [],
+  arguments: [],
+  random: false,
+}) as RoutingInputs;
+
+/** Options of one condition router. */
+export interface ConditionStateRouterOptions {
+  force?: boolean;
+  enabled?: boolean;
+  /** Chain order; default 140. */
+  order?: number;
+  runtime?: RouterRuntime;
+}
+
+/** A single `when => then` condition (Dubbo's ConditionStateRouter). */
+export class ConditionStateRouter implements StateRouter {
+  readonly name = 'condition';
+  readonly order: number;
+  /** The rule as written (trimmed), for traces. */
+  readonly rule: string;
+  readonly force: boolean;
+  readonly enabled: boolean;
+  readonly whenCondition: ConditionMap;
+  /** Null is a blocklist: matching consumers get no provider, whatever `force` says. */
+  readonly thenCondition: ConditionMap | null;
+  readonly #runtime: RouterRuntime | undefined;
+  readonly #inputs: RoutingInputs;
+
+  /** Parses `rule`; throws RouterRuleError on bad text. */
+  constructor(rule: string, options: ConditionStateRouterOptions = {}) {
+    this.rule = rule.trim();
+    this.force = options.force ?? false;
+    this.enabled = options.enabled ?? true;
+    this.order = options.order ?? SERVICE_CONDITION_ORDER;
+    this.#runtime = options.runtime;
+    // DIVERGENCE: Dubbo does not parse a disabled rule; zonesim parses it anyway so mistakes show before it is enabled.
+    const parsed = parseConditionText(rule);
+    this.whenCondition = parsed.when;
+    this.thenCondition = parsed.then;
+    this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition), random: false } : NO_INPUTS;
+  }
+
+  /** Whether the consumer (and this invocation) matches the when-part; an empty when matches all. */
+  matchWhen(consumerUrl: URL, invocation: RpcInvocation | null): boolean {
+    if (this.whenCondition.size === 0) return true;
+    return matchConditions(this.whenCondition, consumerUrl, null, invocation, true);
+  }
+
+  /** Whether a provider matches the then-part; an empty then-map matches no provider. */
+  matchThen(providerUrl: URL, consumerUrl: URL): boolean {
+    if (this.thenCondition === null || this.thenCondition.size === 0) return false;
+    return matchConditions(this.thenCondition, providerUrl, consumerUrl, null, false);
+  }
+
+  routingInputs(): RoutingInputs {
+    return this.#inputs;
+  }
+
+  route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const before = invokers.length;
+    const entry = (out: Invoker[], matchedWhen: boolean, note: string): RouterResult => ({
+      invokers: out,
+      trace: { router: this.name, rule: this.rule, matchedWhen, before, after: out.length, note },
+    });
+    if (!this.enabled) return entry(invokers, false, 'enabled: false, so the rule passes every provider through');
+    if (before === 0) return entry(invokers, false, 'no provider reached this rule');
+    if (!this.matchWhen(consumerUrl, invocation)) {
+      return entry(invokers, false, 'the when-part does not match this consumer/call, so the rule is skipped');
+    }
+    if (this.thenCondition === null) {
+      return entry([], true, 'the then-part is empty or false: a blocklist, this consumer gets no provider (force does not matter)');
+    }
+    const result = invokers.filter((inv) => this.matchThen(inv.getUrl(), consumerUrl));
+    if (result.length > 0) {
+      const out = result.length === before ? invokers : result;
+      return entry(out, true, `the then-part matched ${result.length} of ${before} providers`);
+    }
+    if (this.force) {
+      this.#runtime?.events?.count(FORCE_EMPTY_EVENT);
+      return entry([], true, `force: true and the then-part matched none of ${before} providers`);
+    }
+    return entry(
+      invokers,
+      true,
+      `the then-part matched none of ${before} providers; force: false, so the rule is ignored and all pass`,
+    );
+  }
+}

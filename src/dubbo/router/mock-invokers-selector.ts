@@ -1,0 +1,60 @@
+/**
+ * Dubbo's first state router: keeps `mock://` invokers away from normal calls and serves only them
+ * when the call carries `invocation.need.mock=true` (set by MockClusterInvoker). Owns the split of
+ * the address list on notify; not the mock cluster itself.
+ * Follows dubbo-cluster `router/mock/MockInvokersSelector.java`.
+ */
+import type { Invoker, RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
+import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
+
+/** The attachment MockClusterInvoker sets. */
+export const INVOCATION_NEED_MOCK = 'invocation.need.mock';
+const MOCK_PROTOCOL = 'mock';
+
+const MOCK_INPUTS: RoutingInputs = Object.freeze({
+  method: false,
+  attachments: [INVOCATION_NEED_MOCK],
+  arguments: [],
+  random: false,
+}) as RoutingInputs;
+
+/** MockInvokersSelector (order -100). */
+export class MockInvokersSelector implements StateRouter {
+  readonly name = 'mock';
+  readonly order = -100;
+  #normal: ReadonlySet<Invoker> = new Set();
+  #mocked: ReadonlySet<Invoker> = new Set();
+
+  /** Splits the full list into mock:// and normal invokers. */
+  notify(invokers: Invoker[]): void {
+    const normal = new Set<Invoker>();
+    const mocked = new Set<Invoker>();
+    for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
+    this.#normal = normal;
+    this.#mocked = mocked;
+  }
+
+  routingInputs(): RoutingInputs {
+    return MOCK_INPUTS;
+  }
+
+  route(invokers: Invoker[], _consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const before = invokers.length;
+    const entry = (out: Invoker[], note: string): RouterResult => ({
+      invokers: out,
+      trace: { router: this.name, before, after: out.length, note },
+    });
+    if (before === 0) return entry(invokers, 'no provider reached the mock selector');
+    const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
+    if (value === undefined) return entry(and(invokers, this.#normal), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
+    if (value.toLowerCase() === 'true') return entry(and(invokers, this.#mocked), `${INVOCATION_NEED_MOCK}=true: mock invokers only`);
+    return entry(invokers, `${INVOCATION_NEED_MOCK}=${value}: passed through`);
+  }
+}
+
+// BitList.and: the input's order, keeping those in the cached set; the same list when all are kept.
+function and(invokers: Invoker[], keep: ReadonlySet<Invoker>): Invoker[] {
+  const out = invokers.filter((inv) => keep.has(inv));
+  return out.length === invokers.length ? invokers : out;
+}

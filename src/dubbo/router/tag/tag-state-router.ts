@@ -1,0 +1,172 @@
+/**
+ * Dubbo's tag router: a request's tag (`dubbo.tag` attachment, else the consumer's `dubbo.tag`)
+ * picks the providers carrying it, by dynamic rule addresses or by the provider's static
+ * `dubbo.tag` param, with Dubbo's fallbacks to untagged providers. Untagged requests never reach
+ * tagged providers. Owns routing and notify; the rule model is in tag-router-rule.ts.
+ * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
+ */
+import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
+import type { Invoker, RpcInvocation } from '../../rpc.js';
+import type { URL } from '../../url.js';
+import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import { matchIpExpression } from './ip-expression.js';
+import { parseTagRule, TagRouterRule } from './tag-router-rule.js';
+
+/** Dubbo's activation order of the tag router. */
+export const TAG_ROUTER_ORDER = 100;
+const TAG_SEPARATOR = '|';
+const ANYHOST_VALUE = '0.0.0.0';
+
+const TAG_INPUTS: RoutingInputs = Object.freeze({
+  method: false,
+  attachments: [TAG_KEY, FORCE_USE_TAG],
+  arguments: [],
+  random: false,
+}) as RoutingInputs;
+
+/**
+ * selectAddressByTagLevel: an exact lookup when forced or without `|`; otherwise the longest
+ * non-empty prefix of `a|b|c` (`a|b|c`, `a|b`, `a`), or null.
+ */
+export function selectAddressByTagLevel<S extends ReadonlySet<string>>(
+  tagAddresses: ReadonlyMap<string, S>,
+  tagSelector: string,
+  isForce: boolean,
+): S | null {
+  if (isForce || !tagSelector.includes(TAG_SEPARATOR)) return tagAddresses.get(tagSelector) ?? null;
+  const selectors = tagSelector.split(TAG_SEPARATOR);
+  for (let i = selectors.length; i > 0; i--) {
+    const addresses = tagAddresses.get(selectors.slice(0, i).join(TAG_SEPARATOR));
+    if (addresses !== undefined && addresses.size > 0) return addresses;
+  }
+  return null;
+}
+
+// checkAddressMatch: any pattern matching host/port, or `0.0.0.0:<port>`. A malformed pattern is
+// skipped entirely (Dubbo logs it and its catch also skips the any-host check).
+function checkAddressMatch(addresses: ReadonlySet<string>, host: string, port: number): boolean {
+  for (const address of addresses) {
+    try {
+      if (matchIpExpression(address, host, port)) return true;
+    } catch {
+      continue;
+    }
+    if (`${ANYHOST_VALUE}:${port}` === address) return true;
+  }
+  return false;
+}
+
+function staticTag(inv: Invoker): string | undefined {
+  // Provider-first in 3.x: ServiceAddressURL answers dubbo.tag with the provider's value.
+  return inv.getUrl().getParameter(TAG_KEY);
+}
+
+// filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
+function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {
+  const result = invokers.filter(predicate);
+  return result.length === invokers.length ? invokers : result;
+}
+
+/** The tag router, with an optional dynamic rule (YAML text, object or parsed rule). */
+export class TagStateRouter implements StateRouter {
+  readonly name = 'tag';
+  readonly order = TAG_ROUTER_ORDER;
+  #rule: TagRouterRule | null = null;
+  #invokers: readonly Invoker[] = [];
+
+  constructor(rule?: TagRouterRule | string | Record<string, unknown> | null) {
+    if (rule !== undefined && rule !== null) this.setRule(rule);
+  }
+
+  /** The dynamic rule in force, or null (static tags only). */
+  getRule(): TagRouterRule | null {
+    return this.#rule;
+  }
+
+  /** A rule push (`process`): replaces the rule and initialises it for the current providers. Null deletes it. */
+  setRule(rule: TagRouterRule | string | Record<string, unknown> | null): void {
+    if (rule === null) {
+      this.#rule = null;
+      return;
+    }
+    const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
+    parsed.init(this.#invokers);
+    this.#rule = parsed;
+  }
+
+  /** Every address notification re-initialises the rule (needed for `match` tags). */
+  notify(invokers: Invoker[]): void {
+    this.#invokers = invokers;
+    if (this.#rule !== null) this.#rule.init(invokers);
+  }
+
+  routingInputs(): RoutingInputs {
+    return TAG_INPUTS;
+  }
+
+  route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const before = invokers.length;
+    const attachmentTag = invocation.getAttachment(TAG_KEY);
+    const tag = attachmentTag === undefined || attachmentTag === '' ? consumerUrl.getParameter(TAG_KEY) : attachmentTag;
+    const entry = (out: Invoker[], note: string): RouterResult => ({
+      invokers: out,
+      trace: { router: this.name, rule: tag === undefined ? undefined : `${TAG_KEY}=${tag}`, before, after: out.length, note },
+    });
+    if (before === 0) return entry(invokers, 'no provider reached the tag router');
+    // getAttachment(key, default): an absent or empty attachment gives the router URL's (consumer's) value.
+    const forceAttachment = invocation.getAttachment(FORCE_USE_TAG);
+    const forceUseTag =
+      (forceAttachment === undefined || forceAttachment === '' ? consumerUrl.getParameter(FORCE_USE_TAG, 'false') : forceAttachment).toLowerCase() === 'true';
+    const rule = this.#rule;
+    if (rule === null || !rule.valid || !rule.enabled) {
+      const why = rule === null ? 'no dynamic tag rule' : 'the dynamic tag rule is disabled';
+      return this.#filterUsingStaticTag(invokers, tag, forceUseTag, why, entry);
+    }
+    if (tag !== undefined) {
+      const addresses = selectAddressByTagLevel(rule.getTagnameToAddresses(), tag, forceUseTag);
+      let result: Invoker[];
+      if (addresses !== null) {
+        result = filterInvoker(invokers, (inv) => checkAddressMatch(addresses, inv.getUrl().host, inv.getUrl().port));
+        if (result.length > 0) return entry(result, `tag ${tag}: ${result.length} of ${before} providers in the rule's addresses`);
+        if (rule.force) return entry(result, `tag ${tag}: none of ${before} providers is in the rule's addresses, and the rule has force: true`);
+      } else {
+        result = filterInvoker(invokers, (inv) => staticTag(inv) === tag);
+        if (result.length > 0) return entry(result, `tag ${tag} is not in the rule: ${result.length} of ${before} providers carry it as a static dubbo.tag`);
+      }
+      if (forceUseTag) return entry(result, `tag ${tag}: no provider carries it and dubbo.force.tag=true, so no fallback`);
+      const all = rule.getAddresses();
+      const untagged = filterInvoker(invokers, (inv) => !checkAddressMatch(all, inv.getUrl().host, inv.getUrl().port) && !staticTag(inv));
+      return entry(untagged, `tag ${tag}: no provider carries it; fell back to the ${untagged.length} providers without any tag`);
+    }
+    let result = invokers;
+    const all = rule.getAddresses();
+    if (all.size > 0) {
+      result = filterInvoker(invokers, (inv) => !checkAddressMatch(all, inv.getUrl().host, inv.getUrl().port));
+      if (result.length === 0) {
+        return entry(result, `no tag requested and every one of ${before} providers is in a dynamic tag, so none is left (even without force)`);
+      }
+    }
+    const untagged = filterInvoker(result, (inv) => !staticTag(inv));
+    return entry(untagged, `no tag requested: ${untagged.length} of ${before} providers carry no tag`);
+  }
+
+  // filterUsingStaticTag: without a usable rule, only the providers' dubbo.tag params count.
+  #filterUsingStaticTag(
+    invokers: Invoker[],
+    tag: string | undefined,
+    forceUseTag: boolean,
+    why: string,
+    entry: (out: Invoker[], note: string) => RouterResult,
+  ): RouterResult {
+    const before = invokers.length;
+    if (tag === undefined) {
+      const untagged = filterInvoker(invokers, (inv) => !staticTag(inv));
+      return entry(untagged, `${why}; no tag requested: ${untagged.length} of ${before} providers carry no tag`);
+    }
+    const tagged = filterInvoker(invokers, (inv) => staticTag(inv) === tag);
+    if (tagged.length > 0) return entry(tagged, `${why}; tag ${tag}: ${tagged.length} of ${before} providers carry it`);
+    if (forceUseTag) return entry(tagged, `${why}; tag ${tag}: no provider carries it and dubbo.force.tag=true, so no fallback`);
+    const untagged = filterInvoker(invokers, (inv) => !staticTag(inv));
+    return entry(untagged, `${why}; tag ${tag}: no provider carries it; fell back to the ${untagged.length} untagged providers`);
+  }
+}

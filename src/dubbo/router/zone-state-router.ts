@@ -1,0 +1,80 @@
+/**
+ * zonesim's zone router (not a Dubbo router; the kind Dubbo users write as a StateRouter
+ * extension): keeps the providers whose `zone` URL param equals the call's target zone, with an
+ * optional fallback to all providers when the zone has none. The target comes from an attachment
+ * (default key `zone`, falling back to the consumer's own `zone` param) or from the consumer URL.
+ * Order 160: after Dubbo's tag (100) and condition routers (140-150), so rules narrow first and
+ * the zone preference applies to what they allow.
+ */
+import { ZONE_KEY } from '../constants.js';
+import type { Invoker, RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
+import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
+
+/** The zone router's place in the chain (after Dubbo's condition routers). */
+export const ZONE_ROUTER_ORDER = 160;
+
+/** Options of the zone router (scenario `{ type: zone, fallback, zoneFrom }`). */
+export interface ZoneStateRouterOptions {
+  /** True: an empty zone gives back the whole input; false (strict): no provider. */
+  fallback: boolean;
+  /** `attachment`: the call's attachment, else the consumer's zone; `local`: the consumer URL's `zone` param. */
+  zoneFrom: 'attachment' | 'local';
+  /** The attachment key carrying the target zone; default `zone`. */
+  attachmentKey?: string;
+}
+
+const NO_INPUTS: RoutingInputs = Object.freeze({ method: false, attachments: [], arguments: [], random: false }) as RoutingInputs;
+
+/** Routes to the target zone's providers (name `zone`). */
+export class ZoneStateRouter implements StateRouter {
+  readonly name = 'zone';
+  readonly order = ZONE_ROUTER_ORDER;
+  readonly fallback: boolean;
+  readonly zoneFrom: 'attachment' | 'local';
+  readonly attachmentKey: string;
+  readonly #inputs: RoutingInputs;
+
+  constructor(options: ZoneStateRouterOptions) {
+    this.fallback = options.fallback;
+    this.zoneFrom = options.zoneFrom;
+    this.attachmentKey = options.attachmentKey ?? ZONE_KEY;
+    this.#inputs =
+      this.zoneFrom === 'attachment'
+        ? (Object.freeze({ method: false, attachments: [this.attachmentKey], arguments: [], random: false }) as RoutingInputs)
+        : NO_INPUTS;
+  }
+
+  routingInputs(): RoutingInputs {
+    return this.#inputs;
+  }
+
+  /** The zone this call should stay in, or undefined when nothing names one. */
+  targetZone(consumerUrl: URL, invocation: RpcInvocation): string | undefined {
+    if (this.zoneFrom === 'attachment') {
+      const fromCall = invocation.getAttachment(this.attachmentKey);
+      if (fromCall !== undefined && fromCall !== '') return fromCall;
+    }
+    return consumerUrl.getParameter(ZONE_KEY);
+  }
+
+  route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const before = invokers.length;
+    const zone = this.targetZone(consumerUrl, invocation);
+    const entry = (out: Invoker[], note: string): RouterResult => ({
+      invokers: out,
+      trace: { router: this.name, rule: zone === undefined ? undefined : `zone=${zone}`, before, after: out.length, note },
+    });
+    if (before === 0) return entry(invokers, 'no provider reached the zone router');
+    if (zone === undefined) {
+      const where = this.zoneFrom === 'attachment' ? `no '${this.attachmentKey}' attachment and no consumer zone param` : 'the consumer URL has no zone param';
+      return entry(invokers, `${where}: passed all ${before} through`);
+    }
+    // The provider's own zone: a consumer-first merged URL would answer with the consumer's zone.
+    const kept = invokers.filter((inv) => inv.getUrl().getOriginalParameter(ZONE_KEY) === zone);
+    if (kept.length === before) return entry(invokers, `all ${before} providers are in zone ${zone}`);
+    if (kept.length > 0) return entry(kept, `kept the ${kept.length} of ${before} providers in zone ${zone}`);
+    if (this.fallback) return entry(invokers, `no provider in zone ${zone}, fell back to all ${before}`);
+    return entry([], `no provider in zone ${zone} (strict: no fallback)`);
+  }
+}
