@@ -178,6 +178,8 @@ export interface StrategySpec {
   description?: string;
   /** Merged into every reference of every consumer group (a `service` key limits it to one service). */
   reference?: Partial<ReferenceSpec>;
+  /** Per-service reference overrides (`reference: { com.example.UserService: { retries: 0 } }`), merged after `reference`. */
+  referenceByService?: Record<string, Partial<ReferenceSpec>>;
   /** Replaces the scenario's routers when present. */
   routers?: RouterSpec[];
   /** Appended to the scenario's routers (used by the built-in zone strategies). */

@@ -1,0 +1,344 @@
+/**
+ * Checks that names in a scenario refer to things the scenario declares: zones (providers,
+ * consumers, registries, RTT pairs, faults), services and methods (providers, consumer calls,
+ * reference keys, call graphs, routers, faults), provider groups, registries; plus the checks
+ * that need the whole file (zone CIDR big enough for its instances, call-graph cycles, warmup
+ * shorter than duration, duplicate group names). It reads the RAW document defensively, so it
+ * runs even when the schema found type errors; field types and units are `schema.ts`'s job.
+ */
+import { suggestion } from './did-you-mean.js';
+import type { PathIssue } from './zod-issues.js';
+import { describeFound } from './zod-issues.js';
+import { parseDuration } from './units.js';
+
+type Obj = Record<string, unknown>;
+type Path = Array<string | number>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const keys = (v: unknown): string[] => (isObj(v) ? Object.keys(v) : []);
+
+/** Reference attribute names (keys of a strategy `reference` override that are not services). */
+export const REFERENCE_ATTRIBUTES = [
+  'timeout', 'retries', 'loadbalance', 'cluster', 'forks', 'sticky', 'actives', 'tag', 'parameters', 'methods',
+];
+
+const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
+
+/** Prefix length of a valid IPv4 CIDR, or undefined. */
+export function cidrPrefix(cidr: string): number | undefined {
+  const m = IPV4_CIDR.exec(cidr.trim());
+  if (!m) return undefined;
+  const octets = m.slice(1, 5).map(Number);
+  const prefix = Number(m[5]);
+  return octets.every((o) => o <= 255) && prefix <= 32 ? prefix : undefined;
+}
+
+/** Usable host addresses in a CIDR of this prefix length (network and broadcast excluded below /31). */
+export function usableAddresses(prefix: number): number {
+  if (prefix >= 32) return 1;
+  if (prefix === 31) return 2;
+  return 2 ** (32 - prefix) - 2;
+}
+
+/** Group names of provider entries: `name`, or `<service>@<zone>#<index>` with index among groups of that service+zone. */
+export function providerGroupNames(providers: ReadonlyArray<{ name?: unknown; service?: unknown; zone?: unknown }>): string[] {
+  const seen = new Map<string, number>();
+  return providers.map((p) => {
+    const key = `${String(p.service)}@${String(p.zone)}`;
+    const index = seen.get(key) ?? 0;
+    seen.set(key, index + 1);
+    return typeof p.name === 'string' ? p.name : `${key}#${index}`;
+  });
+}
+
+/** Splits a `service.method` calls key at its last dot. */
+export function splitCallKey(key: string): { service: string; method: string } | undefined {
+  const dot = key.lastIndexOf('.');
+  if (dot <= 0 || dot === key.length - 1) return undefined;
+  return { service: key.slice(0, dot), method: key.slice(dot + 1) };
+}
+
+/** Cross-reference problems, and paths under which schema issues are noise (an unknown key's value). */
+export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[] } {
+  const issues: PathIssue[] = [];
+  const suppress: Path[] = [];
+  if (!isObj(raw)) return { issues, suppress };
+
+  const zones = keys(raw.zones);
+  const servicesObj = isObj(raw.services) ? raw.services : {};
+  const services = Object.keys(servicesObj);
+  const methodsOf = (service: string): string[] => {
+    const s = servicesObj[service];
+    return isObj(s) ? keys(s.methods) : [];
+  };
+  const registries = keys(raw.registries);
+  const providers = list(raw.providers).filter(isObj);
+  const groups = providerGroupNames(list(raw.providers).map((p) => (isObj(p) ? p : {})));
+
+  const name = (
+    value: unknown,
+    known: string[],
+    what: string,
+    where: string,
+    path: Path,
+    atKey = false,
+  ): boolean => {
+    if (typeof value !== 'string' || known.includes(value)) return true;
+    const listed = known.length ? `(${known.join(', ')})` : '(none declared)';
+    issues.push({
+      path,
+      atKey,
+      message: `expected a ${what} declared under ${where} ${listed}, found ${describeFound(value)}${suggestion(value, known)}`,
+    });
+    return false;
+  };
+  const zone = (v: unknown, path: Path, atKey = false) => name(v, zones, 'zone', 'zones', path, atKey);
+  const service = (v: unknown, path: Path, atKey = false) => name(v, services, 'service', 'services', path, atKey);
+  const method = (svc: unknown, m: unknown, path: Path, atKey = false) =>
+    typeof svc !== 'string' || !services.includes(svc) || name(m, methodsOf(svc), `method of ${svc}`, `services["${svc}"].methods`, path, atKey);
+  const registry = (v: unknown, path: Path) => name(v, registries, 'registry', 'registries', path);
+  const group = (v: unknown, path: Path) => name(v, groups, 'provider group', 'providers (name)', path);
+  const referenceMethods = (svc: unknown, ref: unknown, path: Path) => {
+    if (!isObj(ref)) return;
+    for (const m of keys(ref.methods)) method(svc, m, [...path, 'methods', m], true);
+  };
+
+  // Zones: names usable in RTT keys, valid CIDRs big enough for what they hold.
+  const instancesByZone = new Map<string, number>();
+  for (const p of providers) {
+    const count = p.count === undefined ? 1 : p.count;
+    if (typeof p.zone === 'string' && typeof count === 'number' && count > 0) {
+      instancesByZone.set(p.zone, (instancesByZone.get(p.zone) ?? 0) + count);
+    }
+  }
+  for (const c of list(raw.consumers).filter(isObj)) {
+    const n = c.instances === undefined ? 1 : c.instances;
+    if (typeof c.zone === 'string' && typeof n === 'number' && n > 0) {
+      instancesByZone.set(c.zone, (instancesByZone.get(c.zone) ?? 0) + n);
+    }
+  }
+  if (isObj(raw.zones)) {
+    for (const [z, spec] of Object.entries(raw.zones)) {
+      if (z.includes('<') || z.includes('>') || z === 'same-zone' || z === 'default' || z.trim() === '') {
+        issues.push({ path: ['zones', z], atKey: true, message: `zone name "${z}" cannot be empty, contain < or >, or be same-zone or default` });
+      }
+      const cidr = isObj(spec) ? spec.cidr : undefined;
+      if (typeof cidr !== 'string') continue;
+      const prefix = cidrPrefix(cidr);
+      if (prefix === undefined) {
+        issues.push({ path: ['zones', z, 'cidr'], message: `expected an IPv4 CIDR such as 10.10.0.0/16, found ${describeFound(cidr)}` });
+        continue;
+      }
+      const need = instancesByZone.get(z) ?? 0;
+      const have = usableAddresses(prefix);
+      if (need > have) {
+        issues.push({
+          path: ['zones', z, 'cidr'],
+          message: `${cidr} has ${have} usable address${have === 1 ? '' : 'es'}, fewer than the ${need} provider and consumer instances placed in ${z}`,
+        });
+      }
+    }
+  }
+
+  // Network: RTT keys name known zones.
+  const rtt = isObj(raw.network) && isObj(raw.network.rtt) ? raw.network.rtt : {};
+  for (const key of Object.keys(rtt)) {
+    if (key === 'same-zone' || key === 'default') continue;
+    const m = /^(.+?)(<->|->)(.+)$/.exec(key);
+    if (!m) {
+      issues.push({
+        path: ['network', 'rtt', key],
+        atKey: true,
+        message: `expected same-zone, default, A<->B or A->B (A and B zone names), found ${JSON.stringify(key)}`,
+      });
+      continue;
+    }
+    for (const z of [m[1]!.trim(), m[3]!.trim()]) zone(z, ['network', 'rtt', key], true);
+  }
+
+  // Registries.
+  if (isObj(raw.registry)) zone(raw.registry.zone, ['registry', 'zone']);
+  if (isObj(raw.registries)) {
+    for (const [r, spec] of Object.entries(raw.registries)) if (isObj(spec)) zone(spec.zone, ['registries', r, 'zone']);
+  }
+
+  // Services: call graphs name known services and methods, and do not loop.
+  const edges = new Map<string, Array<{ to: string; path: Path }>>();
+  for (const [s, spec] of Object.entries(servicesObj)) {
+    if (!isObj(spec) || !isObj(spec.methods)) continue;
+    for (const [m, mspec] of Object.entries(spec.methods)) {
+      if (!isObj(mspec)) continue;
+      list(mspec.calls).forEach((call, j) => {
+        if (!isObj(call)) return;
+        const path: Path = ['services', s, 'methods', m, 'calls', j];
+        const okService = service(call.service, [...path, 'service']);
+        const okMethod = okService && method(call.service, call.method, [...path, 'method']);
+        referenceMethods(call.service, call.reference, [...path, 'reference']);
+        if (okService && okMethod && typeof call.service === 'string' && typeof call.method === 'string') {
+          const from = `${s}.${m}`;
+          edges.set(from, [...(edges.get(from) ?? []), { to: `${call.service}.${call.method}`, path }]);
+        }
+      });
+    }
+  }
+  const cycle = findCycle(edges);
+  if (cycle) {
+    issues.push({ path: cycle.path, message: `call graph cycle: ${cycle.nodes.join(' -> ')}; a request would never end` });
+  }
+
+  // Providers.
+  const firstByName = new Map<string, number>();
+  providers.forEach((p, i) => {
+    const path: Path = ['providers', i];
+    service(p.service, [...path, 'service']);
+    zone(p.zone, [...path, 'zone']);
+    list(p.registries).forEach((r, j) => registry(r, [...path, 'registries', j]));
+    const g = groups[i]!;
+    const first = firstByName.get(g);
+    if (first === undefined) firstByName.set(g, i);
+    else {
+      issues.push({
+        path: p.name === undefined ? path : [...path, 'name'],
+        message: `provider group name "${g}" is already used by providers[${first}]`,
+        hint: 'give each provider group a distinct name:',
+      });
+    }
+  });
+
+  // Consumers.
+  list(raw.consumers).forEach((c, i) => {
+    if (!isObj(c)) return;
+    const path: Path = ['consumers', i];
+    zone(c.zone, [...path, 'zone']);
+    if (isObj(c.calls)) {
+      const callKeys = Object.keys(c.calls);
+      if (callKeys.length === 0) issues.push({ path: [...path, 'calls'], message: 'expected at least one service.method: weight entry, found an empty map' });
+      for (const key of callKeys) {
+        const kpath: Path = [...path, 'calls', key];
+        const split = splitCallKey(key);
+        if (!split) {
+          issues.push({ path: kpath, atKey: true, message: `expected service.method, found ${JSON.stringify(key)}` });
+          continue;
+        }
+        if (!services.includes(split.service)) {
+          issues.push({
+            path: kpath,
+            atKey: true,
+            message: `expected a service declared under services (${services.join(', ')}), found "${split.service}" in "${key}"${suggestion(split.service, services)}`,
+          });
+        } else method(split.service, split.method, kpath, true);
+      }
+    }
+    if (isObj(c.reference)) {
+      for (const [s, ref] of Object.entries(c.reference)) {
+        if (service(s, [...path, 'reference', s], true)) referenceMethods(s, ref, [...path, 'reference', s]);
+      }
+    }
+    list(c.registries).forEach((r, j) => registry(r, [...path, 'registries', j]));
+  });
+
+  // Routers (top level and in strategies).
+  const routers = (value: unknown, path: Path) =>
+    list(value).forEach((r, j) => {
+      if (isObj(r)) service(r.service, [...path, j, 'service']);
+    });
+  routers(raw.routers, ['routers']);
+
+  // Faults.
+  list(raw.faults).forEach((f, i) => {
+    if (!isObj(f)) return;
+    const path: Path = ['faults', i];
+    const target = (t: unknown, key: string) => {
+      if (!isObj(t)) return;
+      zone(t.zone, [...path, key, 'zone']);
+      service(t.service, [...path, key, 'service']);
+      group(t.group, [...path, key, 'group']);
+      if (t.method !== undefined) {
+        if (typeof t.service === 'string') method(t.service, t.method, [...path, key, 'method']);
+        else if (typeof t.method === 'string' && !services.some((s) => methodsOf(s).includes(t.method as string))) {
+          issues.push({ path: [...path, key, 'method'], message: `expected a method of some service, found ${describeFound(t.method)}` });
+        }
+      }
+    };
+    const pair = (v: unknown, key: string) => {
+      if (!Array.isArray(v)) return;
+      v.forEach((z, j) => zone(z, [...path, key, j]));
+      if (v.length === 2 && v[0] === v[1]) issues.push({ path: [...path, key], message: `expected two different zones, found "${String(v[0])}" twice` });
+    };
+    if (typeof f.zoneDown === 'string') zone(f.zoneDown, [...path, 'zoneDown']);
+    else target(f.zoneDown, 'zoneDown');
+    zone(f.zoneUp, [...path, 'zoneUp']);
+    for (const key of ['crash', 'restart', 'slowdown', 'scale', 'rollingRestart']) target(f[key], key);
+    pair(f.partition, 'partition');
+    pair(f.heal, 'heal');
+    zone(f.registryPartition, [...path, 'registryPartition']);
+    if (isObj(f.rtt)) pair(f.rtt.between, 'rtt');
+    if (isObj(f.rule)) for (const op of ['add', 'replace', 'remove']) if (isObj(f.rule[op])) routers([f.rule[op]], [...path, 'rule', op]);
+  });
+
+  // Strategies: reference overrides keyed by attribute or by service.
+  if (isObj(raw.strategies)) {
+    for (const [n, st] of Object.entries(raw.strategies)) {
+      if (!isObj(st)) continue;
+      const path: Path = ['strategies', n];
+      if (isObj(st.reference)) {
+        for (const [k, v] of Object.entries(st.reference)) {
+          if (REFERENCE_ATTRIBUTES.includes(k)) continue;
+          const kpath: Path = [...path, 'reference', k];
+          if (services.includes(k)) {
+            referenceMethods(k, v, kpath);
+            continue;
+          }
+          issues.push({
+            path: kpath,
+            atKey: true,
+            message: `unknown field "${k}": neither a reference attribute (${REFERENCE_ATTRIBUTES.join(', ')}) nor a service${suggestion(k, [...REFERENCE_ATTRIBUTES, ...services])}`,
+          });
+          suppress.push(kpath);
+        }
+      }
+      routers(st.routers, [...path, 'routers']);
+      if (isObj(st.registry)) zone(st.registry.zone, [...path, 'registry', 'zone']);
+    }
+  }
+
+  // Timing.
+  const durationMs = raw.duration === undefined ? 60_000 : parseDuration(raw.duration);
+  const warmupMs = raw.warmup === undefined ? 5_000 : parseDuration(raw.warmup);
+  if (durationMs !== undefined && warmupMs !== undefined && warmupMs >= durationMs) {
+    issues.push({
+      path: raw.warmup === undefined ? ['duration'] : ['warmup'],
+      message: `warmup (${warmupMs} ms) must be shorter than duration (${durationMs} ms), or nothing is measured`,
+    });
+  }
+  return { issues, suppress };
+}
+
+/** The first cycle in a call graph, with the path of the call that closes it. */
+function findCycle(edges: Map<string, Array<{ to: string; path: Path }>>): { nodes: string[]; path: Path } | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): { nodes: string[]; path: Path } | undefined => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const e of edges.get(node) ?? []) {
+      const s = state.get(e.to);
+      if (s === 'open') return { nodes: [...stack.slice(stack.indexOf(e.to)), e.to], path: e.path };
+      if (s === undefined) {
+        const found = visit(e.to);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of edges.keys()) {
+    if (state.get(node) === undefined) {
+      const found = visit(node);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,134 @@
+/**
+ * Loads scenario files (YAML, or JSON through the same parser, which keeps positions): applies
+ * `--set` overrides to the raw document, validates it with the schema and the cross-reference
+ * checks, and reports every problem at once as `file:line:col: path: expected X, found Y`. On
+ * success it returns the normalized `Scenario`. This is the scenario layer's only file reader.
+ */
+import { readFileSync } from 'node:fs';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { crossCheck } from './cross-check.js';
+import { normalizeScenario } from './normalize.js';
+import { applyOverrides, type Override } from './overrides.js';
+import { formatPath, ScenarioError, type FieldPath, type ScenarioIssue } from './scenario-error.js';
+import { rawScenarioSchema } from './schema.js';
+import type { Scenario } from './types.js';
+import { fromZodIssues, zodParseOptions, type PathIssue } from './zod-issues.js';
+
+export { ScenarioError, formatPath } from './scenario-error.js';
+export type { ScenarioIssue } from './scenario-error.js';
+export { applyOverrides, parseSetExpression } from './overrides.js';
+export type { Override } from './overrides.js';
+
+/** A loaded scenario and the raw document it came from, after overrides ("the scenario as run"). */
+export interface LoadedScenario {
+  scenario: Scenario;
+  /** The file text, or the document re-serialized with the `--set` overrides applied. */
+  rawText: string;
+}
+
+const keyOf = (k: unknown): string => (isScalar(k) ? String(k.value) : String(k));
+const startOf = (n: unknown): number | undefined =>
+  n && typeof n === 'object' && 'range' in n ? (n as { range?: [number, number, number] }).range?.[0] : undefined;
+
+/** Offset in the source of the node at `path` (its key with `atKey`), or of its deepest existing ancestor. */
+function offsetOf(doc: Document, path: FieldPath, atKey: boolean): number {
+  let node: unknown = doc.contents;
+  let pos = startOf(node) ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    if (isAlias(node)) node = node.resolve(doc);
+    const seg = path[i]!;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => keyOf(p.key) === String(seg));
+      if (!pair) break;
+      const keyPos = startOf(pair.key);
+      if (i === path.length - 1 && atKey) return keyPos ?? pos;
+      const valuePos = startOf(pair.value);
+      pos = valuePos ?? keyPos ?? pos;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg];
+      if (item === undefined) break;
+      pos = startOf(item) ?? pos;
+      node = item;
+    } else break;
+  }
+  return pos;
+}
+
+const startsWith = (path: FieldPath, prefix: FieldPath): boolean =>
+  prefix.length <= path.length && prefix.every((s, i) => String(s) === String(path[i]));
+
+/** The YAML parser's own errors (syntax, duplicate keys) as scenario issues. */
+function yamlIssues(doc: Document, lc: LineCounter, file: string): ScenarioIssue[] {
+  return doc.errors.map((e) => {
+    const { line, col } = lc.linePos(e.pos[0]);
+    const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    return { file, line, col, path: '', message: `YAML: ${message}` };
+  });
+}
+
+/** Parses and validates scenario text; `fileName` is used in messages and for the default scenario name. */
+export function parseScenarioWithRaw(text: string, fileName: string, overrides: readonly string[] = []): LoadedScenario {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  if (doc.errors.length > 0) throw new ScenarioError(yamlIssues(doc, lc, fileName));
+  const applied: Override[] = applyOverrides(doc, overrides, fileName);
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 10_000 });
+  } catch (e) {
+    throw new ScenarioError([{ file: fileName, line: 1, col: 1, path: '', message: `YAML: ${(e as Error).message}` }]);
+  }
+
+  const knownKeys = new WeakMap<object, string[]>();
+  const parsed = rawScenarioSchema.safeParse(raw, zodParseOptions(knownKeys));
+  const cross = crossCheck(raw);
+  const schemaIssues = parsed.success ? [] : fromZodIssues(parsed.error.issues, raw, knownKeys);
+  const all: PathIssue[] = [
+    ...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))),
+    ...cross.issues,
+  ];
+  if (all.length > 0) {
+    const docStart = lc.linePos(startOf(doc.contents) ?? 0);
+    const seen = new Set<string>();
+    const issues: ScenarioIssue[] = [];
+    for (const i of all) {
+      const path = formatPath(i.path);
+      if (seen.has(`${path}\u0000${i.message}`)) continue;
+      seen.add(`${path}\u0000${i.message}`);
+      // A value written by --set has no place in the file: point at the document start and name the --set.
+      const set = [...applied].reverse().find((o) => startsWith(i.path, o.path));
+      const { line, col } = set ? docStart : lc.linePos(offsetOf(doc, i.path, i.atKey === true));
+      const message = set ? `${i.message} (from --set ${set.expr})` : i.message;
+      issues.push({ file: fileName, line, col, path, message, ...(i.hint ? { hint: i.hint } : {}) });
+    }
+    throw new ScenarioError(issues);
+  }
+  const scenario = normalizeScenario(parsed.data!, fileName);
+  return { scenario, rawText: applied.length > 0 ? doc.toString() : text };
+}
+
+/** Parses and validates scenario text (YAML or JSON); throws a ScenarioError listing every problem. */
+export function parseScenario(text: string, fileName: string, overrides: readonly string[] = []): Scenario {
+  return parseScenarioWithRaw(text, fileName, overrides).scenario;
+}
+
+function readScenarioText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new ScenarioError([{ file: path, line: 0, col: 0, path: '', message: `cannot read the scenario: ${reason}` }]);
+  }
+}
+
+/** Reads and validates a scenario file. */
+export function loadScenarioFile(path: string, overrides: readonly string[] = []): Scenario {
+  return parseScenarioWithRaw(readScenarioText(path), path, overrides).scenario;
+}
+
+/** Reads and validates a scenario file, also returning its text after overrides (for results folders). */
+export function loadScenarioWithRaw(path: string, overrides: readonly string[] = []): LoadedScenario {
+  return parseScenarioWithRaw(readScenarioText(path), path, overrides);
+}

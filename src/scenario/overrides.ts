@@ -1,0 +1,125 @@
+/**
+ * `--set path=value` overrides (SPEC 1): parses the path notation
+ * (`consumers[0].reference["com.example.UserService"].retries`, `duration`, `providers.1.count`)
+ * and writes the value, read as a YAML scalar or flow value (`10m`, `0`, `{cidr: 10.30.0.0/16}`),
+ * into the raw YAML document before validation. Validation and error positions belong to
+ * `load.ts`; malformed expressions are reported here as `ScenarioError`s naming the `--set`.
+ */
+import { isAlias, isMap, isScalar, isSeq, parse as parseYaml, type Document, type Node, YAMLMap, YAMLSeq } from 'yaml';
+import { ScenarioError } from './scenario-error.js';
+
+/** One parsed `--set` expression. */
+export interface Override {
+  /** The expression as given. */
+  expr: string;
+  path: Array<string | number>;
+  value: unknown;
+}
+
+const fail = (file: string, expr: string, what: string): never => {
+  throw new ScenarioError([{ file, line: 0, col: 0, path: '', message: `--set ${expr}: ${what}` }]);
+};
+
+/** Parses `path=value`; throws a ScenarioError (mentioning `--set`) when malformed. */
+export function parseSetExpression(expr: string, file = '<scenario>'): Override {
+  const path: Array<string | number> = [];
+  let i = 0;
+  const at = () => `at character ${i + 1}`;
+  for (;;) {
+    if (expr[i] === '[') {
+      i++;
+      const q = expr[i];
+      if (q === '"' || q === "'") {
+        let j = i + 1;
+        while (j < expr.length && expr[j] !== q) j += expr[j] === '\\' && q === '"' ? 2 : 1;
+        if (j >= expr.length) fail(file, expr, `unclosed ${q} ${at()}`);
+        const text = expr.slice(i, j + 1);
+        let key: string;
+        try {
+          key = q === '"' ? (JSON.parse(text) as string) : text.slice(1, -1);
+        } catch {
+          return fail(file, expr, `malformed quoted key ${text}`);
+        }
+        path.push(key);
+        i = j + 1;
+      } else {
+        const m = /^\d+/.exec(expr.slice(i));
+        if (!m) fail(file, expr, `expected a list index or a quoted key after "[" ${at()}`);
+        path.push(Number(m![0]));
+        i += m![0].length;
+      }
+      if (expr[i] !== ']') fail(file, expr, `expected "]" ${at()}`);
+      i++;
+    } else {
+      const m = /^[^.[\]="']+/.exec(expr.slice(i));
+      if (!m) fail(file, expr, `expected a field name ${at()} (write keys with dots as ["a.b"])`);
+      const seg = m![0].trim();
+      path.push(/^\d+$/.test(seg) ? Number(seg) : seg);
+      i += m![0].length;
+    }
+    if (i >= expr.length) fail(file, expr, 'expected path=value, found no "="');
+    const c = expr[i];
+    if (c === '=') break;
+    if (c === '.') {
+      i++;
+      continue;
+    }
+    if (c === '[') continue;
+    fail(file, expr, `unexpected "${c}" ${at()}`);
+  }
+  const text = expr.slice(i + 1);
+  let value: unknown;
+  try {
+    value = text.trim() === '' ? null : parseYaml(text);
+  } catch (e) {
+    fail(file, expr, `the value is not a YAML value (${(e as Error).message.split('\n')[0]})`);
+  }
+  return { expr, path, value };
+}
+
+const keyOf = (k: unknown): string => (isScalar(k) ? String(k.value) : String(k));
+
+function shown(path: ReadonlyArray<string | number>): string {
+  return path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '') || '(the document)';
+}
+
+/** Applies `--set` expressions to a parsed YAML document, in order; returns them parsed. */
+export function applyOverrides(doc: Document, overrides: readonly string[], file = '<scenario>'): Override[] {
+  const applied: Override[] = [];
+  for (const expr of overrides) {
+    const o = parseSetExpression(expr, file);
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = new YAMLMap() as never;
+    let node: unknown = doc.contents;
+    for (let k = 0; k < o.path.length; k++) {
+      if (isAlias(node)) node = node.resolve(doc);
+      const seg = o.path[k]!;
+      const last = k === o.path.length - 1;
+      const make = (): Node =>
+        last ? (doc.createNode(o.value) as Node) : typeof o.path[k + 1] === 'number' ? new YAMLSeq() : new YAMLMap();
+      if (isMap(node)) {
+        const pair = node.items.find((p) => keyOf(p.key) === String(seg));
+        const empty = !pair || pair.value === null || (isScalar(pair.value) && pair.value.value === null);
+        if (last || empty) {
+          const child = make();
+          if (pair) pair.value = child;
+          else node.items.push(doc.createPair(String(seg), child) as never);
+          node = child;
+        } else node = pair!.value;
+      } else if (isSeq(node)) {
+        if (typeof seg !== 'number') fail(file, expr, `${shown(o.path.slice(0, k))} is a list; index it with [n]`);
+        const n = node.items.length;
+        if ((seg as number) > n) fail(file, expr, `${shown(o.path.slice(0, k + 1))} is past the end of a list of ${n}`);
+        if (last || seg === n) {
+          const child = make();
+          if (seg === n) node.items.push(child);
+          else node.items[seg as number] = child;
+          node = child;
+        } else node = node.items[seg as number];
+      } else {
+        fail(file, expr, `${shown(o.path.slice(0, k))} is a single value, not a map or list`);
+      }
+    }
+    applied.push(o);
+  }
+  return applied;
+}

@@ -1,0 +1,490 @@
+/**
+ * The RAW scenario file format (SPEC 2) as a zod 4 schema: every section, every default, strict
+ * objects everywhere (an unknown key is an error). Parsing with it yields the file's values with
+ * defaults applied and units converted (ms, per second, `DistSpec`) but still under the file's
+ * key names; `normalize.ts` maps that onto `Scenario`, and `cross-check.ts` checks the names that
+ * refer to each other (zones, services, methods, groups). Also the source of `zonesim schema`.
+ *
+ * Top-level defaults that SPEC leaves open: seed 1, duration 60s, warmup 5s, bucket 1s.
+ * Defaults that depend on context (provider group names, registry pushLag by type, zone CIDRs,
+ * consumer application names) are applied by `normalize.ts` and documented in the descriptions.
+ */
+import { z } from 'zod';
+import { clusters, loadBalances } from '../dubbo/extensions.js';
+import { suggestion } from './did-you-mean.js';
+import { distSchema, durationSchema, rateSchema } from './units.js';
+
+/** An integer >= min, with an expected-phrase message. */
+const int = (min: number, what = 'an integer') =>
+  z.int({ error: `expected ${what} >= ${min}` }).min(min, { error: `expected ${what} >= ${min}` });
+const bool = () => z.boolean({ error: 'expected true or false' });
+const str = (what = 'a string') => z.string({ error: `expected ${what}` });
+const fraction = (what = 'a fraction') =>
+  z
+    .number({ error: `expected ${what} between 0 and 1` })
+    .min(0, { error: `expected ${what} between 0 and 1` })
+    .max(1, { error: `expected ${what} between 0 and 1` });
+/** A map whose values are strings on the registered or consumer URL (numbers and booleans are written as text). */
+const urlParams = () =>
+  z.record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string, number or boolean' }),
+    { error: 'expected a map of URL parameters' },
+  );
+
+/** True for a plugin module path (`./x.js`, `../x.js`, `/abs/x.js`) in place of an extension name. */
+export function isModulePath(name: string): boolean {
+  return name.startsWith('./') || name.startsWith('../') || name.startsWith('/');
+}
+
+/** An extension name checked against its table at validation time (helpers fill the tables as they land). */
+function extensionName(kind: string, table: () => Record<string, unknown>) {
+  return str(`a ${kind} name`).superRefine((name, ctx) => {
+    if (isModulePath(name)) return;
+    const names = Object.keys(table());
+    if (names.includes(name)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected a ${kind} name (${names.join(', ')}) or a plugin module path such as ./my-${kind}.js, found "${name}"${suggestion(name, names)}`,
+    });
+  });
+}
+
+const ATTRS_DESCRIPTION = {
+  timeout: 'Dubbo `timeout` (per attempt).',
+  retries: 'Dubbo `retries`: extra attempts after the first (failover, failback).',
+  loadbalance: 'Load balancer SPI name (random, roundrobin, leastactive, ...) or a plugin module path.',
+  cluster: 'Cluster SPI name (failover, failfast, forking, ...) or a plugin module path.',
+  forks: 'Dubbo `forks` (forking cluster).',
+  sticky: 'Dubbo `sticky`.',
+  actives: 'Dubbo `actives` (ActiveLimitFilter).',
+  tag: 'Dubbo `tag` (dubbo.tag for tag routing).',
+  parameters: 'Any other consumer URL parameters.',
+} as const;
+
+/** `<dubbo:reference>` attributes (SPEC 2.4) without `methods`. */
+function referenceAttrs(partial: boolean) {
+  return {
+    timeout: durationSchema.optional().describe(ATTRS_DESCRIPTION.timeout),
+    retries: int(0).optional().describe(ATTRS_DESCRIPTION.retries),
+    loadbalance: extensionName('loadbalance', () => loadBalances).optional().describe(ATTRS_DESCRIPTION.loadbalance),
+    cluster: extensionName('cluster', () => clusters).optional().describe(ATTRS_DESCRIPTION.cluster),
+    forks: z.int({ error: 'expected an integer' }).optional().describe(ATTRS_DESCRIPTION.forks),
+    sticky: bool().optional().describe(ATTRS_DESCRIPTION.sticky),
+    actives: int(0).optional().describe(ATTRS_DESCRIPTION.actives),
+    tag: str().optional().describe(ATTRS_DESCRIPTION.tag),
+    parameters: partial ? urlParams().optional() : urlParams().default({}),
+  };
+}
+
+/** Reference attributes usable as `consumerDefaults` and per method. */
+const methodReferenceSchema = z.strictObject(referenceAttrs(false), {
+  error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)',
+});
+const partialMethodReferenceSchema = z.strictObject(referenceAttrs(true), {
+  error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)',
+});
+
+/** A `<dubbo:reference>` (interface level, with `methods.<m>.*`). */
+export const referenceSchema = z
+  .strictObject(
+    {
+      ...referenceAttrs(false),
+      methods: z
+        .record(z.string(), methodReferenceSchema, { error: 'expected a map of method name to reference attributes' })
+        .default({})
+        .describe('Method-level overrides: `methods: { updateUser: { retries: 0 } }`.'),
+    },
+    { error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)' },
+  )
+  .meta({ id: 'Reference', description: '<dubbo:reference> attributes with Dubbo names; absent fields take Dubbo defaults.' });
+
+/** A reference override without defaults (strategies). */
+const partialReferenceSchema = z.strictObject(
+  {
+    ...referenceAttrs(true),
+    methods: z.record(z.string(), partialMethodReferenceSchema).optional(),
+  },
+  { error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)' },
+);
+
+const REGISTRY_TYPES = ['nacos', 'zookeeper', 'static'] as const;
+
+/** Registry fields; `defaults` false for `registries:` entries and strategy overrides. */
+function registryShape(defaults: boolean) {
+  const d = <T extends z.ZodType>(schema: T, value: unknown, description: string) =>
+    (defaults ? (schema as z.ZodType).prefault(value) : (schema as z.ZodType).optional()).describe(description) as
+      z.ZodOptional<T>;
+  return {
+    type: d(z.enum(REGISTRY_TYPES, { error: 'expected nacos, zookeeper or static' }), 'static', 'nacos | zookeeper | static.'),
+    zone: str('a zone name').optional().describe('Where the registry lives (matters for partitions); multi-registry zone.'),
+    pushLag: distSchema
+      .optional()
+      .describe('Registry -> each consumer instance. Default 0 for static, uniform 20ms..300ms for nacos/zookeeper.'),
+    heartbeat: d(durationSchema, '5s', 'nacos: provider heartbeat interval.'),
+    unhealthyAfter: d(durationSchema, '15s', 'nacos: no heartbeat for this long -> unhealthy, pushed out.'),
+    removeAfter: d(durationSchema, '30s', 'nacos: no heartbeat for this long -> deleted.'),
+    sessionTimeout: d(durationSchema, '40s', 'zookeeper: ephemeral node removed after this long silent.'),
+    emptyProtection: d(bool(), false, 'Dubbo default false; true keeps the old list on an empty push.'),
+    registration: d(
+      z.enum(['interface', 'application'], { error: 'expected interface or application' }),
+      'interface',
+      'interface | application (changes push sizes).',
+    ),
+    registerDelay: d(durationSchema, 0, 'Providers register this long after start.'),
+    connectionBound: d(bool(), false, 'Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats.'),
+    preferred: d(bool(), false, 'Multi-registry: `preferred=true` on the registry URL.'),
+    weight: d(int(0), 100, 'Multi-registry: registry URL `weight`.'),
+  };
+}
+
+/** The default registry (`registry:`). */
+export const registrySchema = z
+  .strictObject(registryShape(true), { error: 'expected a registry map (type, zone, pushLag, ...)' })
+  .describe('The registry (SPEC 2.5).');
+
+/** A registry without defaults: `registries:` entries (which inherit from `registry:`) and strategy overrides. */
+const partialRegistrySchema = z.strictObject(registryShape(false), {
+  error: 'expected a registry map (type, zone, pushLag, ...)',
+});
+
+const downstreamCallSchema = z.strictObject(
+  {
+    service: str('a service name'),
+    method: str('a method name'),
+    reference: referenceSchema.prefault({}),
+  },
+  { error: 'expected a downstream call { service, method, reference? }' },
+);
+
+const methodSchema = z
+  .strictObject(
+    {
+      serviceTime: distSchema.describe('Time on a provider thread per execution.'),
+      idempotent: bool().default(true).describe('false marks writes (counted in duplicateWrites).'),
+      bizErrorRate: fraction('a business error rate').default(0).describe('Share of executions ending in a business exception.'),
+      calls: z
+        .array(downstreamCallSchema, { error: 'expected a list of downstream calls' })
+        .default([])
+        .describe('Call graph (SPEC 2.10): downstream calls made while executing, in order.'),
+      parallel: bool().default(false).describe('Fan the downstream calls out in parallel.'),
+    },
+    { error: 'expected a method map { serviceTime, idempotent?, ... }' },
+  )
+  .describe('A method of the service.');
+
+const serviceSchema = z.strictObject(
+  {
+    methods: z.record(z.string(), methodSchema, { error: 'expected a map of method name to method' }),
+  },
+  { error: 'expected a service map { methods: {...} }' },
+);
+
+const providerSchema = z.strictObject(
+  {
+    name: str().optional().describe('Group name; default <service>@<zone>#<index> (index among groups of that service and zone).'),
+    service: str('a service name'),
+    zone: str('a zone name'),
+    count: int(0).default(1).describe('Instances in the group.'),
+    threads: int(1).default(200).describe('Dubbo fixed thread pool size.'),
+    queues: z.int({ error: 'expected an integer' }).default(0).describe('0 = no queue; < 0 unbounded; > 0 bounded.'),
+    weight: int(0).default(100).describe('Dubbo `weight` on the registered URL.'),
+    warmup: durationSchema.prefault('10m').describe('Dubbo `warmup` on the registered URL.'),
+    application: str().optional().describe('Application on the registered URL; default <service simple name>-provider.'),
+    registries: z.array(str('a registry name')).optional().describe('Registries to register with (default: all).'),
+    params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
+  },
+  { error: 'expected a provider group map { service, zone, count, ... }' },
+);
+
+const attachmentSchema = z
+  .union(
+    [
+      z.string(),
+      z.number(),
+      z.boolean(),
+      z
+        .strictObject({
+          value: z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string' }),
+          fraction: fraction().optional().describe('Share of requests that carry the attachment.'),
+          when: str('an expression such as "userId % 1000 < 5"')
+            .optional()
+            .describe('Per-request user id expression, e.g. "userId % 1000 < 5".'),
+        })
+        .superRefine((v, ctx) => {
+          if (v.fraction !== undefined && v.when !== undefined) {
+            ctx.addIssue({ code: 'custom', path: ['when'], message: 'give either fraction or when, not both' });
+          }
+        }),
+    ],
+    { error: 'expected a string, or { value, fraction } or { value, when }' },
+  )
+  .describe('A plain string tags every request; { value, fraction } a share; { value, when } by user id.');
+
+const consumerSchema = z.strictObject(
+  {
+    application: str().optional().describe('Consumer application name; default consumer-<index>.'),
+    zone: str('a zone name'),
+    instances: int(1).default(1).describe('Consumer instances, each with its own directory and balancer state.'),
+    rate: rateSchema.describe('Total request rate of the group.'),
+    arrival: z.enum(['poisson', 'constant'], { error: 'expected poisson or constant' }).default('poisson'),
+    calls: z
+      .record(
+        z.string(),
+        z.number({ error: 'expected a weight > 0' }).positive({ error: 'expected a weight > 0' }),
+        { error: 'expected a map of service.method to weight' },
+      )
+      .describe('`service.method: weight` (split at the last dot).'),
+    reference: z
+      .record(z.string(), referenceSchema, { error: 'expected a map of service name to reference attributes' })
+      .default({})
+      .describe('<dubbo:reference> attributes per service.'),
+    consumerDefaults: methodReferenceSchema.prefault({}).describe('<dubbo:consumer> defaults, below interface and method level.'),
+    attachments: z.record(z.string(), attachmentSchema, { error: 'expected a map of attachments' }).default({}),
+    registries: z.array(str('a registry name')).optional().describe('Registries to subscribe to (default: all).'),
+    userIds: int(1).default(1_000_000).describe('Distinct user ids for `when:` attachments.'),
+  },
+  { error: 'expected a consumer group map { application, zone, instances, rate, calls, ... }' },
+);
+
+const routerService = str('a service name').optional().describe('Limit the rule to one service.');
+const ruleText = z
+  .union([z.string(), z.record(z.string(), z.unknown())], { error: 'expected a rule: text or a map' })
+  .describe('URL rule text, Dubbo Admin YAML text, or the YAML as a map.');
+
+/** A router entry (SPEC 2.6). */
+export const routerSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({
+      type: z.literal('condition'),
+      rule: ruleText,
+      force: bool().optional(),
+      service: routerService,
+    }),
+    z.strictObject({ type: z.literal('tag'), rule: ruleText, service: routerService }),
+    z.strictObject({
+      type: z.literal('zone'),
+      fallback: bool().default(true).describe('Fall back to all providers when the zone has none (false = strict).'),
+      zoneFrom: z.enum(['attachment', 'local'], { error: 'expected attachment or local' }).default('local'),
+      service: routerService,
+    }),
+    z.strictObject({
+      type: z.literal('plugin'),
+      module: str('a module path such as ./my-router.js'),
+      options: z.record(z.string(), z.unknown()).default({}),
+      service: routerService,
+    }),
+  ],
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union' ? 'expected type to be one of condition, tag, zone, plugin' : 'expected a router map { type, ... }',
+  },
+).meta({ id: 'Router', description: 'A routing rule (SPEC 2.6): condition, tag, zone or plugin.' });
+
+const zonePair = z
+  .tuple([str('a zone name'), str('a zone name')], { error: 'expected two zone names [Z1, Z2]' })
+  .describe('[Z1, Z2]');
+const target = () =>
+  z
+    .strictObject(
+      {
+        zone: str('a zone name').optional(),
+        service: str('a service name').optional(),
+        group: str('a provider group name').optional(),
+        count: int(0).optional().describe('How many instances (default: all).'),
+        fraction: fraction().optional().describe('Share of the instances (default: all).'),
+      },
+      { error: 'expected { zone?, service?, group?, count? | fraction? }' },
+    )
+    .superRefine((v, ctx) => {
+      if (v.count !== undefined && v.fraction !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['fraction'], message: 'give either count or fraction, not both' });
+      }
+    });
+
+/** The action keys of a fault entry; exactly one per entry. */
+export const FAULT_ACTIONS = [
+  'zoneDown', 'zoneUp', 'crash', 'restart', 'slowdown', 'partition', 'heal', 'registryPartition',
+  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart',
+] as const;
+
+const zoneDownMode = z.enum(['blackhole', 'crash'], { error: 'expected blackhole or crash' });
+
+const faultSchema = z
+  .strictObject(
+    {
+      at: durationSchema.describe('When the fault happens (simulated time).'),
+      for: durationSchema.optional().describe('Undo the fault after this long.'),
+      mode: zoneDownMode.optional().describe('With zoneDown: blackhole (default; calls time out) or crash (refused at once).'),
+      zoneDown: z
+        .union([str('a zone name'), z.strictObject({ zone: str('a zone name'), mode: zoneDownMode.optional() })], {
+          error: 'expected a zone name or { zone, mode }',
+        })
+        .optional()
+        .describe("The zone's providers stop answering and heartbeating."),
+      zoneUp: str('a zone name').optional(),
+      crash: target().optional(),
+      restart: target().optional(),
+      slowdown: z
+        .strictObject({
+          zone: str('a zone name').optional(),
+          service: str('a service name').optional(),
+          method: str('a method name').optional(),
+          factor: z.number({ error: 'expected a factor > 0' }).positive({ error: 'expected a factor > 0' }),
+        })
+        .optional()
+        .describe('Multiply service times by factor.'),
+      partition: zonePair.optional(),
+      heal: zonePair.optional(),
+      registryPartition: str('a zone name').optional().describe('Cut the zone off from the registry.'),
+      registryDown: z.literal(true, { error: 'expected true' }).optional(),
+      rtt: z
+        .strictObject({ between: zonePair, set: distSchema })
+        .optional()
+        .describe('Replace the RTT between two zones.'),
+      scale: z
+        .strictObject({
+          zone: str('a zone name').optional(),
+          service: str('a service name').optional(),
+          group: str('a provider group name').optional(),
+          count: int(0),
+        })
+        .optional(),
+      rule: z
+        .strictObject({
+          add: routerSchema.optional(),
+          replace: routerSchema.optional(),
+          remove: routerSchema.optional(),
+          index: int(0).optional().describe('Position of the router to replace or remove.'),
+        })
+        .superRefine((v, ctx) => {
+          const ops = (['add', 'replace', 'remove'] as const).filter((k) => v[k] !== undefined);
+          if (ops.length !== 1) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `expected exactly one of add, replace, remove, found ${ops.length === 0 ? 'none' : ops.join(' and ')}`,
+            });
+          }
+        })
+        .optional(),
+      pushSwitch: z
+        .union([z.enum(['off', 'on']), z.boolean()], { error: 'expected off or on' })
+        .optional()
+        .describe('off stops all registry pushes.'),
+      rollingRestart: z
+        .strictObject({
+          service: str('a service name').optional(),
+          zone: str('a zone name').optional(),
+          group: str('a provider group name').optional(),
+          batch: int(1).default(1),
+          interval: durationSchema.prefault('10s'),
+        })
+        .optional(),
+    },
+    { error: 'expected a fault map { at, <action> }' },
+  )
+  .superRefine((v, ctx) => {
+    const actions = FAULT_ACTIONS.filter((k) => v[k] !== undefined);
+    if (actions.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected exactly one action (${FAULT_ACTIONS.join(', ')}), found ${actions.length === 0 ? 'none' : actions.join(' and ')}`,
+      });
+    }
+    if (v.mode !== undefined && typeof v.zoneDown !== 'string') {
+      ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode goes with zoneDown: <zone>' });
+    }
+  })
+  .meta({ id: 'Fault', description: 'At `at`, one action; `for` undoes it after that long.' });
+
+const strategySchema = z.strictObject(
+  {
+    description: str().optional(),
+    reference: partialReferenceSchema
+      .catchall(partialReferenceSchema)
+      .optional()
+      .describe('Merged into every reference of every consumer group; keys naming a service limit an override to it.'),
+    routers: z.array(routerSchema, { error: 'expected a list of routers' }).optional().describe('Replaces the routers.'),
+    registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
+  },
+  { error: 'expected a strategy map { description?, reference?, routers?, registry? }' },
+);
+
+const zoneSchema = z.strictObject(
+  {
+    cidr: str('a CIDR such as 10.10.0.0/16')
+      .optional()
+      .describe('IPv4 CIDR the instance IPs are drawn from; default 10.10.0.0/16, 10.20.0.0/16, ... in order.'),
+  },
+  { error: 'expected a zone map { cidr }' },
+);
+
+const networkSchema = z.strictObject(
+  {
+    rtt: z
+      .record(z.string(), distSchema, { error: 'expected a map of zone pair to distribution' })
+      .default({})
+      .describe('Round trips: same-zone (default 0.2ms), default (2ms), A<->B (symmetric), A->B (one way).'),
+  },
+  { error: 'expected a network map { rtt }' },
+);
+
+/** The whole raw scenario file. */
+export const rawScenarioSchema = z
+  .strictObject(
+    {
+      $schema: str().optional().describe('JSON Schema reference for editors.'),
+      name: str().optional().describe('Scenario name; default the file name without extension.'),
+      description: str().default(''),
+      seed: z.int({ error: 'expected an integer' }).default(1).describe('Seed of the run (default 1).'),
+      duration: durationSchema.prefault('60s').describe('Simulated time (default 60s).'),
+      warmup: durationSchema.prefault('5s').describe('Excluded from metrics (default 5s).'),
+      bucket: durationSchema.prefault('1s').describe('Timeline bucket width (default 1s).'),
+      zones: z
+        .record(z.string(), zoneSchema, { error: 'expected a map of zone name to { cidr }' })
+        .describe('Zones (data centers) by name.'),
+      network: networkSchema.prefault({}),
+      registry: registrySchema.prefault({}),
+      registries: z
+        .record(z.string(), partialRegistrySchema, { error: 'expected a map of registry name to registry' })
+        .default({})
+        .describe('Multi-registry: registries by name (each with zone, preferred, weight); unset fields inherit from registry.'),
+      services: z
+        .record(z.string(), serviceSchema, { error: 'expected a map of service name to { methods }' })
+        .describe('Services by interface name.'),
+      providers: z.array(providerSchema, { error: 'expected a list of provider groups' }).describe('Provider groups.'),
+      consumers: z.array(consumerSchema, { error: 'expected a list of consumer groups' }).describe('Consumer groups.'),
+      routers: z.array(routerSchema, { error: 'expected a list of routers' }).default([]).describe('Routing rules (SPEC 2.6).'),
+      faults: z.array(faultSchema, { error: 'expected a list of faults' }).default([]).describe('Fault timeline (SPEC 2.8).'),
+      strategies: z
+        .record(z.string(), strategySchema, { error: 'expected a map of strategy name to overrides' })
+        .default({})
+        .describe('Named overrides that `compare` runs side by side (SPEC 2.9).'),
+    },
+    { error: 'expected a scenario map with zones, services, providers and consumers' },
+  )
+  .describe('A zonesim scenario (SPEC 2).');
+
+/** The parsed raw file: defaults applied and units converted, file key names. */
+export type RawScenario = z.output<typeof rawScenarioSchema>;
+export type RawReference = z.output<typeof referenceSchema>;
+export type RawPartialReference = z.output<typeof partialReferenceSchema>;
+export type RawRegistry = z.output<typeof registrySchema>;
+export type RawPartialRegistry = z.output<typeof partialRegistrySchema>;
+export type RawRouter = z.output<typeof routerSchema>;
+export type RawFault = z.output<typeof faultSchema>;
+export type RawMethodReference = z.output<typeof methodReferenceSchema>;
+
+/** Parses one strategy's `reference` service-keyed value (used after the service name is known). */
+export const strategyReferenceSchema = partialReferenceSchema;
+
+/** The JSON Schema (draft 2020-12) of scenario files, for editor completion (`zonesim schema`). */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(rawScenarioSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'zonesim scenario',
+    ...schema,
+  };
+}
