@@ -1,0 +1,408 @@
+/**
+ * The fault timeline (SPEC 2.8): schedules every normalized `FaultSpec` at its `atMs`, applies
+ * it to the world (providers, network, registry), undoes it after `forMs` where an undo makes
+ * sense, and records start/end markers. It owns the instance life-cycle choices of faults:
+ *
+ * - `zoneDown` black-holes or crashes every live provider of the zone; both stop heartbeating
+ *   (`registry.providerStopped(p, false)`).
+ * - Coming back: a black-holed instance resumes as the SAME instance (same timestamp, so no new
+ *   warmup) and registers again (`registry.providerStarted(p)`, as a Nacos client does when its
+ *   heartbeat finds the instance gone, or Dubbo's ZooKeeper recovery after a new session). A
+ *   crashed instance comes back as a NEW instance (new IP, new `timestamp`, so warmup applies),
+ *   as a restarted or rescheduled process does; the old one stays crashed and is retired.
+ * - `restart`, `rollingRestart` and scale-in stop a live instance gracefully: deregister at once,
+ *   keep serving what is in flight (and what arrives before the consumers hear of it), and close
+ *   (state `stopped`) when the thread pool is idle, at most 10 s later.
+ *
+ * Router changes (`rule`) belong to the Dubbo layer and come in through `FaultHooks.onRule`.
+ * Deciding what a fault means for metrics is not done here: the observer only gets markers.
+ */
+import type { DistSpec } from '../engine/distributions.js';
+import type { Rng } from '../engine/random.js';
+import type { FaultAction, FaultSpec, RouterSpec, Scenario } from '../scenario/types.js';
+import type { ProviderGroup, ProviderInstance } from './provider.js';
+import type { World } from './world.js';
+
+/** Undoes one applied fault. */
+export type FaultUndo = () => void;
+
+/** A `rule` fault action. */
+export type RuleFaultAction = Extract<FaultAction, { kind: 'rule' }>;
+
+/** What the layers above implement for faults the world cannot apply itself. */
+export interface FaultHooks {
+  /**
+   * Applies a `rule` fault (add / replace / remove a router) on every consumer instance at
+   * `atMs`; returns how to undo it (used when the fault has `for:`).
+   */
+  onRule?(action: RuleFaultAction, atMs: number): FaultUndo | void;
+}
+
+/**
+ * Dubbo's default graceful-shutdown wait (`dubbo.service.shutdown.wait`,
+ * `ConfigurationUtils.getServerShutdownTimeout`): in-flight calls get this long to finish.
+ */
+export const SERVER_SHUTDOWN_TIMEOUT_MS = 10_000;
+/** How often a draining instance checks whether its thread pool is idle. */
+const DRAIN_POLL_MS = 100;
+
+/** Which provider instances a fault addresses. */
+interface Target {
+  zone?: string;
+  service?: string;
+  group?: string;
+}
+
+/** Schedules every fault of the world's scenario (and its undo) on the world's simulation. */
+export function scheduleFaults(world: World, hooks: FaultHooks = {}): void {
+  const timeline = new FaultTimeline(world, hooks);
+  for (const fault of world.scenario.faults) timeline.schedule(fault);
+}
+
+/** A readable one-line description of a fault action, e.g. `zoneDown zoneA (blackhole)`. */
+export function faultLabel(action: FaultAction): string {
+  switch (action.kind) {
+    case 'zoneDown':
+      return `zoneDown ${action.zone} (${action.mode})`;
+    case 'zoneUp':
+      return `zoneUp ${action.zone}`;
+    case 'crash':
+    case 'restart':
+      return `${action.kind} ${amountLabel(action)} of ${targetLabel(action)}`;
+    case 'slowdown': {
+      const what = action.method !== undefined ? `${action.service ?? '*'}.${action.method}` : (action.service ?? 'all services');
+      return `slowdown ${what}${action.zone !== undefined ? ` in ${action.zone}` : ''} x${action.factor}`;
+    }
+    case 'partition':
+    case 'heal':
+      return `${action.kind} ${action.zones[0]}<->${action.zones[1]}`;
+    case 'registryPartition':
+      return `registryPartition ${action.zone}`;
+    case 'registryDown':
+      return 'registryDown';
+    case 'rtt':
+      return `rtt ${action.between[0]}<->${action.between[1]} = ${distLabel(action.set)}`;
+    case 'scale':
+      return `scale ${targetLabel(action)} to ${action.count}`;
+    case 'rule':
+      return `rule ${action.op}${action.index !== undefined ? ` #${action.index}` : ''} ${routerLabel(action.router)}`;
+    case 'pushSwitch':
+      return `pushSwitch ${action.on ? 'on' : 'off'}`;
+    case 'rollingRestart':
+      return `rollingRestart ${targetLabel(action)} (batch ${action.batch} every ${msLabel(action.intervalMs)})`;
+  }
+}
+
+/**
+ * The times where the fault timeline changes the world (every `atMs` and `atMs + forMs`), plus 0
+ * and the duration: sorted, unique, inside [0, duration]. Consecutive pairs are `check`'s phases.
+ * A rolling restart counts as one boundary (its start): it keeps the provider count steady.
+ */
+export function faultBoundaries(scenario: Scenario): number[] {
+  const times = new Set<number>([0, scenario.durationMs]);
+  for (const f of scenario.faults) {
+    if (f.atMs >= 0 && f.atMs <= scenario.durationMs) times.add(f.atMs);
+    if (f.forMs !== undefined) {
+      const end = f.atMs + f.forMs;
+      if (end >= 0 && end <= scenario.durationMs) times.add(end);
+    }
+  }
+  return [...times].sort((a, b) => a - b);
+}
+
+/** The state of the timeline in one world: the pick stream and the instances faults have replaced. */
+class FaultTimeline {
+  readonly #world: World;
+  readonly #hooks: FaultHooks;
+  readonly #rng: Rng;
+  /** Instances replaced by a new one or scaled away: faults no longer address them. */
+  readonly #retired = new Set<ProviderInstance>();
+
+  constructor(world: World, hooks: FaultHooks) {
+    this.#world = world;
+    this.#hooks = hooks;
+    this.#rng = world.streams.stream('faults');
+  }
+
+  schedule(fault: FaultSpec): void {
+    const world = this.#world;
+    const label = faultLabel(fault.action);
+    if (fault.action.kind === 'rule' && this.#hooks.onRule === undefined) {
+      throw new Error(`${fault.label}: a rule fault needs the onRule hook of scheduleFaults`);
+    }
+    this.#at(fault.atMs, () => {
+      world.observer.marker({ tMs: world.sim.now, kind: 'start', label });
+      const undo = this.#apply(fault.action, label);
+      if (fault.forMs === undefined || undo === undefined) return;
+      this.#at(fault.atMs + fault.forMs, () => {
+        undo();
+        world.observer.marker({ tMs: world.sim.now, kind: 'end', label });
+      });
+    });
+  }
+
+  // Runs `fire` at the absolute time `tMs` (never after the scenario's duration).
+  #at(tMs: number, fire: () => void): void {
+    const sim = this.#world.sim;
+    if (tMs > this.#world.scenario.durationMs) return;
+    sim.schedule(Math.max(0, tMs - sim.now), fire);
+  }
+
+  // Applies one action now; returns its undo, or undefined when it has none.
+  #apply(action: FaultAction, label: string): FaultUndo | undefined {
+    const world = this.#world;
+    switch (action.kind) {
+      case 'zoneDown': {
+        const hit = this.#live({ zone: action.zone }).filter((p) => p.state === 'up' || action.mode === 'crash');
+        for (const p of hit) {
+          if (action.mode === 'crash') this.#crash(p);
+          else this.#blackhole(p);
+        }
+        return () => this.#bringBack(hit);
+      }
+      case 'zoneUp':
+        this.#bringBack(this.#current({ zone: action.zone }));
+        return undefined;
+      case 'crash': {
+        const hit = this.#pick(this.#live(action).filter((p) => p.state === 'up'), action);
+        for (const p of hit) this.#crash(p);
+        return () => this.#bringBack(hit);
+      }
+      case 'restart': {
+        const all = this.#current(action);
+        // Dead instances come back first; live ones to reach the amount are picked at random.
+        const dead = all.filter((p) => p.state !== 'up');
+        const n = amount(all.length, action);
+        const chosen = dead.length >= n ? dead.slice(0, n) : [...dead, ...this.#pick(all.filter((p) => p.state === 'up'), { count: n - dead.length })];
+        for (const p of all) if (chosen.includes(p)) this.#restart(p);
+        return undefined;
+      }
+      case 'slowdown': {
+        const key = action.method ?? '*';
+        const undos = this.#groups(action).map((g) => {
+          const before = g.slowdown.get(key);
+          g.slowdown.set(key, action.factor);
+          return () => {
+            // A later slowdown of the same key has taken over: leave it.
+            if (g.slowdown.get(key) !== action.factor) return;
+            if (before === undefined) g.slowdown.delete(key);
+            else g.slowdown.set(key, before);
+          };
+        });
+        return () => undos.forEach((u) => u());
+      }
+      case 'partition':
+        world.network.partition(...action.zones);
+        return () => world.network.heal(...action.zones);
+      case 'heal':
+        world.network.heal(...action.zones);
+        return () => world.network.partition(...action.zones);
+      case 'registryPartition':
+        world.registry.setZoneCut(action.zone, true);
+        return () => world.registry.setZoneCut(action.zone, false);
+      case 'registryDown':
+        world.registry.setDown(true);
+        return () => world.registry.setDown(false);
+      case 'rtt':
+        return world.network.setRtt(action.between[0], action.between[1], action.set);
+      case 'scale': {
+        const previous = this.#groups(action).map((g) => [g, this.#liveOf(g).length] as const);
+        for (const [g] of previous) this.#scale(g, action.count);
+        return () => {
+          for (const [g, count] of previous) this.#scale(g, count);
+        };
+      }
+      case 'rule': {
+        const undo = this.#hooks.onRule!(action, world.sim.now);
+        return undo ?? undefined;
+      }
+      case 'pushSwitch':
+        world.registry.setPushSwitch(action.on);
+        return () => world.registry.setPushSwitch(!action.on);
+      case 'rollingRestart':
+        this.#rollingRestart(action, label);
+        return undefined;
+    }
+  }
+
+  /** Provider groups a target addresses. */
+  #groups(t: Target): ProviderGroup[] {
+    return this.#world.providerGroups.filter(
+      (g) =>
+        (t.zone === undefined || g.spec.zone === t.zone) &&
+        (t.service === undefined || g.spec.service === t.service) &&
+        (t.group === undefined || g.spec.name === t.group),
+    );
+  }
+
+  /** Instances not replaced or scaled away, in group order then start order. */
+  #current(t: Target): ProviderInstance[] {
+    return this.#groups(t).flatMap((g) => g.instances.filter((p) => !this.#retired.has(p)));
+  }
+
+  /** Current instances whose process runs (up or black-holed). */
+  #live(t: Target): ProviderInstance[] {
+    return this.#current(t).filter((p) => p.state === 'up' || p.state === 'blackhole');
+  }
+
+  #liveOf(g: ProviderGroup): ProviderInstance[] {
+    return g.instances.filter((p) => !this.#retired.has(p) && (p.state === 'up' || p.state === 'blackhole'));
+  }
+
+  /** `count` / `fraction` of `from`, drawn without replacement from the faults stream; kept in `from` order. */
+  #pick(from: ProviderInstance[], a: { count?: number; fraction?: number }): ProviderInstance[] {
+    const n = amount(from.length, a);
+    if (n >= from.length) return from;
+    const pool = [...from];
+    const chosen = new Set<ProviderInstance>();
+    for (let i = 0; i < n; i++) {
+      const j = i + this.#rng.nextInt(pool.length - i);
+      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+      chosen.add(pool[i]!);
+    }
+    return from.filter((p) => chosen.has(p));
+  }
+
+  // The process dies: connections are refused at once, heartbeats stop.
+  #crash(p: ProviderInstance): void {
+    const wasSilent = p.state === 'blackhole';
+    p.state = 'crashed';
+    if (!wasSilent) this.#world.registry.providerStopped(p, false);
+  }
+
+  // The process stops answering anything (calls time out), heartbeats included.
+  #blackhole(p: ProviderInstance): void {
+    p.state = 'blackhole';
+    this.#world.registry.providerStopped(p, false);
+  }
+
+  // zoneUp / undo: black-holed instances resume, crashed ones are replaced by new instances.
+  #bringBack(instances: ProviderInstance[]): void {
+    for (const p of instances) {
+      if (this.#retired.has(p)) continue;
+      if (p.state === 'blackhole') {
+        p.state = 'up';
+        this.#world.registry.providerStarted(p);
+      } else if (p.state === 'crashed') {
+        this.#replace(p);
+      }
+    }
+  }
+
+  // A restart: a live instance stops gracefully; either way a new instance takes its place.
+  #restart(p: ProviderInstance): void {
+    if (p.state === 'up') this.#gracefulStop(p);
+    this.#replace(p);
+  }
+
+  #replace(p: ProviderInstance): void {
+    this.#retired.add(p);
+    this.#world.startProvider(p.group);
+  }
+
+  // Deregisters at once and closes the server when its pool is idle (or after the shutdown wait).
+  // DIVERGENCE: Dubbo also sends a READONLY event so connected consumers stop sending at once;
+  // here consumers learn of the departure only through the registry push, and the instance keeps
+  // serving what they send meanwhile.
+  #gracefulStop(p: ProviderInstance): void {
+    this.#retired.add(p);
+    this.#world.registry.providerStopped(p, true);
+    const sim = this.#world.sim;
+    const deadline = sim.now + SERVER_SHUTDOWN_TIMEOUT_MS;
+    const close = (): void => {
+      if (p.state !== 'up') return;
+      if ((p.pool.inUse === 0 && p.pool.queued === 0) || sim.now >= deadline) p.state = 'stopped';
+      else sim.schedule(Math.min(DRAIN_POLL_MS, deadline - sim.now), close);
+    };
+    close();
+  }
+
+  // Brings the group's live instances to `count`: new instances, or the newest ones stopped.
+  #scale(g: ProviderGroup, count: number): void {
+    const live = this.#liveOf(g);
+    for (let i = live.length; i < count; i++) this.#world.startProvider(g);
+    if (live.length <= count) return;
+    const newestFirst = live.map((p, i) => ({ p, i })).sort((a, b) => b.p.startMs - a.p.startMs || b.i - a.i);
+    for (const { p } of newestFirst.slice(0, live.length - count)) {
+      if (p.state === 'up') this.#gracefulStop(p);
+      else {
+        // A black-holed instance is already silent: it is simply taken away.
+        this.#retired.add(p);
+        p.state = 'stopped';
+        this.#world.registry.providerStopped(p, true);
+      }
+    }
+  }
+
+  // `batch` instances every `intervalMs`, oldest first, until every instance present at the start is done.
+  #rollingRestart(action: Extract<FaultAction, { kind: 'rollingRestart' }>, label: string): void {
+    const world = this.#world;
+    const targets = this.#live(action);
+    const batch = Math.max(1, action.batch);
+    const batches = Math.ceil(targets.length / batch);
+    const startMs = world.sim.now;
+    if (batches === 0) world.observer.marker({ tMs: startMs, kind: 'end', label });
+    for (let b = 0; b < batches; b++) {
+      const slice = targets.slice(b * batch, (b + 1) * batch);
+      this.#at(startMs + b * action.intervalMs, () => {
+        for (const p of slice) if (!this.#retired.has(p)) this.#restart(p);
+        if (b === batches - 1) world.observer.marker({ tMs: world.sim.now, kind: 'end', label });
+      });
+    }
+  }
+}
+
+// How many of `n` instances a `count` / `fraction` means (default all; a fraction rounds to nearest).
+function amount(n: number, a: { count?: number; fraction?: number }): number {
+  if (a.count !== undefined) return Math.min(n, Math.max(0, a.count));
+  if (a.fraction !== undefined) return Math.min(n, Math.max(0, Math.round(a.fraction * n)));
+  return n;
+}
+
+function amountLabel(a: { count?: number; fraction?: number }): string {
+  if (a.count !== undefined) return String(a.count);
+  if (a.fraction !== undefined) return `${+(a.fraction * 100).toFixed(3)}%`;
+  return 'all';
+}
+
+function targetLabel(t: Target): string {
+  if (t.group !== undefined) return `group ${t.group}`;
+  const what = t.service ?? 'providers';
+  return t.zone !== undefined ? `${what} in ${t.zone}` : what;
+}
+
+function msLabel(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+function distLabel(d: DistSpec): string {
+  switch (d.dist) {
+    case 'constant':
+      return msLabel(d.value);
+    case 'mixture':
+      return `mixture of ${d.components.length}`;
+    default: {
+      const { dist, ...params } = d;
+      return `${dist} ${Object.entries(params)
+        .map(([k, v]) => `${k} ${typeof v === 'number' ? msLabel(v) : String(v)}`)
+        .join(' ')}`;
+    }
+  }
+}
+
+function routerLabel(r: RouterSpec): string {
+  switch (r.type) {
+    case 'condition':
+    case 'tag': {
+      const text = typeof r.rule === 'string' ? r.rule : JSON.stringify(r.rule);
+      const short = text.replace(/\s+/g, ' ').trim();
+      return `${r.type} "${short.length > 60 ? `${short.slice(0, 57)}...` : short}"`;
+    }
+    case 'zone':
+      return `zone (${r.fallback ? 'fallback' : 'strict'}, from ${r.zoneFrom})`;
+    case 'plugin':
+      return `plugin ${r.module}`;
+  }
+}
