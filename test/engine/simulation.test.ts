@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import { NORMAL, Simulation, URGENT, type Proc, type SimEvent } from '../../src/engine/simulation.js';
+
+type Log = Array<[string, number]>;
+
+describe('Simulation agenda', () => {
+  it('runs callbacks in time order and advances the clock to each', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    for (const [name, t] of [['c', 3], ['a', 1], ['b', 2]] as const) sim.schedule(t, () => log.push([name, sim.now]));
+    sim.run();
+    expect(log).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+  });
+
+  it('runs urgent entries before normal ones at the same time, and equal ones first come first served', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    sim.schedule(1, () => log.push('normal-1'), NORMAL);
+    sim.schedule(1, () => log.push('urgent-1'), URGENT);
+    sim.schedule(1, () => log.push('normal-2'), NORMAL);
+    sim.schedule(1, () => log.push('urgent-2'), URGENT);
+    sim.run();
+    expect(log).toEqual(['urgent-1', 'urgent-2', 'normal-1', 'normal-2']);
+  });
+
+  it('stops before entries later than until and leaves the clock at until', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    sim.schedule(5, () => log.push(['at-until', sim.now]));
+    sim.schedule(5.001, () => log.push(['after', sim.now]));
+    sim.run({ until: 5 });
+    expect(log).toEqual([['at-until', 5]]);
+    sim.run({ until: 7 });
+    expect(log).toEqual([['at-until', 5], ['after', 5.001]]);
+    expect(sim.now).toBe(7);
+  });
+
+  it('does nothing for a cancelled entry', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    const entry = sim.schedule(1, () => log.push('cancelled'));
+    sim.schedule(2, () => log.push('kept'));
+    sim.cancel(entry);
+    sim.run();
+    expect(log).toEqual(['kept']);
+  });
+
+  it('refuses negative and NaN delays', () => {
+    const sim = new Simulation();
+    expect(() => sim.schedule(-1, () => {})).toThrow(RangeError);
+    expect(() => sim.timeout(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('counts the agenda entries it processed', () => {
+    const sim = new Simulation();
+    sim.schedule(1, () => {});
+    sim.schedule(2, () => {});
+    sim.run();
+    expect(sim.eventsProcessed).toBe(2);
+    expect(sim.step()).toBe(false);
+  });
+});
+
+describe('processes', () => {
+  it('resume after each timeout at the right time, the timer set first winning a tie', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    function* walker(name: string, stepMs: number): Proc<void> {
+      for (let i = 0; i < 3; i++) {
+        yield sim.timeout(stepMs);
+        log.push([name, sim.now]);
+      }
+    }
+    sim.process(walker('slow', 3));
+    sim.process(walker('fast', 2));
+    sim.run();
+    // At t=6 the slow walker's timer (set at t=3) fires before the fast one's (set at t=4).
+    expect(log).toEqual([['fast', 2], ['slow', 3], ['fast', 4], ['slow', 6], ['fast', 6], ['slow', 9]]);
+  });
+
+  it('run sub-processes with yield* and get their return values', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    function* call(name: string, ms: number): Proc<string> {
+      yield sim.timeout(ms);
+      log.push([name, sim.now]);
+      return `${name}-done`;
+    }
+    function* main(): Proc<void> {
+      const a = yield* call('a', 1);
+      const b = yield* call('b', 2);
+      log.push([`${a},${b}`, sim.now]);
+    }
+    sim.process(main());
+    sim.run();
+    expect(log).toEqual([['a', 1], ['b', 3], ['a-done,b-done', 3]]);
+  });
+
+  it('wait for another process and receive its result', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const child = sim.process(
+      (function* (): Proc<number> {
+        yield sim.timeout(4);
+        return 42;
+      })(),
+    );
+    sim.process(
+      (function* (): Proc<void> {
+        const v: number = yield child;
+        log.push([`got ${v}`, sim.now]);
+      })(),
+    );
+    sim.run();
+    expect(log).toEqual([['got 42', 4]]);
+  });
+
+  it('receive the value of an event that succeeds', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const ev = sim.event<string>();
+    sim.process(
+      (function* (): Proc<void> {
+        const v: string = yield ev;
+        log.push([v, sim.now]);
+      })(),
+    );
+    sim.schedule(2.5, () => ev.succeed('response'));
+    sim.run();
+    expect(log).toEqual([['response', 2.5]]);
+  });
+
+  it('receive the value of an event that was already processed', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const ev = sim.event<string>().succeed('early');
+    sim.run();
+    sim.process(
+      (function* (): Proc<void> {
+        const v: string = yield ev;
+        log.push([v, sim.now]);
+      })(),
+    );
+    sim.run();
+    expect(log).toEqual([['early', 0]]);
+  });
+
+  it('get a failed event thrown at their yield', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const ev = sim.event<string>();
+    sim.process(
+      (function* (): Proc<void> {
+        try {
+          yield ev;
+          log.push(['not reached', sim.now]);
+        } catch (error) {
+          log.push([`caught ${(error as Error).message}`, sim.now]);
+        }
+      })(),
+    );
+    sim.schedule(1, () => ev.fail(new Error('refused')));
+    sim.run();
+    expect(log).toEqual([['caught refused', 1]]);
+  });
+
+  it('fail when their generator throws, and pass the error to a waiting process', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const child = sim.process(
+      (function* (): Proc<void> {
+        yield sim.timeout(1);
+        throw new Error('boom');
+      })(),
+    );
+    sim.process(
+      (function* (): Proc<void> {
+        try {
+          yield child;
+        } catch (error) {
+          log.push([(error as Error).message, sim.now]);
+        }
+      })(),
+    );
+    sim.run();
+    expect(log).toEqual([['boom', 1]]);
+    expect(child.ok).toBe(false);
+  });
+
+  it('make the run raise a failure that nobody handles', () => {
+    const sim = new Simulation();
+    sim.process(
+      (function* (): Proc<void> {
+        yield sim.timeout(1);
+        throw new Error('unhandled');
+      })(),
+    );
+    expect(() => sim.run()).toThrow('unhandled');
+  });
+
+  it('fail when they yield something that is not an event', () => {
+    const sim = new Simulation();
+    const proc = sim.process(
+      (function* (): Proc<void> {
+        yield 5 as unknown as SimEvent;
+      })(),
+    );
+    proc.addCallback(() => {});
+    sim.run();
+    expect([proc.ok, (proc.value as unknown as Error).name]).toEqual([false, 'TypeError']);
+  });
+
+  it('see an event triggered now before a timer due at the same time', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    const ev = sim.event();
+    sim.process(
+      (function* (): Proc<void> {
+        yield sim.timeout(1);
+        log.push('timer');
+      })(),
+    );
+    sim.process(
+      (function* (): Proc<void> {
+        yield ev;
+        log.push('event');
+      })(),
+    );
+    // The event is triggered by a timer at t=1 scheduled before the process's timer, and its waiter is urgent.
+    sim.schedule(1, () => ev.succeed());
+    sim.run();
+    expect(log).toEqual(['event', 'timer']);
+  });
+});
+
+describe('events', () => {
+  it('cannot be triggered twice', () => {
+    const sim = new Simulation();
+    const ev = sim.event().succeed(1);
+    expect(() => ev.succeed(2)).toThrow('already triggered');
+    expect(() => ev.fail(new Error('x'))).toThrow('already triggered');
+  });
+
+  it('call every callback once processed', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    const ev = sim.event<string>();
+    for (const name of ['a', 'b', 'c']) ev.addCallback((e) => log.push(`${name}:${e.value}`));
+    ev.succeed('v');
+    sim.run();
+    expect(log).toEqual(['a:v', 'b:v', 'c:v']);
+  });
+});
+
+describe('anyOf', () => {
+  /** A consumer waits for a response or its timeout, whichever comes first. */
+  function race(responseMs: number, timeoutMs: number): Log {
+    const sim = new Simulation();
+    const log: Log = [];
+    const response = sim.event<string>();
+    sim.schedule(responseMs, () => response.succeed('response'));
+    sim.process(
+      (function* (): Proc<void> {
+        const timer = sim.timeout(timeoutMs, 'timeout');
+        const first: SimEvent<string> = yield sim.anyOf([response, timer]);
+        log.push([first.value!, sim.now]);
+      })(),
+    );
+    sim.run();
+    return log;
+  }
+
+  it('resumes with the response when it comes before the timeout', () => {
+    expect(race(3, 10)).toEqual([['response', 3]]);
+  });
+
+  it('resumes with the timeout when the response is late', () => {
+    expect(race(12, 10)).toEqual([['timeout', 10]]);
+  });
+
+  it('resumes with a failed event as a value instead of throwing', () => {
+    const sim = new Simulation();
+    const log: Log = [];
+    const response = sim.event<string>();
+    sim.schedule(2, () => response.fail(new Error('network')));
+    sim.process(
+      (function* (): Proc<void> {
+        const first: SimEvent<unknown> = yield sim.anyOf([response, sim.timeout(10)]);
+        log.push([`${first.ok}:${(first.value as Error).message}`, sim.now]);
+      })(),
+    );
+    sim.run();
+    expect(log).toEqual([['false:network', 2]]);
+  });
+
+  it('ignores a loser that fails after the winner', () => {
+    const sim = new Simulation();
+    const late = sim.event();
+    sim.schedule(5, () => late.fail(new Error('late failure')));
+    const cond = sim.anyOf([sim.timeout(1, 'first'), late]);
+    sim.run();
+    expect([cond.value!.value, late.defused]).toEqual(['first', true]);
+  });
+});
