@@ -13,6 +13,7 @@ import {
 import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
 import type { URL } from '../url.js';
+import { getMethodName } from './rpc-utils.js';
 
 /** Picks one invoker for one invocation. */
 export interface LoadBalance {
@@ -57,13 +58,13 @@ export function getWeight(invoker: Invoker, invocation: RpcInvocation, nowMs: nu
   if (url.getServiceInterface() === REGISTRY_SERVICE) {
     weight = url.getNumber(WEIGHT_KEY, DEFAULT_WEIGHT);
   } else {
-    weight = Math.trunc(url.getMethodNumber(invocation.getMethodName(), WEIGHT_KEY, DEFAULT_WEIGHT));
+    weight = Math.trunc(url.getMethodNumber(getMethodName(invocation), WEIGHT_KEY, DEFAULT_WEIGHT));
     if (weight > 0) {
       const timestamp = url.getNumber(TIMESTAMP_KEY, 0);
       if (timestamp > 0) {
         const uptime = Math.trunc(nowMs - timestamp);
         if (uptime < 0) return 1;
-        const warmup = url.getNumber(WARMUP_KEY, DEFAULT_WARMUP);
+        const warmup = invoker.getUrl().getNumber(WARMUP_KEY, DEFAULT_WARMUP);
         if (uptime > 0 && uptime < warmup) weight = calculateWarmupWeight(uptime, warmup, weight);
       }
     }
