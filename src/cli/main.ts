@@ -139,6 +139,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('count', { type: 'number', default: 10, describe: 'number of picks' })
           .option('seed', { type: 'number', default: 1 })
           .option('now', { type: 'number', describe: 'clock in ms for warmup (timestamp/warmup URL params)' })
+          .option('consumer', { type: 'string', describe: 'consumer URL (zone balancers read its zone and envoy.* parameters)' })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
         const { runSelect } = await import('./select.js');
@@ -152,6 +153,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             count: a.count as number,
             seed: a.seed as number,
             nowMs: a.now as number | undefined,
+            consumer: a.consumer as string | undefined,
             json: a.json as boolean,
           },
           io,
