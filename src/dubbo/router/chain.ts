@@ -44,6 +44,21 @@ function inputsOf(router: StateRouter): RoutingInputs | null {
   }
 }
 
+// The key part of a router without `routeKey`: the raw values of the inputs it declared.
+function rawInputsKey(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
+  const { method, attachments, arguments: args } = inputs;
+  return (_url, invocation) => {
+    let key = method ? (getMethodName(invocation) ?? '') : '';
+    for (const a of attachments) {
+      const v = invocation.getAttachment(a);
+      key += v === undefined ? '\u0001\u0002' : `\u0001${v}`;
+    }
+    const argv = invocation.arguments;
+    for (const i of args) key += i < argv.length ? `\u0001${javaStringValueOf(argv[i])}` : '\u0001\u0002';
+    return key;
+  };
+}
+
 // AbstractStateRouter: `invokers.and(result)`, so the output keeps the input's order and members.
 function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
   let j = 0;
@@ -60,9 +75,8 @@ export class RouterChain implements RouterChainLike {
   readonly #cacheEnabled: boolean;
   readonly #cacheMaxEntries: number;
   #cacheable = false;
-  #keyMethod = false;
-  #keyAttachments: string[] = [];
-  #keyArguments: number[] = [];
+  /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
+  #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
   readonly #cache = new Map<string, RouteResult>();
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
@@ -92,7 +106,7 @@ export class RouterChain implements RouterChainLike {
       this.#cacheInvokers = invokers;
       this.#cacheConsumerUrl = consumerUrl;
     }
-    const key = this.#key(invocation);
+    const key = this.#key(consumerUrl, invocation);
     const hit = this.#cache.get(key);
     if (hit !== undefined) {
       this.#hits++;
@@ -166,36 +180,26 @@ export class RouterChain implements RouterChainLike {
   #reconfigure(): void {
     this.clearCache();
     let cacheable = this.#cacheEnabled;
-    let method = false;
-    const attachments = new Set<string>();
-    const args = new Set<number>();
+    const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
     for (const router of this.#routers) {
       const inputs = cacheable ? inputsOf(router) : null;
       if (inputs === null) {
         cacheable = false;
         break;
       }
-      method ||= inputs.method;
-      for (const a of inputs.attachments) attachments.add(a);
-      for (const n of inputs.arguments) args.add(n);
+      if (typeof router.routeKey === 'function') parts.push((url, inv) => router.routeKey!(url, inv));
+      else if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) parts.push(rawInputsKey(inputs));
     }
     this.#cacheable = cacheable;
-    this.#keyMethod = method;
-    this.#keyAttachments = [...attachments];
-    this.#keyArguments = [...args];
+    this.#keyParts = cacheable ? parts : [];
   }
 
-  // PERF: the key holds only what the routers declared they read, so most calls share a few entries.
-  #key(invocation: RpcInvocation): string {
-    let key = this.#keyMethod ? (getMethodName(invocation) ?? '') : '';
-    for (const a of this.#keyAttachments) {
-      const v = invocation.getAttachment(a);
-      key += v === undefined ? '\u0000\u0001' : `\u0000${v}`;
-    }
-    const argv = invocation.arguments;
-    for (const i of this.#keyArguments) {
-      key += i < argv.length ? `\u0000${javaStringValueOf(argv[i])}` : '\u0000\u0001';
-    }
+  // PERF: the key holds only each router's decision (or the inputs it declared), so most calls share a few entries.
+  #key(consumerUrl: URL, invocation: RpcInvocation): string {
+    const parts = this.#keyParts;
+    if (parts.length === 0) return '';
+    let key = parts[0]!(consumerUrl, invocation);
+    for (let i = 1; i < parts.length; i++) key += `\u0000${parts[i]!(consumerUrl, invocation)}`;
     return key;
   }
 

@@ -39,6 +39,12 @@ export class MockInvokersSelector implements StateRouter {
     return MOCK_INPUTS;
   }
 
+  /** The cache decision: normal, mock or pass-through. */
+  routeKey(_consumerUrl: URL, invocation: RpcInvocation): string {
+    const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
+    return value === undefined ? 'n' : value.toLowerCase() === 'true' ? 'm' : 'p';
+  }
+
   route(invokers: Invoker[], _consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const entry = (out: Invoker[], note: string): RouterResult => ({

@@ -55,6 +55,13 @@ export interface StateRouter {
   readonly cacheKeyInputs?: 'none' | 'method' | 'all';
   /** zonesim addition, preferred over `cacheKeyInputs`: the precise inputs (see RoutingInputs). */
   routingInputs?(): RoutingInputs;
+  /**
+   * zonesim addition, optional refinement of `routingInputs` for the route cache: a short key of
+   * the decision this call leads to (e.g. whether a condition's when-part matches), such that two
+   * calls with the same key get the same result from the same input list. Never called for a
+   * router whose inputs say `random: true`.
+   */
+  routeKey?(consumerUrl: URL, invocation: RpcInvocation): string;
 }
 
 /** The chain's result: surviving invokers, each router's trace, and the router that emptied the list. */

@@ -49,6 +49,11 @@ export class ZoneStateRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /** The cache decision: the target zone. */
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    return this.targetZone(consumerUrl, invocation) ?? '';
+  }
+
   /** The zone this call should stay in, or undefined when nothing names one. */
   targetZone(consumerUrl: URL, invocation: RpcInvocation): string | undefined {
     if (this.zoneFrom === 'attachment') {

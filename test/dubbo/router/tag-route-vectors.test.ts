@@ -25,7 +25,7 @@ describe('tag-route vectors', () => {
   });
 
   it.each(indexed.filter(([, c]) => c.input.op === 'route'))('%s', (_name, c) => {
-    const input = c.input as { dynamicRule: string | null; consumerUrl: string; invocation: { attachments: Record<string, string> }; providers: (string | null)[] };
+    const input = c.input as unknown as { dynamicRule: string | null; consumerUrl: string; invocation: { attachments: Record<string, string> }; providers: (string | null)[] };
     const invokers = invokersOf(input.providers);
     const router = new TagStateRouter(input.dynamicRule);
     router.notify(invokers);
@@ -34,7 +34,7 @@ describe('tag-route vectors', () => {
   });
 
   it.each(indexed.filter(([, c]) => c.input.op === 'selectAddressByTagLevel'))('%s', (_name, c) => {
-    const input = c.input as { tagnameToAddresses: Record<string, string[]>; tagSelector: string; isForce: boolean };
+    const input = c.input as unknown as { tagnameToAddresses: Record<string, string[]>; tagSelector: string; isForce: boolean };
     const map = new Map(Object.entries(input.tagnameToAddresses).map(([k, v]) => [k, new Set(v)]));
     const addresses = selectAddressByTagLevel(map, input.tagSelector, input.isForce);
     const expected = c.expected.addresses as string[] | null;
@@ -42,7 +42,7 @@ describe('tag-route vectors', () => {
   });
 
   it.each(indexed.filter(([, c]) => c.input.op === 'parseRule'))('%s', (_name, c) => {
-    const input = c.input as { rule: string; providers: string[] };
+    const input = c.input as unknown as { rule: string; providers: string[] };
     const rule = parseTagRule(input.rule);
     rule.init(invokersOf(input.providers));
     const e = c.expected as { key: string; priority: number; tagNames: string[]; tagnameToAddresses: Record<string, string[] | null>; allAddresses: string[] };

@@ -69,6 +69,13 @@ export class ConditionRuleRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /** The conditions' when-part decisions, in order. */
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    let key = '';
+    for (const r of this.routers) key += r.routeKey(consumerUrl, invocation);
+    return key;
+  }
+
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     if (this.routers.length === 0) {

@@ -78,6 +78,12 @@ export class ConditionStateRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /** The cache decision: whether the when-part matches (the result depends on nothing else in the call). */
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    if (!this.enabled || this.whenCondition.size === 0) return '';
+    return this.matchWhen(consumerUrl, invocation) ? '1' : '0';
+  }
+
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const entry = (out: Invoker[], matchedWhen: boolean, note: string): RouterResult => ({

@@ -85,6 +85,12 @@ export class MultiDestConditionRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /** The cache decision of a single-destination condition: whether `from` matches. */
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    if (!this.enabled || this.whenCondition.size === 0) return '';
+    return this.matchWhen(consumerUrl, invocation) ? '1' : '0';
+  }
+
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const entry = (out: Invoker[], matchedWhen: boolean, note: string): RouterResult => ({

@@ -56,6 +56,18 @@ function checkAddressMatch(addresses: ReadonlySet<string>, host: string, port: n
   return false;
 }
 
+// The request's tag: the dubbo.tag attachment if non-empty, else the consumer URL's dubbo.tag.
+function requestedTag(consumerUrl: URL, invocation: RpcInvocation): string | undefined {
+  const attachmentTag = invocation.getAttachment(TAG_KEY);
+  return attachmentTag === undefined || attachmentTag === '' ? consumerUrl.getParameter(TAG_KEY) : attachmentTag;
+}
+
+// getAttachment(key, default): an absent or empty attachment gives the router URL's (consumer's) value.
+function isForceUseTag(consumerUrl: URL, invocation: RpcInvocation): boolean {
+  const value = invocation.getAttachment(FORCE_USE_TAG);
+  return (value === undefined || value === '' ? consumerUrl.getParameter(FORCE_USE_TAG, 'false') : value).toLowerCase() === 'true';
+}
+
 function staticTag(inv: Invoker): string | undefined {
   // Provider-first in 3.x: ServiceAddressURL answers dubbo.tag with the provider's value.
   return inv.getUrl().getParameter(TAG_KEY);
@@ -104,19 +116,21 @@ export class TagStateRouter implements StateRouter {
     return TAG_INPUTS;
   }
 
+  /** The cache decision: the requested tag and whether it is forced. */
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    const tag = requestedTag(consumerUrl, invocation);
+    return tag === undefined ? '' : `${isForceUseTag(consumerUrl, invocation) ? '!' : '='}${tag}`;
+  }
+
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
-    const attachmentTag = invocation.getAttachment(TAG_KEY);
-    const tag = attachmentTag === undefined || attachmentTag === '' ? consumerUrl.getParameter(TAG_KEY) : attachmentTag;
+    const tag = requestedTag(consumerUrl, invocation);
     const entry = (out: Invoker[], note: string): RouterResult => ({
       invokers: out,
       trace: { router: this.name, rule: tag === undefined ? undefined : `${TAG_KEY}=${tag}`, before, after: out.length, note },
     });
     if (before === 0) return entry(invokers, 'no provider reached the tag router');
-    // getAttachment(key, default): an absent or empty attachment gives the router URL's (consumer's) value.
-    const forceAttachment = invocation.getAttachment(FORCE_USE_TAG);
-    const forceUseTag =
-      (forceAttachment === undefined || forceAttachment === '' ? consumerUrl.getParameter(FORCE_USE_TAG, 'false') : forceAttachment).toLowerCase() === 'true';
+    const forceUseTag = isForceUseTag(consumerUrl, invocation);
     const rule = this.#rule;
     if (rule === null || !rule.valid || !rule.enabled) {
       const why = rule === null ? 'no dynamic tag rule' : 'the dynamic tag rule is disabled';

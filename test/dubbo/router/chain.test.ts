@@ -1,0 +1,348 @@
+/**
+ * The router chain: Dubbo order, AND composition in directory order, fail-fast, notify, run-time
+ * mutations, the route cache (same answers as uncached routing), and buildRouterChain.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
+import type { RouterResult, RoutingInputs, StateRouter } from '../../../src/dubbo/router/router.js';
+import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.js';
+import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
+import { URL } from '../../../src/dubbo/url.js';
+import { RandomStreams } from '../../../src/engine/random.js';
+import type { RouterSpec } from '../../../src/scenario/types.js';
+import { indicesIn, invokersOf } from './fixtures.js';
+
+const CONSUMER = URL.valueOf('consumer://10.10.1.5/com.example.UserService?application=web&zone=zoneA');
+const call = (methodName = 'getUser', attachments: Record<string, string> = {}, args: unknown[] = []) =>
+  new RpcInvocation({ methodName, attachments, arguments: args });
+
+/** Twelve providers over two zones, some tagged, some in a `region`. */
+function providers(): Invoker[] {
+  const urls: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const zone = i % 3 === 0 ? 'zoneB' : 'zoneA';
+    const tag = i === 4 ? '&dubbo.tag=gray' : i === 7 ? '&dubbo.tag=canary' : '';
+    urls.push(`dubbo://10.${zone === 'zoneA' ? 10 : 20}.0.${i + 1}:20880/com.example.UserService?zone=${zone}&region=r${i % 4}${tag}`);
+  }
+  return invokersOf(urls);
+}
+
+/** A router that keeps what `keep` says, logs its calls and notifications. */
+class FakeRouter implements StateRouter {
+  readonly calls: string[];
+  notified: Invoker[] | null = null;
+  constructor(
+    readonly name: string,
+    readonly order: number,
+    readonly keep: (inv: Invoker, i: number) => boolean,
+    calls: string[] = [],
+    readonly inputs: RoutingInputs | undefined = { method: false, attachments: [], arguments: [], random: false },
+  ) {
+    this.calls = calls;
+  }
+  routingInputs?(): RoutingInputs {
+    return this.inputs!;
+  }
+  notify(invokers: Invoker[]): void {
+    this.notified = invokers;
+  }
+  route(invokers: Invoker[]): RouterResult {
+    this.calls.push(this.name);
+    const out = invokers.filter(this.keep);
+    return { invokers: out, trace: { router: this.name, before: invokers.length, after: out.length } };
+  }
+}
+
+describe('RouterChain', () => {
+  it('runs routers in ascending order, stable for equal orders', () => {
+    const calls: string[] = [];
+    const chain = new RouterChain([
+      new FakeRouter('c', 150, () => true, calls),
+      new FakeRouter('a', 100, () => true, calls),
+      new FakeRouter('b1', 140, () => true, calls),
+      new FakeRouter('b2', 140, () => true, calls),
+    ]);
+    chain.setInvokers(providers());
+    chain.route(CONSUMER, providers(), call());
+    expect(calls).toEqual(['a', 'b1', 'b2', 'c']);
+  });
+
+  it("feeds each router's output to the next (AND)", () => {
+    const list = providers();
+    const chain = new RouterChain([new FakeRouter('even', 1, (_inv, i) => i % 2 === 0), new FakeRouter('first3', 2, (_inv, i) => i < 3)]);
+    chain.setInvokers(list);
+    const result = chain.route(CONSUMER, list, call());
+    expect(indicesIn(list, result.invokers)).toEqual([0, 2, 4]);
+    expect(result.trace.map((t) => [t.router, t.before, t.after])).toEqual([
+      ['even', 12, 6],
+      ['first3', 6, 3],
+    ]);
+  });
+
+  it('stops at the first empty result and names that router', () => {
+    const calls: string[] = [];
+    const list = providers();
+    const chain = new RouterChain([
+      new FakeRouter('none', 1, () => false, calls),
+      new FakeRouter('later', 2, () => true, calls),
+    ]);
+    chain.setInvokers(list);
+    const result = chain.route(CONSUMER, list, call());
+    expect(result.invokers).toEqual([]);
+    expect(calls).toEqual(['none']);
+    expect(result.emptiedBy).toEqual({ router: 'none', before: 12, after: 0 });
+  });
+
+  it('keeps directory order even when a router reorders its output', () => {
+    const list = providers();
+    const reverser: StateRouter = {
+      name: 'reverse',
+      order: 1,
+      route: (invokers) => ({ invokers: [...invokers].reverse().slice(0, 3), trace: { router: 'reverse', before: invokers.length, after: 3 } }),
+    };
+    const chain = new RouterChain([reverser]);
+    chain.setInvokers(list);
+    expect(indicesIn(list, chain.route(CONSUMER, list, call()).invokers)).toEqual([9, 10, 11]);
+  });
+
+  it('drops invokers a router returns that were not in its input', () => {
+    const list = providers();
+    const stranger = invokersOf(['dubbo://9.9.9.9:1/x'])[0]!;
+    const adder: StateRouter = {
+      name: 'adder',
+      order: 1,
+      route: (invokers) => ({ invokers: [invokers[0]!, stranger], trace: { router: 'adder', before: invokers.length, after: 2 } }),
+    };
+    const chain = new RouterChain([adder]);
+    chain.setInvokers(list);
+    const result = chain.route(CONSUMER, list, call());
+    expect(result.invokers).toEqual([list[0]]);
+    expect(result.trace[0]!.after).toBe(1);
+  });
+
+  it('notifies every router of a new address list', () => {
+    const a = new FakeRouter('a', 1, () => true);
+    const b = new FakeRouter('b', 2, () => true);
+    const chain = new RouterChain([a, b]);
+    const list = providers();
+    chain.setInvokers(list);
+    expect([a.notified, b.notified]).toEqual([list, list]);
+  });
+
+  it('adds a router at its order and notifies it with the current list', () => {
+    const calls: string[] = [];
+    const chain = new RouterChain([new FakeRouter('a', 100, () => true, calls), new FakeRouter('c', 150, () => true, calls)]);
+    const list = providers();
+    chain.setInvokers(list);
+    const b = new FakeRouter('b', 140, () => true, calls);
+    chain.addRouter(b);
+    expect(b.notified).toBe(list);
+    chain.route(CONSUMER, list, call());
+    expect(calls).toEqual(['a', 'b', 'c']);
+  });
+
+  it('removes and replaces routers', () => {
+    const list = providers();
+    const none = new FakeRouter('none', 1, () => false);
+    const chain = new RouterChain([none]);
+    chain.setInvokers(list);
+    expect(chain.route(CONSUMER, list, call()).invokers).toEqual([]);
+    expect(chain.removeRouter(none)).toBe(true);
+    expect(chain.removeRouter(none)).toBe(false);
+    expect(chain.route(CONSUMER, list, call()).invokers).toBe(list);
+    chain.replaceRouters([new FakeRouter('first', 1, (_i, n) => n === 0)]);
+    expect(chain.route(CONSUMER, list, call()).invokers).toEqual([list[0]]);
+  });
+
+  it('returns an empty list untouched without running routers', () => {
+    const calls: string[] = [];
+    const chain = new RouterChain([new FakeRouter('a', 1, () => true, calls)]);
+    expect(chain.route(CONSUMER, [], call())).toEqual({ invokers: [], trace: [] });
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('RouterChain route cache', () => {
+  const SPECS: RouterSpec[] = [
+    { type: 'condition', rule: 'method = updateUser => region = r1' },
+    { type: 'condition', rule: 'attachments[uid] = 0~40 => zone = zoneB', force: true },
+    { type: 'condition', rule: 'scope: application\nconditions:\n  - arguments[0] = vip* => region = r0,r2\n  - host = 10.10.1.5 => host != 10.20.0.10' },
+    { type: 'tag', rule: 'tags:\n  - name: blue\n    addresses: ["10.10.0.2:20880", "10.10.0.3:20880"]' },
+    { type: 'zone', fallback: false, zoneFrom: 'attachment' },
+  ];
+
+  function randomCall(rng: { nextInt(n: number): number }): RpcInvocation {
+    const attachments: Record<string, string> = {};
+    const tag = ['', 'blue', 'gray', 'canary', 'missing'][rng.nextInt(5)]!;
+    if (tag) attachments['dubbo.tag'] = tag;
+    if (rng.nextInt(2) === 0) attachments.uid = String(rng.nextInt(100));
+    const zone = ['', 'zoneA', 'zoneB', 'zoneC'][rng.nextInt(4)]!;
+    if (zone) attachments.zone = zone;
+    if (rng.nextInt(10) === 0) attachments['dubbo.force.tag'] = 'true';
+    const args = rng.nextInt(3) === 0 ? [] : [['vip1', 'vip2', 'plain', 7][rng.nextInt(4)]];
+    return call(['getUser', 'updateUser', 'listUsers'][rng.nextInt(3)]!, attachments, args);
+  }
+
+  it('returns the same results and traces as uncached routing over random calls and list changes', () => {
+    const rng = new RandomStreams(42).stream('calls');
+    const cached = buildRouterChain(SPECS, { service: 'com.example.UserService' });
+    const uncached = buildRouterChain(SPECS, { service: 'com.example.UserService', cache: false });
+    let all = providers();
+    let valid = all;
+    cached.setInvokers(all);
+    uncached.setInvokers(all);
+    for (let i = 0; i < 3000; i++) {
+      if (i % 500 === 499) {
+        // A registry push: a new list (a provider leaves).
+        all = all.slice(0, all.length - 1);
+        valid = all;
+        cached.setInvokers(all);
+        uncached.setInvokers(all);
+      } else if (i % 250 === 0) {
+        // Connectivity validation sets a provider aside: a new valid list, no notify.
+        valid = all.filter((_inv, n) => n !== i % all.length);
+      }
+      const inv = randomCall(rng);
+      const a = cached.route(CONSUMER, valid, inv);
+      const b = uncached.route(CONSUMER, valid, inv);
+      expect(indicesIn(all, a.invokers)).toEqual(indicesIn(all, b.invokers));
+      expect(a.trace).toEqual(b.trace);
+      expect(a.emptiedBy).toEqual(b.emptiedBy);
+    }
+    const stats = cached.cacheStats();
+    expect(stats.cacheable).toBe(true);
+    expect(stats.hits).toBeGreaterThan(stats.misses);
+  });
+
+  it('keys only on the inputs routers declare', () => {
+    const chain = buildRouterChain([{ type: 'condition', rule: 'host = 10.10.* => region = r1' }], { service: 'com.example.UserService' });
+    const list = providers();
+    chain.setInvokers(list);
+    chain.route(CONSUMER, list, call('a', { uid: '1' }, [1]));
+    chain.route(CONSUMER, list, call('b', { uid: '2' }, [2]));
+    // mock and tag read their attachments; the host-only rule reads nothing from the call.
+    expect(chain.cacheStats()).toMatchObject({ hits: 1, misses: 1, entries: 1 });
+  });
+
+  it('does not cache a chain with a router that draws random numbers', () => {
+    const spec: RouterSpec = {
+      type: 'condition',
+      rule: 'configVersion: v3.1\nconditions:\n  - to: [{ match: region=r1 }, { match: region=r2 }]',
+    };
+    const chain = buildRouterChain([spec], { service: 'com.example.UserService', runtime: { random: new RandomStreams(1).stream('r') } });
+    const list = providers();
+    chain.setInvokers(list);
+    const sizes = new Set<string>();
+    for (let i = 0; i < 50; i++) sizes.add(indicesIn(list, chain.route(CONSUMER, list, call()).invokers).join(','));
+    expect(chain.cacheStats().cacheable).toBe(false);
+    expect(sizes.size).toBe(2);
+  });
+
+  it('does not cache a router that declares no inputs', () => {
+    const undeclared: StateRouter = { name: 'plain', order: 1, route: (invokers) => ({ invokers, trace: { router: 'plain', before: 0, after: 0 } }) };
+    expect(new RouterChain([undeclared]).cacheStats().cacheable).toBe(false);
+  });
+
+  it('keeps the cache bounded', () => {
+    const chain = buildRouterChain([{ type: 'condition', rule: 'method = m3 => region = r1' }], {
+      service: 'com.example.UserService',
+      cacheMaxEntries: 4,
+    });
+    const list = providers();
+    chain.setInvokers(list);
+    for (let i = 0; i < 10; i++) chain.route(CONSUMER, list, call(`m${i}`));
+    expect(chain.cacheStats().entries).toBeLessThanOrEqual(4);
+  });
+
+  it('drops cached results when the address list changes', () => {
+    const chain = buildRouterChain([], { service: 'com.example.UserService' });
+    const first = providers();
+    chain.setInvokers(first);
+    expect(chain.route(CONSUMER, first, call()).invokers.length).toBe(10);
+    const second = first.slice(0, 5);
+    chain.setInvokers(second);
+    expect(chain.route(CONSUMER, second, call()).invokers.length).toBe(4);
+  });
+
+  it('applies a tag rule pushed at run time', () => {
+    const chain = buildRouterChain([], { service: 'com.example.UserService' });
+    const list = providers();
+    chain.setInvokers(list);
+    const blue = call('getUser', { 'dubbo.tag': 'blue' });
+    expect(chain.route(CONSUMER, list, blue).invokers.length).toBe(10);
+    chain.setTagRule('tags:\n  - name: blue\n    addresses: ["10.10.0.2:20880"]');
+    expect(indicesIn(list, chain.route(CONSUMER, list, blue).invokers)).toEqual([1]);
+    chain.setTagRule(null);
+    expect(chain.route(CONSUMER, list, blue).invokers.length).toBe(10);
+  });
+});
+
+describe('buildRouterChain', () => {
+  it("adds Dubbo's mock selector and tag router and orders everything", () => {
+    const chain = buildRouterChain(
+      [
+        { type: 'zone', fallback: true, zoneFrom: 'local' },
+        { type: 'condition', rule: 'scope: application\nconditions: ["=> region = r1"]' },
+        { type: 'condition', rule: '=> region = r2' },
+      ],
+      { service: 'com.example.UserService' },
+    );
+    expect(chain.getRouters().map((r) => [r.name, r.order])).toEqual([
+      ['mock', -100],
+      ['tag', 100],
+      ['condition', 140],
+      ['condition', 150],
+      ['zone', 160],
+    ]);
+  });
+
+  it('leaves out the defaults when asked', () => {
+    const chain = buildRouterChain([{ type: 'zone', fallback: true, zoneFrom: 'local' }], { service: 's', defaults: false });
+    expect(chain.getRouters().map((r) => r.name)).toEqual(['zone']);
+  });
+
+  it('applies a spec with a service only to that service', () => {
+    const specs: RouterSpec[] = [{ type: 'condition', rule: '=> region = r1', service: 'com.example.OrderService' }];
+    expect(buildRouterChain(specs, { service: 'com.example.UserService' }).getRouters().map((r) => r.name)).toEqual(['mock', 'tag']);
+    expect(buildRouterChain(specs, { service: 'com.example.OrderService' }).getRouters().map((r) => r.name)).toContain('condition');
+  });
+
+  it('gives the scenario tag rule (text or object) to the one tag router', () => {
+    const chain = buildRouterChain([{ type: 'tag', rule: { tags: [{ name: 'blue', addresses: ['10.10.0.2:20880'] }] } }], { service: 's' });
+    const tags = chain.getRouters().filter((r) => r instanceof TagStateRouter) as TagStateRouter[];
+    expect(tags).toHaveLength(1);
+    expect(tags[0]!.getRule()?.getTagNames()).toEqual(['blue']);
+  });
+
+  it('refuses two tag rules for one service', () => {
+    const rule = 'tags:\n  - name: a\n    addresses: ["1.1.1.1"]';
+    expect(() => buildRouterChain([{ type: 'tag', rule }, { type: 'tag', rule }], { service: 's' })).toThrow(/two tag rules/);
+  });
+
+  it('builds plugin routers from the loaded factories', () => {
+    const factory = (options: Record<string, unknown>) => new FakeRouter('plugin', Number(options.order), (_i, n) => n < 2);
+    const chain = buildRouterChain([{ type: 'plugin', module: './my-router.js', options: { order: 120 } }], {
+      service: 's',
+      pluginRouters: { './my-router.js': { default: factory } },
+    });
+    const list = providers();
+    chain.setInvokers(list);
+    expect(chain.getRouters().map((r) => r.name)).toEqual(['mock', 'tag', 'plugin']);
+    expect(indicesIn(list, chain.route(CONSUMER, list, call()).invokers)).toEqual([0, 1]);
+  });
+
+  it('reports a plugin router that was not loaded', () => {
+    expect(() => buildRouterChain([{ type: 'plugin', module: './missing.js', options: {} }], { service: 's' })).toThrow(/not loaded/);
+  });
+
+  it('counts a forced empty condition route in the runtime events', () => {
+    const counts = new Map<string, number>();
+    const events = { count: (name: string) => void counts.set(name, (counts.get(name) ?? 0) + 1) };
+    const chain = buildRouterChain([{ type: 'condition', rule: '=> region = nowhere', force: true }], { service: 's', runtime: { events } });
+    const list = providers();
+    chain.setInvokers(list);
+    const result = chain.route(CONSUMER, list, call());
+    expect(result.emptiedBy?.note).toBe('force: true and the then-part matched none of 10 providers');
+    expect(counts.get('router.forceEmpty')).toBe(1);
+  });
+});
