@@ -36,6 +36,8 @@ export class RequestRecord {
   executions = 0;
   /** The outcome once ended, null while in flight. */
   outcome: Outcome | null = null;
+  /** True once the request has ended (the world's `RequestHandle`). */
+  ended = false;
 
   constructor(startMs: number, idempotent: boolean, cell: ScopeCell | null, bucket: number) {
     this.startMs = startMs;
@@ -192,6 +194,7 @@ export class Recorder {
     const index = OUTCOME_INDEX[outcome];
     if (index === undefined) throw new TypeError(`unknown outcome: ${String(outcome)}`);
     req.outcome = outcome;
+    req.ended = true;
     this.#ended++;
     const cell = req.cell;
     if (cell === null) return;

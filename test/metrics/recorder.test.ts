@@ -329,6 +329,14 @@ describe('Recorder.checkInvariants', () => {
     expect(r.checkInvariants()).toEqual([]);
   });
 
+  it('marks a record ended once its outcome is known', () => {
+    const r = makeRecorder();
+    const req = start(r, 1500);
+    expect([req.ended, req.outcome]).toEqual([false, null]);
+    r.endRequest(req, 'network', 1501);
+    expect([req.ended, req.outcome]).toEqual([true, 'network']);
+  });
+
   it('detects a request ended twice', () => {
     const r = makeRecorder();
     const req = okCall(r, 1500, 3);
