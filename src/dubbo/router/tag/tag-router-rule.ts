@@ -75,6 +75,11 @@ export class TagRouterRule {
     this.rawRule = rawRule;
   }
 
+  /** A fresh copy to initialise for another address list (each tag router owns its rule's state). */
+  copy(): TagRouterRule {
+    return new TagRouterRule(this.meta, [...this.tags], this.rawRule);
+  }
+
   get force(): boolean {
     return this.meta.force;
   }

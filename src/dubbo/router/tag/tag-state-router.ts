@@ -101,7 +101,8 @@ export class TagStateRouter implements StateRouter {
       this.#rule = null;
       return;
     }
-    const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
+    // A rule object may be shared by many consumers' chains: each router initialises its own copy.
+    const parsed = rule instanceof TagRouterRule ? rule.copy() : parseTagRule(rule);
     parsed.init(this.#invokers);
     this.#rule = parsed;
   }
