@@ -14,7 +14,10 @@ import { aggregateSummaries } from '../metrics/aggregate.js';
 import { Recorder } from '../metrics/recorder.js';
 import type { Summary } from '../metrics/summary.js';
 import { EPOCH_MS } from '../world/provider.js';
+import { scheduleFaults } from '../world/faults.js';
+import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
+import { applyRuleFault } from './rule-fault.js';
 import type { Scenario } from './types.js';
 
 /** Loaded plugin modules by the path the scenario names them with. */
@@ -69,6 +72,8 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         },
       });
     },
+    makeRegistry: (world) => createRegistry(world),
+    scheduleFaults: (world) => scheduleFaults(world, { onRule: (action) => applyRuleFault(world, action, plugins.routers) }),
   });
 }
 

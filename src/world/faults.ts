@@ -85,7 +85,10 @@ export function faultLabel(action: FaultAction): string {
     case 'scale':
       return `scale ${targetLabel(action)} to ${action.count}`;
     case 'rule':
-      return `rule ${action.op}${action.index !== undefined ? ` #${action.index}` : ''} ${routerLabel(action.router)}`;
+      if (action.index === undefined) return `rule ${action.op} ${routerLabel(action.router)}`;
+      return action.op === 'replace'
+        ? `rule replace routers[${action.index}] with ${routerLabel(action.router)}`
+        : `rule ${action.op} routers[${action.index}]`;
     case 'pushSwitch':
       return `pushSwitch ${action.on ? 'on' : 'off'}`;
     case 'rollingRestart':
@@ -206,7 +209,7 @@ class FaultTimeline {
       case 'rtt':
         return world.network.setRtt(action.between[0], action.between[1], action.set);
       case 'scale': {
-        const previous = this.#groups(action).map((g) => [g, this.#liveOf(g).length] as const);
+        const previous = this.#groups(action).map((g) => [g, this.#members(g).length] as const);
         for (const [g] of previous) this.#scale(g, action.count);
         return () => {
           for (const [g, count] of previous) this.#scale(g, count);
@@ -245,8 +248,9 @@ class FaultTimeline {
     return this.#current(t).filter((p) => p.state === 'up' || p.state === 'blackhole');
   }
 
-  #liveOf(g: ProviderGroup): ProviderInstance[] {
-    return g.instances.filter((p) => !this.#retired.has(p) && (p.state === 'up' || p.state === 'blackhole'));
+  /** The group's instances as a replica count sees them: current ones, crashed ones included (a restart brings them back). */
+  #members(g: ProviderGroup): ProviderInstance[] {
+    return g.instances.filter((p) => !this.#retired.has(p) && p.state !== 'stopped');
   }
 
   /** `count` / `fraction` of `from`, drawn without replacement from the faults stream; kept in `from` order. */
@@ -317,19 +321,23 @@ class FaultTimeline {
     close();
   }
 
-  // Brings the group's live instances to `count`: new instances, or the newest ones stopped.
+  // Brings the group to `count` members (a replica count: crashed members count, as a restart
+  // brings them back): new instances, or the newest members taken away.
   #scale(g: ProviderGroup, count: number): void {
-    const live = this.#liveOf(g);
-    for (let i = live.length; i < count; i++) this.#world.startProvider(g);
-    if (live.length <= count) return;
-    const newestFirst = live.map((p, i) => ({ p, i })).sort((a, b) => b.p.startMs - a.p.startMs || b.i - a.i);
-    for (const { p } of newestFirst.slice(0, live.length - count)) {
+    const members = this.#members(g);
+    for (let i = members.length; i < count; i++) this.#world.startProvider(g);
+    if (members.length <= count) return;
+    const newestFirst = members.map((p, i) => ({ p, i })).sort((a, b) => b.p.startMs - a.p.startMs || b.i - a.i);
+    for (const { p } of newestFirst.slice(0, members.length - count)) {
       if (p.state === 'up') this.#gracefulStop(p);
-      else {
-        // A black-holed instance is already silent: it is simply taken away.
+      else if (p.state === 'blackhole') {
+        // Already silent: it is taken away (deregistered) without a drain.
         this.#retired.add(p);
         p.state = 'stopped';
         this.#world.registry.providerStopped(p, true);
+      } else {
+        // Crashed: it simply is not restarted (the registry already lets it expire).
+        this.#retired.add(p);
       }
     }
   }

@@ -393,6 +393,16 @@ describe('scale', () => {
     expect(t.groups['users-b']!.instances.map((p) => p.startMs)).toEqual([0, 0, 10_000, 10_000]);
   });
 
+  it('counts crashed instances as members, so scaling down keeps them from coming back', () => {
+    const t = world([
+      fault(10_000, { kind: 'zoneDown', zone: 'zoneB', mode: 'crash' }, 20_000),
+      fault(20_000, { kind: 'scale', group: 'users-b', count: 1 }),
+    ]);
+    t.runTo(30_000);
+    expect(t.states('users-b')).toEqual(['crashed', 'crashed', 'up']);
+    expect(t.groups['users-b']!.instances[2]!.startMs).toBe(30_000);
+  });
+
   it('goes back to the previous count when undone', () => {
     const t = world([fault(10_000, { kind: 'scale', zone: 'zoneB', service: USERS, count: 0 }, 10_000)]);
     t.runTo(10_000);
