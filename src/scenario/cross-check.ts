@@ -89,14 +89,14 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     issues.push({
       path,
       atKey,
-      message: `expected a ${what} declared under ${where} ${listed}, found ${describeFound(value)}${suggestion(value, known)}`,
+      message: `expected a ${what}${where ? ` declared under ${where}` : ''} ${listed}, found ${describeFound(value)}${suggestion(value, known)}`,
     });
     return false;
   };
   const zone = (v: unknown, path: Path, atKey = false) => name(v, zones, 'zone', 'zones', path, atKey);
   const service = (v: unknown, path: Path, atKey = false) => name(v, services, 'service', 'services', path, atKey);
   const method = (svc: unknown, m: unknown, path: Path, atKey = false) =>
-    typeof svc !== 'string' || !services.includes(svc) || name(m, methodsOf(svc), `method of ${svc}`, `services["${svc}"].methods`, path, atKey);
+    typeof svc !== 'string' || !services.includes(svc) || name(m, methodsOf(svc), `method of ${svc}`, '', path, atKey);
   const registry = (v: unknown, path: Path) => name(v, registries, 'registry', 'registries', path);
   const group = (v: unknown, path: Path) => name(v, groups, 'provider group', 'providers (name)', path);
   const referenceMethods = (svc: unknown, ref: unknown, path: Path) => {

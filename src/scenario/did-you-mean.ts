@@ -1,43 +1,54 @@
 /**
- * "Did you mean" suggestions for scenario errors: the closest known name by Levenshtein
- * distance, when it is close enough to be a plausible typo. Owns nothing else.
+ * "Did you mean" suggestions for scenario errors: the closest known name by edit distance
+ * (Levenshtein with adjacent transpositions), when it is close enough to be a plausible typo.
+ * Owns nothing else.
  */
 
-/** Levenshtein edit distance between two strings (two-row dynamic programme). */
+/** Edit distance counting insertions, deletions, substitutions and adjacent transpositions (optimal string alignment). */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  let cur = new Array<number>(b.length + 1);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      row.push(d);
     }
-    [prev, cur] = [cur, prev];
+    rows.push(row);
   }
-  return prev[b.length]!;
+  return rows[a.length]![b.length]!;
+}
+
+/** Largest distance still read as a typo: 1 for short names, 2 up to 12 characters, 3 beyond. */
+function tolerance(length: number): number {
+  return length <= 4 ? 1 : length <= 12 ? 2 : 3;
 }
 
 /**
- * The known name closest to `name`, if it is a plausible typo of it: same letters in another
- * case, or an edit distance of at most max(2, a third of the name's length).
+ * The known name closest to `name`, if it is a plausible typo of it: the same letters in
+ * another case, a close edit distance, or (for 4+ characters) a prefix of one another.
  */
 export function didYouMean(name: string, known: Iterable<string>): string | undefined {
   const lower = name.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
+  let prefix: string | undefined;
   for (const k of known) {
-    if (k.toLowerCase() === lower) return k;
-    const d = editDistance(lower, k.toLowerCase());
+    const kl = k.toLowerCase();
+    if (kl === lower) return k;
+    const d = editDistance(lower, kl);
     if (d < bestDistance) {
       best = k;
       bestDistance = d;
     }
+    if (prefix === undefined && lower.length >= 4 && (kl.startsWith(lower) || lower.startsWith(kl))) prefix = k;
   }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  if (best !== undefined && bestDistance <= tolerance(name.length)) return best;
+  return prefix;
 }
 
 /** `; did you mean "x"?` or the empty string. */

@@ -5,7 +5,7 @@
  * success it returns the normalized `Scenario`. This is the scenario layer's only file reader.
  */
 import { readFileSync } from 'node:fs';
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { crossCheck } from './cross-check.js';
 import { normalizeScenario } from './normalize.js';
 import { applyOverrides, type Override } from './overrides.js';
@@ -55,8 +55,37 @@ function offsetOf(doc: Document, path: FieldPath, atKey: boolean): number {
   return pos;
 }
 
+/** True when the node at `path` exists but has no source range: `--set` created it. */
+function createdBySet(doc: Document, path: FieldPath): boolean {
+  let node: unknown = doc.contents;
+  for (const seg of path) {
+    if (isAlias(node)) node = node.resolve(doc);
+    if (isMap(node)) node = node.items.find((p) => keyOf(p.key) === String(seg))?.value;
+    else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
+    else return false;
+    if (node === undefined || node === null) return false;
+  }
+  return startOf(node) === undefined;
+}
+
 const startsWith = (path: FieldPath, prefix: FieldPath): boolean =>
   prefix.length <= path.length && prefix.every((s, i) => String(s) === String(path[i]));
+
+/** Keys whose maps hold URL parameters: their values keep their source text (`version: 1.0` stays "1.0"). */
+const URL_PARAM_KEYS = new Set(['params', 'parameters']);
+
+function keepParamSourceText(doc: Document): void {
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || !URL_PARAM_KEYS.has(String(pair.key.value)) || !isMap(pair.value)) return;
+      for (const item of pair.value.items) {
+        if (isScalar(item.value) && item.value.value !== null && typeof item.value.value !== 'string') {
+          item.value.value = item.value.source ?? String(item.value.value);
+        }
+      }
+    },
+  });
+}
 
 /** The YAML parser's own errors (syntax, duplicate keys) as scenario issues. */
 function yamlIssues(doc: Document, lc: LineCounter, file: string): ScenarioIssue[] {
@@ -74,6 +103,7 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
   if (doc.errors.length > 0) throw new ScenarioError(yamlIssues(doc, lc, fileName));
   const applied: Override[] = applyOverrides(doc, overrides, fileName);
 
+  keepParamSourceText(doc);
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 10_000 });
@@ -81,6 +111,11 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     throw new ScenarioError([{ file: fileName, line: 1, col: 1, path: '', message: `YAML: ${(e as Error).message}` }]);
   }
 
+  if (raw === null || raw === undefined) {
+    throw new ScenarioError([
+      { file: fileName, line: 1, col: 1, path: '', message: 'the file is empty; expected a scenario map with zones, services, providers and consumers' },
+    ]);
+  }
   const knownKeys = new WeakMap<object, string[]>();
   const parsed = rawScenarioSchema.safeParse(raw, zodParseOptions(knownKeys));
   const cross = crossCheck(raw);
@@ -98,7 +133,9 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
       if (seen.has(`${path}\u0000${i.message}`)) continue;
       seen.add(`${path}\u0000${i.message}`);
       // A value written by --set has no place in the file: point at the document start and name the --set.
-      const set = [...applied].reverse().find((o) => startsWith(i.path, o.path));
+      const set = [...applied]
+        .reverse()
+        .find((o) => startsWith(i.path, o.path) || (startsWith(o.path, i.path) && createdBySet(doc, i.path)));
       const { line, col } = set ? docStart : lc.linePos(offsetOf(doc, i.path, i.atKey === true));
       const message = set ? `${i.message} (from --set ${set.expr})` : i.message;
       issues.push({ file: fileName, line, col, path, message, ...(i.hint ? { hint: i.hint } : {}) });

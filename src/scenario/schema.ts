@@ -14,6 +14,9 @@ import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestion } from './did-you-mean.js';
 import { distSchema, durationSchema, rateSchema } from './units.js';
 
+/** A schema-level error that words only type mismatches, leaving other issues (unknown keys) to the parse-level map. */
+const onType = (message: string) => (iss: { code: string }) => (iss.code === 'invalid_type' ? message : undefined);
+
 /** An integer >= min, with an expected-phrase message. */
 const int = (min: number, what = 'an integer') =>
   z.int({ error: `expected ${what} >= ${min}` }).min(min, { error: `expected ${what} >= ${min}` });
@@ -79,10 +82,10 @@ function referenceAttrs(partial: boolean) {
 
 /** Reference attributes usable as `consumerDefaults` and per method. */
 const methodReferenceSchema = z.strictObject(referenceAttrs(false), {
-  error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)',
+  error: onType('expected a map of reference attributes (timeout, retries, loadbalance, ...)'),
 });
 const partialMethodReferenceSchema = z.strictObject(referenceAttrs(true), {
-  error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)',
+  error: onType('expected a map of reference attributes (timeout, retries, loadbalance, ...)'),
 });
 
 /** A `<dubbo:reference>` (interface level, with `methods.<m>.*`). */
@@ -95,7 +98,7 @@ export const referenceSchema = z
         .default({})
         .describe('Method-level overrides: `methods: { updateUser: { retries: 0 } }`.'),
     },
-    { error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)' },
+    { error: onType('expected a map of reference attributes (timeout, retries, loadbalance, ...)') },
   )
   .meta({ id: 'Reference', description: '<dubbo:reference> attributes with Dubbo names; absent fields take Dubbo defaults.' });
 
@@ -105,7 +108,7 @@ const partialReferenceSchema = z.strictObject(
     ...referenceAttrs(true),
     methods: z.record(z.string(), partialMethodReferenceSchema).optional(),
   },
-  { error: 'expected a map of reference attributes (timeout, retries, loadbalance, ...)' },
+  { error: onType('expected a map of reference attributes (timeout, retries, loadbalance, ...)') },
 );
 
 const REGISTRY_TYPES = ['nacos', 'zookeeper', 'static'] as const;
@@ -140,7 +143,7 @@ function registryShape(defaults: boolean) {
 
 /** The default registry (`registry:`). */
 export const registrySchema = z
-  .strictObject(registryShape(true), { error: 'expected a registry map (type, zone, pushLag, ...)' })
+  .strictObject(registryShape(true), { error: onType('expected a registry map (type, zone, pushLag, ...)') })
   .describe('The registry (SPEC 2.5).');
 
 /** A registry without defaults: `registries:` entries (which inherit from `registry:`) and strategy overrides. */
@@ -154,7 +157,7 @@ const downstreamCallSchema = z.strictObject(
     method: str('a method name'),
     reference: referenceSchema.prefault({}),
   },
-  { error: 'expected a downstream call { service, method, reference? }' },
+  { error: onType('expected a downstream call { service, method, reference? }') },
 );
 
 const methodSchema = z
@@ -169,7 +172,7 @@ const methodSchema = z
         .describe('Call graph (SPEC 2.10): downstream calls made while executing, in order.'),
       parallel: bool().default(false).describe('Fan the downstream calls out in parallel.'),
     },
-    { error: 'expected a method map { serviceTime, idempotent?, ... }' },
+    { error: onType('expected a method map { serviceTime, idempotent?, ... }') },
   )
   .describe('A method of the service.');
 
@@ -177,7 +180,7 @@ const serviceSchema = z.strictObject(
   {
     methods: z.record(z.string(), methodSchema, { error: 'expected a map of method name to method' }),
   },
-  { error: 'expected a service map { methods: {...} }' },
+  { error: onType('expected a service map { methods: {...} }') },
 );
 
 const providerSchema = z.strictObject(
@@ -194,7 +197,7 @@ const providerSchema = z.strictObject(
     registries: z.array(str('a registry name')).optional().describe('Registries to register with (default: all).'),
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
   },
-  { error: 'expected a provider group map { service, zone, count, ... }' },
+  { error: onType('expected a provider group map { service, zone, count, ... }') },
 );
 
 const attachmentSchema = z
@@ -244,7 +247,7 @@ const consumerSchema = z.strictObject(
     registries: z.array(str('a registry name')).optional().describe('Registries to subscribe to (default: all).'),
     userIds: int(1).default(1_000_000).describe('Distinct user ids for `when:` attachments.'),
   },
-  { error: 'expected a consumer group map { application, zone, instances, rate, calls, ... }' },
+  { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );
 
 const routerService = str('a service name').optional().describe('Limit the rule to one service.');
@@ -295,7 +298,7 @@ const target = () =>
         count: int(0).optional().describe('How many instances (default: all).'),
         fraction: fraction().optional().describe('Share of the instances (default: all).'),
       },
-      { error: 'expected { zone?, service?, group?, count? | fraction? }' },
+      { error: onType('expected { zone?, service?, group?, count? | fraction? }') },
     )
     .superRefine((v, ctx) => {
       if (v.count !== undefined && v.fraction !== undefined) {
@@ -382,7 +385,7 @@ const faultSchema = z
         })
         .optional(),
     },
-    { error: 'expected a fault map { at, <action> }' },
+    { error: onType('expected a fault map { at, <action> }') },
   )
   .superRefine((v, ctx) => {
     const actions = FAULT_ACTIONS.filter((k) => v[k] !== undefined);
@@ -408,7 +411,7 @@ const strategySchema = z.strictObject(
     routers: z.array(routerSchema, { error: 'expected a list of routers' }).optional().describe('Replaces the routers.'),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
   },
-  { error: 'expected a strategy map { description?, reference?, routers?, registry? }' },
+  { error: onType('expected a strategy map { description?, reference?, routers?, registry? }') },
 );
 
 const zoneSchema = z.strictObject(
@@ -417,7 +420,7 @@ const zoneSchema = z.strictObject(
       .optional()
       .describe('IPv4 CIDR the instance IPs are drawn from; default 10.10.0.0/16, 10.20.0.0/16, ... in order.'),
   },
-  { error: 'expected a zone map { cidr }' },
+  { error: onType('expected a zone map { cidr }') },
 );
 
 const networkSchema = z.strictObject(
@@ -427,7 +430,7 @@ const networkSchema = z.strictObject(
       .default({})
       .describe('Round trips: same-zone (default 0.2ms), default (2ms), A<->B (symmetric), A->B (one way).'),
   },
-  { error: 'expected a network map { rtt }' },
+  { error: onType('expected a network map { rtt }') },
 );
 
 /** The whole raw scenario file. */
@@ -462,7 +465,7 @@ export const rawScenarioSchema = z
         .default({})
         .describe('Named overrides that `compare` runs side by side (SPEC 2.9).'),
     },
-    { error: 'expected a scenario map with zones, services, providers and consumers' },
+    { error: onType('expected a scenario map with zones, services, providers and consumers') },
   )
   .describe('A zonesim scenario (SPEC 2).');
 

@@ -46,7 +46,7 @@ export function valueAt(root: unknown, path: FieldPath): unknown {
 
 /** How a found value reads in a message: `"abc"`, `-3`, `true`, `a map`, `a list`, `nothing`. */
 export function describeFound(value: unknown): string {
-  if (value === undefined) return 'nothing';
+  if (value === undefined) return 'nothing (the field is required)';
   if (value === null) return 'null (an empty value)';
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return 'a list';
