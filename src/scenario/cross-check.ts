@@ -299,6 +299,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
         }
       }
       routers(st.routers, [...path, 'routers']);
+      routers(st.addRouters, [...path, 'addRouters']);
       if (isObj(st.registry)) zone(st.registry.zone, [...path, 'registry', 'zone']);
     }
   }

@@ -208,6 +208,7 @@ function strategy(s: RawScenario['strategies'][string]): StrategySpec {
     if (Object.keys(byService).length > 0) out.referenceByService = byService;
   }
   if (s.routers !== undefined) out.routers = s.routers.map(router);
+  if (s.addRouters !== undefined) out.addRouters = s.addRouters.map(router);
   if (s.registry !== undefined) out.registry = partialRegistry(s.registry);
   return out;
 }

@@ -409,9 +409,13 @@ const strategySchema = z.strictObject(
       .optional()
       .describe('Merged into every reference of every consumer group; keys naming a service limit an override to it.'),
     routers: z.array(routerSchema, { error: 'expected a list of routers' }).optional().describe('Replaces the routers.'),
+    addRouters: z
+      .array(routerSchema, { error: 'expected a list of routers' })
+      .optional()
+      .describe("Appended to the scenario's routers."),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
   },
-  { error: onType('expected a strategy map { description?, reference?, routers?, registry? }') },
+  { error: onType('expected a strategy map { description?, reference?, routers?, addRouters?, registry? }') },
 );
 
 const zoneSchema = z.strictObject(

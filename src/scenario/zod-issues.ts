@@ -148,10 +148,12 @@ export function fromZodIssues(
       const known: string[] = (obj !== null && typeof obj === 'object' ? knownKeys.get(obj) : undefined) ?? [];
       for (const key of iss.keys) {
         const s = suggestion(key, known);
+        const reference = known.includes('retries') && known.includes('parameters');
         out.push({
           path: [...path, key],
           atKey: true,
           message: `unknown field "${key}"${s || (known.length ? `; valid fields: ${known.join(', ')}` : '')}`,
+          ...(reference && !s ? { hint: `other Dubbo URL parameters go under parameters: { ${key}: ... }` } : {}),
         });
       }
       continue;

@@ -238,3 +238,14 @@ describe('scenario errors', () => {
     expect(e.message).toBe('expected a rate such as 2000/s or 120/m, or a number per second, found "fast"');
   });
 });
+
+describe('hints', () => {
+  it('points unknown reference attributes to parameters', () => {
+    expect(formatted(withLine(18, '        mock: fail:return null'))).toBe(
+      [
+        'bad.yaml:18:9: consumers[0].reference["com.example.UserService"].mock: unknown field "mock"; valid fields: timeout, retries, loadbalance, cluster, forks, sticky, actives, tag, parameters, methods',
+        '  hint: other Dubbo URL parameters go under parameters: { mock: ... }',
+      ].join('\n'),
+    );
+  });
+});
