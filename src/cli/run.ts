@@ -28,7 +28,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   const { scenario, rawText } = loadScenarioWithRaw(path, opts.set);
   if (opts.bucket !== undefined) {
     const ms = parseDuration(opts.bucket);
-    if (!(ms > 0)) throw new UsageError(`--bucket: expected a positive duration such as 1s or 500ms, found "${opts.bucket}"`);
+    if (ms === undefined || !(ms > 0)) throw new UsageError(`--bucket: expected a positive duration such as 1s or 500ms, found "${opts.bucket}"`);
     scenario.bucketMs = ms;
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
