@@ -99,7 +99,7 @@ function yamlIssues(doc: Document, lc: LineCounter, file: string): ScenarioIssue
 /** Parses and validates scenario text; `fileName` is used in messages and for the default scenario name. */
 export function parseScenarioWithRaw(text: string, fileName: string, overrides: readonly string[] = []): LoadedScenario {
   const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, merge: true });
   if (doc.errors.length > 0) throw new ScenarioError(yamlIssues(doc, lc, fileName));
   const applied: Override[] = applyOverrides(doc, overrides, fileName);
 

@@ -321,3 +321,14 @@ describe('loadScenarioWithRaw', () => {
     expect(parseScenario(rawText, 'again.yaml')).toEqual({ ...scenario, name: 'zone-a-down' });
   });
 });
+
+describe('YAML conveniences', () => {
+  it('resolves anchors, aliases and merge keys', () => {
+    const text = `${MINIMAL}    reference:
+      com.example.UserService: { <<: &fast { timeout: 200ms, retries: 0 }, loadbalance: roundrobin }
+`.replace('  - { zone: zoneA, rate: 100, calls: { com.example.UserService.getUserById: 1 } }\n', '  - zone: zoneA\n    rate: 100\n    calls: { com.example.UserService.getUserById: 1 }\n');
+    expect(parseScenario(text, 'x.yaml').consumers[0]!.reference['com.example.UserService']).toEqual({
+      timeoutMs: 200, retries: 0, loadbalance: 'roundrobin', parameters: {}, methods: {},
+    });
+  });
+});
