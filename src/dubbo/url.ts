@@ -20,6 +20,7 @@ export class URL {
   readonly params: ReadonlyMap<string, string>;
   #text: string | undefined;
   #identity: string | undefined;
+  readonly #methodMemo = new Map<string, Map<string, string | undefined>>();
 
   constructor(parts: {
     protocol: string;
@@ -126,6 +127,18 @@ export class URL {
 
   /** Method-level value (`<method>.<key>`) first, then the interface-level `key`. */
   getMethodParameter(method: string | undefined, key: string): string | undefined {
+    // PERF: URLs are immutable and the same (method, key) pairs are read on every call.
+    const m = method ?? '';
+    let byKey = this.#methodMemo.get(m);
+    if (byKey === undefined) this.#methodMemo.set(m, (byKey = new Map()));
+    if (byKey.has(key)) return byKey.get(key);
+    const v = this.lookupMethodParameter(method, key);
+    byKey.set(key, v);
+    return v;
+  }
+
+  /** The uncached lookup behind `getMethodParameter`. */
+  protected lookupMethodParameter(method: string | undefined, key: string): string | undefined {
     if (method) {
       const v = this.getParameter(`${method}.${key}`);
       if (v !== undefined) return v;
@@ -277,7 +290,7 @@ export class ServiceAddressURL extends URL {
   }
 
   // Consumer (method, then interface) first, then the provider's; as ServiceAddressURL does.
-  override getMethodParameter(method: string | undefined, key: string): string | undefined {
+  protected override lookupMethodParameter(method: string | undefined, key: string): string | undefined {
     if (!(PROVIDER_ALWAYS.has(key) || PROVIDER_FIRST.has(key))) {
       const v = this.consumerUrl.getMethodParameter(method, key);
       if (v !== undefined) return v;

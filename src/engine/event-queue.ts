@@ -1,6 +1,8 @@
 /**
  * The kernel's agenda: a binary min-heap of scheduled callbacks keyed by (time, priority, seq).
- * It owns ordering only; it knows nothing of events or processes.
+ * It owns ordering and removal; it knows nothing of events or processes. Entries know their heap
+ * position, so a cancelled timer leaves the heap at once and memory stays bounded by what is
+ * actually pending (a 1-hour timeout per call would otherwise pile up every finished call's timer).
  */
 
 /** One scheduled entry. `seq` breaks ties so that equal (time, priority) pop in FIFO order. */
@@ -10,6 +12,8 @@ export interface QueueEntry {
   seq: number;
   fire: (arg: unknown) => void;
   arg: unknown;
+  /** Position in the heap, or -1 once popped or removed. */
+  index: number;
 }
 
 /** Binary heap ordered by time, then priority (lower first), then insertion sequence. */
@@ -22,20 +26,11 @@ export class EventQueue {
     return this.#heap.length;
   }
 
-  /** Adds an entry and returns it (callers may keep it to inspect, never to mutate the key). */
+  /** Adds an entry and returns it (a handle for `remove`). */
   push(time: number, priority: number, fire: (arg: unknown) => void, arg: unknown): QueueEntry {
-    const entry: QueueEntry = { time, priority, seq: this.#seq++, fire, arg };
-    const heap = this.#heap;
-    let i = heap.length;
-    heap.push(entry);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (!before(entry, p)) break;
-      heap[i] = p;
-      i = parent;
-    }
-    heap[i] = entry;
+    const entry: QueueEntry = { time, priority, seq: this.#seq++, fire, arg, index: this.#heap.length };
+    this.#heap.push(entry);
+    this.#up(entry.index);
     return entry;
   }
 
@@ -47,26 +42,67 @@ export class EventQueue {
   /** Removes and returns the earliest entry. */
   pop(): QueueEntry | undefined {
     const heap = this.#heap;
-    const n = heap.length;
-    if (n === 0) return undefined;
+    if (heap.length === 0) return undefined;
     const top = heap[0]!;
     const last = heap.pop()!;
-    if (n > 1) {
-      const size = n - 1;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= size) break;
-        const r = l + 1;
-        let c = l;
-        if (r < size && before(heap[r]!, heap[l]!)) c = r;
-        if (!before(heap[c]!, last)) break;
-        heap[i] = heap[c]!;
-        i = c;
-      }
-      heap[i] = last;
+    if (heap.length > 0) {
+      heap[0] = last;
+      last.index = 0;
+      this.#down(0);
     }
+    top.index = -1;
     return top;
+  }
+
+  /** Removes a pending entry (no effect if it already ran or was removed). */
+  remove(entry: QueueEntry): void {
+    const i = entry.index;
+    if (i < 0) return;
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    entry.index = -1;
+    if (last === entry) return;
+    heap[i] = last;
+    last.index = i;
+    if (i > 0 && before(last, heap[(i - 1) >> 1]!)) this.#up(i);
+    else this.#down(i);
+  }
+
+  #up(start: number): void {
+    const heap = this.#heap;
+    const entry = heap[start]!;
+    let i = start;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (!before(entry, p)) break;
+      heap[i] = p;
+      p.index = i;
+      i = parent;
+    }
+    heap[i] = entry;
+    entry.index = i;
+  }
+
+  #down(start: number): void {
+    const heap = this.#heap;
+    const size = heap.length;
+    const entry = heap[start]!;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= size) break;
+      const r = l + 1;
+      let c = l;
+      if (r < size && before(heap[r]!, heap[l]!)) c = r;
+      const child = heap[c]!;
+      if (!before(child, entry)) break;
+      heap[i] = child;
+      child.index = i;
+      i = c;
+    }
+    heap[i] = entry;
+    entry.index = i;
   }
 }
 

@@ -18,7 +18,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     const len = this.calculateInvokeTimes(methodName, invocation);
     let le: RpcError | null = null;
     const invoked: Invoker[] = [];
-    const providers = new Set<string>();
+    let failed: Invoker[] | null = null;
     for (let i = 0; i < len; i++) {
       if (i > 0) {
         const destroyed = this.checkWhetherDestroyed();
@@ -35,9 +35,10 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       if (result.kind === 'ok') return result;
       if (isBiz(result.error)) return result;
       le = result.error;
-      providers.add(invoker.getUrl().getAddress());
+      (failed ??= []).push(invoker);
     }
     const last = le!;
+    const providers = new Set(failed!.map((inv) => inv.getUrl().getAddress()));
     return this.error(
       last.code,
       `Failed to invoke the method ${methodName} in the service ${this.getInterface()}. Tried ${len} times of the providers ` +

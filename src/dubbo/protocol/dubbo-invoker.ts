@@ -23,6 +23,7 @@ const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' 
 
 /** One attempt in flight. */
 class Attempt implements IncomingCall {
+  readonly provider: ProviderInstance;
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
@@ -30,7 +31,8 @@ class Attempt implements IncomingCall {
   timer: QueueEntry | null = null;
   timedOut = false;
 
-  constructor(method: string, consumerZone: string, request: RequestHandle, done: SimEvent<Reply | null>) {
+  constructor(provider: ProviderInstance, method: string, consumerZone: string, request: RequestHandle, done: SimEvent<Reply | null>) {
+    this.provider = provider;
     this.method = method;
     this.consumerZone = consumerZone;
     this.request = request;
@@ -118,15 +120,11 @@ export class DubboInvoker implements Invoker {
       );
     }
     const done = sim.event<Reply | null>();
-    const attempt = new Attempt(method, ctx.consumerZone, request, done);
+    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done);
     const timeoutMs = this.timeoutMs(invocation);
-    attempt.timer = sim.schedule(timeoutMs, () => {
-      if (done.triggered) return;
-      attempt.timedOut = true;
-      done.succeed(null);
-    });
+    attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
-    if (delay >= 0) sim.schedule(delay, deliverRequest, undefined, { provider, attempt });
+    if (delay >= 0) sim.schedule(delay, deliverRequest, undefined, attempt);
     const reply: Reply | null = yield done;
     if (reply === null) {
       return rpcError(
@@ -156,6 +154,13 @@ export class DubboInvoker implements Invoker {
 }
 
 function deliverRequest(arg: unknown): void {
-  const { provider, attempt } = arg as { provider: ProviderInstance; attempt: Attempt };
-  provider.receive(attempt);
+  const attempt = arg as Attempt;
+  attempt.provider.receive(attempt);
+}
+
+function expire(arg: unknown): void {
+  const attempt = arg as Attempt;
+  if (attempt.done.triggered) return;
+  attempt.timedOut = true;
+  attempt.done.succeed(null);
 }
