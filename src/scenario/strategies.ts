@@ -64,11 +64,14 @@ function mergeReference(base: ReferenceSpec | undefined, over: Partial<Reference
 /** A copy of `scenario` with the strategy applied (the scenario's name gets no suffix). */
 export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scenario {
   const copy: Scenario = structuredClone(scenario);
-  if (strategy.reference) {
-    const over = strategy.reference;
+  if (strategy.reference || strategy.referenceByService) {
     for (const group of copy.consumers) {
       const services = new Set(Object.keys(group.calls).map((k) => k.slice(0, k.lastIndexOf('.'))));
-      for (const service of services) group.reference[service] = mergeReference(group.reference[service], over);
+      for (const service of services) {
+        if (strategy.reference) group.reference[service] = mergeReference(group.reference[service], strategy.reference);
+        const own = strategy.referenceByService?.[service];
+        if (own) group.reference[service] = mergeReference(group.reference[service], own);
+      }
     }
   }
   if (strategy.routers) copy.routers = structuredClone(strategy.routers);
