@@ -47,6 +47,8 @@ export class ConditionStateRouter implements StateRouter {
   readonly thenCondition: ConditionMap | null;
   readonly #runtime: RouterRuntime | undefined;
   readonly #inputs: RoutingInputs;
+  #thenMemo = new WeakMap<URL, boolean>();
+  #thenMemoConsumer: URL | null = null;
 
   /** Parses `rule`; throws RouterRuleError on bad text. */
   constructor(rule: string, options: ConditionStateRouterOptions = {}) {
@@ -71,7 +73,18 @@ export class ConditionStateRouter implements StateRouter {
   /** Whether a provider matches the then-part; an empty then-map matches no provider. */
   matchThen(providerUrl: URL, consumerUrl: URL): boolean {
     if (this.thenCondition === null || this.thenCondition.size === 0) return false;
-    return matchConditions(this.thenCondition, providerUrl, consumerUrl, null, false);
+    // PERF: the then-part reads only the provider URL and the consumer URL ($refs), both immutable,
+    // so its answer is memoised per provider URL for the current consumer URL.
+    if (consumerUrl !== this.#thenMemoConsumer) {
+      this.#thenMemo = new WeakMap();
+      this.#thenMemoConsumer = consumerUrl;
+    }
+    let matched = this.#thenMemo.get(providerUrl);
+    if (matched === undefined) {
+      matched = matchConditions(this.thenCondition, providerUrl, consumerUrl, null, false);
+      this.#thenMemo.set(providerUrl, matched);
+    }
+    return matched;
   }
 
   routingInputs(): RoutingInputs {

@@ -52,6 +52,8 @@ export class MultiDestConditionRouter implements StateRouter {
   readonly thenCondition: readonly ConditionSubSet[];
   readonly #runtime: RouterRuntime | undefined;
   readonly #inputs: RoutingInputs;
+  #subsetMemo: WeakMap<URL, boolean>[] = [];
+  #subsetMemoConsumer: URL | null = null;
 
   /** Parses the condition's match texts; throws RouterRuleError on bad text. */
   constructor(condition: MultiDestCondition, options: MultiDestConditionRouterOptions = {}) {
@@ -81,6 +83,21 @@ export class MultiDestConditionRouter implements StateRouter {
     return matchConditions(this.whenCondition, consumerUrl, null, invocation, true);
   }
 
+  // PERF: a destination's match reads only the provider and consumer URLs: memoised per provider URL.
+  #matchSubset(index: number, subset: ConditionSubSet, providerUrl: URL, consumerUrl: URL): boolean {
+    if (consumerUrl !== this.#subsetMemoConsumer) {
+      this.#subsetMemo = this.thenCondition.map(() => new WeakMap());
+      this.#subsetMemoConsumer = consumerUrl;
+    }
+    const memo = this.#subsetMemo[index]!;
+    let matched = memo.get(providerUrl);
+    if (matched === undefined) {
+      matched = matchConditions(subset.condition, providerUrl, consumerUrl, null, false);
+      memo.set(providerUrl, matched);
+    }
+    return matched;
+  }
+
   routingInputs(): RoutingInputs {
     return this.#inputs;
   }
@@ -108,7 +125,7 @@ export class MultiDestConditionRouter implements StateRouter {
     const destinations: { index: number; weight: number; invokers: Invoker[] }[] = [];
     let weightSum = 0;
     this.thenCondition.forEach((subset, index) => {
-      const res = invokers.filter((inv) => matchConditions(subset.condition, inv.getUrl(), consumerUrl, null, false));
+      const res = invokers.filter((inv) => this.#matchSubset(index, subset, inv.getUrl(), consumerUrl));
       if (res.length > 0) {
         destinations.push({ index, weight: subset.weight, invokers: res.length === before ? invokers : res });
         weightSum += subset.weight;

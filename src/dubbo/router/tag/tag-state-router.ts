@@ -42,6 +42,25 @@ export function selectAddressByTagLevel<S extends ReadonlySet<string>>(
   return null;
 }
 
+// PERF: address sets are rebuilt on every rule init, so (set, URL) → match is memoised per set.
+const addressMemo = new WeakMap<ReadonlySet<string>, WeakMap<URL, boolean>>();
+
+// Whether the invoker's host/port matches any pattern of the set.
+function addressMatches(addresses: ReadonlySet<string>, inv: Invoker): boolean {
+  const url = inv.getUrl();
+  let memo = addressMemo.get(addresses);
+  if (memo === undefined) {
+    memo = new WeakMap();
+    addressMemo.set(addresses, memo);
+  }
+  let matched = memo.get(url);
+  if (matched === undefined) {
+    matched = checkAddressMatch(addresses, url.host, url.port);
+    memo.set(url, matched);
+  }
+  return matched;
+}
+
 // checkAddressMatch: any pattern matching host/port, or `0.0.0.0:<port>`. A malformed pattern is
 // skipped entirely (Dubbo logs it and its catch also skips the any-host check).
 function checkAddressMatch(addresses: ReadonlySet<string>, host: string, port: number): boolean {
@@ -141,7 +160,7 @@ export class TagStateRouter implements StateRouter {
       const addresses = selectAddressByTagLevel(rule.getTagnameToAddresses(), tag, forceUseTag);
       let result: Invoker[];
       if (addresses !== null) {
-        result = filterInvoker(invokers, (inv) => checkAddressMatch(addresses, inv.getUrl().host, inv.getUrl().port));
+        result = filterInvoker(invokers, (inv) => addressMatches(addresses, inv));
         if (result.length > 0) return entry(result, `tag ${tag}: ${result.length} of ${before} providers in the rule's addresses`);
         if (rule.force) return entry(result, `tag ${tag}: none of ${before} providers is in the rule's addresses, and the rule has force: true`);
       } else {
@@ -150,13 +169,13 @@ export class TagStateRouter implements StateRouter {
       }
       if (forceUseTag) return entry(result, `tag ${tag}: no provider carries it and dubbo.force.tag=true, so no fallback`);
       const all = rule.getAddresses();
-      const untagged = filterInvoker(invokers, (inv) => !checkAddressMatch(all, inv.getUrl().host, inv.getUrl().port) && !staticTag(inv));
+      const untagged = filterInvoker(invokers, (inv) => !addressMatches(all, inv) && !staticTag(inv));
       return entry(untagged, `tag ${tag}: no provider carries it; fell back to the ${untagged.length} providers without any tag`);
     }
     let result = invokers;
     const all = rule.getAddresses();
     if (all.size > 0) {
-      result = filterInvoker(invokers, (inv) => !checkAddressMatch(all, inv.getUrl().host, inv.getUrl().port));
+      result = filterInvoker(invokers, (inv) => !addressMatches(all, inv));
       if (result.length === 0) {
         return entry(result, `no tag requested and every one of ${before} providers is in a dynamic tag, so none is left (even without force)`);
       }
