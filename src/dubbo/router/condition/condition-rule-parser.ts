@@ -111,7 +111,7 @@ function parseV31Condition(item: unknown, i: number): MultiDestCondition {
  * zonesim reports both as errors, since a rule that is never applied is a mistake worth flagging.
  */
 export function parseConditionRuleYaml(rule: string | Record<string, unknown>): ParsedConditionRule {
-  const loaded = typeof rule === 'string' ? loadRuleYaml(rule, 'condition rule') : rule;
+  const loaded: unknown = typeof rule === 'string' ? loadRuleYaml(rule, 'condition rule') : rule;
   if (!isObject(loaded)) {
     throw new RouterRuleError(`condition rule: expected a YAML map (configVersion, scope, key, force, conditions, ...), found ${JSON.stringify(loaded)}`);
   }

@@ -10,7 +10,7 @@ import type { Invoker, RpcInvocation } from '../../rpc.js';
 import { URL } from '../../url.js';
 import type { RouteTraceEntry, RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import type { RouterRuntime } from '../router-runtime.js';
-import { parseConditionRuleYaml, type ParsedConditionRule } from './condition-rule-parser.js';
+import { loadRuleYaml, parseConditionRuleYaml, type ParsedConditionRule } from './condition-rule-parser.js';
 import { RouterRuleError } from '../router-rule-error.js';
 import { ConditionStateRouter, NO_INPUTS, SERVICE_CONDITION_ORDER } from './condition-state-router.js';
 import { MultiDestConditionRouter } from './multi-dest-condition-router.js';
@@ -167,15 +167,18 @@ export function parseConditionRule(
   rule: string | Record<string, unknown>,
   options: ParseConditionRuleOptions = {},
 ): ConditionRouter {
-  if (typeof rule === 'string' && !looksLikeYaml(rule)) {
-    if (rule.trim().startsWith('condition://')) return fromConditionUrl(rule, options);
-    return new ConditionStateRouter(rule, {
+  let loaded: unknown = rule;
+  if (typeof rule === 'string' && looksLikeYaml(rule)) loaded = loadRuleYaml(rule, 'condition rule');
+  // A URL rule, possibly from a file with `#` comment lines (which YAML strips to the bare text).
+  if (typeof loaded === 'string') {
+    if (loaded.trim().startsWith('condition://')) return fromConditionUrl(loaded.trim(), options);
+    return new ConditionStateRouter(loaded, {
       force: options.force ?? false,
       order: options.routerScope !== undefined ? CONDITION_ORDERS[options.routerScope] : SERVICE_CONDITION_ORDER,
       runtime: options.runtime,
     });
   }
-  const parsed = parseConditionRuleYaml(rule);
+  const parsed = parseConditionRuleYaml(loaded as Record<string, unknown>);
   return new ConditionRuleRouter(parsed, {
     order: orderFor(parsed, options.routerScope),
     force: parsed.force || options.force === true,

@@ -51,6 +51,12 @@ describe('parseConditionRule input forms', () => {
     expect(parseConditionRule('conditions: ["=> region=beijing"]', { routerScope: 'provider-app' }).order).toBe(145);
   });
 
+  it('reads a URL rule from a file with comment lines', () => {
+    const router = parseConditionRule('# gray release\nhost = 10.20.* => region = beijing\n', { force: true });
+    expect(router).toBeInstanceOf(ConditionStateRouter);
+    expect(routeIdx('# gray release\nhost = 10.20.* => region = beijing\n')).toEqual([1, 3]);
+  });
+
   it('accepts an already-parsed YAML object', () => {
     expect(routeIdx({ scope: 'service', force: true, conditions: ['=> region = beijing'] })).toEqual([1, 3]);
   });
