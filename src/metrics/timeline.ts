@@ -79,7 +79,8 @@ export class Timeline {
   end(b: number, outcomeIndex: number, latencyMs: number): void {
     const base = b * COLS;
     this.#counts[base + OUTCOME0 + outcomeIndex]!++;
-    if (outcomeIndex === 0 && this.#closed[b] === 0) {
+    // p99Ms is over every request of the bucket (like latencyAllMs), so timeouts show in it.
+    if (this.#closed[b] === 0) {
       let h = this.#hists[b] ?? null;
       if (h === null) {
         h = this.#pool.pop() ?? new LatencyHistogram();

@@ -12,6 +12,7 @@ import { ConsumerGroup, ConsumerInstance, type ConsumerStack } from './consumer.
 import { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
 import { ProviderGroup, ProviderInstance } from './provider.js';
+import { MultiRegistry } from './registry-multi.js';
 import { StaticRegistry, type RegistryModel } from './registry.js';
 
 /** Dubbo's default protocol port, used by every simulated provider. */
@@ -45,6 +46,8 @@ export class World {
   readonly network: Network;
   readonly observer: WorldObserver;
   readonly registry: RegistryModel;
+  /** The registries by name: the `registries:` entries of a multi-registry scenario, else `default`. */
+  readonly registries: ReadonlyMap<string, RegistryModel>;
   readonly providerGroups: ProviderGroup[] = [];
   readonly consumerGroups: ConsumerGroup[] = [];
   readonly addressPools = new Map<string, AddressPool>();
@@ -57,6 +60,7 @@ export class World {
     for (const z of zones) this.addressPools.set(z, new AddressPool(scenario.zones[z]!.cidr));
     this.network = new Network(scenario.network, zones, this.streams.stream('network'));
     this.registry = options.makeRegistry?.(this) ?? new StaticRegistry();
+    this.registries = this.registry instanceof MultiRegistry ? this.registry.registries : new Map([['default', this.registry]]);
 
     for (const spec of scenario.providers) {
       const group = new ProviderGroup(
@@ -104,6 +108,11 @@ export class World {
     return p;
   }
 
+  #providersBusy(): boolean {
+    for (const g of this.providerGroups) for (const p of g.instances) if (p.pool.inUse > 0 || p.pool.queued > 0) return true;
+    return false;
+  }
+
   /** Requests started and not yet ended. */
   inFlight(): number {
     let n = 0;
@@ -118,6 +127,11 @@ export class World {
     this.sim.run({ until: durationMs });
     const drainUntil = durationMs + 600_000;
     while (this.inFlight() > 0 && this.sim.peek() <= drainUntil) this.sim.step();
+    // Let providers finish what they accepted, so every execution is either used or orphaned.
+    for (let n = 0; this.sim.peek() <= drainUntil; n++) {
+      if (n % 256 === 0 && !this.#providersBusy()) break;
+      this.sim.step();
+    }
     return {
       eventsProcessed: this.sim.eventsProcessed,
       requestsStarted: this.consumerGroups.reduce((s, g) => s + g.started, 0),

@@ -37,7 +37,7 @@ describe('zonesim run', () => {
     expect(Object.keys(summary.registry).sort()).toEqual(['pushBytes', 'pushes', 'staleCalls']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
-      ['crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'rejected', 'requests', 'tMs', 'timeout'],
+      ['biz', 'crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'rejected', 'requests', 'tMs', 'timeout'],
     );
   });
 

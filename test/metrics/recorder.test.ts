@@ -204,15 +204,26 @@ describe('Recorder', () => {
     r.endRequest(a, 'timeout', 3900);
     finish(r);
     const s = r.summary(META);
-    expect(s.timeline.map((row) => [row.tMs, row.requests, row.ok, row.timeout, row.p99Ms, row.crossZoneRatio])).toEqual([
-      [1000, 1, 0, 1, 0, 0.5],
-      [2000, 1, 1, 0, 40, 0],
-      [3000, 0, 0, 0, 0, 0],
-      [4000, 0, 0, 0, 0, 0],
+    expect(s.timeline.map((row) => [row.tMs, row.requests, row.ok, row.timeout, row.crossZoneRatio])).toEqual([
+      [1000, 1, 0, 1, 0.5],
+      [2000, 1, 1, 0, 0],
+      [3000, 0, 0, 0, 0],
+      [4000, 0, 0, 0, 0],
     ]);
+    expectHdr(s.timeline[0]!.p99Ms, 2400);
+    expect(s.timeline.slice(1).map((row) => row.p99Ms)).toEqual([40, 0, 0]);
   });
 
-  it('computes each bucket p99 over its own ok requests', () => {
+  it('computes each bucket p99 over all its requests, failed ones included', () => {
+    const r = makeRecorder();
+    for (let i = 1; i <= 98; i++) okCall(r, 1000 + i, 10);
+    r.endRequest(start(r, 1500), 'timeout', 2500);
+    r.endRequest(start(r, 1600), 'timeout', 2600);
+    finish(r);
+    expectHdr(r.summary(META).timeline[0]!.p99Ms, 1000);
+  });
+
+  it('computes each bucket p99 over its own requests', () => {
     const r = makeRecorder();
     for (let i = 1; i <= 100; i++) okCall(r, 1000 + i, i);
     for (let i = 1; i <= 100; i++) okCall(r, 2000 + i, 1000 + i);

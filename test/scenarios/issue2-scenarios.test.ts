@@ -45,15 +45,16 @@ describe('timeout-retry-storm', () => {
     expect(summary.outcomes.timeout).toBe(summary.requests);
   });
 
-  it('takes about three timeouts (3 x 1000 ms plus RTT) per request', () => {
-    expect(summary.latencyAllMs.p50).toBeGreaterThan(3000);
-    expect(summary.latencyAllMs.p50).toBeLessThan(3010);
+  it('takes three timeouts per request: each attempt waits 1000 ms from the moment it is sent', () => {
+    // HDR precision is 0.1%, so the recorded value is within 3 ms of 3000.
+    expect(Math.abs(summary.latencyAllMs.p50 - 3000)).toBeLessThanOrEqual(3);
+    expect(Math.abs(summary.latencyAllMs.max - 3000)).toBeLessThanOrEqual(3);
   });
 
   it('executes every request three times: about 2 duplicate executions per request, all orphaned', () => {
     expect(summary.retryAmplification).toBeCloseTo(3, 6);
     expect(summary.duplicateExecutions / summary.requests).toBeCloseTo(2, 2);
     expect(summary.duplicateWrites).toBe(summary.duplicateExecutions);
-    expect(summary.orphanedExecutions).toBeGreaterThanOrEqual(summary.providerExecutions - 10);
+    expect(summary.orphanedExecutions).toBe(summary.providerExecutions);
   });
 });
