@@ -86,7 +86,8 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
   // RetryTimerTask.run: select avoiding the last invoker, invoke; on failure count and re-put.
   *#retry(task: RetryTask): Proc<void> {
     this.runtime.events.count('failback.retry');
-    const retryInvoker = this.select(task.loadbalance, task.invocation, task.invokers, task.lastInvoker === null ? null : [task.lastInvoker]);
+    const avoid = task.lastInvoker === null ? null : [task.lastInvoker];
+    const retryInvoker = this.select(task.loadbalance, task.invocation, task.invokers, avoid);
     task.lastInvoker = retryInvoker;
     if (retryInvoker !== null) {
       const result = yield* this.invokeWithContext(retryInvoker, task.invocation);

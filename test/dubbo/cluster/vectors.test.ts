@@ -26,7 +26,6 @@ import {
 } from './fixtures.js';
 
 // The vector file is heterogeneous JSON; each case is interpreted by its keys below.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 interface VectorCase {
   source: string;
