@@ -10,7 +10,8 @@
  * - `byProviderGroup` is the provider-side load over the whole run, warm-up included, like
  *   `utilization`; so are the `registry` push counts, `events` and `faults`;
  * - the timeline counts each measured request in the bucket where it started; buckets run from
- *   `warmupMs` to `durationMs` (no request starts later); `p99Ms` is over the bucket's ok requests.
+ *   `warmupMs` to `durationMs` (no request starts later); `p99Ms` is over all the bucket's
+ *   requests (like `latencyAllMs`), so timeouts show in it.
  */
 import { ScopeCell } from './scope-cell.js';
 import { OUTCOMES, ratio, roundRatio, type FaultMarker, type Outcome, type Summary } from './summary.js';

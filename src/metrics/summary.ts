@@ -68,7 +68,7 @@ export interface TimelineRow {
   forbidden: number;
   /** zonesim addition, so that the outcome columns sum to `requests`. */
   biz: number;
-  /** p99 latency of the bucket's ok requests. */
+  /** p99 latency of all the bucket's requests (like `latencyAllMs`, so timeouts show). */
   p99Ms: number;
   crossZoneRatio: number;
 }
