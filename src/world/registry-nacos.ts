@@ -1,0 +1,130 @@
+/**
+ * `type: nacos`: ephemeral instances, in one of two modes.
+ *
+ * Heartbeat mode (Nacos 1.x clients, `connectionBound: false`, the default): a live provider's
+ * client beats every `heartbeat` (BeatReactor). The server checks every instance every 5 s
+ * (`ClientBeatCheckTask`, here one server-wide timer at a random phase): no beat for more than
+ * `unhealthyAfter` marks it unhealthy and pushes it out; no beat for more than `removeAfter`
+ * deletes it. A beat from an unhealthy instance makes it healthy again and pushes it back; a beat
+ * for a deleted one makes the client register again (the server answers 20404), with the same
+ * effect. Pushes carry the healthy instances: Dubbo's NacosRegistry filters only on `enabled`,
+ * so what leaves the consumer's list is what the Nacos push leaves out.
+ *
+ * Connection mode (Nacos 2.x gRPC, `connectionBound: true`): instances live as long as the
+ * client's connection. A crashed or stopped process closes its connection and its instances go
+ * 3 s later (zonesim's figure for the close reaching the server and the disconnect event being
+ * processed). A black-holed or cut-off client just goes quiet: its keepalive (`heartbeat`,
+ * RpcClient's 5 s health check) stops; the server's connection ejector runs every 3 s
+ * (`ConnectionManager`), probes connections idle for 20 s (`RuntimeConnectionEjector
+ * .KEEP_ALIVE_TIME`) with a `ClientDetectionRequest`, and after the 5 s probe timeout unregisters
+ * the connection and its instances. A client that is heard again reconnects and redoes its
+ * registrations.
+ *
+ * Deregistration (graceful stop) removes at once in both modes. Follows the Nacos server's
+ * `ClientBeatCheckTask`/`ClientBeatProcessor` (1.x) and `NacosRuntimeConnectionEjector` (2.x).
+ */
+import type { RegistrySpec } from '../scenario/types.js';
+import {
+  DiscoveryRegistry,
+  type RegistryEntry,
+  type RegistryHost,
+  type RegistryOptions,
+} from './registry-discovery.js';
+
+/** Nacos 1.x: the server checks instance beats this often (`ClientBeatCheckTask`, every 5 s). */
+export const NACOS_BEAT_CHECK_PERIOD_MS = 5000;
+/** Nacos 2.x: the connection ejector's period (`ConnectionManager`, fixed delay 3 s). */
+export const NACOS_EJECT_PERIOD_MS = 3000;
+/** Nacos 2.x: a connection idle this long is probed (`RuntimeConnectionEjector.KEEP_ALIVE_TIME`). */
+export const NACOS_KEEP_ALIVE_TIME_MS = 20_000;
+/** Nacos 2.x: how long the ejector waits for the `ClientDetectionRequest` answer. */
+export const NACOS_DETECTION_TIMEOUT_MS = 5000;
+/** Nacos 2.x: a crashed client's instances go this long after the crash (zonesim's choice, see the module note). */
+export const NACOS_CONNECTION_CLOSED_MS = 3000;
+
+/** The Nacos naming server as Dubbo consumers see it. */
+export class NacosRegistry extends DiscoveryRegistry {
+  /** Connections being probed by the ejector (2.x). */
+  readonly #probing = new Set<RegistryEntry>();
+
+  constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
+    super(host, spec, options, 'nacos');
+    // Server timers are not in step with any client: their phase is drawn once.
+    const phase = host.streams.stream(`${options.streamPrefix}/phase`).next();
+    if (spec.connectionBound) this.sim.schedule(phase * NACOS_EJECT_PERIOD_MS, () => this.#eject());
+    else this.sim.schedule(phase * NACOS_BEAT_CHECK_PERIOD_MS, () => this.#beatCheck());
+  }
+
+  protected tickIntervalMs(): number {
+    return this.spec.heartbeatMs;
+  }
+
+  // 2.x: the process is gone but its host answers: the connection reset reaches the server.
+  protected override onSilentTick(entry: RegistryEntry): void {
+    if (!this.spec.connectionBound || !entry.registered) return;
+    const state = entry.provider.state;
+    if ((state === 'crashed' || state === 'stopped') && this.reachable(entry.provider.zone)) {
+      this.remove(entry);
+      this.observer.count('registry.connectionClosed');
+      this.publish();
+    }
+  }
+
+  protected override onCrash(entry: RegistryEntry): void {
+    if (!this.spec.connectionBound) return;
+    this.sim.schedule(NACOS_CONNECTION_CLOSED_MS, () => this.onSilentTick(entry));
+  }
+
+  // 1.x ClientBeatCheckTask: unhealthy after `unhealthyAfter`, deleted after `removeAfter`.
+  #beatCheck(): void {
+    if (!this.down) {
+      const now = this.sim.now;
+      for (const e of [...this.registered]) {
+        const silentMs = now - e.lastHeardMs;
+        if (silentMs > this.spec.removeAfterMs) {
+          this.remove(e);
+          this.observer.count('registry.deleted');
+        } else if (e.listed && silentMs > this.spec.unhealthyAfterMs) {
+          this.unlist(e);
+          this.observer.count('registry.unhealthy');
+        }
+      }
+      this.publish();
+    }
+    this.sim.schedule(NACOS_BEAT_CHECK_PERIOD_MS, () => this.#beatCheck());
+  }
+
+  // 2.x NacosRuntimeConnectionEjector.ejectOutdatedConnection: probe idle connections, drop the silent.
+  #eject(): void {
+    let probed = false;
+    if (!this.down) {
+      const now = this.sim.now;
+      const outdated: RegistryEntry[] = [];
+      for (const e of this.registered) {
+        if (!this.#probing.has(e) && now - e.lastHeardMs >= NACOS_KEEP_ALIVE_TIME_MS) outdated.push(e);
+      }
+      for (const e of outdated) {
+        if (e.provider.state === 'up' && this.reachable(e.provider.zone)) {
+          e.lastHeardMs = now; // the client answers the detection request
+          continue;
+        }
+        probed = true;
+        this.#probing.add(e);
+      }
+      if (probed) {
+        // The ejector waits for the answers, then unregisters every connection that gave none.
+        this.sim.schedule(NACOS_DETECTION_TIMEOUT_MS, () => {
+          for (const e of [...this.#probing]) {
+            this.#probing.delete(e);
+            if (!e.registered) continue;
+            this.remove(e);
+            this.observer.count('registry.ejected');
+          }
+          this.publish();
+        });
+      }
+    }
+    // Fixed delay: the next run starts after this one, including its wait for probe answers.
+    this.sim.schedule(NACOS_EJECT_PERIOD_MS + (probed ? NACOS_DETECTION_TIMEOUT_MS : 0), () => this.#eject());
+  }
+}

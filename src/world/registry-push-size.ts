@@ -1,0 +1,179 @@
+/**
+ * How many bytes a registry notification carries (SPEC 4 `pushBytes`). Interface-level
+ * registration pushes every provider's full URL; application-level registration (Dubbo 3 service
+ * discovery) pushes each instance's `ip:port` and instance metadata, and the consumer fetches the
+ * service metadata (MetadataInfo) once per new revision. This module only measures: when a push is
+ * sent, and to whom, is the registry model's business.
+ *
+ * Sizes come from realistic strings, built the way Dubbo and the registries build them:
+ * - Nacos, interface level: each instance carries the URL's parameters as metadata; its size is
+ *   the full URL's length. The envelope is the ServiceInfo JSON around the hosts (service name
+ *   `providers:<interface>::`, cacheMillis, lastRefTime, checksum, ...).
+ * - ZooKeeper, interface level: the children of `/dubbo/<interface>/providers` are the URL-encoded
+ *   full URLs (`URL.encode(url.toFullString())`), so each child costs its encoded length plus a
+ *   4-byte length prefix; the envelope is the watch event plus the getChildren2 reply header
+ *   (path twice and 92 bytes of header and Stat).
+ * - Application level (both): `ip:port` plus the instance metadata JSON (`dubbo.endpoints`,
+ *   `dubbo.metadata.revision`, `dubbo.metadata.storage-type`, `timestamp`; `metadata-type=remote`),
+ *   in the same envelope with the application's name; a consumer fetches the MetadataInfo JSON of
+ *   each revision once (its bytes are added to the push that brought the revision).
+ *   DIVERGENCE: Dubbo pushes one instance list per provider application, shared by all its
+ *   services; zonesim keeps one subscription per service, so the saving it shows is per instance
+ *   only (application-level pushes are smaller, not fewer).
+ */
+import type { ProviderInstance } from './provider.js';
+
+/** SPEC `registration`. */
+export type Registration = 'interface' | 'application';
+
+/** One revision of a provider application's metadata and the bytes of fetching it once. */
+export interface MetadataRevision {
+  readonly revision: string;
+  readonly bytes: number;
+}
+
+/** Fixed part of a ZooKeeper getChildren2 answer to a watch: reply header, Stat, event header. */
+const ZK_REPLY_FIXED_BYTES = 92;
+/** Each ZooKeeper child name is length-prefixed (jute string). */
+const ZK_CHILD_PREFIX_BYTES = 4;
+
+/** Measures registry notifications for one registry. */
+export class PushSizer {
+  readonly #registration: Registration;
+  readonly #registryType: 'nacos' | 'zookeeper';
+  readonly #instanceBytes = new WeakMap<ProviderInstance, number>();
+  readonly #revisions = new WeakMap<ProviderInstance, MetadataRevision>();
+
+  constructor(registration: Registration, registryType: 'nacos' | 'zookeeper') {
+    this.#registration = registration;
+    this.#registryType = registryType;
+  }
+
+  get registration(): Registration {
+    return this.#registration;
+  }
+
+  /** Bytes of one full-list notification for `service` carrying `providers` (no metadata fetch). */
+  listBytes(service: string, providers: readonly ProviderInstance[]): number {
+    let bytes = this.envelopeBytes(service, providers[0]?.group.spec.application);
+    for (const p of providers) bytes += this.instanceBytes(p);
+    return bytes;
+  }
+
+  /** The fixed part of a notification (an empty list costs only this). */
+  envelopeBytes(service: string, application = service): number {
+    const interfaceLevel = this.#registration === 'interface';
+    if (this.#registryType === 'zookeeper') {
+      const path = interfaceLevel ? `/dubbo/${service}/providers` : `/services/${application}`;
+      return 2 * utf8Length(path) + ZK_REPLY_FIXED_BYTES;
+    }
+    const name = interfaceLevel ? `providers:${service}::` : application;
+    return utf8Length(
+      `{"name":"DEFAULT_GROUP@@${name}","groupName":"DEFAULT_GROUP","clusters":"","cacheMillis":10000,"hosts":[],` +
+        `"lastRefTime":1767225600000,"checksum":"","allIPs":false,"reachProtectionThreshold":false,"valid":true}`,
+    );
+  }
+
+  /** What one provider adds to a notification. */
+  instanceBytes(p: ProviderInstance): number {
+    let bytes = this.#instanceBytes.get(p);
+    if (bytes === undefined) {
+      if (this.#registration === 'application') {
+        bytes = utf8Length(p.address) + utf8Length(instanceMetadata(p, this.revisionOf(p)!.revision));
+      } else if (this.#registryType === 'zookeeper') {
+        // encodeURIComponent percent-encodes UTF-8, so the result is ASCII: length = bytes.
+        bytes = encodeURIComponent(p.url).length + ZK_CHILD_PREFIX_BYTES;
+      } else {
+        bytes = utf8Length(p.url);
+      }
+      this.#instanceBytes.set(p, bytes);
+    }
+    return bytes;
+  }
+
+  /** Application level: the metadata revision `p` announces; undefined at interface level. */
+  revisionOf(p: ProviderInstance): MetadataRevision | undefined {
+    if (this.#registration !== 'application') return undefined;
+    let rev = this.#revisions.get(p);
+    if (rev === undefined) {
+      rev = metadataRevision(p);
+      this.#revisions.set(p, rev);
+    }
+    return rev;
+  }
+}
+
+/** Byte length of `s` in UTF-8. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** The registered URL's query parameters, in order. */
+function urlParams(url: string): Array<[string, string]> {
+  const q = url.indexOf('?');
+  if (q < 0) return [];
+  return url
+    .slice(q + 1)
+    .split('&')
+    .filter((kv) => kv !== '')
+    .map((kv) => {
+      const eq = kv.indexOf('=');
+      return eq < 0 ? [kv, ''] : [kv.slice(0, eq), kv.slice(eq + 1)];
+    });
+}
+
+// The revision covers the exported service's parameters but not instance-specific ones (address,
+// start timestamp), so every instance of one provider group shares it, as in Dubbo's MetadataInfo.
+// DIVERGENCE: Dubbo's revision is an MD5 over every service the application exports; zonesim
+// hashes one provider group's service (a group is the unit that shares a configuration).
+function metadataRevision(p: ProviderInstance): MetadataRevision {
+  const service = p.group.spec.service;
+  const app = p.group.spec.application;
+  const params = urlParams(p.url).filter(([k]) => k !== 'timestamp');
+  const revision = hex128(`${app}|${service}|${p.port}|${params.map(([k, v]) => `${k}=${v}`).join('&')}`);
+  const info = JSON.stringify({
+    app,
+    revision,
+    services: {
+      [`${service}:dubbo`]: { name: service, protocol: 'dubbo', port: p.port, path: service, params: Object.fromEntries(params) },
+    },
+  });
+  return { revision, bytes: utf8Length(info) };
+}
+
+// Dubbo 3's ServiceInstance metadata as the registry stores it, with `metadata-type=remote`: the
+// service metadata lives in the metadata center, so the instance carries no MetadataService URL
+// parameters (with the default `local` type it would also carry `dubbo.metadata-service.url-params`).
+function instanceMetadata(p: ProviderInstance, revision: string): string {
+  const timestamp = urlParams(p.url).find(([k]) => k === 'timestamp')?.[1] ?? '0';
+  return JSON.stringify({
+    'dubbo.endpoints': JSON.stringify([{ port: p.port, protocol: 'dubbo' }]),
+    'dubbo.metadata.revision': revision,
+    'dubbo.metadata.storage-type': 'remote',
+    timestamp,
+  });
+}
+
+// 32 hex digits (the length of Dubbo's MD5 revision) from four seeded FNV-1a passes.
+function hex128(s: string): string {
+  let out = '';
+  for (const seed of [0x811c9dc5, 0x01000193, 0x9e3779b9, 0x85ebca6b]) {
+    let h = seed >>> 0;
+    for (let i = 0; i < s.length; i++) {
+      h ^= s.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    out += h.toString(16).padStart(8, '0');
+  }
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * `type: zookeeper`: each provider's registration is an ephemeral node under
+ * `/dubbo/<interface>/providers`, alive as long as its client's session. A live client pings
+ * whenever it has sent nothing for `min(readTimeout/2 - 1 s, 10 s)` with `readTimeout =
+ * 2/3·sessionTimeout` (ClientCnxn.SendThread), so a 40 s session is refreshed every 10 s. The
+ * server expires a session `sessionTimeout` after it last heard from it, rounded up to the next
+ * `tickTime` bucket (2 s, ExpiryQueue), and deletes its ephemeral nodes: a silent provider (crash,
+ * black hole, cut off from the registry) disappears between `sessionTimeout - ping interval` and
+ * `sessionTimeout + tickTime` after it fell silent. A graceful stop deletes the node at once.
+ * Every child change fires the consumers' watchers: Dubbo re-reads the children and notifies the
+ * full list. A client that is heard again after its session expired gets a new session and
+ * Dubbo re-creates its nodes (`FailbackRegistry.recover`).
+ *
+ * `sessionTimeout` is the negotiated value: a ZooKeeper server clamps what Dubbo asks for
+ * (60 s by default) into [2, 20]·tickTime, i.e. 40 s at most with the default tickTime; the
+ * scenario gives the effective value and zonesim does not clamp it again.
+ */
+import type { RegistrySpec } from '../scenario/types.js';
+import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
+
+/** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
+export const ZK_TICK_TIME_MS = 2000;
+/** ClientCnxn: a ping is sent at the latest after this long without sending anything. */
+export const ZK_MAX_SEND_PING_INTERVAL_MS = 10_000;
+
+/** The interval between a live ZooKeeper client's pings for a negotiated session timeout. */
+export function zookeeperPingIntervalMs(sessionTimeoutMs: number): number {
+  const halfReadTimeout = sessionTimeoutMs / 3;
+  const due = halfReadTimeout > 1000 ? halfReadTimeout - 1000 : halfReadTimeout;
+  return Math.max(1, Math.min(due, ZK_MAX_SEND_PING_INTERVAL_MS));
+}
+
+/** ExpiryQueue.roundToNextInterval: the bucket in which a session last heard at `lastHeardMs` expires. */
+export function zookeeperExpiryMs(lastHeardMs: number, sessionTimeoutMs: number): number {
+  return (Math.floor((lastHeardMs + sessionTimeoutMs) / ZK_TICK_TIME_MS) + 1) * ZK_TICK_TIME_MS;
+}
+
+/** A ZooKeeper ensemble as Dubbo's ZookeeperRegistry uses it. */
+export class ZookeeperRegistry extends DiscoveryRegistry {
+  constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
+    super(host, spec, options, 'zookeeper');
+    // SessionTrackerImpl wakes at each expiry bucket boundary.
+    this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
+  }
+
+  protected tickIntervalMs(): number {
+    return zookeeperPingIntervalMs(this.spec.sessionTimeoutMs);
+  }
+
+  #expireSessions(): void {
+    if (!this.down) {
+      const now = this.sim.now;
+      for (const e of [...this.registered]) {
+        if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
+          this.remove(e);
+          this.observer.count('registry.sessionExpired');
+        }
+      }
+      this.publish();
+    }
+    this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
+  }
+}
