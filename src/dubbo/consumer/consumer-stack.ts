@@ -3,21 +3,28 @@
  * attribute names and precedence), a registry-fed directory, the router chain and the cluster
  * invoker; it turns each request into an RpcInvocation and the final Result into an outcome.
  * Provider lists pushed by the registry become DubboInvokers, reused while the provider stays.
+ * With several registries (`registries:`), each registry gets its own directory and cluster, and
+ * a `zone-aware` cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
  */
 import type { Proc } from '../../engine/simulation.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
 import type { Outcome } from '../../world/observer.js';
 import type { ProviderInstance } from '../../world/provider.js';
 import type { World } from '../../world/world.js';
-import type { ReferenceSpec } from '../../scenario/types.js';
+import type { RegistryModel } from '../../world/registry.js';
+import type { ReferenceSpec, RegistrySpec } from '../../scenario/types.js';
 import type { ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
-import { DEFAULT_CLUSTER, RpcCode } from '../constants.js';
-import { DynamicDirectory } from '../directory/directory.js';
+import { REGISTRY_ZONE_PARAM } from '../cluster/zone-aware-cluster-invoker.js';
+import { DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';
+import { DynamicDirectory, StaticDirectory } from '../directory/directory.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from '../protocol/dubbo-invoker.js';
 import { RpcInvocation, type ClusterInvokerLike, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
 import { URL } from '../url.js';
+
+/** The cluster over several registries (Dubbo's default for multi-registry references). */
+const ZONE_AWARE_CLUSTER = 'zone-aware';
 
 /** How the stack gets its pieces (runtime, routers, clusters) for one instance. */
 export interface ConsumerStackDeps {
@@ -32,7 +39,10 @@ export interface ConsumerStackDeps {
 export interface ServiceReference {
   service: string;
   consumerUrl: URL;
+  /** The registry directory (the first registry's with several registries). */
   directory: DynamicDirectory;
+  /** One registry directory per subscribed registry (multi-registry), else `[directory]`. */
+  directories: DynamicDirectory[];
   invoker: ClusterInvokerLike;
 }
 
@@ -114,19 +124,68 @@ export class DubboConsumerStack implements ConsumerStack {
       ...(ref ? referenceParams(ref) : {}),
     };
     for (const [m, mref] of Object.entries(ref?.methods ?? {})) Object.assign(params, referenceParams(mref, `${m}.`));
-    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params });
     const scenario = this.#world.scenario;
-    const registryUrl = URL.valueOf(
-      `registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`,
-    );
-    const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
+    const registryNames = group.registries ?? Object.keys(scenario.registries);
+    // The zone-aware cluster's zone: the consumer's own unless the reference names one.
+    if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
+    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params });
     const clusterName = consumerUrl.getParameter('cluster') ?? DEFAULT_CLUSTER;
-    const invoker = this.#deps.cluster(clusterName)(directory, this.runtime);
-    this.references.set(service, { service, consumerUrl, directory, invoker });
 
+    if (registryNames.length === 0) {
+      const registryUrl = URL.valueOf(
+        `registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`,
+      );
+      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry);
+      const invoker = this.#deps.cluster(clusterName)(directory, this.runtime);
+      this.references.set(service, { service, consumerUrl, directory, directories: [directory], invoker });
+      return;
+    }
+
+    // Multi-registry (ReferenceConfig.createInvoker): one registry directory and cluster per
+    // registry, joined over a StaticDirectory of the last registry URL by the registry URL's
+    // cluster, `zone-aware` by default.
+    const directories: DynamicDirectory[] = [];
+    const perRegistry: ClusterInvokerLike[] = [];
+    for (const name of registryNames) {
+      const spec = scenario.registries[name];
+      const model = this.#world.registries.get(name);
+      if (spec === undefined || model === undefined) {
+        throw new Error(`consumer group "${group.application}" names unknown registry "${name}"`);
+      }
+      const registryUrl = new URL({
+        protocol: 'registry',
+        host: name,
+        path: REGISTRY_SERVICE,
+        params: {
+          registry: spec.type,
+          ...(spec.zone !== undefined ? { [ZONE_KEY]: spec.zone } : {}),
+          [PREFERRED_KEY]: String(spec.preferred),
+          [WEIGHT_KEY]: String(spec.weight),
+        },
+      });
+      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, model, spec);
+      directories.push(directory);
+      perRegistry.push(this.#deps.cluster(clusterName)(directory, this.runtime));
+    }
+    const top = new StaticDirectory(this.runtime, directories.at(-1)!.getUrl(), consumerUrl, perRegistry);
+    const invoker = this.#deps.cluster(ZONE_AWARE_CLUSTER)(top, this.runtime);
+    this.references.set(service, { service, consumerUrl, directory: directories[0]!, directories, invoker });
+  }
+
+  // A RegistryDirectory: subscribes to `registry` and turns each pushed list into DubboInvokers.
+  #registryDirectory(
+    service: string,
+    consumerUrl: URL,
+    registryUrl: URL,
+    registry: RegistryModel,
+    spec: RegistrySpec,
+  ): DynamicDirectory {
+    const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
+    const protocol: ProtocolContext =
+      registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
     const invokers = new Map<ProviderInstance, DubboInvoker>();
-    const emptyProtection = scenario.registry.emptyProtection;
-    this.#world.registry.subscribe(this.instance, service, (providers) => {
+    const emptyProtection = spec.emptyProtection;
+    registry.subscribe(this.instance, service, (providers) => {
       if (providers.length === 0) {
         // The registry pushes empty:// unless empty protection is on (then an empty list, which is ignored).
         if (!emptyProtection) {
@@ -142,7 +201,7 @@ export class DubboConsumerStack implements ConsumerStack {
         keep.add(p);
         let inv = invokers.get(p);
         if (inv === undefined) {
-          inv = new DubboInvoker(p, URL.valueOf(p.url), consumerUrl, this.#protocol);
+          inv = new DubboInvoker(p, URL.valueOf(p.url), consumerUrl, protocol);
           invokers.set(p, inv);
         }
         next.push(inv);
@@ -155,6 +214,7 @@ export class DubboConsumerStack implements ConsumerStack {
       }
       directory.notify(next);
     });
+    return directory;
   }
 
   *call(call: ServiceCall): Proc<{ outcome: Outcome; cause?: string }> {
