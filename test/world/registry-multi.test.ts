@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import type { ConsumerGroupSpec, RegistrySpec } from '../../src/scenario/types.js';
+import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
+import { MultiRegistry } from '../../src/world/registry-multi.js';
+import { NacosRegistry } from '../../src/world/registry-nacos.js';
+import { ZookeeperRegistry } from '../../src/world/registry-zookeeper.js';
+import type { World } from '../../src/world/world.js';
+import { at, callOnce, listsAt, makeWorld, providers, scenario, SERVICE } from './registry-fixtures.js';
+
+// Two registries, one per zone; zoneA's providers register with `ra` only, zoneB's with `rb` only.
+function twoRegistries(
+  over: { ra?: Partial<RegistrySpec>; rb?: Partial<RegistrySpec>; consumers?: Partial<ConsumerGroupSpec>[] } = {},
+  stack: 'list' | 'dubbo' = 'dubbo',
+) {
+  return makeWorld(
+    scenario({
+      registries: { ra: { zone: 'zoneA', ...over.ra }, rb: { zone: 'zoneB', ...over.rb } },
+      providers: [
+        { zone: 'zoneA', registries: ['ra'] },
+        { zone: 'zoneB', registries: ['rb'] },
+      ],
+      consumers: over.consumers ?? [
+        { zone: 'zoneA', application: 'web-a', instances: 1 },
+        { zone: 'zoneB', application: 'web-b', instances: 1 },
+      ],
+    }),
+    { stack },
+  );
+}
+
+const consumerIn = (world: World, zone: string) => world.consumerGroups.find((g) => g.spec.zone === zone)!.instances[0]!;
+const listOf = (world: World, name: string) => (world.registries.get(name) as DiscoveryRegistry).currentList(SERVICE);
+
+describe('multi-registry', () => {
+  it('builds one model per registries entry, each of its own type, and exposes them on world.registries', () => {
+    const { world } = twoRegistries({ rb: { type: 'zookeeper' } });
+    expect(world.registry).toBeInstanceOf(MultiRegistry);
+    expect([...world.registries.keys()]).toEqual(['ra', 'rb']);
+    expect(world.registries.get('ra')).toBeInstanceOf(NacosRegistry);
+    expect(world.registries.get('rb')).toBeInstanceOf(ZookeeperRegistry);
+  });
+
+  it('exposes the single registry as `default`', () => {
+    const { world } = makeWorld(scenario());
+    expect([...world.registries.entries()]).toEqual([['default', world.registry]]);
+  });
+
+  it('registers providers only with the registries their group names (default: all)', () => {
+    const { world } = makeWorld(
+      scenario({
+        registries: { ra: { zone: 'zoneA' }, rb: { zone: 'zoneB' } },
+        providers: [{ zone: 'zoneA', registries: ['ra'] }, { zone: 'zoneB' }],
+      }),
+    );
+    const [a0, a1, b0, b1] = providers(world);
+    expect(listOf(world, 'ra')).toEqual([a0, a1, b0, b1]);
+    expect(listOf(world, 'rb')).toEqual([b0, b1]);
+  });
+
+  it('gives simple consumers the union of every registry`s list', () => {
+    const { world, log } = twoRegistries({}, 'list');
+    for (const l of listsAt(log, 0).values()) expect(l).toHaveLength(4);
+  });
+
+  it('builds one directory per subscribed registry with zone, preferred and weight on its registry URL', () => {
+    const { world } = twoRegistries({ ra: { preferred: true, weight: 30 } });
+    const stack = consumerIn(world, 'zoneB').stack as DubboConsumerStack;
+    const ref = stack.references.get(SERVICE)!;
+    expect(ref.directories.map((d) => d.getUrl().toString())).toEqual([
+      'registry://ra/org.apache.dubbo.registry.RegistryService?registry=nacos&zone=zoneA&preferred=true&weight=30',
+      'registry://rb/org.apache.dubbo.registry.RegistryService?registry=nacos&zone=zoneB&preferred=false&weight=100',
+    ]);
+    expect(ref.consumerUrl.getParameter('registry.zone')).toBe('zoneB');
+  });
+
+  it('keeps a registry.zone the reference sets', () => {
+    const { world } = twoRegistries({
+      consumers: [{ zone: 'zoneB', reference: { [SERVICE]: { parameters: { 'registry.zone': 'zoneA' }, methods: {} } } }],
+    });
+    const ref = (consumerIn(world, 'zoneB').stack as DubboConsumerStack).references.get(SERVICE)!;
+    expect(ref.consumerUrl.getParameter('registry.zone')).toBe('zoneA');
+  });
+
+  it('subscribes a consumer group only to the registries it names', () => {
+    const { world, observer } = twoRegistries({ consumers: [{ zone: 'zoneB', registries: ['ra'] }] });
+    const ref = (consumerIn(world, 'zoneB').stack as DubboConsumerStack).references.get(SERVICE)!;
+    expect(ref.directories.map((d) => d.getUrl().host)).toEqual(['ra']);
+    // One initial push per instance, from `ra` only.
+    expect(observer.pushes).toHaveLength(2);
+  });
+
+  it.each(['zoneA', 'zoneB'])('sends a %s consumer to the registry of its own zone (zone-aware cluster)', (zone) => {
+    const { world, observer } = twoRegistries();
+    const before = observer.attempts.length;
+    // Without the zone rule the balancer would spread 20 calls over both registries.
+    for (let i = 0; i < 20; i++) expect(callOnce(world, consumerIn(world, zone))).toEqual({ outcome: 'ok' });
+    const attempts = observer.attempts.slice(before);
+    expect(attempts).toHaveLength(20);
+    expect(attempts.every((a) => !a.crossZone && a.providerGroup === `users-${zone}`)).toBe(true);
+  });
+
+  it('prefers the registry marked preferred over the consumer`s own zone', () => {
+    const { world, observer } = twoRegistries({ ra: { preferred: true } });
+    const before = observer.attempts.length;
+    expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
+    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA' }]);
+  });
+
+  it('falls over to another registry when its own zone`s registry has pushed an empty list', () => {
+    const { world, observer } = twoRegistries();
+    for (const p of providers(world).filter((p) => p.zone === 'zoneB')) {
+      at(world, 10_000, () => world.registry.providerStopped(p, true));
+    }
+    world.sim.run({ until: 11_000 });
+    expect(listOf(world, 'rb')).toEqual([]);
+    const before = observer.attempts.length;
+    expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
+    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA' }]);
+  });
+
+  it('cuts a zone from every registry with one registryPartition', () => {
+    const { world } = twoRegistries({}, 'list');
+    world.registry.setZoneCut('zoneA', true);
+    world.sim.run({ until: 60_000 });
+    const [a0] = providers(world);
+    expect(world.registry.isKnownGone(a0!)).toBe(true);
+    expect(listOf(world, 'ra')).toEqual([]);
+    expect(listOf(world, 'rb')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { NacosRegistry } from '../../src/world/registry-nacos.js';
+import {
+  at,
+  blackhole,
+  crash,
+  firstDelivery,
+  listsAt,
+  makeWorld,
+  providers,
+  scenario,
+} from './registry-fixtures.js';
+
+// Heartbeats go out at registration (t = 0) and every 5 s; a fault at 20 000.5 ms comes right after the
+// beat at 20 s, so the server last heard from the provider at exactly 20 s. The server's check runs every
+// 5 s at a random phase and push lag is uniform 20..300 ms.
+
+function nacos(over: Parameters<typeof scenario>[0] = {}) {
+  const t = makeWorld(scenario(over));
+  return { ...t, registry: t.world.registry as NacosRegistry };
+}
+
+describe('NacosRegistry (heartbeat mode)', () => {
+  it('pushes a silent provider out after unhealthyAfter plus at most one check period and the push lag', () => {
+    const { world, log, registry } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    world.sim.run({ until: 35_000 });
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    expect([...listsAt(log, 35_000).values()].every((l) => l.includes(p0!.address))).toBe(true);
+    world.sim.run({ until: 45_000 });
+    const out = firstDelivery(log, 20_000, (l) => !l.includes(p0!.address));
+    expect(out.size).toBe(2);
+    for (const t of out.values()) {
+      expect(t).toBeGreaterThan(35_000);
+      expect(t).toBeLessThanOrEqual(40_300);
+    }
+    expect(registry.isKnownGone(p0!)).toBe(true);
+  });
+
+  it('deletes a silent instance after removeAfter plus at most one check period', () => {
+    const { world, registry } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    world.sim.run({ until: 50_000 });
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: false });
+    world.sim.run({ until: 55_000 });
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: false, listed: false });
+  });
+
+  it('brings an unhealthy provider back to every consumer with its next heartbeat', () => {
+    const { world, log, registry } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    // The process answers again; its BeatReactor's next beat is due at 50 s.
+    at(world, 45_000.5, () => (p0!.state = 'up'));
+    world.sim.run({ until: 49_999 });
+    expect(registry.isKnownGone(p0!)).toBe(true);
+    world.sim.run({ until: 60_000 });
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    const back = firstDelivery(log, 45_000, (l) => l.includes(p0!.address));
+    expect(back.size).toBe(2);
+    for (const t of back.values()) {
+      expect(t).toBeGreaterThanOrEqual(50_020);
+      expect(t).toBeLessThanOrEqual(50_300);
+    }
+  });
+
+  it('registers a deleted provider again when it heartbeats after removeAfter', () => {
+    const { world, log, registry } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    at(world, 70_000.5, () => (p0!.state = 'up'));
+    world.sim.run({ until: 70_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    world.sim.run({ until: 80_000 });
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: true });
+    expect([...listsAt(log, 80_000).values()].every((l) => l.includes(p0!.address))).toBe(true);
+  });
+
+  it('registers a black-holed instance again at once when the fault timeline brings it back', () => {
+    const { world, log } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    at(world, 47_000, () => {
+      p0!.state = 'up';
+      world.registry.providerStarted(p0!);
+    });
+    world.sim.run({ until: 60_000 });
+    const back = firstDelivery(log, 47_000, (l) => l.includes(p0!.address));
+    for (const t of back.values()) expect(t).toBeLessThanOrEqual(47_300);
+  });
+
+  it('deregisters a gracefully stopped provider at once', () => {
+    const { world, log, registry } = nacos();
+    const [p0] = providers(world);
+    at(world, 10_000, () => world.registry.providerStopped(p0!, true));
+    world.sim.run({ until: 10_000 });
+    expect(registry.isKnownGone(p0!)).toBe(true);
+    world.sim.run({ until: 11_000 });
+    const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
+    expect(out.size).toBe(2);
+    for (const t of out.values()) expect(t).toBeLessThanOrEqual(10_300);
+  });
+
+  it('registers providers registerDelay after they start', () => {
+    const { world, log, registry } = nacos({ registry: { registerDelayMs: 2000 } });
+    const [p0] = providers(world);
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect([...listsAt(log, 0).values()]).toEqual([[], []]);
+    world.sim.run({ until: 3000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    expect([...listsAt(log, 3000).values()].every((l) => l.length === 2)).toBe(true);
+  });
+
+  it('pushes out the live providers of a zone cut from the registry while that zone keeps its stale list', () => {
+    const { world, log } = nacos({
+      providers: [{ zone: 'zoneA' }, { zone: 'zoneB' }],
+      consumers: [{ zone: 'zoneA', application: 'web-a' }, { zone: 'zoneB', application: 'web-b' }],
+    });
+    const all = providers(world).map((p) => p.address);
+    const zoneB = providers(world)
+      .filter((p) => p.zone === 'zoneB')
+      .map((p) => p.address);
+    at(world, 10_000.5, () => world.registry.setZoneCut('zoneA', true));
+    at(world, 60_000.5, () => world.registry.setZoneCut('zoneA', false));
+    world.sim.run({ until: 59_000 });
+    const during = listsAt(log, 59_000);
+    expect(during.get('web-b@zoneB#0')).toEqual(zoneB);
+    expect(during.get('web-b@zoneB#1')).toEqual(zoneB);
+    expect(during.get('web-a@zoneA#0')).toEqual(all);
+    expect(during.get('web-a@zoneA#1')).toEqual(all);
+    // After the heal zoneA's consumers read the current list and zoneA's providers beat again.
+    world.sim.run({ until: 70_000 });
+    for (const l of listsAt(log, 70_000).values()) expect([...l].sort()).toEqual([...all].sort());
+  });
+});
+
+describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
+  it('removes a crashed provider 3 s after the crash, when its connection closes', () => {
+    const { world, log } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => crash(world, p0!));
+    world.sim.run({ until: 20_000 });
+    const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
+    expect(out.size).toBe(2);
+    for (const t of out.values()) {
+      expect(t).toBeGreaterThan(13_000);
+      expect(t).toBeLessThanOrEqual(13_300.5);
+    }
+  });
+
+  it('removes a black-holed provider when the connection ejector probe fails (20 s idle, 3 s period, 5 s probe)', () => {
+    const { world, log, registry } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => blackhole(world, p0!));
+    world.sim.run({ until: 34_999 });
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    world.sim.run({ until: 45_000 });
+    const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
+    expect(out.size).toBe(2);
+    for (const t of out.values()) {
+      expect(t).toBeGreaterThanOrEqual(35_000);
+      expect(t).toBeLessThanOrEqual(38_300);
+    }
+  });
+
+  it('keeps a live provider whose keepalive is heard, however long the run', () => {
+    const { world, registry } = nacos({ registry: { connectionBound: true } });
+    world.sim.run({ until: 300_000 });
+    for (const p of providers(world)) expect(registry.entryOf(p)).toMatchObject({ registered: true, listed: true });
+  });
+});
