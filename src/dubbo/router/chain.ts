@@ -13,6 +13,7 @@ import { getMethodName, javaStringValueOf } from './invocation-values.js';
 import { MockInvokersSelector } from './mock-invokers-selector.js';
 import type { RouteResult, RouteTraceEntry, RouterChainLike, RoutingInputs, StateRouter } from './router.js';
 import type { RouterRuntime } from './router-runtime.js';
+import type { EventSink } from '../runtime.js';
 import type { TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 import { ZoneStateRouter } from './zone-state-router.js';
@@ -68,6 +69,12 @@ function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
   return input.filter((inv) => keep.has(inv));
 }
 
+interface CachedRoute {
+  result: RouteResult;
+  /** Counters the routers bumped while computing `result`. */
+  events: Array<[string, number]> | null;
+}
+
 /** Dubbo's state-router chain for one consumer instance and one service, with a route cache. */
 export class RouterChain implements RouterChainLike {
   #routers: StateRouter[] = [];
@@ -77,7 +84,9 @@ export class RouterChain implements RouterChainLike {
   #cacheable = false;
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
   #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
-  readonly #cache = new Map<string, RouteResult>();
+  readonly #cache = new Map<string, CachedRoute>();
+  #sink: EventSink | undefined;
+  #capture: Array<[string, number]> | null = null;
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
   #hits = 0;
@@ -110,13 +119,35 @@ export class RouterChain implements RouterChainLike {
     const hit = this.#cache.get(key);
     if (hit !== undefined) {
       this.#hits++;
-      return hit;
+      // Replay what the routers counted when the result was computed (one warning per call, as in Dubbo).
+      if (hit.events !== null && this.#sink) for (const [name, by] of hit.events) this.#sink.count(name, by);
+      return hit.result;
     }
     this.#misses++;
+    this.#capture = [];
     const result = this.#route(consumerUrl, invokers, invocation);
+    const events = this.#capture.length > 0 ? this.#capture : null;
+    this.#capture = null;
     if (this.#cache.size >= this.#cacheMaxEntries) this.#cache.clear();
-    this.#cache.set(key, result);
+    this.#cache.set(key, { result, events });
     return result;
+  }
+
+  /**
+   * A runtime for this chain's routers: their counters go to `runtime.events` and are remembered
+   * with cached results, so a cache hit counts them again.
+   */
+  routerRuntime(runtime: RouterRuntime | undefined): RouterRuntime {
+    this.#sink = runtime?.events;
+    return {
+      random: runtime?.random,
+      events: {
+        count: (name: string, by = 1) => {
+          this.#sink?.count(name, by);
+          this.#capture?.push([name, by]);
+        },
+      },
+    };
   }
 
   /** A new address list: every router is notified (tag rules re-initialise) and the cache is dropped. */
@@ -285,7 +316,9 @@ export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): Sta
  * router (the tag router gets the scenario's tag rule, if any), then the specs' routers by order.
  * Throws when two tag rules apply to the same service (Dubbo has one tag rule per provider app).
  */
-export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterChainContext): RouterChain {
+export function buildRouterChain(specs: readonly RouterSpec[], outerCtx: BuildRouterChainContext): RouterChain {
+  const chain = new RouterChain([], outerCtx);
+  const ctx = { ...outerCtx, runtime: chain.routerRuntime(outerCtx.runtime) };
   const routers: StateRouter[] = [];
   let tag: TagStateRouter | undefined;
   for (const spec of specs) {
@@ -301,5 +334,6 @@ export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterC
     routers.push(new MockInvokersSelector());
     if (tag === undefined) routers.push(new TagStateRouter());
   }
-  return new RouterChain(routers, ctx);
+  chain.replaceRouters(routers);
+  return chain;
 }
