@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     pool: 'forks',
   },
