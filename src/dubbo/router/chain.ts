@@ -11,9 +11,9 @@ import type { URL } from '../url.js';
 import { parseConditionRule } from './condition/condition-rule-router.js';
 import { getMethodName, javaStringValueOf } from './invocation-values.js';
 import { MockInvokersSelector } from './mock-invokers-selector.js';
+import { captureRouterEvents, replayRouterEvents, type CountedEvent } from './router-events.js';
 import type { RouteResult, RouteTraceEntry, RouterChainLike, RoutingInputs, StateRouter } from './router.js';
 import type { RouterRuntime } from './router-runtime.js';
-import type { EventSink } from '../runtime.js';
 import type { TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 import { ZoneStateRouter } from './zone-state-router.js';
@@ -71,8 +71,8 @@ function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
 
 interface CachedRoute {
   result: RouteResult;
-  /** Counters the routers bumped while computing `result`. */
-  events: Array<[string, number]> | null;
+  /** Counters the routers bumped while computing `result`, replayed on each hit. */
+  events: readonly CountedEvent[] | null;
 }
 
 /** Dubbo's state-router chain for one consumer instance and one service, with a route cache. */
@@ -85,8 +85,6 @@ export class RouterChain implements RouterChainLike {
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
   #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
   readonly #cache = new Map<string, CachedRoute>();
-  #sink: EventSink | undefined;
-  #capture: Array<[string, number]> | null = null;
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
   #hits = 0;
@@ -119,35 +117,15 @@ export class RouterChain implements RouterChainLike {
     const hit = this.#cache.get(key);
     if (hit !== undefined) {
       this.#hits++;
-      // Replay what the routers counted when the result was computed (one warning per call, as in Dubbo).
-      if (hit.events !== null && this.#sink) for (const [name, by] of hit.events) this.#sink.count(name, by);
+      // Dubbo logs (zonesim counts) e.g. the force-empty warning on every call, cached or not.
+      if (hit.events !== null) replayRouterEvents(hit.events);
       return hit.result;
     }
     this.#misses++;
-    this.#capture = [];
-    const result = this.#route(consumerUrl, invokers, invocation);
-    const events = this.#capture.length > 0 ? this.#capture : null;
-    this.#capture = null;
+    const { value: result, events } = captureRouterEvents(() => this.#route(consumerUrl, invokers, invocation));
     if (this.#cache.size >= this.#cacheMaxEntries) this.#cache.clear();
     this.#cache.set(key, { result, events });
     return result;
-  }
-
-  /**
-   * A runtime for this chain's routers: their counters go to `runtime.events` and are remembered
-   * with cached results, so a cache hit counts them again.
-   */
-  routerRuntime(runtime: RouterRuntime | undefined): RouterRuntime {
-    this.#sink = runtime?.events;
-    return {
-      random: runtime?.random,
-      events: {
-        count: (name: string, by = 1) => {
-          this.#sink?.count(name, by);
-          this.#capture?.push([name, by]);
-        },
-      },
-    };
   }
 
   /** A new address list: every router is notified (tag rules re-initialise) and the cache is dropped. */
@@ -316,9 +294,7 @@ export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): Sta
  * router (the tag router gets the scenario's tag rule, if any), then the specs' routers by order.
  * Throws when two tag rules apply to the same service (Dubbo has one tag rule per provider app).
  */
-export function buildRouterChain(specs: readonly RouterSpec[], outerCtx: BuildRouterChainContext): RouterChain {
-  const chain = new RouterChain([], outerCtx);
-  const ctx = { ...outerCtx, runtime: chain.routerRuntime(outerCtx.runtime) };
+export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterChainContext): RouterChain {
   const routers: StateRouter[] = [];
   let tag: TagStateRouter | undefined;
   for (const spec of specs) {
@@ -334,6 +310,5 @@ export function buildRouterChain(specs: readonly RouterSpec[], outerCtx: BuildRo
     routers.push(new MockInvokersSelector());
     if (tag === undefined) routers.push(new TagStateRouter());
   }
-  chain.replaceRouters(routers);
-  return chain;
+  return new RouterChain(routers, ctx);
 }

@@ -3,7 +3,7 @@
  * mutations, the route cache (same answers as uncached routing), and buildRouterChain.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
+import { buildRouter, buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../../../src/dubbo/router/router.js';
 import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.js';
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
@@ -333,6 +333,28 @@ describe('buildRouterChain', () => {
 
   it('reports a plugin router that was not loaded', () => {
     expect(() => buildRouterChain([{ type: 'plugin', module: './missing.js', options: {} }], { service: 's' })).toThrow(/not loaded/);
+  });
+
+  it('counts a forced empty route on every call, cache hits included', () => {
+    const counts = new Map<string, number>();
+    const events = { count: (name: string, by = 1) => void counts.set(name, (counts.get(name) ?? 0) + by) };
+    const chain = buildRouterChain([{ type: 'condition', rule: '=> region = nowhere', force: true }], { service: 's', runtime: { events } });
+    const list = providers();
+    chain.setInvokers(list);
+    for (let i = 0; i < 5; i++) chain.route(CONSUMER, list, call());
+    expect(chain.cacheStats().hits).toBe(4);
+    expect(counts.get('router.forceEmpty')).toBe(5);
+  });
+
+  it('counts on cache hits for a rule added at run time with the plain runtime', () => {
+    const counts = new Map<string, number>();
+    const runtime = { events: { count: (name: string, by = 1) => void counts.set(name, (counts.get(name) ?? 0) + by) } };
+    const chain = buildRouterChain([], { service: 's', runtime });
+    const list = providers();
+    chain.setInvokers(list);
+    chain.addRouter(buildRouter({ type: 'condition', rule: '=> region = nowhere', force: true }, { service: 's', runtime })!);
+    for (let i = 0; i < 3; i++) chain.route(CONSUMER, list, call());
+    expect(counts.get('router.forceEmpty')).toBe(3);
   });
 
   it('counts a forced empty condition route in the runtime events', () => {

@@ -7,6 +7,7 @@
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
@@ -117,7 +118,7 @@ export class ConditionStateRouter implements StateRouter {
       return entry(out, true, `the then-part matched ${result.length} of ${before} providers`);
     }
     if (this.force) {
-      this.#runtime?.events?.count(FORCE_EMPTY_EVENT);
+      countRouterEvent(this.#runtime, FORCE_EMPTY_EVENT);
       return entry([], true, `force: true and the then-part matched none of ${before} providers`);
     }
     return entry(

@@ -8,6 +8,7 @@
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionPart, type ConditionMap } from './condition-rule-text.js';
@@ -151,7 +152,7 @@ export class MultiDestConditionRouter implements StateRouter {
       return entry([], true, 'no destination drawn');
     }
     if (this.force) {
-      this.#runtime?.events?.count(FORCE_EMPTY_EVENT);
+      countRouterEvent(this.#runtime, FORCE_EMPTY_EVENT);
       return entry([], true, `force: true and no destination matched any of ${before} providers`);
     }
     return entry(
