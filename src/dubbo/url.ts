@@ -21,6 +21,8 @@ export class URL {
   #text: string | undefined;
   #identity: string | undefined;
   readonly #methodMemo = new Map<string, Map<string, string | undefined>>();
+  readonly #methodNumberMemo = new Map<string, Map<string, number>>();
+  readonly #numberMemo = new Map<string, number>();
 
   constructor(parts: {
     protocol: string;
@@ -119,10 +121,15 @@ export class URL {
 
   /** A parameter as a number, or `defaultValue` when absent, empty or not numeric. */
   getNumber(key: string, defaultValue: number): number {
-    const v = this.getParameter(key);
-    if (v === undefined) return defaultValue;
-    const n = Number(v);
-    return Number.isFinite(n) ? n : defaultValue;
+    // PERF: parsed once per key (URLs are immutable); NaN marks "absent or not numeric".
+    let n = this.#numberMemo.get(key);
+    if (n === undefined) {
+      const v = this.getParameter(key);
+      n = v === undefined ? NaN : Number(v);
+      if (!Number.isFinite(n)) n = NaN;
+      this.#numberMemo.set(key, n);
+    }
+    return Number.isNaN(n) ? defaultValue : n;
   }
 
   /** Method-level value (`<method>.<key>`) first, then the interface-level `key`. */
@@ -148,10 +155,18 @@ export class URL {
 
   /** `getMethodParameter` as a number. */
   getMethodNumber(method: string | undefined, key: string, defaultValue: number): number {
-    const v = this.getMethodParameter(method, key);
-    if (v === undefined) return defaultValue;
-    const n = Number(v);
-    return Number.isFinite(n) ? n : defaultValue;
+    // PERF: parsed once per (method, key).
+    const m = method ?? '';
+    let byKey = this.#methodNumberMemo.get(m);
+    if (byKey === undefined) this.#methodNumberMemo.set(m, (byKey = new Map()));
+    let n = byKey.get(key);
+    if (n === undefined) {
+      const v = this.getMethodParameter(method, key);
+      n = v === undefined ? NaN : Number(v);
+      if (!Number.isFinite(n)) n = NaN;
+      byKey.set(key, n);
+    }
+    return Number.isNaN(n) ? defaultValue : n;
   }
 
   /** `getMethodParameter` as a boolean (`"true"`, case-insensitive). */
