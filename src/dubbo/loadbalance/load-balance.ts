@@ -52,22 +52,44 @@ export abstract class AbstractLoadBalance implements LoadBalance {
 }
 
 /** `AbstractLoadBalance.getWeight` as a function of the clock. */
+/** The static inputs of `getWeight` for one invoker and method (URLs are immutable). */
+interface WeightInputs {
+  registry: boolean;
+  weight: number;
+  timestamp: number;
+  warmup: number;
+}
+
+// PERF: getWeight runs for every invoker on every weighted pick; its URL reads are memoized here.
+const weightInputs = new WeakMap<Invoker, Map<string, WeightInputs>>();
+
+function inputsOf(invoker: Invoker, method: string): WeightInputs {
+  let byMethod = weightInputs.get(invoker);
+  if (byMethod === undefined) weightInputs.set(invoker, (byMethod = new Map()));
+  let w = byMethod.get(method);
+  if (w === undefined) {
+    const url = isClusterInvoker(invoker) ? invoker.getRegistryUrl() : invoker.getUrl();
+    const registry = url.getServiceInterface() === REGISTRY_SERVICE;
+    w = {
+      registry,
+      weight: registry ? url.getNumber(WEIGHT_KEY, DEFAULT_WEIGHT) : Math.trunc(url.getMethodNumber(method, WEIGHT_KEY, DEFAULT_WEIGHT)),
+      // Weight may come from a registry URL, but warmup is always the invoker's own.
+      timestamp: invoker.getUrl().getNumber(TIMESTAMP_KEY, 0),
+      warmup: invoker.getUrl().getNumber(WARMUP_KEY, DEFAULT_WARMUP),
+    };
+    byMethod.set(method, w);
+  }
+  return w;
+}
+
+/** `AbstractLoadBalance.getWeight` as a function of the clock. */
 export function getWeight(invoker: Invoker, invocation: RpcInvocation, nowMs: number): number {
-  let weight: number;
-  const url = isClusterInvoker(invoker) ? invoker.getRegistryUrl() : invoker.getUrl();
-  if (url.getServiceInterface() === REGISTRY_SERVICE) {
-    weight = url.getNumber(WEIGHT_KEY, DEFAULT_WEIGHT);
-  } else {
-    weight = Math.trunc(url.getMethodNumber(getMethodName(invocation), WEIGHT_KEY, DEFAULT_WEIGHT));
-    if (weight > 0) {
-      const timestamp = url.getNumber(TIMESTAMP_KEY, 0);
-      if (timestamp > 0) {
-        const uptime = Math.trunc(nowMs - timestamp);
-        if (uptime < 0) return 1;
-        const warmup = invoker.getUrl().getNumber(WARMUP_KEY, DEFAULT_WARMUP);
-        if (uptime > 0 && uptime < warmup) weight = calculateWarmupWeight(uptime, warmup, weight);
-      }
-    }
+  const w = inputsOf(invoker, getMethodName(invocation));
+  let weight = w.weight;
+  if (!w.registry && weight > 0 && w.timestamp > 0) {
+    const uptime = Math.trunc(nowMs - w.timestamp);
+    if (uptime < 0) return 1;
+    if (uptime > 0 && uptime < w.warmup) weight = calculateWarmupWeight(uptime, w.warmup, weight);
   }
   return Math.max(weight, 0);
 }
