@@ -29,8 +29,9 @@ export function applyRuleFault(world: World, action: RuleFaultAction, pluginRout
     for (const instance of group.instances) {
       const stack = instance.stack;
       if (!(stack instanceof DubboConsumerStack)) continue;
-      for (const ref of stack.references.values()) {
-        const chain = ref.directory.getRouterChain();
+      // With several registries every registry directory has its own chain: change them all.
+      for (const [ref, directory] of [...stack.references.values()].flatMap((r) => r.directories.map((d) => [r, d] as const))) {
+        const chain = directory.getRouterChain();
         if (!(chain instanceof RouterChain)) continue;
         const ctx = { service: ref.service, runtime: stack.runtime, pluginRouters };
         const router = buildRouter(action.router, ctx);
