@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
+import { URL } from '../dubbo/url.js';
 import { UsageError, type Io } from './io.js';
 
 /** The text of a file named on the command line. */
@@ -37,4 +39,35 @@ export function parseAttachments(pairs: string[] | undefined): Record<string, st
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;
+}
+
+/** An invoker over a pasted URL, for the what-if tools (`route`, `select`): always available, never called. */
+export class UrlInvoker implements Invoker {
+  readonly #url: URL;
+  constructor(url: URL) {
+    this.#url = url;
+  }
+  getUrl(): URL {
+    return this.#url;
+  }
+  isAvailable(): boolean {
+    return true;
+  }
+  *invoke(): Generator<never, Result, unknown> {
+    return OK;
+  }
+}
+
+/** Parses a URL given on the command line (`what` names the option in the error). */
+export function parseCliUrl(text: string, what: string): URL {
+  let url: URL;
+  try {
+    url = URL.valueOf(text);
+  } catch {
+    throw new UsageError(`${what}: not a URL: "${text}"`);
+  }
+  if (url.protocol === '' || url.host === '') {
+    throw new UsageError(`${what}: expected protocol://host[:port]/Service?k=v, found "${text}"`);
+  }
+  return url;
 }

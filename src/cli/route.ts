@@ -8,7 +8,7 @@
  */
 import { RandomStreams } from '../engine/random.js';
 import { DUBBO_VERSION, RpcCode } from '../dubbo/constants.js';
-import { OK, RpcInvocation, type Invoker, type Result } from '../dubbo/rpc.js';
+import { RpcInvocation, type Invoker } from '../dubbo/rpc.js';
 import { RouterChain } from '../dubbo/router/chain.js';
 import { parseConditionRule } from '../dubbo/router/condition/condition-rule-router.js';
 import { MockInvokersSelector } from '../dubbo/router/mock-invokers-selector.js';
@@ -16,6 +16,7 @@ import type { RouteTraceEntry, StateRouter } from '../dubbo/router/router.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
+import { parseCliUrl, UrlInvoker } from './inputs.js';
 import { UsageError, type Io } from './io.js';
 
 /** The options of `zonesim route` (file contents already read by the caller). */
@@ -50,35 +51,6 @@ export interface RouteReport {
   providers: string[];
   trace: RouteTraceRow[];
   error: null | { code: number; message: string };
-}
-
-class RouteInvoker implements Invoker {
-  readonly #url: URL;
-  constructor(url: URL) {
-    this.#url = url;
-  }
-  getUrl(): URL {
-    return this.#url;
-  }
-  isAvailable(): boolean {
-    return true;
-  }
-  *invoke(): Generator<never, Result, unknown> {
-    return OK;
-  }
-}
-
-function parseUrl(text: string, what: string): URL {
-  let url: URL;
-  try {
-    url = URL.valueOf(text);
-  } catch {
-    throw new UsageError(`${what}: not a URL: "${text}"`);
-  }
-  if (url.protocol === '' || url.host === '') {
-    throw new UsageError(`${what}: expected protocol://host[:port]/Service?k=v, found "${text}"`);
-  }
-  return url;
 }
 
 function withRuleErrors<T>(what: string, build: () => T): T {
@@ -118,8 +90,8 @@ function noProviderMessage(consumerUrl: URL, invokers: readonly Invoker[], metho
 export function evaluateRoute(opts: RouteOptions): RouteReport {
   if (opts.providers.length === 0) throw new UsageError('give at least one provider: --provider URL or --providers-file F');
   if (opts.force && opts.condition === undefined) throw new UsageError('--force applies to a condition rule: add --condition or --condition-file');
-  const consumerUrl = parseUrl(opts.consumer, '--consumer');
-  const invokers = opts.providers.map((p) => new RouteInvoker(new ServiceAddressURL(parseUrl(p, '--provider'), consumerUrl)));
+  const consumerUrl = parseCliUrl(opts.consumer, '--consumer');
+  const invokers = opts.providers.map((p) => new UrlInvoker(new ServiceAddressURL(parseCliUrl(p, '--provider'), consumerUrl)));
   // DIVERGENCE: Dubbo draws v3.1 weighted destinations from ThreadLocalRandom; `route` uses a fixed seed so a command repeats.
   const runtime = { random: new RandomStreams(1).stream('route') };
 
@@ -145,7 +117,7 @@ export function evaluateRoute(opts: RouteOptions): RouteReport {
     if (entry.steps !== undefined && entry.steps.length > 1) trace.push(...entry.steps.map(row));
     else trace.push(row(entry));
   }
-  const survivors = result.invokers.map((inv) => opts.providers[invokers.indexOf(inv as RouteInvoker)]!);
+  const survivors = result.invokers.map((inv) => opts.providers[invokers.indexOf(inv as UrlInvoker)]!);
   const error =
     survivors.length > 0
       ? null

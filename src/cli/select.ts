@@ -12,9 +12,10 @@ import { Simulation } from '../engine/simulation.js';
 import { loadBalances } from '../dubbo/extensions.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
-import { OK, RpcInvocation, type Invoker, type Result } from '../dubbo/rpc.js';
+import { RpcInvocation } from '../dubbo/rpc.js';
 import { createRuntime } from '../dubbo/runtime.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
+import { parseCliUrl, UrlInvoker } from './inputs.js';
 import { UsageError, type Io } from './io.js';
 
 /** The options of `zonesim select`. */
@@ -36,35 +37,6 @@ export interface SelectOptions {
   plugins?: Record<string, LoadBalanceFactory>;
 }
 
-class SelectInvoker implements Invoker {
-  readonly #url: URL;
-  constructor(url: URL) {
-    this.#url = url;
-  }
-  getUrl(): URL {
-    return this.#url;
-  }
-  isAvailable(): boolean {
-    return true;
-  }
-  *invoke(): Generator<never, Result, unknown> {
-    return OK;
-  }
-}
-
-function parseUrl(text: string, what: string): URL {
-  let url: URL;
-  try {
-    url = URL.valueOf(text);
-  } catch {
-    throw new UsageError(`${what}: not a URL: "${text}"`);
-  }
-  if (url.protocol === '' || url.host === '') {
-    throw new UsageError(`${what}: expected protocol://host:port/Service?k=v, found "${text}"`);
-  }
-  return url;
-}
-
 /** Runs `select`; returns the exit code. Bad input throws UsageError (exit 2). */
 export function runSelect(opts: SelectOptions, io: Io): number {
   const factory = opts.plugins?.[opts.loadbalance] ?? loadBalances[opts.loadbalance];
@@ -84,13 +56,13 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   if (opts.nowMs !== undefined && !Number.isFinite(opts.nowMs)) {
     throw new UsageError(`--now: expected milliseconds, found ${opts.nowMs}`);
   }
-  const providerUrls = opts.providers.map((p) => parseUrl(p, '--provider'));
+  const providerUrls = opts.providers.map((p) => parseCliUrl(p, '--provider'));
   const consumerUrl =
     opts.consumer !== undefined
-      ? parseUrl(opts.consumer, '--consumer')
+      ? parseCliUrl(opts.consumer, '--consumer')
       : new URL({ protocol: 'consumer', host: '127.0.0.1', path: providerUrls[0]!.getServiceInterface() });
   const invokers = providerUrls.map(
-    (u) => new SelectInvoker(opts.consumer !== undefined ? new ServiceAddressURL(u, consumerUrl) : u),
+    (u) => new UrlInvoker(opts.consumer !== undefined ? new ServiceAddressURL(u, consumerUrl) : u),
   );
 
   // The CLI is the one layer allowed the wall clock: without --now, warmup is judged as of now.
@@ -115,7 +87,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
     });
     const picked = lb.select(invokers, consumerUrl, invocation);
     if (picked === null) break;
-    const index = invokers.indexOf(picked as SelectInvoker);
+    const index = invokers.indexOf(picked as UrlInvoker);
     if (index >= 0) counts[index]!++;
     picks.push(picked.getUrl().getAddress());
     for (const filter of runtime.filters) filter.before(picked, invocation, runtime.sim.now);
