@@ -42,12 +42,12 @@ export class ConsumerInstance implements ConsumerInstanceInfo {
   readonly group: ConsumerGroupSpec;
   stack!: ConsumerStack;
 
-  constructor(group: ConsumerGroupSpec, index: number, ip: string) {
+  constructor(group: ConsumerGroupSpec, index: number, ip: string, id?: string) {
     this.group = group;
     this.zone = group.zone;
     this.index = index;
     this.ip = ip;
-    this.id = `${group.application}@${group.zone}#${index}`;
+    this.id = id ?? `${group.application}@${group.zone}#${index}`;
   }
 }
 

@@ -6,7 +6,7 @@
 import { sampler, type Sampler } from '../engine/distributions.js';
 import { Resource } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
-import type { Simulation } from '../engine/simulation.js';
+import type { Proc, Simulation } from '../engine/simulation.js';
 import type { MethodSpec, ProviderGroupSpec } from '../scenario/types.js';
 import type { Network } from './network.js';
 import type { RequestHandle, WorldObserver } from './observer.js';
@@ -28,6 +28,8 @@ export interface IncomingCall {
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
+  /** The request's attachments: they travel on to downstream calls (SPEC 2.10). */
+  readonly attachments: ReadonlyMap<string, string>;
   /** Delivers the provider's answer to the consumer (called when the response message arrives). */
   deliver(reply: Reply): void;
   /** The response was lost or came too late: the execution was orphaned. */
@@ -35,6 +37,11 @@ export interface IncomingCall {
 }
 
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
+
+/** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
+export interface DownstreamCaller {
+  call(service: string, method: string, attachments: ReadonlyMap<string, string>): Proc<boolean>;
+}
 
 const REFUSED: Reply = { kind: 'refused' };
 const OK_PLAIN: Reply = { kind: 'ok', biz: false };
@@ -83,6 +90,8 @@ export class ProviderInstance {
   readonly url: string;
   readonly pool: Resource<IncomingCall>;
   state: ProviderState = 'up';
+  /** The provider's own consumer side, for methods that call other services (SPEC 2.10). */
+  downstream: DownstreamCaller | null = null;
   readonly #sim: Simulation;
   readonly #network: Network;
   readonly #recorder: WorldObserver;
@@ -176,15 +185,37 @@ export class ProviderInstance {
     this.#recorder.execution(call.request, this.group.spec.name);
     const m = this.group.methods.get(call.method)!;
     const serviceMs = m.draw() * this.group.factor(call.method);
-    this.#sim.schedule(serviceMs, () => {
-      this.pool.release();
-      if (this.state === 'crashed' || this.state === 'stopped') {
-        this.#recorder.orphaned(call.request);
-        return;
-      }
-      const biz = m.spec.bizErrorRate > 0 && this.group.bizRng.next() < m.spec.bizErrorRate;
-      this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true);
-    });
+    if (m.spec.calls.length > 0 && this.downstream !== null) {
+      this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
+      return;
+    }
+    this.#sim.schedule(serviceMs, () => this.#complete(call, m.spec, false));
+  }
+
+  // The method's own work, then its downstream calls on the same thread (sequential or fan-out).
+  *#executeWithCalls(call: IncomingCall, spec: MethodSpec, serviceMs: number): Proc<void> {
+    yield this.#sim.timeout(serviceMs);
+    const downstream = this.downstream!;
+    let failed = false;
+    if (spec.parallel) {
+      const procs = spec.calls.map((c) => this.#sim.process(downstream.call(c.service, c.method, call.attachments)));
+      for (const p of procs) if (!(yield p)) failed = true;
+    } else {
+      for (const c of spec.calls) if (!(yield* downstream.call(c.service, c.method, call.attachments))) failed = true;
+    }
+    this.#complete(call, spec, failed);
+  }
+
+  // The thread is free; the response goes out unless the process died meanwhile. A failed
+  // downstream call reaches the caller as an exception inside the result (Dubbo does not retry those).
+  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean): void {
+    this.pool.release();
+    if (this.state === 'crashed' || this.state === 'stopped') {
+      this.#recorder.orphaned(call.request);
+      return;
+    }
+    const biz = downstreamFailed || (spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate);
+    this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true);
   }
 
   // Sends the response over the network; a lost or late response of an execution is an orphan.

@@ -6,12 +6,13 @@
  */
 import { RandomStreams } from '../engine/random.js';
 import { Simulation } from '../engine/simulation.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Proc } from '../engine/simulation.js';
+import type { ConsumerGroupSpec, ReferenceSpec, Scenario } from '../scenario/types.js';
 import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
-import { ProviderGroup, ProviderInstance } from './provider.js';
+import { ProviderGroup, ProviderInstance, type DownstreamCaller } from './provider.js';
 import { MultiRegistry } from './registry-multi.js';
 import { StaticRegistry, type RegistryModel } from './registry.js';
 
@@ -51,9 +52,12 @@ export class World {
   readonly providerGroups: ProviderGroup[] = [];
   readonly consumerGroups: ConsumerGroup[] = [];
   readonly addressPools = new Map<string, AddressPool>();
+  readonly #options: WorldOptions;
+  #downstreamIndex = 0;
 
   constructor(scenario: Scenario, options: WorldOptions) {
     this.scenario = scenario;
+    this.#options = options;
     this.observer = options.observer;
     this.streams = new RandomStreams(options.seed);
     const zones = Object.keys(scenario.zones);
@@ -104,8 +108,60 @@ export class World {
       application: group.spec.application,
     });
     group.instances.push(p);
+    p.downstream = this.#downstreamFor(p);
     this.registry.providerStarted(p);
     return p;
+  }
+
+  /**
+   * Call graphs (SPEC 2.10): a provider whose methods call other services gets its own consumer
+   * side, like any consumer instance (own directory, routers, load balancer, cluster, registry
+   * subscription). Each downstream call is a request of the provider's application in the metrics.
+   */
+  #downstreamFor(p: ProviderInstance): DownstreamCaller | null {
+    const calls = [...p.group.methods.values()].flatMap((m) => m.spec.calls);
+    if (calls.length === 0) return null;
+    const reference: Record<string, ReferenceSpec> = {};
+    for (const c of calls) {
+      const { methods, ...own } = c.reference;
+      const methodLevel = { ...own, ...(methods[c.method] ?? {}), parameters: { ...own.parameters, ...(methods[c.method]?.parameters ?? {}) } };
+      const ref = (reference[c.service] ??= { ...own, parameters: { ...own.parameters }, methods: {} });
+      ref.methods[c.method] = methodLevel;
+    }
+    const spec: ConsumerGroupSpec = {
+      application: p.group.spec.application,
+      zone: p.zone,
+      instances: 1,
+      ratePerSec: 0,
+      arrival: 'poisson',
+      calls: {},
+      reference,
+      consumerDefaults: { parameters: {} },
+      attachments: {},
+      userIds: 1,
+    };
+    const instance = new ConsumerInstance(spec, this.#downstreamIndex++, p.ip, `${p.group.spec.name}/${p.address}`);
+    const stack = this.#options.consumerStack(instance, this);
+    instance.stack = stack;
+    for (const service of Object.keys(reference)) stack.refer(service);
+    const sim = this.sim;
+    const observer = this.observer;
+    const services = this.scenario.services;
+    return {
+      *call(service: string, method: string, attachments: ReadonlyMap<string, string>): Proc<boolean> {
+        const request = observer.startRequest({
+          consumerGroup: spec.application,
+          consumerZone: p.zone,
+          service,
+          method,
+          idempotent: services[service]?.methods[method]?.idempotent ?? true,
+          startMs: sim.now,
+        });
+        const { outcome, cause } = yield* stack.call({ service, method, attachments: new Map(attachments), request });
+        observer.endRequest(request, outcome, sim.now, cause);
+        return outcome === 'ok';
+      },
+    };
   }
 
   #providersBusy(): boolean {

@@ -147,6 +147,7 @@ function incoming(delivered: string[]): IncomingCall {
     consumerZone: 'zoneA',
     request: { ended: false },
     settled: false,
+    attachments: new Map(),
     deliver: (reply) => delivered.push(reply.kind),
   };
 }

@@ -24,6 +24,7 @@ const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' 
 /** One attempt in flight. */
 class Attempt implements IncomingCall {
   readonly provider: ProviderInstance;
+  readonly attachments: ReadonlyMap<string, string>;
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
@@ -31,8 +32,16 @@ class Attempt implements IncomingCall {
   timer: QueueEntry | null = null;
   timedOut = false;
 
-  constructor(provider: ProviderInstance, method: string, consumerZone: string, request: RequestHandle, done: SimEvent<Reply | null>) {
+  constructor(
+    provider: ProviderInstance,
+    method: string,
+    consumerZone: string,
+    request: RequestHandle,
+    done: SimEvent<Reply | null>,
+    attachments: ReadonlyMap<string, string>,
+  ) {
     this.provider = provider;
+    this.attachments = attachments;
     this.method = method;
     this.consumerZone = consumerZone;
     this.request = request;
@@ -120,7 +129,7 @@ export class DubboInvoker implements Invoker {
       );
     }
     const done = sim.event<Reply | null>();
-    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done);
+    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, invocation.attachments);
     const timeoutMs = this.timeoutMs(invocation);
     attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
