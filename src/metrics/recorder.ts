@@ -81,6 +81,7 @@ export class Recorder {
   readonly #faults: FaultMarker[] = [];
   #pushes = 0;
   #pushBytes = 0;
+  readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
   // Invariant bookkeeping over every request, measured or not.
   #started = 0;
   #ended = 0;
@@ -214,9 +215,13 @@ export class Recorder {
   }
 
   /** One registry notification delivered to a consumer instance, `bytes` long. */
-  push(_consumerInstance: string, bytes: number): void {
+  push(consumerInstance: string, bytes: number): void {
     this.#pushes++;
     this.#pushBytes += bytes;
+    let c = this.#pushesByConsumer.get(consumerInstance);
+    if (c === undefined) this.#pushesByConsumer.set(consumerInstance, (c = { pushes: 0, pushBytes: 0 }));
+    c.pushes++;
+    c.pushBytes += bytes;
   }
 
   /** Adds `by` to the free-form counter `name` (summary `events`). */
@@ -331,7 +336,12 @@ export class Recorder {
       simulatedMs: final.simulatedMs,
       measuredFromMs: this.warmupMs,
       ...figures,
-      registry: { pushes: this.#pushes, pushBytes: this.#pushBytes, staleCalls: total.staleAttempts },
+      registry: {
+        pushes: this.#pushes,
+        pushBytes: this.#pushBytes,
+        staleCalls: total.staleAttempts,
+        byConsumer: Object.fromEntries([...this.#pushesByConsumer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      },
       byConsumerZone: scopes(byZone),
       byService: scopes(byService),
       byProviderGroup,

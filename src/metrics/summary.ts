@@ -88,7 +88,13 @@ export interface Summary extends ScopeSummary {
   version: string;
   simulatedMs: number;
   measuredFromMs: number;
-  registry: { pushes: number; pushBytes: number; staleCalls: number };
+  /** `byConsumer` (zonesim addition): pushes and bytes per consumer instance id, over the whole run. */
+  registry: {
+    pushes: number;
+    pushBytes: number;
+    staleCalls: number;
+    byConsumer: Record<string, { pushes: number; pushBytes: number }>;
+  };
   byConsumerZone: Record<string, ScopeSummary>;
   byService: Record<string, ScopeSummary>;
   byProviderGroup: Record<string, ProviderGroupSummary>;

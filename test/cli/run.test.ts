@@ -34,7 +34,7 @@ describe('zonesim run', () => {
       ['biz', 'forbidden', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
     );
     expect(Object.keys(summary.latencyMs).sort()).toEqual(['max', 'mean', 'p50', 'p90', 'p99', 'p999']);
-    expect(Object.keys(summary.registry).sort()).toEqual(['pushBytes', 'pushes', 'staleCalls']);
+    expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumer']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
       ['biz', 'crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'rejected', 'requests', 'tMs', 'timeout'],

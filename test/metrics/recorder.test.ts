@@ -278,12 +278,18 @@ describe('Recorder', () => {
     ]);
   });
 
-  it('reports registry pushes and their bytes', () => {
+  it('reports registry pushes and their bytes, in total and per consumer instance', () => {
     const r = makeRecorder();
-    r.push('web#0', 120);
     r.push('web#1', 80);
+    r.push('web#0', 120);
+    r.push('web#1', 30);
     finish(r);
-    expect(r.summary(META).registry).toEqual({ pushes: 2, pushBytes: 200, staleCalls: 0 });
+    expect(r.summary(META).registry).toEqual({
+      pushes: 3,
+      pushBytes: 230,
+      staleCalls: 0,
+      byConsumer: { 'web#0': { pushes: 1, pushBytes: 120 }, 'web#1': { pushes: 2, pushBytes: 110 } },
+    });
   });
 
   it('reports provider-group executions, rejections, utilization and peak threads', () => {
