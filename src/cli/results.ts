@@ -3,7 +3,7 @@
  * timeline.csv, the scenario as run, and report.html when asked. Written into a hidden temporary
  * folder and renamed into place, so an interrupted run leaves no partial folder behind.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /** A run id from the wall clock (the CLI is the only layer allowed to read it). */
@@ -19,6 +19,7 @@ export function newRunId(seed: number, now = new Date()): string {
 export function writeResults(root: string, scenario: string, runId: string, files: Record<string, string>): string {
   const parent = resolve(root, safeName(scenario));
   mkdirSync(parent, { recursive: true });
+  removeAbandoned(parent);
   let finalDir = join(parent, runId);
   for (let i = 2; existsSync(finalDir); i++) finalDir = join(parent, `${runId}-${i}`);
   const tmp = join(parent, `.tmp-${runId}-${process.pid}`);
@@ -32,6 +33,22 @@ export function writeResults(root: string, scenario: string, runId: string, file
     throw error;
   }
   return finalDir;
+}
+
+// A run killed while writing (SIGKILL, power loss) leaves its hidden temporary folder: remove those
+// whose process is gone, so no partial results stay behind.
+function removeAbandoned(parent: string): void {
+  for (const entry of readdirSync(parent)) {
+    const m = /^\.tmp-.*-(\d+)$/.exec(entry);
+    if (!m || Number(m[1]) === process.pid) continue;
+    let alive = true;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch {
+      alive = false;
+    }
+    if (!alive) rmSync(resolve(parent, entry), { recursive: true, force: true });
+  }
 }
 
 function safeName(name: string): string {
