@@ -22,6 +22,7 @@ import { RpcInvocation, type ClusterInvokerLike, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
 import { URL } from '../url.js';
+import { isMatch } from '../url-utils.js';
 
 /** The cluster over several registries (Dubbo's default for multi-registry references). */
 const ZONE_AWARE_CLUSTER = 'zone-aware';
@@ -185,7 +186,14 @@ export class DubboConsumerStack implements ConsumerStack {
       registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
     const invokers = new Map<ProviderInstance, DubboInvoker>();
     const emptyProtection = spec.emptyProtection;
-    registry.subscribe(this.instance, service, (providers) => {
+    const accepted = new Map<ProviderInstance, boolean>();
+    registry.subscribe(this.instance, service, (pushed) => {
+      // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
+      const providers = pushed.filter((p) => {
+        let ok = accepted.get(p);
+        if (ok === undefined) accepted.set(p, (ok = isMatch(consumerUrl, URL.valueOf(p.url))));
+        return ok;
+      });
       if (providers.length === 0) {
         // The registry pushes empty:// unless empty protection is on (then an empty list, which is ignored).
         if (!emptyProtection) {
