@@ -73,6 +73,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
       },
     )
     .command(
+      'recommend <scenario>',
+      'recommend timeout and retries per consumer group, service and method, verified by re-running the scenario',
+      (y) =>
+        y
+          .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
+          .option('target-timeout-rate', { type: 'number', default: 0.001, describe: 'acceptable share of requests that time out' })
+          .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' }),
+      async (a) => {
+        const { runRecommend } = await import('./recommend.js');
+        code = await runRecommend(
+          {
+            scenario: a.scenario as string,
+            targetTimeoutRate: a['target-timeout-rate'] as number,
+            set: (a.set as string[]) ?? [],
+            json: a.json as boolean,
+          },
+          io,
+        );
+      },
+    )
+    .command(
       'check <scenario>',
       'pre-flight: for each consumer group and fault phase, how many providers survive each router',
       (y) =>
