@@ -21,6 +21,7 @@ export interface CompareOptions {
   set: string[];
   out?: string;
   json: boolean;
+  report: boolean;
 }
 
 /** Runs every strategy; returns the exit code. */
@@ -57,6 +58,10 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     'compare.csv': csv,
     [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
   };
+  if (opts.report) {
+    const { renderReport } = await import('./report.js');
+    files['report.html'] = renderReport(byStrategy, `${scenario.name}: strategies compared`);
+  }
   const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, `${newRunId(seed)}-compare`, files);
   if (opts.json) io.stdout(json);
   else {

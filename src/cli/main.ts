@@ -27,7 +27,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the summary JSON' })
-          .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' }),
+          .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' })
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' }),
       async (a) => {
         const { runCommand } = await import('./run.js');
         code = await runCommand(
@@ -39,6 +40,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             out: a.out as string | undefined,
             json: a.json as boolean,
             bucket: a.bucket as string | undefined,
+            report: a.report as boolean,
           },
           io,
         );
@@ -55,7 +57,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('seeds', { type: 'number', default: 1, describe: 'seeds per strategy' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
-          .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' }),
+          .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' })
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' }),
       async (a) => {
         const { runCompare } = await import('./compare.js');
         code = await runCompare(
@@ -67,6 +70,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             set: (a.set as string[]) ?? [],
             out: a.out as string | undefined,
             json: a.json as boolean,
+            report: a.report as boolean,
           },
           io,
         );
@@ -180,6 +184,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           },
           io,
         );
+      },
+    )
+    .command(
+      'report <results-dir>',
+      '(re)build report.html of a finished run or comparison',
+      (y) => y.positional('results-dir', { type: 'string', demandOption: true, describe: 'a results folder (with summary.json or compare.json)' }),
+      async (a) => {
+        const { runReport } = await import('./report-command.js');
+        code = runReport({ dir: a['results-dir'] as string }, io);
       },
     )
     .command('schema', 'print the JSON Schema of scenario files (for editor completion)', {}, async () => {

@@ -20,6 +20,7 @@ export interface RunCommandOptions {
   out?: string;
   json: boolean;
   bucket?: string;
+  report: boolean;
 }
 
 /** Runs the command; returns the exit code. */
@@ -42,6 +43,10 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     'timeline.csv': timelineCsv(summary),
     [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
   };
+  if (opts.report) {
+    const { renderReport } = await import('./report.js');
+    files['report.html'] = renderReport({ [scenario.name]: summary });
+  }
   const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, newRunId(seed), files);
   if (opts.json) {
     io.stdout(summaryJson);
