@@ -10,6 +10,9 @@ import { suggestion } from './did-you-mean.js';
 import type { PathIssue } from './zod-issues.js';
 import { describeFound } from './zod-issues.js';
 import { parseDuration } from './units.js';
+import { parseConditionRule } from '../dubbo/router/condition/condition-rule-router.js';
+import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
+import { isUserExpression } from '../world/consumer.js';
 
 type Obj = Record<string, unknown>;
 type Path = Array<string | number>;
@@ -235,14 +238,34 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
         if (service(s, [...path, 'reference', s], true)) referenceMethods(s, ref, [...path, 'reference', s]);
       }
     }
+    if (isObj(c.attachments)) {
+      for (const [k, a] of Object.entries(c.attachments)) {
+        if (isObj(a) && typeof a.when === 'string' && !isUserExpression(a.when)) {
+          issues.push({
+            path: [...path, 'attachments', k, 'when'],
+            message: `expected an expression such as "userId % 1000 < 5" (userId [% N] <, <=, >, >=, ==, != K), found ${JSON.stringify(a.when)}`,
+          });
+        }
+      }
+    }
     list(c.registries).forEach((r, j) => registry(r, [...path, 'registries', j]));
   });
 
   // Routers (top level and in strategies).
-  const routers = (value: unknown, path: Path) =>
-    list(value).forEach((r, j) => {
-      if (isObj(r)) service(r.service, [...path, j, 'service']);
-    });
+  const router = (r: unknown, path: Path): void => {
+      if (!isObj(r)) return;
+      service(r.service, [...path, 'service']);
+      // Rules are parsed now, so a malformed rule is bad input with its position, not a failure mid-run.
+      const rule = r.rule;
+      if ((r.type !== 'condition' && r.type !== 'tag') || (typeof rule !== 'string' && !isObj(rule))) return;
+      try {
+        if (r.type === 'condition') parseConditionRule(rule as string | Record<string, unknown>, { force: r.force === true });
+        else new TagStateRouter(rule as string | Record<string, unknown>);
+      } catch (error) {
+        issues.push({ path: [...path, 'rule'], message: `expected a valid ${r.type} rule: ${(error as Error).message}` });
+      }
+    };
+  const routers = (value: unknown, path: Path) => list(value).forEach((r, j) => router(r, [...path, j]));
   routers(raw.routers, ['routers']);
 
   // Faults.
@@ -274,7 +297,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     pair(f.heal, 'heal');
     zone(f.registryPartition, [...path, 'registryPartition']);
     if (isObj(f.rtt)) pair(f.rtt.between, 'rtt');
-    if (isObj(f.rule)) for (const op of ['add', 'replace', 'remove']) if (isObj(f.rule[op])) routers([f.rule[op]], [...path, 'rule', op]);
+    if (isObj(f.rule)) for (const op of ['add', 'replace', 'remove']) if (isObj(f.rule[op])) router(f.rule[op], [...path, 'rule', op]);
   });
 
   // Strategies: reference overrides keyed by attribute or by service.
