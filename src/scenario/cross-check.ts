@@ -253,18 +253,18 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
 
   // Routers (top level and in strategies).
   const router = (r: unknown, path: Path): void => {
-      if (!isObj(r)) return;
-      service(r.service, [...path, 'service']);
-      // Rules are parsed now, so a malformed rule is bad input with its position, not a failure mid-run.
-      const rule = r.rule;
-      if ((r.type !== 'condition' && r.type !== 'tag') || (typeof rule !== 'string' && !isObj(rule))) return;
-      try {
-        if (r.type === 'condition') parseConditionRule(rule as string | Record<string, unknown>, { force: r.force === true });
-        else new TagStateRouter(rule as string | Record<string, unknown>);
-      } catch (error) {
-        issues.push({ path: [...path, 'rule'], message: `expected a valid ${r.type} rule: ${(error as Error).message}` });
-      }
-    };
+    if (!isObj(r)) return;
+    service(r.service, [...path, 'service']);
+    // Rules are parsed now, so a malformed rule is bad input with its position, not a failure mid-run.
+    const rule = r.rule;
+    if ((r.type !== 'condition' && r.type !== 'tag') || (typeof rule !== 'string' && !isObj(rule))) return;
+    try {
+      if (r.type === 'condition') parseConditionRule(rule as string | Record<string, unknown>, { force: r.force === true });
+      else new TagStateRouter(rule as string | Record<string, unknown>);
+    } catch (error) {
+      issues.push({ path: [...path, 'rule'], message: `expected a valid ${r.type} rule: ${(error as Error).message}` });
+    }
+  };
   const routers = (value: unknown, path: Path) => list(value).forEach((r, j) => router(r, [...path, j]));
   routers(raw.routers, ['routers']);
 
