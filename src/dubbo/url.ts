@@ -23,6 +23,9 @@ export class URL {
   readonly #methodMemo = new Map<string, Map<string, string | undefined>>();
   readonly #methodNumberMemo = new Map<string, Map<string, number>>();
   readonly #numberMemo = new Map<string, number>();
+  // PERF: read on every round-robin and consistent-hash pick; URLs are immutable.
+  #serviceKey: string | undefined;
+  #serviceInterface: string | undefined;
 
   constructor(parts: {
     protocol: string;
@@ -215,11 +218,15 @@ export class URL {
 
   /** The service interface: the `interface` parameter, or the path. */
   getServiceInterface(): string {
-    return this.getParameter('interface') ?? this.path;
+    return (this.#serviceInterface ??= this.getParameter('interface') ?? this.path);
   }
 
   /** `group/interface:version`, parts omitted when empty. */
   getServiceKey(): string {
+    return (this.#serviceKey ??= this.#buildServiceKey());
+  }
+
+  #buildServiceKey(): string {
     const group = this.getParameter('group');
     const version = this.getParameter('version');
     let key = this.getServiceInterface();

@@ -53,7 +53,7 @@ export abstract class AbstractLoadBalance implements LoadBalance {
 
 /** `AbstractLoadBalance.getWeight` as a function of the clock. */
 /** The static inputs of `getWeight` for one invoker and method (URLs are immutable). */
-interface WeightInputs {
+export interface WeightInputs {
   registry: boolean;
   weight: number;
   timestamp: number;
@@ -63,7 +63,8 @@ interface WeightInputs {
 // PERF: getWeight runs for every invoker on every weighted pick; its URL reads are memoized here.
 const weightInputs = new WeakMap<Invoker, Map<string, WeightInputs>>();
 
-function inputsOf(invoker: Invoker, method: string): WeightInputs {
+/** The memoized static weight inputs of one invoker for one method. */
+export function weightInputsOf(invoker: Invoker, method: string): WeightInputs {
   let byMethod = weightInputs.get(invoker);
   if (byMethod === undefined) weightInputs.set(invoker, (byMethod = new Map()));
   let w = byMethod.get(method);
@@ -84,7 +85,11 @@ function inputsOf(invoker: Invoker, method: string): WeightInputs {
 
 /** `AbstractLoadBalance.getWeight` as a function of the clock. */
 export function getWeight(invoker: Invoker, invocation: RpcInvocation, nowMs: number): number {
-  const w = inputsOf(invoker, getMethodName(invocation));
+  return weightAt(weightInputsOf(invoker, getMethodName(invocation)), nowMs);
+}
+
+/** `getWeight` from already-resolved inputs: warmup from `timestamp`, never negative. */
+export function weightAt(w: WeightInputs, nowMs: number): number {
   let weight = w.weight;
   if (!w.registry && weight > 0 && w.timestamp > 0) {
     const uptime = Math.trunc(nowMs - w.timestamp);

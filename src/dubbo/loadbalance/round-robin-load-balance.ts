@@ -8,7 +8,7 @@
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { AbstractLoadBalance } from './load-balance.js';
+import { AbstractLoadBalance, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
 
 /** Dubbo `RECYCLE_PERIOD`: entries not updated for this long may be dropped. */
@@ -30,6 +30,12 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'roundrobin';
 
   readonly #methodWeightMap = new Map<string, Map<string, WeightedRoundRobin>>();
+  // PERF: the directory hands out the same list object until it changes, so each list's entries and
+  // weight inputs are resolved once (the entries stay the map's own objects; recycling only ever
+  // drops entries of invokers that are not in the current list).
+  readonly #resolved = new WeakMap<Invoker[], Map<string, { wrrs: WeightedRoundRobin[]; inputs: WeightInputs[]; generation: number }>>();
+  /** Bumped per key whenever recycling drops entries, so resolved lists are rebuilt from the map. */
+  readonly #generation = new Map<string, number>();
 
   /** The identity strings tracked for this invocation's key (Dubbo's test-only `getInvokerAddrList`). */
   getInvokerAddrList(invokers: Invoker[], invocation: RpcInvocation): string[] | null {
@@ -45,20 +51,35 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
       map = new Map();
       this.#methodWeightMap.set(key, map);
     }
+    const method = getMethodName(invocation);
+    let byKey = this.#resolved.get(invokers);
+    if (byKey === undefined) this.#resolved.set(invokers, (byKey = new Map()));
+    let resolved = byKey.get(key);
+    const generation = this.#generation.get(key) ?? 0;
+    if (resolved === undefined || resolved.generation !== generation) {
+      const wrrs: WeightedRoundRobin[] = [];
+      for (const invoker of invokers) {
+        const identifyString = invoker.getUrl().toIdentityString();
+        let wrr = map.get(identifyString);
+        if (wrr === undefined) {
+          wrr = new WeightedRoundRobin();
+          wrr.setWeight(weightAt(weightInputsOf(invoker, method), this.runtime.clock.now()));
+          map.set(identifyString, wrr);
+        }
+        wrrs.push(wrr);
+      }
+      resolved = { wrrs, inputs: invokers.map((inv) => weightInputsOf(inv, method)), generation };
+      byKey.set(key, resolved);
+    }
     let totalWeight = 0;
     let maxCurrent = -Infinity;
     const nowMs = this.runtime.clock.now();
     let selectedInvoker: Invoker | null = null;
     let selectedWrr: WeightedRoundRobin | null = null;
-    for (const invoker of invokers) {
-      const identifyString = invoker.getUrl().toIdentityString();
-      const weight = this.getWeight(invoker, invocation);
-      let wrr = map.get(identifyString);
-      if (wrr === undefined) {
-        wrr = new WeightedRoundRobin();
-        wrr.setWeight(weight);
-        map.set(identifyString, wrr);
-      }
+    const { wrrs, inputs } = resolved;
+    for (let i = 0; i < invokers.length; i++) {
+      const weight = weightAt(inputs[i]!, nowMs);
+      const wrr = wrrs[i]!;
       if (weight !== wrr.weight) wrr.setWeight(weight);
       wrr.current += wrr.weight;
       const cur = wrr.current;
@@ -66,13 +87,20 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
       // Strict '>': ties go to the earliest invoker in list order.
       if (cur > maxCurrent) {
         maxCurrent = cur;
-        selectedInvoker = invoker;
+        selectedInvoker = invokers[i]!;
         selectedWrr = wrr;
       }
       totalWeight += weight;
     }
     if (invokers.length !== map.size) {
-      for (const [id, wrr] of map) if (nowMs - wrr.lastUpdateMs > RECYCLE_PERIOD_MS) map.delete(id);
+      let dropped = false;
+      for (const [id, wrr] of map) {
+        if (nowMs - wrr.lastUpdateMs > RECYCLE_PERIOD_MS) {
+          map.delete(id);
+          dropped = true;
+        }
+      }
+      if (dropped) this.#generation.set(key, generation + 1);
     }
     if (selectedInvoker !== null && selectedWrr !== null) {
       selectedWrr.current -= totalWeight;

@@ -73,3 +73,59 @@ describe('RoundRobinLoadBalance', () => {
     expect(lb.getInvokerAddrList([a!], invocation())).toHaveLength(3);
   });
 });
+
+// A line-by-line reference of Dubbo's doSelect (no caching), to check the optimized balancer against.
+function referenceRoundRobin(nowMs: () => number) {
+  const tables = new Map<string, Map<string, { weight: number; current: number; last: number }>>();
+  return (invokers: TestInvoker[], weights: number[], method: string): TestInvoker => {
+    const key = `DemoService.${method}`;
+    let map = tables.get(key);
+    if (map === undefined) tables.set(key, (map = new Map()));
+    let total = 0;
+    let max = -Infinity;
+    let best: TestInvoker | null = null;
+    let bestEntry: { weight: number; current: number; last: number } | null = null;
+    invokers.forEach((inv, i) => {
+      const id = inv.getUrl().toIdentityString();
+      const w = weights[i]!;
+      let e = map!.get(id);
+      if (e === undefined) map!.set(id, (e = { weight: w, current: 0, last: 0 }));
+      if (w !== e.weight) {
+        e.weight = w;
+        e.current = 0;
+      }
+      e.current += w;
+      e.last = nowMs();
+      if (e.current > max) {
+        max = e.current;
+        best = inv;
+        bestEntry = e;
+      }
+      total += w;
+    });
+    if (invokers.length !== map.size) for (const [id, e] of map) if (nowMs() - e.last > 60_000) map.delete(id);
+    bestEntry!.current -= total;
+    return best!;
+  };
+}
+
+describe('RoundRobinLoadBalance against a plain reference of Dubbo\'s algorithm', () => {
+  it('picks the same sequence while lists alternate, shrink, grow and go unused past the 60 s recycle period', () => {
+    let now = NOW_MS;
+    const lb = roundRobin(() => now);
+    const ref = referenceRoundRobin(() => now);
+    const all = invokersWith([{ weight: 10 }, { weight: 20 }, { weight: 30 }, { weight: 40 }, { weight: 50 }]);
+    // Fixed list objects, as a directory and route cache hand them out.
+    const lists = [all, all.slice(0, 3), [all[1]!, all[3]!, all[4]!], all.slice(2)];
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    for (let step = 0; step < 5000; step++) {
+      const list = lists[rand(lists.length)]!;
+      const method = rand(4) === 0 ? 'b' : 'a';
+      now += rand(10) === 0 ? 61_000 : rand(50);
+      const weights = list.map((inv) => Number(inv.getUrl().getParameter('weight')));
+      const expected = ref(list, weights, method);
+      expect(lb.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
+    }
+  });
+});
