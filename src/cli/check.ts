@@ -390,8 +390,8 @@ function groupVersionWarnings(c: ConsumerGroupSpec, service: string, groups: Sce
       service,
       message:
         `provider group ${p.name} registers ${service} with group ${show(group)}, version ${show(version)}, but ` +
-        `${c.application}'s reference asks for group ${show(wantGroup)}, version ${show(wantVersion)}: Dubbo would never ` +
-        'route these calls to it (the simulation does not filter on group/version, so its results include those providers)',
+        `${c.application}'s reference asks for group ${show(wantGroup)}, version ${show(wantVersion)}: the registry never ` +
+        'hands this consumer those providers (Dubbo UrlUtils.isMatch)',
     });
   }
   return out;

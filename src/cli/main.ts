@@ -170,8 +170,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
       async (a) => {
         const { runSelect } = await import('./select.js');
         const { readProviders } = await import('./inputs.js');
+        const { isModulePath, loadLoadBalancePlugin } = await import('./plugins.js');
+        const lb = a.loadbalance as string;
+        const plugins = isModulePath(lb) ? ((await loadLoadBalancePlugin(lb, io.cwd)) as never) : undefined;
         code = runSelect(
           {
+            plugins,
             loadbalance: a.loadbalance as string,
             providers: readProviders(io, a.provider as string[], a['providers-file'] as string | undefined),
             method: a.method as string | undefined,

@@ -27,6 +27,11 @@ async function importFactory(path: string, baseDir: string, named: string): Prom
   return f;
 }
 
+/** Loads one load-balancer plugin by path (for `zonesim select --loadbalance ./my-lb.js`). */
+export async function loadLoadBalancePlugin(path: string, baseDir: string): Promise<Record<string, unknown>> {
+  return { [path]: await importFactory(path, baseDir, 'createLoadBalance') };
+}
+
 /** Loads every plugin the scenario names (references, consumer defaults, strategies, routers). */
 export async function loadPlugins(scenario: Scenario, scenarioPath: string): Promise<Plugins> {
   const baseDir = dirname(scenarioPath);

@@ -8,7 +8,8 @@ import type { ReferenceSpec, Scenario, StrategySpec } from './types.js';
 /** The built-in strategies, in the order `compare` shows them. */
 export const builtInStrategies: Record<string, StrategySpec> = {
   'dubbo-default': {
-    description: 'Dubbo defaults: random load balancing, failover with 2 retries, no zone awareness',
+    description: 'Dubbo defaults: random load balancing, failover cluster, no zone awareness (timeouts and retries as written)',
+    reference: { loadbalance: 'random', cluster: 'failover' },
   },
   'zone-aware-lb': {
     description: 'zoneAware load balancer: same-zone weight 100, cross-zone 1',

@@ -61,4 +61,16 @@ describe('the example load-balancer plugin (examples/plugins/slowest-last-lb.js)
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/cannot load plugin "\.\/plugins\/slowest-last-lb\.js"/);
   });
+
+  it('can be driven by zonesim select by its path', async () => {
+    const r = await run([
+      'select', '--loadbalance', './examples/plugins/slowest-last-lb.js', '--json', '--count', '20',
+      '--provider', 'dubbo://10.0.0.1:20880/com.example.SearchService', '--provider', 'dubbo://10.0.0.2:20880/com.example.SearchService',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const picks: string[] = JSON.parse(r.out).picks;
+    expect(picks).toHaveLength(20);
+    expect(new Set(picks)).toEqual(new Set(['10.0.0.1:20880', '10.0.0.2:20880']));
+  });
 });
