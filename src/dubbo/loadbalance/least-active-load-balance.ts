@@ -8,6 +8,7 @@
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
+import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
 
 export class LeastActiveLoadBalance extends AbstractLoadBalance {
@@ -43,16 +44,6 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
         if (sameWeight && afterWarmup !== firstWeight) sameWeight = false;
       }
     }
-    if (leastCount === 1) return invokers[leastIndexes[0]!]!;
-    const rng = this.runtime.random;
-    if (!sameWeight && totalWeight > 0) {
-      let offsetWeight = rng.nextInt(totalWeight);
-      for (let i = 0; i < leastCount; i++) {
-        const leastIndex = leastIndexes[i]!;
-        offsetWeight -= weights[leastIndex]!;
-        if (offsetWeight < 0) return invokers[leastIndex]!;
-      }
-    }
-    return invokers[leastIndexes[rng.nextInt(leastCount)]!]!;
+    return pickAmongTied(invokers, leastIndexes, leastCount, weights, totalWeight, sameWeight, this.runtime.random);
   }
 }

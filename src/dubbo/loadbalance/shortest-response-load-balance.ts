@@ -11,6 +11,7 @@ import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
+import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
 
 /** Dubbo's default `shortestResponseSlidePeriod`. */
@@ -102,16 +103,6 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
       this.#lastUpdateTimeMs = nowMs;
     }
 
-    if (shortestCount === 1) return invokers[shortestIndexes[0]!]!;
-    const rng = this.runtime.random;
-    if (!sameWeight && totalWeight > 0) {
-      let offsetWeight = rng.nextInt(totalWeight);
-      for (let i = 0; i < shortestCount; i++) {
-        const shortestIndex = shortestIndexes[i]!;
-        offsetWeight -= weights[shortestIndex]!;
-        if (offsetWeight < 0) return invokers[shortestIndex]!;
-      }
-    }
-    return invokers[shortestIndexes[rng.nextInt(shortestCount)]!]!;
+    return pickAmongTied(invokers, shortestIndexes, shortestCount, weights, totalWeight, sameWeight, this.runtime.random);
   }
 }

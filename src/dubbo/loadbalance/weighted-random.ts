@@ -28,3 +28,28 @@ export function weightedRandomIndex(weights: ArrayLike<number>, rng: Rng): numbe
   }
   return rng.nextInt(length);
 }
+
+/**
+ * The tie-break leastactive and shortestresponse share: among the `count` tied invokers at
+ * `indexes`, weighted random when their weights differ and the total is positive, else uniform.
+ */
+export function pickAmongTied<T>(
+  invokers: readonly T[],
+  indexes: ArrayLike<number>,
+  count: number,
+  weights: ArrayLike<number>,
+  totalWeight: number,
+  sameWeight: boolean,
+  rng: Rng,
+): T {
+  if (count === 1) return invokers[indexes[0]!]!;
+  if (!sameWeight && totalWeight > 0) {
+    let offsetWeight = rng.nextInt(totalWeight);
+    for (let i = 0; i < count; i++) {
+      const index = indexes[i]!;
+      offsetWeight -= weights[index]!;
+      if (offsetWeight < 0) return invokers[index]!;
+    }
+  }
+  return invokers[indexes[rng.nextInt(count)]!]!;
+}
