@@ -90,7 +90,11 @@ export function runSelect(opts: SelectOptions, io: Io): number {
     const index = invokers.indexOf(picked as UrlInvoker);
     if (index >= 0) counts[index]!++;
     picks.push(picked.getUrl().getAddress());
-    for (const filter of runtime.filters) filter.before(picked, invocation, runtime.sim.now);
+    for (const filter of runtime.filters) {
+      // The pick becomes a call in flight; a gate that would have to wait (actives reached) just stops there.
+      filter.admit?.call(filter, picked, invocation).next();
+      filter.before(picked, invocation, runtime.sim.now);
+    }
   }
 
   if (opts.json) {

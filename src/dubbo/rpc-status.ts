@@ -3,6 +3,7 @@
  * times. Only ActiveLimitFilter updates it in Dubbo 3.3, so without `actives` every count stays 0.
  * Follows dubbo-rpc-api `RpcStatus.java`.
  */
+import type { SimEvent, Simulation } from '../engine/simulation.js';
 import type { URL } from './url.js';
 
 /** Counters of one invoker and method. */
@@ -14,6 +15,33 @@ export class RpcStatus {
   failedElapsed = 0;
   maxElapsed = 0;
   succeededMaxElapsed = 0;
+  /** Callers blocked in ActiveLimitFilter (Java: threads in `rpcStatus.wait`). */
+  #waiters: SimEvent<unknown>[] = [];
+
+  /**
+   * Java's `rpcStatus.wait(remainMs)`: an event that succeeds on `notifyAll` or after `remainMs`
+   * (0 = no time limit, as `Object.wait(0)`).
+   */
+  waitFor(sim: Simulation, remainMs: number): SimEvent<unknown> {
+    const ev = sim.event();
+    this.#waiters.push(ev);
+    if (remainMs > 0) {
+      sim.schedule(remainMs, () => {
+        if (!ev.triggered) {
+          this.#waiters = this.#waiters.filter((w) => w !== ev);
+          ev.succeed();
+        }
+      });
+    }
+    return ev;
+  }
+
+  /** Java's `rpcStatus.notifyAll()`: wakes every waiter. */
+  notifyAll(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) if (!w.triggered) w.succeed();
+  }
 
   getActive(): number {
     return this.active;
@@ -41,9 +69,16 @@ export class RpcStatusTable {
     return s;
   }
 
-  /** Dubbo `RpcStatus.beginCount`. */
-  beginCount(url: URL, method: string): void {
-    this.getStatus(url, method).active++;
+  /**
+   * Dubbo `RpcStatus.beginCount(url, method, max)`: takes a slot unless `max` (> 0) are already
+   * active; without `max` it always counts.
+   */
+  beginCount(url: URL, method: string, max = 0): boolean {
+    const s = this.getStatus(url, method);
+    const limit = max <= 0 ? Number.MAX_SAFE_INTEGER : max;
+    if (s.active + 1 > limit) return false;
+    s.active++;
+    return true;
   }
 
   /** Dubbo `RpcStatus.endCount`. */

@@ -5,7 +5,8 @@
  */
 import type { Simulation } from '../engine/simulation.js';
 import type { Rng } from '../engine/random.js';
-import type { Clock, Invoker, Result, RpcInvocation } from './rpc.js';
+import type { Proc } from '../engine/simulation.js';
+import type { Clock, Invoker, Result, RpcError, RpcInvocation } from './rpc.js';
 import { RpcStatusTable } from './rpc-status.js';
 import { loadBalances, unknownName } from './extensions.js';
 import type { LoadBalance, LoadBalanceFactory } from './loadbalance/load-balance.js';
@@ -14,6 +15,11 @@ import type { LoadBalance, LoadBalanceFactory } from './loadbalance/load-balance
 export interface ConsumerFilter {
   /** Optional: called once by `createRuntime` with the runtime the filter serves (e.g. its RpcStatus). */
   attach?(runtime: DubboRuntime): void;
+  /**
+   * Optional gate before anything else: may wait (simulated time) and may refuse the attempt with an
+   * error, which then becomes the attempt's result without reaching the provider (ActiveLimitFilter).
+   */
+  admit?(invoker: Invoker, invocation: RpcInvocation): Proc<RpcError | null>;
   /** Runs before the attempt is sent. */
   before(invoker: Invoker, invocation: RpcInvocation, nowMs: number): void;
   /** Runs when the attempt's result is known. */

@@ -236,6 +236,14 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
     const filters = this.runtime.filters;
     const sim = this.runtime.sim;
+    for (let i = 0; i < filters.length; i++) {
+      const admit = filters[i]!.admit;
+      if (admit === undefined) continue;
+      // DIVERGENCE: a refused attempt (LIMIT_EXCEEDED) skips every filter's before/after; in Dubbo the
+      // filters earlier in the chain would see onError.
+      const refused = yield* admit.call(filters[i], invoker, invocation);
+      if (refused !== null) return { kind: 'error', error: refused };
+    }
     const start = sim.now;
     for (let i = 0; i < filters.length; i++) filters[i]!.before(invoker, invocation, start);
     const result = yield* invoker.invoke(invocation);

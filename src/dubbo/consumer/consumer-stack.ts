@@ -77,6 +77,9 @@ export function classify(result: Result): { outcome: Outcome; cause?: string } {
       return { outcome: 'biz' };
     case RpcCode.NETWORK_EXCEPTION:
       return { outcome: e.cause === 'threadpool:exhausted' ? 'rejected' : 'network' };
+    case RpcCode.LIMIT_EXCEEDED_EXCEPTION:
+      // The consumer's own `actives` limit refused the call: a rejection, on the consumer side.
+      return { outcome: 'rejected' };
     default:
       if (e.message.startsWith('No provider available')) {
         return { outcome: 'noProvider', cause: e.cause ?? 'cluster:none-available' };

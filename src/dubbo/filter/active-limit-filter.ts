@@ -5,8 +5,9 @@
  * `leastactive` and `shortestresponse` read. Owns no table: it writes the runtime's RpcStatus.
  * Follows dubbo-rpc-api `filter/ActiveLimitFilter.java`.
  */
-import { ACTIVES_KEY } from '../constants.js';
-import type { Invoker, Result, RpcInvocation } from '../rpc.js';
+import type { Proc, Simulation } from '../../engine/simulation.js';
+import { ACTIVES_KEY, RpcCode, TIMEOUT_KEY } from '../constants.js';
+import type { Invoker, Result, RpcError, RpcInvocation } from '../rpc.js';
 import type { RpcStatusTable } from '../rpc-status.js';
 import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
 import { ServiceAddressURL, type URL } from '../url.js';
@@ -27,6 +28,7 @@ export function hasActivesParameter(url: URL): boolean {
 
 export class ActiveLimitFilter implements ConsumerFilter {
   #rpcStatus: RpcStatusTable | null;
+  #sim: Simulation | null = null;
   // PERF: activation depends only on the invoker's URL, so it is decided once per invoker.
   readonly #active = new WeakMap<Invoker, boolean>();
 
@@ -37,19 +39,52 @@ export class ActiveLimitFilter implements ConsumerFilter {
 
   attach(runtime: DubboRuntime): void {
     this.#rpcStatus = runtime.rpcStatus;
+    this.#sim = runtime.sim;
   }
 
-  before(invoker: Invoker, invocation: RpcInvocation, _nowMs: number): void {
-    if (!this.#isActive(invoker)) return;
-    // DIVERGENCE: with `actives > 0` Dubbo makes the caller wait (up to its timeout) for a slot and
-    // then fails with LIMIT_EXCEEDED (code 7); zonesim only counts and never waits or rejects.
-    this.#table().beginCount(invoker.getUrl(), getMethodName(invocation));
+  /**
+   * `beginCount(url, method, actives)`; when `actives` (> 0) calls are already in flight, wait on the
+   * RpcStatus for a release, at most the URL's `timeout` (Dubbo reads it with default 0, which makes
+   * `wait(0)` unbounded and fails on the first wake-up), then LIMIT_EXCEEDED (code 7).
+   */
+  *admit(invoker: Invoker, invocation: RpcInvocation): Proc<RpcError | null> {
+    if (!this.#isActive(invoker)) return null;
+    const url = invoker.getUrl();
+    const methodName = getMethodName(invocation);
+    const max = url.getMethodNumber(methodName, ACTIVES_KEY, 0);
+    const table = this.#table();
+    if (table.beginCount(url, methodName, max)) return null;
+    const sim = this.#sim!;
+    const timeout = url.getMethodNumber(methodName, TIMEOUT_KEY, 0);
+    const start = sim.now;
+    const status = table.getStatus(url, methodName);
+    let remain = timeout;
+    while (!table.beginCount(url, methodName, max)) {
+      yield status.waitFor(sim, remain);
+      const elapsed = sim.now - start;
+      remain = timeout - elapsed;
+      if (remain <= 0) {
+        return {
+          code: RpcCode.LIMIT_EXCEEDED_EXCEPTION,
+          message:
+            `Waiting concurrent invoke timeout in client-side for service:  ${url.getServiceInterface()}, method: ${methodName}, ` +
+            `elapsed: ${elapsed}, timeout: ${timeout}. concurrent invokes: ${status.getActive()}. max concurrent invoke limit: ${max}`,
+          cause: 'actives:limit',
+        };
+      }
+    }
+    return null;
   }
+
+  before(_invoker: Invoker, _invocation: RpcInvocation, _nowMs: number): void {}
 
   after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, _nowMs: number): void {
     if (!this.#isActive(invoker)) return;
+    const url = invoker.getUrl();
+    const methodName = getMethodName(invocation);
     // A biz exception is a response (onResponse → succeeded); an RpcException is onError.
-    this.#table().endCount(invoker.getUrl(), getMethodName(invocation), elapsedMs, result.kind === 'ok');
+    this.#table().endCount(url, methodName, elapsedMs, result.kind === 'ok');
+    if (url.getMethodNumber(methodName, ACTIVES_KEY, 0) > 0) this.#table().getStatus(url, methodName).notifyAll();
   }
 
   #isActive(invoker: Invoker): boolean {

@@ -36,7 +36,7 @@ describe('LeastActiveLoadBalance', () => {
       () => {
         const inv = invocation();
         const picked = lb.select(invokers, CONSUMER, inv)!;
-        filter.before(picked, inv, 0);
+        filter.admit!(picked, inv).next();
         return picked;
       },
       invokers,
