@@ -3,6 +3,7 @@
  * times. Only ActiveLimitFilter updates it in Dubbo 3.3, so without `actives` every count stays 0.
  * Follows dubbo-rpc-api `RpcStatus.java`.
  */
+import type { QueueEntry } from '../engine/event-queue.js';
 import type { SimEvent, Simulation } from '../engine/simulation.js';
 import type { URL } from './url.js';
 
@@ -15,32 +16,34 @@ export class RpcStatus {
   failedElapsed = 0;
   maxElapsed = 0;
   succeededMaxElapsed = 0;
-  /** Callers blocked in ActiveLimitFilter (Java: threads in `rpcStatus.wait`). */
-  #waiters: SimEvent<unknown>[] = [];
+  /** Callers blocked in ActiveLimitFilter (Java: threads in `rpcStatus.wait`), with their wait timers. */
+  #waiters: Array<{ ev: SimEvent<unknown>; timer: QueueEntry | null }> = [];
 
   /**
    * Java's `rpcStatus.wait(remainMs)`: an event that succeeds on `notifyAll` or after `remainMs`
    * (0 = no time limit, as `Object.wait(0)`).
    */
   waitFor(sim: Simulation, remainMs: number): SimEvent<unknown> {
-    const ev = sim.event();
-    this.#waiters.push(ev);
+    const waiter: { ev: SimEvent<unknown>; timer: QueueEntry | null } = { ev: sim.event(), timer: null };
     if (remainMs > 0) {
-      sim.schedule(remainMs, () => {
-        if (!ev.triggered) {
-          this.#waiters = this.#waiters.filter((w) => w !== ev);
-          ev.succeed();
-        }
+      waiter.timer = sim.schedule(remainMs, () => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        waiter.ev.succeed();
       });
     }
-    return ev;
+    this.#waiters.push(waiter);
+    return waiter.ev;
   }
 
   /** Java's `rpcStatus.notifyAll()`: wakes every waiter. */
   notifyAll(): void {
     const waiters = this.#waiters;
+    if (waiters.length === 0) return;
     this.#waiters = [];
-    for (const w of waiters) if (!w.triggered) w.succeed();
+    for (const w of waiters) {
+      if (w.timer !== null) w.ev.sim.cancel(w.timer);
+      w.ev.succeed();
+    }
   }
 
   getActive(): number {

@@ -61,7 +61,9 @@ export class ActiveLimitFilter implements ConsumerFilter {
     let remain = timeout;
     while (!table.beginCount(url, methodName, max)) {
       yield status.waitFor(sim, remain);
-      const elapsed = sim.now - start;
+      // Whole milliseconds, as System.currentTimeMillis: each wait lasts at least 1 ms, so the loop
+      // always reaches the timeout (float remainders of ~1e-13 ms would not advance the clock).
+      const elapsed = Math.floor(sim.now - start);
       remain = timeout - elapsed;
       if (remain <= 0) {
         return {
