@@ -10,6 +10,9 @@ export const URGENT = 0;
 /** Priority of timers. */
 export const NORMAL = 1;
 
+/** More agenda entries than this at one simulated instant means the model is looping (see `step`). */
+export const MAX_EVENTS_PER_INSTANT = 10_000_000;
+
 type Callback<T> = (ev: SimEvent<T>) => void;
 
 /** A generator process: yields events to wait on, receives their values, returns its result. */
@@ -139,6 +142,7 @@ export class Simulation {
   /** Agenda entries processed so far (the "kernel events" of the benchmark). */
   eventsProcessed = 0;
   readonly #queue = new EventQueue();
+  #sameInstant = 0;
 
   /** Runs `fire(arg)` after `delayMs` of simulated time; returns a handle for `cancel`. */
   schedule(delayMs: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
@@ -196,6 +200,12 @@ export class Simulation {
   step(): boolean {
     const entry = this.#queue.pop();
     if (entry === undefined) return false;
+    if (entry.time === this.now) {
+      // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
+      if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
+        throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
+      }
+    } else this.#sameInstant = 0;
     this.now = entry.time;
     this.eventsProcessed++;
     entry.fire(entry.arg);

@@ -302,3 +302,14 @@ describe('anyOf', () => {
     expect([cond.value!.value, late.defused]).toEqual(['first', true]);
   });
 });
+
+describe('a model that loops at one instant', () => {
+  it('fails with a clear error instead of hanging', () => {
+    const sim = new Simulation();
+    const again = (): void => {
+      sim.schedule(0, again);
+    };
+    sim.schedule(5, again);
+    expect(() => sim.run()).toThrow(/simulation stuck: more than 10000000 events at t=5 ms/);
+  });
+});
