@@ -6,6 +6,7 @@ import type { WorldObserver } from '../../src/world/observer.js';
 import type { IncomingCall, ProviderInstance } from '../../src/world/provider.js';
 import type { ProviderListener, RegistryModel, Subscriber } from '../../src/world/registry.js';
 import { World } from '../../src/world/world.js';
+import { registrySpec } from './registry-fixtures.js';
 
 const USERS = 'com.example.UserService';
 const ORDERS = 'com.example.OrderService';
@@ -49,20 +50,7 @@ function scenario(faults: FaultSpec[], seed = 1): Scenario {
         { from: 'zoneB', to: 'zoneA', dist: constant(4) },
       ],
     },
-    registry: {
-      type: 'static',
-      pushLag: constant(0),
-      heartbeatMs: 5000,
-      unhealthyAfterMs: 15_000,
-      removeAfterMs: 30_000,
-      sessionTimeoutMs: 40_000,
-      emptyProtection: false,
-      registration: 'interface',
-      registerDelayMs: 0,
-      connectionBound: false,
-      preferred: false,
-      weight: 100,
-    },
+    registry: registrySpec({ type: 'static', pushLag: constant(0) }),
     registries: {},
     services: {
       [USERS]: { methods: { getUserById: method, updateUser: method } },
