@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkScenario, p99, runCheck, type CheckReport } from '../../src/cli/check.js';
 import type { Io } from '../../src/cli/io.js';
 import { parseScenario } from '../../src/scenario/load.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
 
 const USERS = 'com.example.UserService';
 
@@ -59,7 +61,7 @@ function captureIo(cwd: string) {
 }
 
 function writeScenario(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'zonesim-check-'));
+  const dir = tempDir('zonesim-check-');
   writeFileSync(join(dir, 'scenario.yaml'), text);
   return dir;
 }

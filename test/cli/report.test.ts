@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
 
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
@@ -16,7 +18,7 @@ async function cli(args: string[]) {
 
 describe('HTML report', () => {
   it('is written by run --report: self-contained (uPlot inlined, no external scripts) with the run\'s timeline', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'zs-report-'));
+    const out = tempDir('zs-report-');
     const r = await cli(['run', 'scenarios/zone-scale-in.yaml', '--report', '--out', out, '--set', 'duration=40s']);
     expect(r.code).toBe(0);
     const [run] = readdirSync(join(out, 'zone-scale-in'));
@@ -30,7 +32,7 @@ describe('HTML report', () => {
   });
 
   it('is rebuilt by zonesim report from a comparison folder, one series per strategy', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'zs-report-'));
+    const out = tempDir('zs-report-');
     expect((await cli(['compare', 'scenarios/zone-scale-in.yaml', '--out', out, '--set', 'duration=40s'])).code).toBe(0);
     const [run] = readdirSync(join(out, 'zone-scale-in'));
     const dir = join(out, 'zone-scale-in', run!);
@@ -44,7 +46,7 @@ describe('HTML report', () => {
   });
 
   it('exits 2 for a folder without results', async () => {
-    const r = await cli(['report', mkdtempSync(join(tmpdir(), 'zs-empty-'))]);
+    const r = await cli(['report', tempDir('zs-empty-')]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/no summary\.json or compare\.json/);
   });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
 
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
@@ -19,7 +21,7 @@ const slowShare = (s: { byProviderGroup: Record<string, { executions: number }> 
   (s.byProviderGroup['search-slow']!.executions + s.byProviderGroup['search-fast']!.executions);
 
 describe('the example load-balancer plugin (examples/plugins/slowest-last-lb.js)', () => {
-  const out = mkdtempSync(join(tmpdir(), 'zs-plugin-'));
+  const out = tempDir('zs-plugin-');
 
   it('is loaded from the path the scenario names and steers calls away from the slow provider', async () => {
     const r = await run(['run', 'examples/plugin-scenario.yaml', '--json', '--out', out]);
@@ -42,7 +44,7 @@ describe('the example load-balancer plugin (examples/plugins/slowest-last-lb.js)
   });
 
   it('rejects an unknown balancer name with the list of valid ones (exit 2)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zs-plugin-bad-'));
+    const dir = tempDir('zs-plugin-bad-');
     const file = join(dir, 'bad.yaml');
     writeFileSync(
       file,
@@ -54,7 +56,7 @@ describe('the example load-balancer plugin (examples/plugins/slowest-last-lb.js)
   });
 
   it('fails with a clear message when the plugin file does not exist (exit 2)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zs-plugin-missing-'));
+    const dir = tempDir('zs-plugin-missing-');
     const file = join(dir, 'missing.yaml');
     writeFileSync(file, readFileSync(join(root, 'examples/plugin-scenario.yaml'), 'utf8'));
     const r = await run(['run', file]);
