@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
 
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
@@ -17,7 +19,7 @@ const SHORT = ['--set', 'duration=8s', '--set', 'warmup=1s'];
 
 describe('zonesim run', () => {
   it('prints exactly one JSON document with every SPEC 4.1 field when given --json', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const tmp = tempDir('zs-');
     const c = capture();
     const code = await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--out', tmp, ...SHORT], c.io);
     expect(code).toBe(0);
@@ -42,7 +44,7 @@ describe('zonesim run', () => {
   });
 
   it('writes summary.json, summary.csv, timeline.csv and the scenario into the results folder', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const tmp = tempDir('zs-');
     const c = capture();
     expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--out', tmp, ...SHORT], c.io)).toBe(0);
     const runs = readdirSync(join(tmp, 'dual-zone-baseline'));
@@ -53,7 +55,7 @@ describe('zonesim run', () => {
   });
 
   it('gives byte-identical summary.json for the same seed and different numbers for another seed', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const tmp = tempDir('zs-');
     const a = capture();
     const b = capture();
     const d = capture();
@@ -66,14 +68,22 @@ describe('zonesim run', () => {
     expect(sd.seed).toBe(8);
     expect(sd.requests).not.toBe(sa.requests);
     expect(sd.latencyMs.p99).not.toBe(sa.latencyMs.p99);
-    // The results folder holds the same bytes as stdout.
+  });
+
+  it('writes into summary.json the same bytes it prints with --json', async () => {
+    const tmp = tempDir('zs-');
+    const c = capture();
+    expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seed', '7', '--out', tmp, ...SHORT], c.io)).toBe(0);
+    const stdout = c.out.join('');
+    expect(JSON.parse(stdout).seed).toBe(7);
     const dir = join(tmp, 'dual-zone-baseline');
-    const first = readdirSync(dir).sort()[0]!;
-    expect(existsSync(join(dir, first, 'summary.json'))).toBe(true);
+    const runs = readdirSync(dir);
+    expect(runs).toHaveLength(1);
+    expect(readFileSync(join(dir, runs[0]!, 'summary.json'), 'utf8')).toBe(stdout);
   });
 
   it('aggregates several seeds with 95% confidence half-widths', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'zs-'));
+    const tmp = tempDir('zs-');
     const c = capture();
     expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--json', '--seeds', '3', '--out', tmp, ...SHORT], c.io)).toBe(0);
     const s = JSON.parse(c.out.join(''));
@@ -84,7 +94,7 @@ describe('zonesim run', () => {
 
 describe('bad input', () => {
   function badScenario(text: string) {
-    const dir = mkdtempSync(join(tmpdir(), 'zs-bad-'));
+    const dir = tempDir('zs-bad-');
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, text);
     return file;
