@@ -39,10 +39,35 @@ describe('zone-a-down', () => {
     // A request started in the last second before 60 s can retry into the black hole.
     const [b59] = rows(dubboDefault, 59, 60);
     expect(b59!.timeout / b59!.requests).toBeLessThan(0.01);
-    // All three attempts land in zoneA with probability 10/20 · 9/19 · 8/18 = 0.105 (sd ~0.01 per
-    // bucket of ~1000). Nacos cannot mark zoneA unhealthy before 70 s (last beat after 55 s, plus
+    // All three attempts land in zoneA with probability 10/20 · 9/19 · 8/18 = 0.105 (failover reselects
+    // among the untried providers). Nacos cannot mark zoneA unhealthy before 70 s (last beat after 55 s, plus
     // 15 s), and a request's third attempt is sent 2 s after it starts: buckets up to 67 s all see it.
-    for (const r of rows(dubboDefault, 60, 68)) expect(r.timeout / r.requests, `t=${r.tMs}`).toBeGreaterThan(0.05);
+    const expected = (10 / 20) * (9 / 19) * (8 / 18);
+    const outage = rows(dubboDefault, 60, 68);
+    // Binomial sd per bucket of ~1000 requests: sqrt(0.105 · 0.895 / 1000) ~ 0.0097; allow 4 sd.
+    for (const r of outage) {
+      const sd = Math.sqrt((expected * (1 - expected)) / r.requests);
+      expect(Math.abs(r.timeout / r.requests - expected), `t=${r.tMs}`).toBeLessThan(4 * sd);
+    }
+    // Over the 8 buckets (~8000 requests) the sd is ~0.0034.
+    const n = sum(outage, 'requests');
+    expect(Math.abs(sum(outage, 'timeout') / n - expected)).toBeLessThan(4 * Math.sqrt((expected * (1 - expected)) / n));
+  });
+
+  it('counts every cross-zone attempt of a request, retries included, while zoneA is a black hole', () => {
+    // A request tries providers in random order without repeats until one in zoneB answers (or 3 attempts):
+    // B | A,B | A,A,B | A,A,A with odds 1/2, 1/2·10/19, 1/2·9/19·10/18, 1/2·9/19·8/18.
+    const odds = [1 / 2, (1 / 2) * (10 / 19), (1 / 2) * (9 / 19) * (10 / 18), (1 / 2) * (9 / 19) * (8 / 18)];
+    const toA = [0, 1, 2, 3];
+    const toB = [1, 1, 1, 0];
+    const e = (xs: number[]) => xs.reduce((n, x, i) => n + x * odds[i]!, 0);
+    const attempts = e(toA) + e(toB);
+    // zoneA consumers (800/s) cross on their zoneB attempts, zoneB consumers (200/s) on their zoneA attempts;
+    // both make the same attempts per request, so the ratio is the rate-weighted mean: ~0.509.
+    const expected = ZONE_A_SHARE * (e(toB) / attempts) + (1 - ZONE_A_SHARE) * (e(toA) / attempts);
+    // Counting at most one cross-zone attempt per request would give ~0.470. Each bucket's ratio has sd ~0.013
+    // (~1700 attempts, clustered by request); the mean of 8 buckets ~0.005 (seeds 1-6 gave 0.503-0.517).
+    expect(Math.abs(meanCrossZone(rows(dubboDefault, 60, 68)) - expected)).toBeLessThan(0.02);
   });
 
   it('stops timing out once Nacos has marked zoneA unhealthy (15 s without a beat) and the push has arrived', () => {
