@@ -30,9 +30,33 @@ function vectorInvoker(spec: Json): TestInvoker {
   return new TestInvoker(url);
 }
 
+/**
+ * The expected keys each op interprets. A key outside its op's list fails the case, so an
+ * expectation cannot be skipped silently (most selectCounts keys are checked only when present).
+ */
+const INTERPRETED: Record<string, readonly string[]> = {
+  calculateWarmupWeight: ['weight'],
+  getWeight: ['weights', 'equal'],
+  selectCounts: [
+    'counts',
+    'approxCounts',
+    'maxAbsDelta',
+    'derivedExactCountsSingleThread',
+    'neverSelectedIndices',
+    'sumOfOthers',
+    'distinctSelected',
+    'hitCount',
+    'derivedSelectedAddress',
+  ],
+  selectSequence: ['sequence'],
+  consistentHashSelect: ['keyHash', 'address'],
+};
+
 function runCase(c: Json): void {
   const input = c.input;
   const expected = c.expected;
+  expect(Object.keys(INTERPRETED), `op ${input.op}`).toContain(input.op);
+  for (const key of Object.keys(expected)) expect(INTERPRETED[input.op], `expected.${key}`).toContain(key);
   switch (input.op) {
     case 'calculateWarmupWeight':
       expect(calculateWarmupWeight(input.uptimeMs, input.warmupMs, input.weight)).toBe(expected.weight);
@@ -47,6 +71,9 @@ function runCase(c: Json): void {
       return;
     }
     case 'selectCounts': {
+      // Every check below is conditional on its key: a case with none of them would check nothing.
+      const checks = ['counts', 'approxCounts', 'derivedExactCountsSingleThread', 'neverSelectedIndices', 'distinctSelected', 'derivedSelectedAddress'];
+      expect(checks.filter((k) => expected[k] !== undefined), 'selectCounts checks').not.toEqual([]);
       const runtime = makeRuntime({ seed: 7 });
       const invokers = (input.invokers as Json[]).map(vectorInvoker);
       (input.invokers as Json[]).forEach((spec, i) => setStatus(runtime, invokers[i]!, input.method, spec));

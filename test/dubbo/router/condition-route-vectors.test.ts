@@ -45,6 +45,19 @@ describe('condition-route vectors', () => {
     expect(all.length).toBe(29);
   });
 
+  // The cases run below are picked by op; a case with another op would be skipped, not failed.
+  it('give every case an op, and expected keys, that this file checks', () => {
+    const checked: Record<string, string[]> = {
+      matchWhen: ['matchWhen'],
+      route: ['providers', 'indices', 'count'],
+      routeDistribution: ['distinctResultSizes'],
+    };
+    for (const [name, c] of all.map((c, i) => [label(c, i), c] as const)) {
+      expect(Object.keys(checked), name).toContain(c.input.op);
+      expect(Object.keys(c.expected).sort(), name).toEqual([...checked[c.input.op]!].sort());
+    }
+  });
+
   const indexed = all.map((c, i) => [label(c, i), c] as const);
 
   it.each(indexed.filter(([, c]) => c.input.op === 'matchWhen'))('%s', (_name, c) => {
@@ -57,6 +70,7 @@ describe('condition-route vectors', () => {
     const router = routerFor(c);
     const result = router.route(invokers, URL.valueOf(c.input.consumerUrl), invocationOf(c.input.invocation));
     expect(indicesIn(invokers, result.invokers)).toEqual(c.expected.indices);
+    expect(indicesIn(invokers, result.invokers).map((i) => c.input.providers![i])).toEqual(c.expected.providers);
     expect(result.invokers.length).toBe(c.expected.count);
     expect(result.trace.before).toBe(invokers.length);
     expect(result.trace.after).toBe(c.expected.count);

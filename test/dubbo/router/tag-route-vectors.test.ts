@@ -24,6 +24,19 @@ describe('tag-route vectors', () => {
     expect(all.length).toBe(7);
   });
 
+  // The cases run below are picked by op; a case with another op would be skipped, not failed.
+  it('give every case an op, and expected keys, that this file checks', () => {
+    const checked: Record<string, string[]> = {
+      route: ['providers', 'indices', 'count'],
+      selectAddressByTagLevel: ['addresses'],
+      parseRule: ['key', 'priority', 'tagNames', 'tagnameToAddresses', 'allAddresses'],
+    };
+    for (const [name, c] of indexed) {
+      expect(Object.keys(checked), name).toContain(c.input.op);
+      expect(Object.keys(c.expected).sort(), name).toEqual([...checked[c.input.op]!].sort());
+    }
+  });
+
   it.each(indexed.filter(([, c]) => c.input.op === 'route'))('%s', (_name, c) => {
     const input = c.input as unknown as { dynamicRule: string | null; consumerUrl: string; invocation: { attachments: Record<string, string> }; providers: (string | null)[] };
     const invokers = invokersOf(input.providers);
@@ -31,6 +44,8 @@ describe('tag-route vectors', () => {
     router.notify(invokers);
     const result = router.route(invokers, URL.valueOf(input.consumerUrl), invocationOf(input.invocation));
     expect(indicesIn(invokers, result.invokers)).toEqual(c.expected.indices);
+    expect(indicesIn(invokers, result.invokers).map((i) => input.providers[i])).toEqual(c.expected.providers);
+    expect(result.invokers.length).toBe(c.expected.count);
   });
 
   it.each(indexed.filter(([, c]) => c.input.op === 'selectAddressByTagLevel'))('%s', (_name, c) => {
@@ -50,6 +65,10 @@ describe('tag-route vectors', () => {
     expect(rule.meta.priority).toBe(e.priority);
     expect(rule.getTagNames()).toEqual(e.tagNames);
     const map = rule.getTagnameToAddresses();
+    // A tag expected with null addresses has no entry; the map holds exactly the others.
+    const listed = Object.entries(e.tagnameToAddresses).filter(([, a]) => a !== null).map(([name]) => name);
+    expect(listed).not.toEqual([]);
+    expect([...map.keys()].sort()).toEqual(listed.sort());
     for (const [name, addresses] of Object.entries(e.tagnameToAddresses)) {
       const got = map.get(name);
       expect(got === undefined ? null : [...got].sort()).toEqual(addresses === null ? null : [...addresses].sort());
