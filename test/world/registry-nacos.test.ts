@@ -16,21 +16,32 @@ import {
 // 5 s at a random phase and push lag is uniform 20..300 ms.
 
 function nacos(over: Parameters<typeof scenario>[0] = {}) {
-  const t = makeWorld(scenario(over));
-  return { ...t, registry: t.world.registry as NacosRegistry };
+  const s = scenario(over);
+  const t = makeWorld(s);
+  // Counted from the scenario the test builds, so a loop over lists or providers cannot pass empty.
+  const consumerInstances = s.consumers.reduce((n, c) => n + c.instances, 0);
+  const providerInstances = s.providers.reduce((n, p) => n + p.count, 0);
+  return { ...t, registry: t.world.registry as NacosRegistry, consumerInstances, providerInstances };
+}
+
+/** The last list of every consumer instance at `tMs`, after checking that every instance has one. */
+function everyList(log: Parameters<typeof listsAt>[0], tMs: number, instances: number): string[][] {
+  const lists = listsAt(log, tMs);
+  expect(lists.size).toBe(instances);
+  return [...lists.values()];
 }
 
 describe('NacosRegistry (heartbeat mode)', () => {
   it('pushes a silent provider out after unhealthyAfter plus at most one check period and the push lag', () => {
-    const { world, log, registry } = nacos();
+    const { world, log, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
     world.sim.run({ until: 35_000 });
     expect(registry.isKnownGone(p0!)).toBe(false);
-    expect([...listsAt(log, 35_000).values()].every((l) => l.includes(p0!.address))).toBe(true);
+    for (const l of everyList(log, 35_000, consumerInstances)) expect(l).toContain(p0!.address);
     world.sim.run({ until: 45_000 });
     const out = firstDelivery(log, 20_000, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(2);
+    expect(out.size).toBe(consumerInstances);
     for (const t of out.values()) {
       expect(t).toBeGreaterThan(35_000);
       expect(t).toBeLessThanOrEqual(40_300);
@@ -49,7 +60,7 @@ describe('NacosRegistry (heartbeat mode)', () => {
   });
 
   it('brings an unhealthy provider back to every consumer with its next heartbeat', () => {
-    const { world, log, registry } = nacos();
+    const { world, log, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
     // The process answers again; its BeatReactor's next beat is due at 50 s.
@@ -59,7 +70,7 @@ describe('NacosRegistry (heartbeat mode)', () => {
     world.sim.run({ until: 60_000 });
     expect(registry.isKnownGone(p0!)).toBe(false);
     const back = firstDelivery(log, 45_000, (l) => l.includes(p0!.address));
-    expect(back.size).toBe(2);
+    expect(back.size).toBe(consumerInstances);
     for (const t of back.values()) {
       expect(t).toBeGreaterThanOrEqual(50_020);
       expect(t).toBeLessThanOrEqual(50_300);
@@ -67,7 +78,7 @@ describe('NacosRegistry (heartbeat mode)', () => {
   });
 
   it('registers a deleted provider again when it heartbeats after removeAfter', () => {
-    const { world, log, registry } = nacos();
+    const { world, log, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
     at(world, 70_000.5, () => (p0!.state = 'up'));
@@ -75,11 +86,11 @@ describe('NacosRegistry (heartbeat mode)', () => {
     expect(registry.entryOf(p0!)?.registered).toBe(false);
     world.sim.run({ until: 80_000 });
     expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: true });
-    expect([...listsAt(log, 80_000).values()].every((l) => l.includes(p0!.address))).toBe(true);
+    for (const l of everyList(log, 80_000, consumerInstances)) expect(l).toContain(p0!.address);
   });
 
   it('registers a black-holed instance again at once when the fault timeline brings it back', () => {
-    const { world, log } = nacos();
+    const { world, log, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
     at(world, 47_000, () => {
@@ -88,33 +99,34 @@ describe('NacosRegistry (heartbeat mode)', () => {
     });
     world.sim.run({ until: 60_000 });
     const back = firstDelivery(log, 47_000, (l) => l.includes(p0!.address));
+    expect(back.size).toBe(consumerInstances);
     for (const t of back.values()) expect(t).toBeLessThanOrEqual(47_300);
   });
 
   it('deregisters a gracefully stopped provider at once', () => {
-    const { world, log, registry } = nacos();
+    const { world, log, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 10_000, () => world.registry.providerStopped(p0!, true));
     world.sim.run({ until: 10_000 });
     expect(registry.isKnownGone(p0!)).toBe(true);
     world.sim.run({ until: 11_000 });
     const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(2);
+    expect(out.size).toBe(consumerInstances);
     for (const t of out.values()) expect(t).toBeLessThanOrEqual(10_300);
   });
 
   it('registers providers registerDelay after they start', () => {
-    const { world, log, registry } = nacos({ registry: { registerDelayMs: 2000 } });
+    const { world, log, registry, consumerInstances, providerInstances } = nacos({ registry: { registerDelayMs: 2000 } });
     const [p0] = providers(world);
     expect(registry.entryOf(p0!)?.registered).toBe(false);
-    expect([...listsAt(log, 0).values()]).toEqual([[], []]);
+    expect(everyList(log, 0, consumerInstances)).toEqual(Array.from({ length: consumerInstances }, () => []));
     world.sim.run({ until: 3000 });
     expect(registry.entryOf(p0!)?.registered).toBe(true);
-    expect([...listsAt(log, 3000).values()].every((l) => l.length === 2)).toBe(true);
+    for (const l of everyList(log, 3000, consumerInstances)) expect(l).toHaveLength(providerInstances);
   });
 
   it('pushes out the live providers of a zone cut from the registry while that zone keeps its stale list', () => {
-    const { world, log } = nacos({
+    const { world, log, consumerInstances } = nacos({
       providers: [{ zone: 'zoneA' }, { zone: 'zoneB' }],
       consumers: [{ zone: 'zoneA', application: 'web-a' }, { zone: 'zoneB', application: 'web-b' }],
     });
@@ -132,18 +144,18 @@ describe('NacosRegistry (heartbeat mode)', () => {
     expect(during.get('web-a@zoneA#1')).toEqual(all);
     // After the heal zoneA's consumers read the current list and zoneA's providers beat again.
     world.sim.run({ until: 70_000 });
-    for (const l of listsAt(log, 70_000).values()) expect([...l].sort()).toEqual([...all].sort());
+    for (const l of everyList(log, 70_000, consumerInstances)) expect([...l].sort()).toEqual([...all].sort());
   });
 });
 
 describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
   it('removes a crashed provider 3 s after the crash, when its connection closes', () => {
-    const { world, log } = nacos({ registry: { connectionBound: true } });
+    const { world, log, consumerInstances } = nacos({ registry: { connectionBound: true } });
     const [p0] = providers(world);
     at(world, 10_000.5, () => crash(world, p0!));
     world.sim.run({ until: 20_000 });
     const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(2);
+    expect(out.size).toBe(consumerInstances);
     for (const t of out.values()) {
       expect(t).toBeGreaterThan(13_000);
       expect(t).toBeLessThanOrEqual(13_300.5);
@@ -151,14 +163,14 @@ describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
   });
 
   it('removes a black-holed provider when the connection ejector probe fails (20 s idle, 3 s period, 5 s probe)', () => {
-    const { world, log, registry } = nacos({ registry: { connectionBound: true } });
+    const { world, log, registry, consumerInstances } = nacos({ registry: { connectionBound: true } });
     const [p0] = providers(world);
     at(world, 10_000.5, () => blackhole(world, p0!));
     world.sim.run({ until: 34_999 });
     expect(registry.isKnownGone(p0!)).toBe(false);
     world.sim.run({ until: 45_000 });
     const out = firstDelivery(log, 10_000, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(2);
+    expect(out.size).toBe(consumerInstances);
     for (const t of out.values()) {
       expect(t).toBeGreaterThanOrEqual(35_000);
       expect(t).toBeLessThanOrEqual(38_300);
@@ -166,8 +178,9 @@ describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
   });
 
   it('keeps a live provider whose keepalive is heard, however long the run', () => {
-    const { world, registry } = nacos({ registry: { connectionBound: true } });
+    const { world, registry, providerInstances } = nacos({ registry: { connectionBound: true } });
     world.sim.run({ until: 300_000 });
+    expect(providers(world)).toHaveLength(providerInstances);
     for (const p of providers(world)) expect(registry.entryOf(p)).toMatchObject({ registered: true, listed: true });
   });
 });
