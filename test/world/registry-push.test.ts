@@ -3,7 +3,6 @@ import type { FaultSpec } from '../../src/scenario/types.js';
 import { scheduleFaults } from '../../src/world/faults.js';
 import { StaticRegistry } from '../../src/world/registry.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
-import { PushSizer } from '../../src/world/registry-push-size.js';
 import type { World } from '../../src/world/world.js';
 import {
   at,
@@ -17,6 +16,43 @@ import {
 } from './registry-fixtures.js';
 
 const registryOf = (world: World) => world.registry as DiscoveryRegistry;
+
+/** Consumer instances of a scenario the test builds, so loops over their lists cannot pass empty. */
+const instancesOf = (s: ReturnType<typeof scenario>) => s.consumers.reduce((n, c) => n + c.instances, 0);
+
+/** The last list of every consumer instance at `tMs`, after checking that every instance has one. */
+function everyList(log: Parameters<typeof listsAt>[0], tMs: number, instances: number): string[][] {
+  const lists = listsAt(log, tMs);
+  expect(lists.size).toBe(instances);
+  return [...lists.values()];
+}
+
+const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+
+/**
+ * What Nacos pushes around the hosts of an interface-level subscription: a ServiceInfo JSON for
+ * the Nacos service `providers:<interface>::` (Dubbo's category:interface:version:group) in
+ * DEFAULT_GROUP, with an empty host list (each host is counted as its URL) and lastRefTime at the
+ * simulation's epoch.
+ */
+const nacosEnvelopeBytes = (service: string) =>
+  utf8Bytes(
+    JSON.stringify({
+      name: `DEFAULT_GROUP@@providers:${service}::`,
+      groupName: 'DEFAULT_GROUP',
+      clusters: '',
+      cacheMillis: 10_000,
+      hosts: [],
+      lastRefTime: Date.UTC(2026, 0, 1),
+      checksum: '',
+      allIPs: false,
+      reachProtectionThreshold: false,
+      valid: true,
+    }),
+  );
+
+// ZooKeeper's jute serialization writes a string as an int32 byte length, then the bytes.
+const JUTE_INT32_BYTES = 4;
 
 /** Restarts `p` as the fault timeline does: graceful stop, then a new instance of its group. */
 function restart(world: World, p: ReturnType<typeof providers>[number]): void {
@@ -58,7 +94,8 @@ describe('registry pushes', () => {
   });
 
   it('freezes detection and pushes while the registry is down, and resumes with fresh detection clocks', () => {
-    const { world, log, observer } = makeWorld(scenario());
+    const s = scenario();
+    const { world, log, observer } = makeWorld(s);
     const [p0] = providers(world);
     at(world, 10_000, () => world.registry.setDown(true));
     at(world, 10_000.5, () => blackhole(world, p0!));
@@ -69,11 +106,11 @@ describe('registry pushes', () => {
     expect(log.filter((d) => d.tMs > 10_000)).toEqual([]);
     // Back up: every consumer reads the current list (p0 still in it), then p0 times out from 60 s on.
     world.sim.run({ until: 60_300 });
-    expect(observer.pushes.length - pushesBefore).toBe(2);
-    for (const l of listsAt(log, 60_300).values()) expect(l).toContain(p0!.address);
+    expect(observer.pushes.length - pushesBefore).toBe(instancesOf(s));
+    for (const l of everyList(log, 60_300, instancesOf(s))) expect(l).toContain(p0!.address);
     world.sim.run({ until: 90_000 });
     const out = firstDelivery(log, 60_300, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(2);
+    expect(out.size).toBe(instancesOf(s));
     for (const t of out.values()) {
       expect(t).toBeGreaterThan(75_000);
       expect(t).toBeLessThanOrEqual(80_300);
@@ -81,16 +118,17 @@ describe('registry pushes', () => {
   });
 
   it('keeps consumers on their old list while the push switch is off, then sends the current list', () => {
-    const { world, log } = makeWorld(scenario());
+    const s = scenario();
+    const { world, log } = makeWorld(s);
     const [p0] = providers(world);
     at(world, 10_000, () => world.registry.setPushSwitch(false));
     at(world, 20_000, () => world.registry.providerStopped(p0!, true));
     at(world, 30_000, () => world.registry.setPushSwitch(true));
     world.sim.run({ until: 29_999 });
     expect(registryOf(world).isKnownGone(p0!)).toBe(true);
-    for (const l of listsAt(log, 29_999).values()) expect(l).toContain(p0!.address);
+    for (const l of everyList(log, 29_999, instancesOf(s))) expect(l).toContain(p0!.address);
     world.sim.run({ until: 30_300 });
-    for (const l of listsAt(log, 30_300).values()) expect(l).not.toContain(p0!.address);
+    for (const l of everyList(log, 30_300, instancesOf(s))) expect(l).not.toContain(p0!.address);
   });
 
   it('lets a consumer partitioned from the registry zone catch up within the 5 s retry after the heal', () => {
@@ -138,14 +176,17 @@ describe('registry pushes', () => {
     expect(observer.pushes.length - before).toBe(2 * N * M);
   });
 
-  it('sizes an interface-level push as the envelope plus each provider URL', () => {
+  it('sizes an interface-level Nacos push as the ServiceInfo envelope plus each provider URL', () => {
     const { world, observer } = makeWorld(scenario({ consumers: [{ instances: 1 }] }));
     const [p0, p1] = providers(world);
     at(world, 10_000, () => world.registry.providerStopped(p0!, true));
     world.sim.run({ until: 11_000 });
-    const [full, one] = observer.pushes.map((p) => p.bytes);
-    expect(full! - one!).toBe(p0!.url.length);
-    expect(one! - p1!.url.length).toBe(new PushSizer('interface', 'nacos').envelopeBytes(SERVICE));
+    const envelope = nacosEnvelopeBytes(SERVICE);
+    // The list at registration, then the list without p0.
+    expect(observer.pushes.map((p) => p.bytes)).toEqual([
+      envelope + utf8Bytes(p0!.url) + utf8Bytes(p1!.url),
+      envelope + utf8Bytes(p1!.url),
+    ]);
   });
 
   it('sizes a ZooKeeper interface-level child as the URL-encoded URL', () => {
@@ -154,7 +195,8 @@ describe('registry pushes', () => {
     at(world, 10_000, () => world.registry.providerStopped(p0!, true));
     world.sim.run({ until: 11_000 });
     const [full, one] = observer.pushes.map((p) => p.bytes);
-    expect(full! - one!).toBe(encodeURIComponent(p0!.url).length + 4);
+    expect(observer.pushes).toHaveLength(2);
+    expect(full! - one!).toBe(JUTE_INT32_BYTES + utf8Bytes(encodeURIComponent(p0!.url)));
   });
 
   it.each(['nacos', 'zookeeper'] as const)('%s: application-level registration pushes fewer bytes than interface-level', (type) => {
@@ -173,23 +215,27 @@ describe('registry pushes', () => {
   });
 
   it('fetches each metadata revision once per consumer instance (application level)', () => {
+    const instances = 3;
     const { world, observer } = makeWorld(
       scenario({
         registry: { registration: 'application' },
         providers: [{ zone: 'zoneA' }, { zone: 'zoneB' }],
-        consumers: [{ instances: 3 }],
+        consumers: [{ instances }],
       }),
     );
     providers(world).forEach((p, i) => at(world, 10_000 + 5000 * i, () => restart(world, p)));
     world.sim.run({ until: 60_000 });
-    // Two provider groups (different zone parameter) = two revisions, each fetched by 3 instances.
-    expect(observer.counters.get('registry.metadataFetches')).toBe(6);
+    // Two provider groups (different zone parameter) = two revisions, each fetched by every instance.
+    const revisions = 2;
+    expect(observer.counters.get('registry.metadataFetches')).toBe(revisions * instances);
   });
 
   it('keeps the static registry: the true list at once, no pushes counted', () => {
-    const { world, log, observer } = makeWorld(scenario({ registry: { type: 'static' } }));
+    const s = scenario({ registry: { type: 'static' } });
+    const { world, log, observer } = makeWorld(s);
     expect(world.registry).toBeInstanceOf(StaticRegistry);
-    expect([...listsAt(log, 0).values()].every((l) => l.length === 2)).toBe(true);
+    const providerCount = s.providers.reduce((n, p) => n + p.count, 0);
+    for (const l of everyList(log, 0, instancesOf(s))) expect(l).toHaveLength(providerCount);
     expect(observer.pushes).toEqual([]);
   });
 });
