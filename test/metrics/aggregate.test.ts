@@ -16,6 +16,48 @@ function baseSummary(seed: number): Summary {
   return r.summary({ scenario: 'agg', seed, seeds: [seed], version: '1.2.3' });
 }
 
+/** Rounded to `digits` decimals, as the summary rounds ratios (6) and milliseconds (3). */
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Sample standard deviation (n - 1 in the denominator). */
+const sd = (xs: number[]) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1));
+
+/** ln Γ(x) for x a positive multiple of 1/2: Γ(x) = (x - 1)Γ(x - 1), Γ(1) = 1, Γ(1/2) = √π. */
+function lnGammaHalf(x: number): number {
+  let sum = 0;
+  for (; x > 1; x -= 1) sum += Math.log(x - 1);
+  return x === 1 ? sum : sum + 0.5 * Math.log(Math.PI);
+}
+
+/**
+ * Student's t quantile, computed independently of the code under test: Simpson's rule on the t
+ * density over [0, t] gives the CDF (to ~1e-12 with 4000 steps), and bisection solves CDF(t) = p.
+ */
+function referenceTQuantile(p: number, dof: number): number {
+  const lnC = lnGammaHalf((dof + 1) / 2) - lnGammaHalf(dof / 2) - 0.5 * Math.log(dof * Math.PI);
+  const density = (x: number) => Math.exp(lnC - ((dof + 1) / 2) * Math.log1p((x * x) / dof));
+  const cdf = (t: number) => {
+    const n = 4000;
+    const h = t / n;
+    let sum = density(0) + density(t);
+    for (let i = 1; i < n; i++) sum += (i % 2 === 1 ? 4 : 2) * density(i * h);
+    return 0.5 + (sum * h) / 3;
+  };
+  let lo = 0;
+  let hi = 100;
+  while (hi - lo > 1e-10) {
+    const mid = (lo + hi) / 2;
+    if (cdf(mid) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// The product's t table holds 4 decimals: each entry is within half a unit of the 4th decimal.
+const T_TABLE_ERROR = 0.5e-4;
+
 function seedSummary(seed: number, requests: number, timeoutRate: number, p99: number): Summary {
   const s = baseSummary(seed);
   s.requests = requests;
@@ -28,7 +70,11 @@ function seedSummary(seed: number, requests: number, timeoutRate: number, p99: n
 describe('aggregateSummaries', () => {
   it('averages every numeric figure across seeds', () => {
     const agg = aggregateSummaries([seedSummary(1, 100, 0.01, 10), seedSummary(2, 110, 0.02, 20), seedSummary(3, 120, 0.03, 30)]);
-    expect([agg.requests, agg.timeoutRate, agg.latencyMs.p99]).toEqual([110, 0.02, 20]);
+    expect([agg.requests, agg.timeoutRate, agg.latencyMs.p99]).toEqual([
+      mean([100, 110, 120]),
+      round(mean([0.01, 0.02, 0.03]), 6),
+      mean([10, 20, 30]),
+    ]);
   });
 
   it('lists every seed, keeps the first as seed, and the strings of the first summary', () => {
@@ -39,7 +85,7 @@ describe('aggregateSummaries', () => {
   it('averages timeline buckets one by one', () => {
     const agg = aggregateSummaries([seedSummary(1, 10, 0, 0), seedSummary(2, 31, 0, 0)]);
     expect(agg.timeline.map((row) => [row.tMs, row.requests])).toEqual([
-      [0, 20.5],
+      [0, (10 + 31) / 2],
       [1000, 0],
     ]);
   });
@@ -50,15 +96,21 @@ describe('aggregateSummaries', () => {
     a.byConsumerZone = { zoneA: { ...structuredClone(minimalScope(a)), requests: 8 } };
     a.noProviderCauses = { 'router:condition': 3 };
     const agg = aggregateSummaries([a, b]);
-    expect(agg.byConsumerZone.zoneA!.requests).toBe(4);
-    expect(agg.noProviderCauses).toEqual({ 'router:condition': 1.5 });
+    expect(agg.byConsumerZone.zoneA!.requests).toBe((8 + 0) / 2);
+    expect(agg.noProviderCauses).toEqual({ 'router:condition': (3 + 0) / 2 });
   });
 
   it('gives Student-t 95% half-widths of the main figures after the timeline', () => {
     const agg = aggregateSummaries([seedSummary(1, 100, 0.01, 10), seedSummary(2, 110, 0.02, 20), seedSummary(3, 120, 0.03, 30)]);
     expect(Object.keys(agg.ci95!)).toEqual([...CI95_FIGURES]);
-    expect(agg.ci95!.requests).toBe(24.84165);
-    expect(agg.ci95!['latencyMs.p99']).toBe(24.842);
+    // t(0.975, n - 1) · s / √n with n = 3; the tolerance is the t table's rounding times s / √n,
+    // plus the rounding of the figure itself (6 decimals for counts, 3 for milliseconds).
+    const halfWidth = (xs: number[]) => (referenceTQuantile(0.975, xs.length - 1) * sd(xs)) / Math.sqrt(xs.length);
+    const tableError = (xs: number[]) => (T_TABLE_ERROR * sd(xs)) / Math.sqrt(xs.length);
+    const requests = [100, 110, 120];
+    const p99 = [10, 20, 30];
+    expect(Math.abs(agg.ci95!.requests! - halfWidth(requests))).toBeLessThanOrEqual(tableError(requests) + 0.5e-6);
+    expect(Math.abs(agg.ci95!['latencyMs.p99']! - halfWidth(p99))).toBeLessThanOrEqual(tableError(p99) + 0.5e-3);
     expect(agg.ci95!.errorRate).toBe(0);
     const keys = Object.keys(agg);
     expect(keys.indexOf('ci95')).toBe(keys.indexOf('timeline') + 1);
@@ -78,23 +130,38 @@ describe('aggregateSummaries', () => {
 
   it('rounds averaged latencies to 3 decimals and other figures to 6', () => {
     const agg = aggregateSummaries([seedSummary(1, 1, 0.1, 1), seedSummary(2, 2, 0.2, 2), seedSummary(3, 2, 0.2, 2)]);
-    expect([agg.latencyMs.p99, agg.requests, agg.timeoutRate]).toEqual([1.667, 1.666667, 0.166667]);
+    expect([agg.latencyMs.p99, agg.requests, agg.timeoutRate]).toEqual([
+      round(mean([1, 2, 2]), 3),
+      round(mean([1, 2, 2]), 6),
+      round(mean([0.1, 0.2, 0.2]), 6),
+    ]);
   });
 });
 
 describe('tQuantile975', () => {
-  it('follows the t table for small samples', () => {
-    expect([tQuantile975(1), tQuantile975(2), tQuantile975(9), tQuantile975(30)]).toEqual([12.7062, 4.3027, 2.2622, 2.0423]);
+  it('is checked against a reference that matches the closed forms for 1 and 2 degrees of freedom', () => {
+    // dof 1 is the Cauchy distribution: tan(π(p - 1/2)); dof 2: (2p - 1) / √(2p(1 - p)).
+    expect(referenceTQuantile(0.975, 1)).toBeCloseTo(Math.tan(Math.PI * 0.475), 8);
+    expect(referenceTQuantile(0.975, 2)).toBeCloseTo(0.95 / Math.sqrt(2 * 0.975 * 0.025), 8);
   });
 
-  it('tends to the normal quantile for large samples', () => {
-    expect(tQuantile975(60)).toBeCloseTo(2.0003, 4);
-    expect(tQuantile975(120)).toBeCloseTo(1.9799, 4);
-    expect(tQuantile975(1e6)).toBeCloseTo(1.96, 4);
+  it('gives the t quantile to 4 decimals for every sample size of the table (1 to 30 degrees of freedom)', () => {
+    for (let dof = 1; dof <= 30; dof++) {
+      expect(Math.abs(tQuantile975(dof) - referenceTQuantile(0.975, dof)), `dof ${dof}`).toBeLessThanOrEqual(T_TABLE_ERROR);
+    }
+  });
+
+  it('stays within 4 decimals beyond the table and tends to the normal quantile', () => {
+    for (const dof of [31, 45, 60, 120, 1000]) {
+      expect(Math.abs(tQuantile975(dof) - referenceTQuantile(0.975, dof)), `dof ${dof}`).toBeLessThanOrEqual(T_TABLE_ERROR);
+    }
+    // At a million degrees of freedom the t distribution is the normal one to about 1e-6.
+    expect(Math.abs(tQuantile975(1e6) - referenceTQuantile(0.975, 1e6))).toBeLessThanOrEqual(T_TABLE_ERROR);
   });
 
   it('gives a half-width of t * s / sqrt(n)', () => {
-    expect(ci95HalfWidth([10, 20])).toBeCloseTo(63.531, 9);
+    // s of [10, 20] is √50, so s / √2 = 5.
+    expect(Math.abs(ci95HalfWidth([10, 20]) - Math.tan(Math.PI * 0.475) * 5)).toBeLessThanOrEqual(T_TABLE_ERROR * 5);
     expect(ci95HalfWidth([42])).toBe(0);
   });
 });
