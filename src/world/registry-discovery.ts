@@ -408,7 +408,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       }
     }
     this.observer.push(sub.subscriber.id, bytes);
-    sub.listener(snapshot.providers.slice());
+    sub.listener(snapshot.providers);
   }
 
   #miss(sub: Subscription): void {

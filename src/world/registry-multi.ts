@@ -29,7 +29,7 @@ export class MultiRegistry implements RegistryModel {
   }
 
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void {
-    const lists = new Map<string, ProviderInstance[]>();
+    const lists = new Map<string, readonly ProviderInstance[]>();
     for (const name of this.#names) {
       this.registries.get(name)!.subscribe(subscriber, service, (providers) => {
         lists.set(name, providers);

@@ -6,7 +6,12 @@
 import type { ProviderInstance } from './provider.js';
 
 /** Receives full provider lists for one service (an empty list is an empty push). */
-export type ProviderListener = (providers: ProviderInstance[]) => void;
+/**
+ * Receives full provider lists for one service (an empty list is an empty push). A list is
+ * immutable and may be handed to every subscriber of the same change (consumers share what they
+ * build from it, keyed by the list).
+ */
+export type ProviderListener = (providers: readonly ProviderInstance[]) => void;
 
 /** A subscriber: one consumer instance. */
 export interface Subscriber {
@@ -36,6 +41,8 @@ export interface RegistryModel {
 export class StaticRegistry implements RegistryModel {
   readonly #byService = new Map<string, Set<ProviderInstance>>();
   readonly #listeners = new Map<string, ProviderListener[]>();
+  /** The current list per service, built once per change. */
+  readonly #lists = new Map<string, readonly ProviderInstance[]>();
 
   providerStarted(provider: ProviderInstance): void {
     const service = provider.group.spec.service;
@@ -69,12 +76,17 @@ export class StaticRegistry implements RegistryModel {
   setDown(): void {}
   setPushSwitch(): void {}
 
-  #current(service: string): ProviderInstance[] {
-    return [...(this.#byService.get(service) ?? [])];
+  #current(service: string): readonly ProviderInstance[] {
+    let list = this.#lists.get(service);
+    if (list === undefined) this.#lists.set(service, (list = [...(this.#byService.get(service) ?? [])]));
+    return list;
   }
 
   #publish(service: string): void {
+    this.#lists.delete(service);
+    const listeners = this.#listeners.get(service);
+    if (listeners === undefined) return;
     const list = this.#current(service);
-    for (const l of this.#listeners.get(service) ?? []) l(list);
+    for (const l of listeners) l(list);
   }
 }

@@ -2,7 +2,9 @@
  * One simulated consumer JVM's Dubbo side: per service, the reference's consumer URL (Dubbo's
  * attribute names and precedence), a registry-fed directory, the router chain and the cluster
  * invoker; it turns each request into an RpcInvocation and the final Result into an outcome.
- * Provider lists pushed by the registry become DubboInvokers, reused while the provider stays.
+ * Provider lists pushed by the registry become DubboInvokers. Invokers and the invoker list of each
+ * pushed provider list are built once and shared by every instance of the consumer group (their
+ * consumer URLs differ only in the host, which no invoker reads); see `SharedInvokers`.
  * With several registries (`registries:`), each registry gets its own directory and cluster, and
  * a `zone-aware` cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
  */
@@ -34,6 +36,69 @@ export interface ConsumerStackDeps {
   cluster(name: string): ClusterFactory;
   /** Extra consumer URL parameters on every reference (e.g. Envoy's local-zone sizes). */
   extraParams?: Record<string, string>;
+  /** Invokers shared by the instances of a consumer group (one per world); a private one when absent. */
+  shared?: SharedInvokers;
+}
+
+/**
+ * What every instance of one consumer group shares for one reference and one registry: a
+ * DubboInvoker per provider (parsed URL, consumer-first parameter view, timeouts) and, per pushed
+ * provider list, the invoker list (filtered by `UrlUtils.isMatch`). A registry pushes one list
+ * object per change to every subscriber, so each change is turned into invokers once, not once per
+ * consumer instance; directories then hold the same immutable array.
+ */
+export class ReferenceInvokers {
+  readonly consumerUrl: URL;
+  readonly #protocol: ProtocolContext;
+  /** Per provider its invoker, or null when this reference does not accept it. */
+  readonly #invokers = new Map<ProviderInstance, DubboInvoker | null>();
+  readonly #lists = new WeakMap<readonly ProviderInstance[], DubboInvoker[]>();
+
+  constructor(consumerUrl: URL, protocol: ProtocolContext) {
+    this.consumerUrl = consumerUrl;
+    this.#protocol = protocol;
+  }
+
+  /** The invokers of the pushed providers this reference accepts (group/version match), in push order. */
+  invokersFor(pushed: readonly ProviderInstance[]): DubboInvoker[] {
+    let list = this.#lists.get(pushed);
+    if (list === undefined) {
+      list = [];
+      for (const p of pushed) {
+        const inv = this.#invoker(p);
+        if (inv !== null) list.push(inv);
+      }
+      this.#lists.set(pushed, list);
+    }
+    return list;
+  }
+
+  #invoker(p: ProviderInstance): DubboInvoker | null {
+    let inv = this.#invokers.get(p);
+    if (inv === undefined) {
+      const url = URL.valueOf(p.url);
+      // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
+      inv = isMatch(this.consumerUrl, url) ? new DubboInvoker(p, url, this.consumerUrl, this.#protocol) : null;
+      this.#invokers.set(p, inv);
+    }
+    return inv;
+  }
+}
+
+/** The `ReferenceInvokers` of one world, by consumer group, service and registry. */
+export class SharedInvokers {
+  readonly #byGroup = new WeakMap<object, WeakMap<RegistryModel, Map<string, ReferenceInvokers>>>();
+
+  /** The shared invokers of (group, registry, service), created by `create` on first use. */
+  get(group: object, registry: RegistryModel, service: string, create: () => ReferenceInvokers): ReferenceInvokers {
+    let byRegistry = this.#byGroup.get(group);
+    if (byRegistry === undefined) this.#byGroup.set(group, (byRegistry = new WeakMap()));
+    let byService = byRegistry.get(registry);
+    if (byService === undefined) byRegistry.set(registry, (byService = new Map()));
+    let refs = byService.get(service);
+    if (refs === undefined) byService.set(service, (refs = create()));
+    return refs;
+  }
 }
 
 /** One reference (`<dubbo:reference>`) inside one consumer instance. */
@@ -187,43 +252,25 @@ export class DubboConsumerStack implements ConsumerStack {
     const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
     const protocol: ProtocolContext =
       registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
-    const invokers = new Map<ProviderInstance, DubboInvoker>();
+    const shared = (this.#deps.shared ?? (this.#deps.shared = new SharedInvokers())).get(
+      this.instance.group,
+      registry,
+      service,
+      () => new ReferenceInvokers(consumerUrl, protocol),
+    );
     const emptyProtection = spec.emptyProtection;
-    const accepted = new Map<ProviderInstance, boolean>();
     registry.subscribe(this.instance, service, (pushed) => {
-      // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
-      const providers = pushed.filter((p) => {
-        let ok = accepted.get(p);
-        if (ok === undefined) accepted.set(p, (ok = isMatch(consumerUrl, URL.valueOf(p.url))));
-        return ok;
-      });
-      if (providers.length === 0) {
+      const invokers = shared.invokersFor(pushed);
+      if (invokers.length === 0) {
         // The registry pushes empty:// unless empty protection is on (then an empty list, which is ignored).
-        if (!emptyProtection) {
-          for (const inv of invokers.values()) inv.destroy();
-          invokers.clear();
-          directory.notifyEmpty();
-        }
+        if (!emptyProtection) directory.notifyEmpty();
         return;
       }
-      const next: DubboInvoker[] = [];
-      const keep = new Set<ProviderInstance>();
-      for (const p of providers) {
-        keep.add(p);
-        let inv = invokers.get(p);
-        if (inv === undefined) {
-          inv = new DubboInvoker(p, URL.valueOf(p.url), consumerUrl, protocol);
-          invokers.set(p, inv);
-        }
-        next.push(inv);
-      }
-      for (const [p, inv] of invokers) {
-        if (!keep.has(p)) {
-          inv.destroy();
-          invokers.delete(p);
-        }
-      }
-      directory.notify(next);
+      // DIVERGENCE: Dubbo destroys the invoker of a provider that left the list; here invokers are shared
+      // by the group's instances, so none is destroyed. A dropped invoker is in no list of this instance,
+      // and failover lists again before each retry, so nothing can pick it (its availability follows the
+      // provider's connection, as before).
+      directory.notify(invokers);
     });
     return directory;
   }
