@@ -1,0 +1,54 @@
+// Vitest config used only by `npm run mutate` (StrykerJS, see stryker.config.mjs); `npm test` and CI
+// use vitest.config.ts. These changes make one mutant run cheap on a 2-core machine:
+//  - It drops the test files that run whole simulations at describe level, i.e. while vitest
+//    collects them. Code reached there is "static" to Stryker: the runner activates a mutant only
+//    after collection, so those results can never kill it, yet every mutant run that selects such a
+//    file would pay for its simulations again (erlang-c.test.ts alone takes a minute to collect).
+//  - It drops test/cli and test/examples: they test the CLI and the plugin example, which are not
+//    mutated, by running whole scenarios again (seconds per test), so every surviving mutant in the
+//    core would pay for them. Headline outcomes stay covered by test/scenarios.
+//  - `isolate: false`: the test files share one module graph instead of re-importing src/ per file.
+//    Mutants are switched on and off through a global at run time, so sharing is safe for them; the
+//    initial test run would show any test that depends on a fresh module. Each run still starts a
+//    new worker, so module-level caches start empty for every mutant.
+//  - The sequencer runs the fastest files first (longest duration seen so far, from the initial
+//    test run on), so that a mutant's run stops at its first, cheapest failing test (Stryker sets
+//    `bail`). Vitest's own order is the slowest first.
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import base from './vitest.config.js';
+
+class FastestFirstSequencer extends BaseSequencer {
+  readonly #longestMs = new Map<string, number>();
+
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ms = (spec: TestSpecification): number => {
+      const key = `${spec.project.name}:${spec.moduleId.slice(this.ctx.config.root.length + 1)}`;
+      const seen = Math.max(this.ctx.cache.getFileTestResults(key)?.duration ?? 0, this.#longestMs.get(key) ?? 0);
+      this.#longestMs.set(key, seen);
+      return seen;
+    };
+    return [...files].sort((a, b) => ms(a) - ms(b) || a.moduleId.localeCompare(b.moduleId));
+  }
+}
+
+export default mergeConfig(
+  base,
+  defineConfig({
+    // Keeps vitest's results cache inside Stryker's sandbox instead of node_modules/.vite, which
+    // `npm test` shares.
+    cacheDir: '.vitest-mutation-cache',
+    test: {
+      exclude: [
+        '**/node_modules/**',
+        'test/cli/**',
+        'test/examples/**',
+        'test/validation/erlang-c.test.ts',
+        'test/scenarios/issue2-scenarios.test.ts',
+        'test/scenarios/issue4-scenarios.test.ts',
+      ],
+      isolate: false,
+      sequence: { sequencer: FastestFirstSequencer },
+    },
+  }),
+);
