@@ -3,7 +3,7 @@
  * chains, load balancers, clusters, filters, plugins) and the metrics recorder, runs it, checks
  * the invariants and returns the summary. One seed per call; `runSeeds` aggregates several.
  */
-import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack, SharedInvokers } from '../dubbo/consumer/consumer-stack.js';
 import { clusters, unknownName } from '../dubbo/extensions.js';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
@@ -48,6 +48,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
   for (const c of scenario.consumers) perZone.set(c.zone, (perZone.get(c.zone) ?? 0) + c.instances);
   const extraParams = { 'envoy.local_zones': [...perZone].map(([z, n]) => `${z}:${n}`).join(',') };
   const events = { count: (name: string, by = 1) => recorder.count(name, by) };
+  const shared = new SharedInvokers();
   return new World(scenario, {
     seed,
     observer: recorder,
@@ -64,6 +65,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
       return new DubboConsumerStack(instance, world, {
         runtime,
         extraParams,
+        shared,
         routerChain: (service) => buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers }),
         cluster: (name) => {
           const f = plugins.clusters?.[name] ?? clusters[name];

@@ -10,6 +10,7 @@ import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
+import { weightTableOf } from './weight-table.js';
 
 export class LeastActiveLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'leastactive';
@@ -21,7 +22,8 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
     let leastActive = -1;
     let leastCount = 0;
     const leastIndexes = new Array<number>(length);
-    const weights = new Array<number>(length);
+    // PERF: getWeight of every invoker, from the list's shared weight table.
+    const weights = weightTableOf(invokers, methodName, this.runtime.clock.now()).weights;
     let totalWeight = 0;
     let firstWeight = 0;
     let sameWeight = true;
@@ -29,8 +31,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
     for (let i = 0; i < length; i++) {
       const invoker = invokers[i]!;
       const active = rpcStatus.getStatus(invoker.getUrl(), methodName).getActive();
-      const afterWarmup = this.getWeight(invoker, invocation);
-      weights[i] = afterWarmup;
+      const afterWarmup = weights[i]!;
       if (leastActive === -1 || active < leastActive) {
         leastActive = active;
         leastCount = 1;

@@ -7,6 +7,8 @@ import { TIMESTAMP_KEY, WEIGHT_KEY } from '../constants.js';
 import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
+import { getMethodName } from './rpc-utils.js';
+import { weightTableOf } from './weight-table.js';
 
 export class RandomLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'random';
@@ -15,31 +17,21 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     const length = invokers.length;
     const rng = this.runtime.random;
     if (!this.#needWeightLoadBalance(invokers, invocation)) return invokers[rng.nextInt(length)]!;
-
-    let sameWeight = true;
-    const weights = new Array<number>(length);
-    let totalWeight = 0;
-    for (let i = 0; i < length; i++) {
-      const weight = this.getWeight(invokers[i]!, invocation);
-      totalWeight += weight;
-      weights[i] = totalWeight;
-      if (sameWeight && totalWeight !== weight * (i + 1)) sameWeight = false;
-    }
-    if (totalWeight > 0 && !sameWeight) {
-      const offset = rng.nextInt(totalWeight);
-      if (length <= 4) {
-        for (let i = 0; i < length; i++) if (offset < weights[i]!) return invokers[i]!;
-      } else {
-        // Binary search; an exact hit means the first later index whose prefix is greater.
-        let lo = 0;
-        let hi = length - 1;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (weights[mid]! <= offset) lo = mid + 1;
-          else hi = mid;
-        }
-        return invokers[lo]!;
+    // PERF: Dubbo sums getWeight over the list on every pick; the table holds the same running totals
+    // for this list until a weight can change, and a binary search finds the index Dubbo's scan finds.
+    const table = weightTableOf(invokers, getMethodName(invocation), this.runtime.clock.now());
+    if (table.totalWeight > 0 && !table.sameWeight) {
+      const offset = rng.nextInt(table.totalWeight);
+      // The first index whose running total exceeds the offset (zero weights share their predecessor's total).
+      const prefix = table.prefix;
+      let lo = 0;
+      let hi = length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (prefix[mid]! <= offset) lo = mid + 1;
+        else hi = mid;
       }
+      return invokers[lo]!;
     }
     return invokers[rng.nextInt(length)]!;
   }

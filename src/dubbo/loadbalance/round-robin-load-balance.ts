@@ -8,8 +8,9 @@
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { AbstractLoadBalance, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
+import { AbstractLoadBalance, weightAt, weightInputsOf } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
+import { weightTableOf } from './weight-table.js';
 
 /** Dubbo `RECYCLE_PERIOD`: entries not updated for this long may be dropped. */
 export const RECYCLE_PERIOD_MS = 60_000;
@@ -30,10 +31,10 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'roundrobin';
 
   readonly #methodWeightMap = new Map<string, Map<string, WeightedRoundRobin>>();
-  // PERF: the directory hands out the same list object until it changes, so each list's entries and
-  // weight inputs are resolved once (the entries stay the map's own objects; recycling only ever
+  // PERF: the directory hands out the same list object until it changes, so each list's entries are
+  // resolved once (the entries stay the map's own objects; recycling only ever
   // drops entries of invokers that are not in the current list).
-  readonly #resolved = new WeakMap<Invoker[], Map<string, { wrrs: WeightedRoundRobin[]; inputs: WeightInputs[]; generation: number }>>();
+  readonly #resolved = new WeakMap<Invoker[], Map<string, { wrrs: WeightedRoundRobin[]; generation: number }>>();
   /** Bumped per key whenever recycling drops entries, so resolved lists are rebuilt from the map. */
   readonly #generation = new Map<string, number>();
 
@@ -68,7 +69,7 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
         }
         wrrs.push(wrr);
       }
-      resolved = { wrrs, inputs: invokers.map((inv) => weightInputsOf(inv, method)), generation };
+      resolved = { wrrs, generation };
       byKey.set(key, resolved);
     }
     let totalWeight = 0;
@@ -76,9 +77,11 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
     const nowMs = this.runtime.clock.now();
     let selectedInvoker: Invoker | null = null;
     let selectedWrr: WeightedRoundRobin | null = null;
-    const { wrrs, inputs } = resolved;
+    const { wrrs } = resolved;
+    // PERF: getWeight of every invoker, from the list's shared weight table.
+    const weights = weightTableOf(invokers, method, nowMs).weights;
     for (let i = 0; i < invokers.length; i++) {
-      const weight = weightAt(inputs[i]!, nowMs);
+      const weight = weights[i]!;
       const wrr = wrrs[i]!;
       if (weight !== wrr.weight) wrr.setWeight(weight);
       wrr.current += wrr.weight;

@@ -13,6 +13,7 @@ import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
+import { weightTableOf } from './weight-table.js';
 
 /** Dubbo's default `shortestResponseSlidePeriod`. */
 export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
@@ -65,7 +66,8 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
     let shortestResponse = Infinity;
     let shortestCount = 0;
     const shortestIndexes = new Array<number>(length);
-    const weights = new Array<number>(length);
+    // PERF: getWeight of every invoker, from the list's shared weight table.
+    const weights = weightTableOf(invokers, methodName, this.runtime.clock.now()).weights;
     let totalWeight = 0;
     let firstWeight = 0;
     let sameWeight = true;
@@ -79,8 +81,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
         this.#methodMap.set(rpcStatus, slideWindowData);
       }
       const estimateResponse = slideWindowData.getEstimateResponse();
-      const afterWarmup = this.getWeight(invoker, invocation);
-      weights[i] = afterWarmup;
+      const afterWarmup = weights[i]!;
       if (estimateResponse < shortestResponse) {
         shortestResponse = estimateResponse;
         shortestCount = 1;

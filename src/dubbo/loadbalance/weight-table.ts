@@ -1,0 +1,82 @@
+/**
+ * The weights `AbstractLoadBalance.getWeight` gives every invoker of one list for one method, with
+ * RandomLoadBalance's running totals and flags, cached per list object and method until the first
+ * moment any of them can change (a warmup step, the end of a warmup, a start timestamp reached).
+ * Lists are immutable and shared by every consumer instance that holds the same list version, so
+ * a table is built once per list, method and weight step instead of once per pick. It owns no
+ * selection rule: the load balancers read it in place of calling `getWeight` per invoker, and
+ * pick exactly what Dubbo's linear scans pick for the same random draws.
+ */
+import type { Invoker } from '../rpc.js';
+import { calculateWarmupWeight, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
+
+/** The weights of one list for one method, valid for clock times in `[validFromMs, validUntilMs)`. */
+export interface WeightTable {
+  /** `getWeight` of each invoker, in list order. */
+  readonly weights: Float64Array;
+  /** Running totals (RandomLoadBalance's `weights[]`): `prefix[i]` = sum of `weights[0..i]`. */
+  readonly prefix: Float64Array;
+  readonly totalWeight: number;
+  /** RandomLoadBalance's flag, computed as Dubbo does: every running total equals `weight * (i + 1)`. */
+  readonly sameWeight: boolean;
+  readonly validFromMs: number;
+  readonly validUntilMs: number;
+}
+
+// PERF: keyed by the list object; a list is replaced, never mutated, so a key never goes stale.
+const tables = new WeakMap<readonly Invoker[], Map<string, WeightTable>>();
+
+/** The (cached) weight table of `invokers` for `method` at clock time `nowMs`. */
+export function weightTableOf(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  let byMethod = tables.get(invokers);
+  if (byMethod === undefined) tables.set(invokers, (byMethod = new Map()));
+  const cached = byMethod.get(method);
+  if (cached !== undefined && nowMs >= cached.validFromMs && nowMs < cached.validUntilMs) return cached;
+  const table = buildWeightTable(invokers, method, nowMs);
+  byMethod.set(method, table);
+  return table;
+}
+
+function buildWeightTable(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  const length = invokers.length;
+  const weights = new Float64Array(length);
+  const prefix = new Float64Array(length);
+  let totalWeight = 0;
+  let sameWeight = true;
+  let validUntilMs = Infinity;
+  for (let i = 0; i < length; i++) {
+    const inputs = weightInputsOf(invokers[i]!, method);
+    const weight = weightAt(inputs, nowMs);
+    weights[i] = weight;
+    totalWeight += weight;
+    prefix[i] = totalWeight;
+    if (sameWeight && totalWeight !== weight * (i + 1)) sameWeight = false;
+    const next = nextWeightChangeMs(inputs, nowMs);
+    if (next < validUntilMs) validUntilMs = next;
+  }
+  return { weights, prefix, totalWeight, sameWeight, validFromMs: nowMs, validUntilMs };
+}
+
+/**
+ * A clock time no later than the first time after `nowMs` at which `weightAt(w, ·)` can differ from
+ * `weightAt(w, nowMs)` (Infinity when it never changes). `weightAt` depends on the clock only through
+ * `uptime = trunc(now - timestamp)`: 1 while uptime < 0, the full weight at 0, the warmup weight
+ * (non-decreasing in uptime) while 0 < uptime < warmup, the full weight from then on.
+ */
+export function nextWeightChangeMs(w: WeightInputs, nowMs: number): number {
+  if (w.registry || w.weight <= 0 || w.timestamp <= 0) return Infinity;
+  const uptime = Math.trunc(nowMs - w.timestamp);
+  if (uptime >= w.warmup) return Infinity;
+  // Before the start (uptime <= -1) the weight is 1 until the uptime reaches -0; at 0 it is full until 1.
+  if (uptime < 0) return w.timestamp - 1;
+  if (uptime === 0) return w.timestamp + 1;
+  const current = calculateWarmupWeight(uptime, w.warmup, w.weight);
+  if (current >= w.weight) return Infinity;
+  // The first uptime u > uptime whose warmup weight passes `current` (or the end of the warmup).
+  const step = Math.fround(Math.fround(w.warmup) / w.weight);
+  // Start near (current + 1) * step, then walk to the exact first uptime (float rounding may move it by one).
+  let u = Math.max(uptime + 1, Math.ceil((current + 1) * step) - 1);
+  while (u > uptime + 1 && calculateWarmupWeight(u - 1, w.warmup, w.weight) !== current) u--;
+  while (u < w.warmup && calculateWarmupWeight(u, w.warmup, w.weight) === current) u++;
+  return w.timestamp + Math.min(u, w.warmup);
+}

@@ -1,0 +1,104 @@
+/**
+ * A plain reference of Dubbo's `ShortestResponseLoadBalance.doSelect` for differential tests: `getWeight` per invoker on
+ * every pick, no caches. The balancer in src/ must pick exactly what this picks for the same draws.
+ */
+import type { RpcStatus } from '../../../../src/dubbo/rpc-status.js';
+import type { Invoker, RpcInvocation } from '../../../../src/dubbo/rpc.js';
+import type { DubboRuntime } from '../../../../src/dubbo/runtime.js';
+import type { URL } from '../../../../src/dubbo/url.js';
+import { AbstractLoadBalance } from '../../../../src/dubbo/loadbalance/load-balance.js';
+import { pickAmongTied } from '../../../../src/dubbo/loadbalance/weighted-random.js';
+import { getMethodName } from '../../../../src/dubbo/loadbalance/rpc-utils.js';
+
+/** Dubbo's default `shortestResponseSlidePeriod`. */
+export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
+
+/** One RpcStatus seen through the current window: the offsets are the totals when it opened. */
+export class SlideWindowData {
+  #succeededOffset = 0;
+  #succeededElapsedOffset = 0;
+  readonly #rpcStatus: RpcStatus;
+
+  constructor(rpcStatus: RpcStatus) {
+    this.#rpcStatus = rpcStatus;
+  }
+
+  /** Opens a new window at the current totals. */
+  reset(): void {
+    this.#succeededOffset = this.#rpcStatus.getSucceeded();
+    this.#succeededElapsedOffset = this.#rpcStatus.getSucceededElapsed();
+  }
+
+  /** Average successful elapsed ms in the window, truncated as Java's long division; 0 without successes. */
+  getSucceededAverageElapsed(): number {
+    const succeed = this.#rpcStatus.getSucceeded() - this.#succeededOffset;
+    if (succeed === 0) return 0;
+    return Math.trunc((this.#rpcStatus.getSucceededElapsed() - this.#succeededElapsedOffset) / succeed);
+  }
+
+  /** `average * (active + 1)`. */
+  getEstimateResponse(): number {
+    return this.getSucceededAverageElapsed() * (this.#rpcStatus.getActive() + 1);
+  }
+}
+
+export class ReferenceShortestResponseLoadBalance extends AbstractLoadBalance {
+  static readonly NAME = 'shortestresponse';
+
+  readonly #slidePeriodMs: number;
+  readonly #methodMap = new Map<RpcStatus, SlideWindowData>();
+  #lastUpdateTimeMs: number;
+
+  constructor(runtime: DubboRuntime, slidePeriodMs: number = DEFAULT_SLIDE_PERIOD_MS) {
+    super(runtime);
+    this.#slidePeriodMs = slidePeriodMs;
+    this.#lastUpdateTimeMs = runtime.clock.now();
+  }
+
+  protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
+    const length = invokers.length;
+    const methodName = getMethodName(invocation);
+    let shortestResponse = Infinity;
+    let shortestCount = 0;
+    const shortestIndexes = new Array<number>(length);
+    const weights = new Array<number>(length);
+    let totalWeight = 0;
+    let firstWeight = 0;
+    let sameWeight = true;
+
+    for (let i = 0; i < length; i++) {
+      const invoker = invokers[i]!;
+      const rpcStatus = this.runtime.rpcStatus.getStatus(invoker.getUrl(), methodName);
+      let slideWindowData = this.#methodMap.get(rpcStatus);
+      if (slideWindowData === undefined) {
+        slideWindowData = new SlideWindowData(rpcStatus);
+        this.#methodMap.set(rpcStatus, slideWindowData);
+      }
+      const estimateResponse = slideWindowData.getEstimateResponse();
+      const afterWarmup = this.getWeight(invoker, invocation);
+      weights[i] = afterWarmup;
+      if (estimateResponse < shortestResponse) {
+        shortestResponse = estimateResponse;
+        shortestCount = 1;
+        shortestIndexes[0] = i;
+        totalWeight = afterWarmup;
+        firstWeight = afterWarmup;
+        sameWeight = true;
+      } else if (estimateResponse === shortestResponse) {
+        shortestIndexes[shortestCount++] = i;
+        totalWeight += afterWarmup;
+        if (sameWeight && i > 0 && afterWarmup !== firstWeight) sameWeight = false;
+      }
+    }
+
+    const nowMs = this.runtime.clock.now();
+    if (nowMs - this.#lastUpdateTimeMs > this.#slidePeriodMs) {
+      // DIVERGENCE: Dubbo resets the windows on a shared executor moments after this select;
+      // zonesim resets them at once (the estimates for this select are already taken).
+      for (const data of this.#methodMap.values()) data.reset();
+      this.#lastUpdateTimeMs = nowMs;
+    }
+
+    return pickAmongTied(invokers, shortestIndexes, shortestCount, weights, totalWeight, sameWeight, this.runtime.random);
+  }
+}

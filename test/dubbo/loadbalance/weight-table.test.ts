@@ -1,0 +1,166 @@
+/**
+ * The shared weight table and the balancers that read it, against plain references: the table's
+ * weights equal `getWeight` per invoker at every instant (warmup steps included), its validity never
+ * outlives a weight, and random / leastactive / shortestresponse / roundrobin pick exactly what
+ * Dubbo's uncached scans pick for the same random draws (references in `reference/`).
+ */
+import { describe, expect, it } from 'vitest';
+import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
+import { getWeight, weightAt, weightInputsOf } from '../../../src/dubbo/loadbalance/load-balance.js';
+import { LeastActiveLoadBalance } from '../../../src/dubbo/loadbalance/least-active-load-balance.js';
+import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-balance.js';
+import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
+import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
+import { nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
+import { URL } from '../../../src/dubbo/url.js';
+import { RandomStreams } from '../../../src/engine/random.js';
+import { invocation, invokersWith, makeRuntime, NOW_MS, setStatus, type TestInvoker } from './fixtures.js';
+import { ReferenceLeastActiveLoadBalance } from './reference/least-active-load-balance.js';
+import { ReferenceRandomLoadBalance } from './reference/random-load-balance.js';
+import { ReferenceRoundRobinLoadBalance } from './reference/round-robin-load-balance.js';
+import { ReferenceShortestResponseLoadBalance } from './reference/shortest-response-load-balance.js';
+
+const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
+
+/** A seeded generator for the test's own choices (a stream of its own, not the balancers'). */
+function seeded(seed: number) {
+  const rng = new RandomStreams(seed).stream('test-choices');
+  return (n: number) => rng.nextInt(n);
+}
+
+/**
+ * Random provider lists as a registry would push them: weights (0 and method-level ones included),
+ * start timestamps in the past, just now and in the future, warmups from none to 10 minutes.
+ */
+function randomLists(rand: (n: number) => number, count: number): TestInvoker[][] {
+  const lists: TestInvoker[][] = [];
+  for (let l = 0; l < count; l++) {
+    const n = 1 + rand(30);
+    const params: Array<Record<string, string | number>> = [];
+    for (let i = 0; i < n; i++) {
+      const p: Record<string, string | number> = {};
+      const kind = rand(6);
+      if (kind > 0) p.weight = [0, 1, 7, 100, 100, 250][rand(6)]!;
+      if (rand(5) > 0) p.timestamp = NOW_MS + [-700_000, -30_000, -3_000, -1, 0, 1, 40, 2_000][rand(8)]! + rand(500);
+      if (rand(3) > 0) p.warmup = [1, 1_000, 10_000, 60_000, 600_000][rand(5)]!;
+      if (rand(8) === 0) p['sayHello.weight'] = 1 + rand(300);
+      params.push(p);
+    }
+    lists.push(invokersWith(params));
+  }
+  return lists;
+}
+
+describe('weightTableOf', () => {
+  it('gives getWeight of every invoker at every instant, while time moves on and jumps back and forth', () => {
+    const rand = seeded(11);
+    const lists = randomLists(rand, 40);
+    let now = NOW_MS - 2_000;
+    let checked = 0;
+    for (let step = 0; step < 4_000; step++) {
+      const list = lists[rand(lists.length)]!;
+      const method = rand(3) === 0 ? 'other' : 'sayHello';
+      // Mostly forward in small steps (a simulation's clock); sometimes a fraction of a ms, sometimes a jump either way.
+      const r = rand(20);
+      now += r === 0 ? rand(120_000) : r === 1 ? -rand(5_000) : r === 2 ? 0.25 : rand(40);
+      const table = weightTableOf(list, method, now);
+      const inv = invocation(method);
+      list.forEach((invoker, i) => {
+        expect(table.weights[i], `step ${step} #${i}`).toBe(getWeight(invoker, inv, now));
+        checked++;
+      });
+      let total = 0;
+      list.forEach((invoker, i) => (total += getWeight(invoker, inv, now)) && expect(table.prefix[i]).toBe(total));
+      expect(table.totalWeight).toBe(total);
+    }
+    expect(checked).toBeGreaterThan(30_000);
+  });
+
+  it('keeps a weight constant from now until the change time it reports (checked on every ms, warmup steps included)', () => {
+    const rand = seeded(5);
+    const invokers = randomLists(rand, 30).flat();
+    const violations: string[] = [];
+    let checked = 0;
+    for (const invoker of invokers) {
+      const inputs = weightInputsOf(invoker, 'sayHello');
+      for (let k = 0; k < 6; k++) {
+        const now = NOW_MS - 1_500 + rand(4_000) + rand(4) / 4;
+        const next = nextWeightChangeMs(inputs, now);
+        const w = weightAt(inputs, now);
+        if (!(next > now - 1)) violations.push(`next ${next} before now ${now}`);
+        const end = Math.min(next, now + 1_500);
+        for (let t = now; t < end; t += 1) if (weightAt(inputs, t) !== w) violations.push(`${invoker.getUrl()} at ${t - NOW_MS}`);
+        if (next < Infinity && weightAt(inputs, next - 1e-3) !== w) violations.push(`${invoker.getUrl()} just before ${next - NOW_MS}`);
+        checked++;
+      }
+    }
+    expect(violations).toEqual([]);
+    expect(checked).toBeGreaterThan(1_000);
+  });
+
+  it('reports the exact step of a warming-up weight: weight 100 over 600 s changes every 6 s', () => {
+    const [invoker] = invokersWith([{ weight: 100, warmup: 600_000, timestamp: NOW_MS }]);
+    const inputs = weightInputsOf(invoker!, 'sayHello');
+    // uptime 6000 ms: weight 1 (trunc(6000/6000) = 1), then 2 from uptime 12000 ms.
+    expect(weightAt(inputs, NOW_MS + 6_000)).toBe(1);
+    expect(nextWeightChangeMs(inputs, NOW_MS + 6_000)).toBe(NOW_MS + 12_000);
+    expect(weightAt(inputs, NOW_MS + 12_000)).toBe(2);
+    // The last step before the warmup ends, then the full weight for ever.
+    expect(nextWeightChangeMs(inputs, NOW_MS + 594_000)).toBe(NOW_MS + 600_000);
+    expect(nextWeightChangeMs(inputs, NOW_MS + 600_000)).toBe(Infinity);
+  });
+});
+
+/** A fast balancer and its reference, each with its own runtime whose `lb` stream has the same seed. */
+interface Pair {
+  name: string;
+  fast: (rt: DubboRuntime) => LoadBalance;
+  reference: (rt: DubboRuntime) => LoadBalance;
+  /** Whether RpcStatus counts matter (then both runtimes get the same counts). */
+  usesStatus: boolean;
+}
+
+const pairs: Pair[] = [
+  { name: 'random', fast: (rt) => new RandomLoadBalance(rt), reference: (rt) => new ReferenceRandomLoadBalance(rt), usesStatus: false },
+  { name: 'roundrobin', fast: (rt) => new RoundRobinLoadBalance(rt), reference: (rt) => new ReferenceRoundRobinLoadBalance(rt), usesStatus: false },
+  { name: 'leastactive', fast: (rt) => new LeastActiveLoadBalance(rt), reference: (rt) => new ReferenceLeastActiveLoadBalance(rt), usesStatus: true },
+  {
+    name: 'shortestresponse',
+    fast: (rt) => new ShortestResponseLoadBalance(rt),
+    reference: (rt) => new ReferenceShortestResponseLoadBalance(rt),
+    usesStatus: true,
+  },
+];
+
+describe.each(pairs)('$name against its plain reference', ({ fast, reference, usesStatus }) => {
+  it('picks the same invoker on every call over random lists, warmups, weights, in-flight counts and times', () => {
+    const rand = seeded(23);
+    const lists = randomLists(rand, 25);
+    let now = NOW_MS - 1_000;
+    const clock = { now: () => now };
+    const rtFast = makeRuntime({ seed: 99, clock });
+    const rtRef = makeRuntime({ seed: 99, clock });
+    const lbFast = fast(rtFast);
+    const lbRef = reference(rtRef);
+    let weighted = 0;
+    for (let step = 0; step < 6_000; step++) {
+      const list = lists[rand(lists.length)]!;
+      const method = rand(4) === 0 ? 'other' : 'sayHello';
+      now += rand(25) === 0 ? rand(90_000) : rand(30);
+      if (usesStatus && rand(3) === 0) {
+        // The same calls start (and finish, with an elapsed time) on both sides.
+        const target = list[rand(list.length)]!;
+        const counts = { active: rand(3), succeeded: rand(3), succeededElapsedMs: rand(200) };
+        setStatus(rtFast, target, method, counts);
+        setStatus(rtRef, target, method, counts);
+      }
+      const inv = invocation(method);
+      const expected = lbRef.select(list, CONSUMER, inv);
+      expect(lbFast.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
+      if (new Set(list.map((i) => getWeight(i, inv, now))).size > 1) weighted++;
+    }
+    // Most picks were among unequal weights, so the weighted paths were exercised.
+    expect(weighted).toBeGreaterThan(3_000);
+  });
+});
