@@ -4,12 +4,13 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
-import { runSeeds } from '../scenario/run.js';
+import { aggregateSummaries } from '../metrics/aggregate.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { Summary } from '../metrics/summary.js';
 import { formatCompareTable, summaryCsv } from './format.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
+import { runSimTasks } from './parallel.js';
 import { newRunId, writeResults } from './results.js';
 import { VERSION } from './version.js';
 
@@ -22,6 +23,8 @@ export interface CompareOptions {
   out?: string;
   json: boolean;
   report: boolean;
+  /** Worker threads for the strategy x seed runs (1: all in this thread). */
+  jobs: number;
 }
 
 /** Runs every strategy; returns the exit code. */
@@ -35,13 +38,21 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     throw new UsageError(`--strategies: ${(error as Error).message}`);
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
-  const plugins = await loadPlugins(scenario, path);
+  await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
-  const byStrategy: Record<string, Summary> = {};
-  for (const [name, spec] of Object.entries(strategies)) {
-    byStrategy[name] = runSeeds(applyStrategy(scenario, spec), { seed, seeds: opts.seeds, version: VERSION, plugins }).summary;
-  }
   const seeds = Array.from({ length: opts.seeds }, (_, i) => seed + i);
+  // Strategies outermost, seeds inside: one task per (strategy, seed), all independent.
+  const names = Object.keys(strategies);
+  const tasks = names.flatMap((name) => {
+    const applied = applyStrategy(scenario, strategies[name]!);
+    return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s }));
+  });
+  const summaries = await runSimTasks(tasks, opts.jobs);
+  const byStrategy: Record<string, Summary> = {};
+  names.forEach((name, i) => {
+    const perSeed = summaries.slice(i * seeds.length, (i + 1) * seeds.length);
+    byStrategy[name] = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
+  });
   const doc = { scenario: scenario.name, seed, seeds, version: VERSION, strategies: Object.fromEntries(
     Object.entries(strategies).map(([n, s]) => [n, s.description ?? '']),
   ), byStrategy };

@@ -28,9 +28,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the summary JSON' })
           .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' })
-          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' }),
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
       async (a) => {
         const { runCommand } = await import('./run.js');
+        const { checkJobs } = await import('./parallel.js');
         code = await runCommand(
           {
             scenario: a.scenario as string,
@@ -41,6 +43,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             json: a.json as boolean,
             bucket: a.bucket as string | undefined,
             report: a.report as boolean,
+            jobs: checkJobs(a.jobs as number | undefined),
           },
           io,
         );
@@ -58,9 +61,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' })
-          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' }),
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
       async (a) => {
         const { runCompare } = await import('./compare.js');
+        const { checkJobs } = await import('./parallel.js');
         code = await runCompare(
           {
             scenario: a.scenario as string,
@@ -71,6 +76,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             out: a.out as string | undefined,
             json: a.json as boolean,
             report: a.report as boolean,
+            jobs: checkJobs(a.jobs as number | undefined),
           },
           io,
         );
@@ -84,15 +90,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
           .option('target-timeout-rate', { type: 'number', default: 0.001, describe: 'acceptable share of requests that time out' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
-          .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' }),
+          .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
       async (a) => {
         const { runRecommend } = await import('./recommend.js');
+        const { checkJobs } = await import('./parallel.js');
         code = await runRecommend(
           {
             scenario: a.scenario as string,
             targetTimeoutRate: a['target-timeout-rate'] as number,
             set: (a.set as string[]) ?? [],
             json: a.json as boolean,
+            jobs: checkJobs(a.jobs as number | undefined),
           },
           io,
         );

@@ -4,16 +4,18 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
-import { recommend } from '../scenario/recommend.js';
+import { recommendationRuns, verifiedRecommendations } from '../scenario/recommend.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
-import { VERSION } from './version.js';
+import { runSimTasks } from './parallel.js';
 
 export interface RecommendOptions {
   scenario: string;
   targetTimeoutRate: number;
   set: string[];
   json: boolean;
+  /** Worker threads for the two verification runs. */
+  jobs: number;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
@@ -24,8 +26,10 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
   if (!(t > 0 && t < 1)) throw new UsageError(`--target-timeout-rate: expected a fraction between 0 and 1, found ${t}`);
   const path = resolve(io.cwd, opts.scenario);
   const { scenario } = loadScenarioWithRaw(path, opts.set);
-  const plugins = await loadPlugins(scenario, path);
-  const result = recommend(scenario, { targetTimeoutRate: t, version: VERSION, plugins });
+  await loadPlugins(scenario, path);
+  const { recs, runs } = recommendationRuns(scenario, t);
+  const [before, after] = await runSimTasks(runs.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs);
+  const result = verifiedRecommendations(recs, before!, after!);
   if (opts.json) {
     io.stdout(JSON.stringify({ recommendations: result.recommendations }, null, 2) + '\n');
     return 0;

@@ -5,12 +5,12 @@
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
 import { parseDuration } from '../scenario/units.js';
-import { runSeeds } from '../scenario/run.js';
+import { aggregateSummaries } from '../metrics/aggregate.js';
 import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
+import { runSimTasks } from './parallel.js';
 import { newRunId, writeResults } from './results.js';
-import { VERSION } from './version.js';
 
 export interface RunCommandOptions {
   scenario: string;
@@ -21,6 +21,8 @@ export interface RunCommandOptions {
   json: boolean;
   bucket?: string;
   report: boolean;
+  /** Worker threads for the seeds (1: all in this thread). */
+  jobs: number;
 }
 
 /** Runs the command; returns the exit code. */
@@ -33,9 +35,11 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     scenario.bucketMs = ms;
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
-  const plugins = await loadPlugins(scenario, path);
+  await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
-  const { summary } = runSeeds(scenario, { seed, seeds: opts.seeds, version: VERSION, plugins });
+  const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
+  const perSeed = await runSimTasks(tasks, opts.jobs);
+  const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = JSON.stringify(summary, null, 2) + '\n';
   const files: Record<string, string> = {
     'summary.json': summaryJson,

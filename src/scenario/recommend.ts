@@ -124,9 +124,29 @@ export function recommend(
   scenario: Scenario,
   options: { targetTimeoutRate: number; version: string; plugins?: Plugins },
 ): { recommendations: Recommendation[]; before: Summary; after: Summary } {
-  const recs = recommendations(scenario, options.targetTimeoutRate);
-  const before = runScenario(scenario, { version: options.version, plugins: options.plugins }).summary;
-  const after = runScenario(applyRecommendations(scenario, recs), { version: options.version, plugins: options.plugins }).summary;
+  const { recs, runs } = recommendationRuns(scenario, options.targetTimeoutRate);
+  const [before, after] = runs.map((s) => runScenario(s, { version: options.version, plugins: options.plugins }).summary);
+  return verifiedRecommendations(recs, before!, after!);
+}
+
+/**
+ * The recommendations and the two scenarios that verify them (as written, all applied): two
+ * independent runs, which a caller may run in parallel before `verifiedRecommendations`.
+ */
+export function recommendationRuns(
+  scenario: Scenario,
+  targetTimeoutRate: number,
+): { recs: Array<Omit<Recommendation, 'before' | 'after'>>; runs: [Scenario, Scenario] } {
+  const recs = recommendations(scenario, targetTimeoutRate);
+  return { recs, runs: [scenario, applyRecommendations(scenario, recs)] };
+}
+
+/** Joins the recommendations with the figures of the `before` and `after` runs. */
+export function verifiedRecommendations(
+  recs: Array<Omit<Recommendation, 'before' | 'after'>>,
+  before: Summary,
+  after: Summary,
+): { recommendations: Recommendation[]; before: Summary; after: Summary } {
   const scope = (s: Summary, service: string, method: string) => s.byService[`${service}.${method}`] ?? overallScope(s);
   return {
     recommendations: recs.map((r) => ({ ...r, before: scope(before, r.service, r.method), after: scope(after, r.service, r.method) })),

@@ -26,11 +26,13 @@ export function hasActivesParameter(url: URL): boolean {
   return url instanceof ServiceAddressURL && hasActivesIn(url.consumerUrl.params);
 }
 
+// PERF: activation depends only on the invoker's URL, so it is decided once per invoker; invokers are
+// shared by the instances of a consumer group, and so is this memo.
+const activeFor = new WeakMap<Invoker, boolean>();
+
 export class ActiveLimitFilter implements ConsumerFilter {
   #rpcStatus: RpcStatusTable | null;
   #sim: Simulation | null = null;
-  // PERF: activation depends only on the invoker's URL, so it is decided once per invoker.
-  readonly #active = new WeakMap<Invoker, boolean>();
 
   /** `rpcStatus` may be given now or later through `attach` (createRuntime calls it). */
   constructor(rpcStatus?: RpcStatusTable) {
@@ -90,10 +92,10 @@ export class ActiveLimitFilter implements ConsumerFilter {
   }
 
   #isActive(invoker: Invoker): boolean {
-    let active = this.#active.get(invoker);
+    let active = activeFor.get(invoker);
     if (active === undefined) {
       active = hasActivesParameter(invoker.getUrl());
-      this.#active.set(invoker, active);
+      activeFor.set(invoker, active);
     }
     return active;
   }

@@ -1,0 +1,61 @@
+/**
+ * Runs independent simulations (seeds, strategies, recommendation re-runs) on worker threads: a
+ * Piscina pool of `jobs` threads, results returned in task order. One run stays single-threaded
+ * and deterministic; only whole runs go to workers, so the output is the same for any `jobs`.
+ * With `jobs` 1 (or a single task) everything runs in this thread.
+ */
+import { availableParallelism } from 'node:os';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Summary } from '../metrics/summary.js';
+import { UsageError } from './io.js';
+import { runSimTask, type SimTask } from './sim-task.js';
+
+/** `--jobs` default: one thread per core. */
+export function defaultJobs(): number {
+  return availableParallelism();
+}
+
+/** Checks a `--jobs` value (a whole number >= 1) and returns it. */
+export function checkJobs(jobs: number | undefined): number {
+  if (jobs === undefined) return defaultJobs();
+  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs: expected a whole number >= 1, found ${jobs}`);
+  return jobs;
+}
+
+// The compiled worker. Under the TypeScript sources (tests) the build's copy is used.
+function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  const compiled = here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/cli/sim-worker.js', import.meta.url)) : fileURLToPath(new URL('./sim-worker.js', import.meta.url));
+  if (!existsSync(compiled)) throw new Error(`worker file ${compiled} is missing: run npm run build`);
+  return compiled;
+}
+
+/**
+ * Runs every task and returns the summaries in task order. `onDone(i)` is called as each task
+ * finishes (in completion order), for progress.
+ */
+export async function runSimTasks(tasks: SimTask[], jobs: number, onDone?: (index: number) => void): Promise<Summary[]> {
+  if (jobs <= 1 || tasks.length <= 1) {
+    const out: Summary[] = [];
+    for (let i = 0; i < tasks.length; i++) {
+      out.push(await runSimTask(tasks[i]!));
+      onDone?.(i);
+    }
+    return out;
+  }
+  const { Piscina } = await import('piscina');
+  const threads = Math.min(jobs, tasks.length);
+  const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 100 });
+  try {
+    return await Promise.all(
+      tasks.map(async (task, i) => {
+        const summary = (await pool.run(task)) as Summary;
+        onDone?.(i);
+        return summary;
+      }),
+    );
+  } finally {
+    await pool.destroy();
+  }
+}

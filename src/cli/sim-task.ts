@@ -1,0 +1,28 @@
+/**
+ * One independent simulation as data: a normalized scenario (strategy and overrides already
+ * applied), the file it came from (for plugin paths) and a seed. The same function runs a task in
+ * the main thread (`--jobs 1`) and in a worker thread, so both give the same summary.
+ */
+import type { Summary } from '../metrics/summary.js';
+import { runScenario, type Plugins } from '../scenario/run.js';
+import type { Scenario } from '../scenario/types.js';
+import { loadPlugins } from './plugins.js';
+import { VERSION } from './version.js';
+
+export interface SimTask {
+  scenario: Scenario;
+  /** Absolute path of the scenario file (plugin paths are relative to it). */
+  scenarioPath: string;
+  seed: number;
+}
+
+const pluginsByPath = new Map<string, Promise<Plugins>>();
+
+/** Runs one task and returns its summary. */
+export async function runSimTask(task: SimTask): Promise<Summary> {
+  // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
+  const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;
+  let plugins = pluginsByPath.get(key);
+  if (plugins === undefined) pluginsByPath.set(key, (plugins = loadPlugins(task.scenario, task.scenarioPath)));
+  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins }).summary;
+}
