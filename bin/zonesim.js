@@ -14,5 +14,7 @@ const code = await main(process.argv.slice(2), {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   cwd: process.cwd(),
+  // Progress bars only on a terminal: never on stdout, never into a pipe or a log file.
+  progressStream: process.stderr.isTTY ? process.stderr : undefined,
 });
 process.exitCode = code;

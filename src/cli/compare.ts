@@ -11,6 +11,7 @@ import { formatCompareTable, summaryCsv } from './format.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
+import { progressBars } from './progress.js';
 import { newRunId, writeResults } from './results.js';
 import { VERSION } from './version.js';
 
@@ -47,7 +48,8 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     const applied = applyStrategy(scenario, strategies[name]!);
     return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s }));
   });
-  const summaries = await runSimTasks(tasks, opts.jobs);
+  const labels = names.flatMap((name) => seeds.map((s) => `${name} seed ${s}`));
+  const summaries = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));
   const byStrategy: Record<string, Summary> = {};
   names.forEach((name, i) => {
     const perSeed = summaries.slice(i * seeds.length, (i + 1) * seeds.length);

@@ -6,6 +6,8 @@ export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
   cwd: string;
+  /** stderr when it is a terminal (progress bars go there); absent otherwise, and in tests. */
+  progressStream?: NodeJS.WritableStream;
 }
 
 /** A usage or input error: printed as one line (no stack trace), exit code 2. */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Summary } from '../metrics/summary.js';
 import { UsageError } from './io.js';
+import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { runSimTask, type SimTask } from './sim-task.js';
 
 /** `--jobs` default: one thread per core. */
@@ -32,30 +33,47 @@ function workerFile(): string {
 }
 
 /**
- * Runs every task and returns the summaries in task order. `onDone(i)` is called as each task
- * finishes (in completion order), for progress.
+ * Runs every task and returns the summaries in task order, reporting each one's simulated time to
+ * `progress` (index = task index).
  */
-export async function runSimTasks(tasks: SimTask[], jobs: number, onDone?: (index: number) => void): Promise<Summary[]> {
-  if (jobs <= 1 || tasks.length <= 1) {
-    const out: Summary[] = [];
-    for (let i = 0; i < tasks.length; i++) {
-      out.push(await runSimTask(tasks[i]!));
-      onDone?.(i);
-    }
-    return out;
-  }
-  const { Piscina } = await import('piscina');
-  const threads = Math.min(jobs, tasks.length);
-  const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 100 });
+export async function runSimTasks(tasks: SimTask[], jobs: number, progress: ProgressSink = NO_PROGRESS): Promise<Summary[]> {
+  const watching = progress !== NO_PROGRESS;
   try {
-    return await Promise.all(
-      tasks.map(async (task, i) => {
-        const summary = (await pool.run(task)) as Summary;
-        onDone?.(i);
-        return summary;
-      }),
-    );
+    if (jobs <= 1 || tasks.length <= 1) {
+      const out: Summary[] = [];
+      for (let i = 0; i < tasks.length; i++) {
+        out.push(await runSimTask(tasks[i]!, watching ? (simMs, requests) => progress.update(i, simMs, requests) : undefined));
+        progress.done(i);
+      }
+      return out;
+    }
+    const { Piscina } = await import('piscina');
+    const threads = Math.min(jobs, tasks.length);
+    const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 100 });
+    // Workers write their progress into shared memory; this thread reads it while it waits.
+    const buffer = watching ? new SharedArrayBuffer(16 * tasks.length) : undefined;
+    const view = buffer === undefined ? undefined : new Float64Array(buffer);
+    const finished = new Set<number>();
+    const timer =
+      view === undefined
+        ? undefined
+        : setInterval(() => {
+            for (let i = 0; i < tasks.length; i++) if (!finished.has(i)) progress.update(i, view[2 * i]!, view[2 * i + 1]!);
+          }, 250);
+    try {
+      return await Promise.all(
+        tasks.map(async (task, i) => {
+          const summary = (await pool.run(buffer === undefined ? task : { ...task, progress: { buffer, index: i } })) as Summary;
+          finished.add(i);
+          progress.done(i);
+          return summary;
+        }),
+      );
+    } finally {
+      if (timer !== undefined) clearInterval(timer);
+      await pool.destroy();
+    }
   } finally {
-    await pool.destroy();
+    progress.stop();
   }
 }

@@ -8,6 +8,7 @@ import { recommendationRuns, verifiedRecommendations } from '../scenario/recomme
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
+import { progressBars } from './progress.js';
 
 export interface RecommendOptions {
   scenario: string;
@@ -28,7 +29,8 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
   const { scenario } = loadScenarioWithRaw(path, opts.set);
   await loadPlugins(scenario, path);
   const { recs, runs } = recommendationRuns(scenario, t);
-  const [before, after] = await runSimTasks(runs.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs);
+  const progress = progressBars(io.progressStream, ['as written', 'recommended'], scenario.durationMs);
+  const [before, after] = await runSimTasks(runs.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs, progress);
   const result = verifiedRecommendations(recs, before!, after!);
   if (opts.json) {
     io.stdout(JSON.stringify({ recommendations: result.recommendations }, null, 2) + '\n');

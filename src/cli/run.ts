@@ -10,6 +10,7 @@ import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
+import { progressBars } from './progress.js';
 import { newRunId, writeResults } from './results.js';
 
 export interface RunCommandOptions {
@@ -38,7 +39,8 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
-  const perSeed = await runSimTasks(tasks, opts.jobs);
+  const labels = tasks.map((t) => `seed ${t.seed}`);
+  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = JSON.stringify(summary, null, 2) + '\n';
   const files: Record<string, string> = {

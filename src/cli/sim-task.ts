@@ -14,15 +14,26 @@ export interface SimTask {
   /** Absolute path of the scenario file (plugin paths are relative to it). */
   scenarioPath: string;
   seed: number;
+  /** Where a worker reports progress: `[2i]` simulated ms, `[2i+1]` requests started, as Float64. */
+  progress?: { buffer: SharedArrayBuffer; index: number };
 }
 
 const pluginsByPath = new Map<string, Promise<Plugins>>();
 
-/** Runs one task and returns its summary. */
-export async function runSimTask(task: SimTask): Promise<Summary> {
+/** Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared buffer. */
+export async function runSimTask(task: SimTask, onProgress?: (simMs: number, requests: number) => void): Promise<Summary> {
+  let watch = onProgress;
+  if (watch === undefined && task.progress !== undefined) {
+    const view = new Float64Array(task.progress.buffer);
+    const at = 2 * task.progress.index;
+    watch = (simMs, requests) => {
+      view[at] = simMs;
+      view[at + 1] = requests;
+    };
+  }
   // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
   const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;
   let plugins = pluginsByPath.get(key);
   if (plugins === undefined) pluginsByPath.set(key, (plugins = loadPlugins(task.scenario, task.scenarioPath)));
-  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins }).summary;
+  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch }).summary;
 }

@@ -212,6 +212,12 @@ export class Simulation {
     return true;
   }
 
+  /** Processes every entry due at or before `until`, leaving the clock at the last one processed. */
+  runDue(until: number): void {
+    const queue = this.#queue;
+    while (queue.size > 0 && queue.peekTime() <= until) this.step();
+  }
+
   /** Runs until the agenda is empty or the next entry is later than `until` (the clock then stops at `until`). */
   run(options: { until?: number } = {}): void {
     const until = options.until ?? Infinity;

@@ -39,6 +39,8 @@ export interface RunOptions {
   seed?: number;
   version: string;
   plugins?: Plugins;
+  /** Watches the run: simulated ms and requests started, at every 0.5% of the duration. */
+  onProgress?: (simMs: number, requests: number) => void;
 }
 
 /** Builds the world for one seed without running it (for tools such as `check`). */
@@ -89,7 +91,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
     providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads })),
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins);
-  const stats = world.run();
+  const stats = world.run(options.onProgress);
   recorder.finish({
     simulatedMs: scenario.durationMs,
     providerGroups: world.providerGroups.map((g) => ({
