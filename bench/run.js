@@ -1,41 +1,119 @@
-// `npm run bench`: simulated requests per wall second, kernel events per second and peak RSS for
-// the M/M/c scenario and the dual-zone baseline (with and without routers). Each case runs in
-// its own process so that peak RSS is its own. Timing lives here, never in tests.
-import { execFileSync } from 'node:child_process';
+// `npm run bench`: simulated requests per wall second, kernel events per second and peak RSS per
+// scenario, each case in its own process so that peak RSS is its own; then the scale figures
+// (a large deployment, 10^5 providers, a 10M-request run), SimPy's bare M/M/c measured in the same
+// run, and `compare --seeds 2` on one and two worker threads. Timing lives here, never in tests.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const cases = [
-  { label: 'M/M/c (c=10, 80% load)', file: '../scenarios/mmc-validation.yaml', sets: ['duration=600s'] },
-  { label: 'dual-zone baseline', file: '../scenarios/dual-zone-baseline.yaml', sets: ['duration=120s'] },
-  { label: 'dual-zone baseline, routed', file: '../bench/routed-baseline.yaml', sets: ['duration=120s'] },
-];
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
-const rows = [];
-for (const c of cases) {
-  let best = null;
-  for (let i = 0; i < repeat; i++) {
-    const out = execFileSync(process.execPath, [here('./one.js'), here(c.file), ...c.sets], { encoding: 'utf8' });
-    const r = JSON.parse(out.trim().split('\n').pop());
-    if (best === null || r.wallMs < best.wallMs) best = r;
-  }
-  rows.push({ case: c.label, ...best });
-}
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-console.log(`best of ${repeat} runs per case (node ${process.version})\n`);
-console.log('case'.padEnd(30) + 'requests'.padStart(11) + 'wall s'.padStart(9) + 'req/s'.padStart(12) + 'events/s'.padStart(13) + 'peak RSS MB'.padStart(13));
+
+/** Runs `bench/one.js` on a scenario `times` times and keeps the fastest run. */
+function best(file, sets, times) {
+  let out = null;
+  for (let i = 0; i < times; i++) {
+    const text = execFileSync(process.execPath, [here('./one.js'), here(file), ...sets], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const r = JSON.parse(text.trim().split('\n').pop());
+    if (out === null || r.wallMs < out.wallMs) out = r;
+  }
+  return out;
+}
+
+const cases = [
+  { label: 'M/M/c (c=10, 80% load)', file: '../scenarios/mmc-validation.yaml', sets: ['duration=600s'], times: repeat },
+  { label: 'dual-zone baseline', file: '../scenarios/dual-zone-baseline.yaml', sets: ['duration=120s'], times: repeat },
+  { label: 'dual-zone baseline, routed', file: '../bench/routed-baseline.yaml', sets: ['duration=120s'], times: repeat },
+  // 3 zones, 300 providers, 3,000 consumer instances, 30k requests/s, Nacos, a rolling restart of all 300.
+  { label: 'large deployment (3,000 inst.)', file: '../bench/large-deployment.yaml', sets: [], times: 1 },
+  // 100,000 providers under Nacos, 10 simulated seconds: wall time includes start-up.
+  { label: '10^5 providers, 10 s', file: '../bench/many-providers.yaml', sets: [], times: 1 },
+  // About 10 million requests: peak RSS must not grow with the run's length.
+  { label: 'M/M/c, 10M requests', file: '../scenarios/mmc-validation.yaml', sets: ['duration=12500s'], times: 1 },
+];
+
+const rows = cases.map((c) => ({ case: c.label, ...best(c.file, c.sets, c.times) }));
+console.log(`best of ${repeat} runs for the first three cases, one run for the others (node ${process.version})\n`);
+console.log('case'.padEnd(32) + 'requests'.padStart(12) + 'wall s'.padStart(9) + 'req/s'.padStart(12) + 'events/s'.padStart(13) + 'peak RSS MB'.padStart(13));
 for (const r of rows) {
   console.log(
-    r.case.padEnd(30) +
-      fmt(r.requests).padStart(11) +
+    r.case.padEnd(32) +
+      fmt(r.requests).padStart(12) +
       fmt(r.wallMs / 1000, 2).padStart(9) +
       fmt(r.requestsPerSec).padStart(12) +
       fmt(r.eventsPerSec).padStart(13) +
       fmt(r.peakRssMb, 1).padStart(13),
   );
 }
-const plain = rows.find((r) => r.case === 'dual-zone baseline');
-const routed = rows.find((r) => r.case === 'dual-zone baseline, routed');
-if (plain && routed) {
-  console.log(`\nrouted / unrouted baseline wall time: ${(routed.wallMs / plain.wallMs).toFixed(2)}x (target <= 1.5x)`);
+const byCase = Object.fromEntries(rows.map((r) => [r.case, r]));
+const plain = byCase['dual-zone baseline'];
+const routed = byCase['dual-zone baseline, routed'];
+console.log(`\nrouted / unrouted baseline wall time: ${(routed.wallMs / plain.wallMs).toFixed(2)}x (target <= 1.5x)`);
+const large = byCase['large deployment (3,000 inst.)'];
+console.log(`large deployment: ${fmt(large.requestsPerSec)} requests/s (target >= 200,000), peak RSS ${fmt(large.peakRssMb)} MB (target < 600)`);
+console.log(`10^5 providers, 10 simulated s: ${fmt(byCase['10^5 providers, 10 s'].wallMs / 1000, 1)} s wall (target < 20)`);
+console.log(`10M-request run: peak RSS ${fmt(byCase['M/M/c, 10M requests'].peakRssMb)} MB (target < 300)`);
+console.log(`two-zone baseline: ${fmt(plain.requestsPerSec)} requests/s (target >= 400,000)`);
+
+// SimPy's bare M/M/c against zonesim's whole stack on the same queue, 10^6 requests each, whole
+// processes (start-up included), interleaved so that both see the same machine.
+const python = '/usr/bin/python3';
+const hasSimpy = spawnSync(python, ['-c', 'import simpy'], { stdio: 'ignore' }).status === 0;
+if (!hasSimpy) {
+  console.log('\nSimPy: skipped (/usr/bin/python3 cannot import simpy; apt-get install python3-simpy3)');
+} else {
+  const seconds = 1250; // 800 requests/s: 10^6 requests
+  const wall = (cmd, args) => {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+    return { ms: performance.now() - t0, out: JSON.parse(r.stdout.trim().split('\n').pop()) };
+  };
+  let z = null;
+  let s = null;
+  for (let i = 0; i < repeat; i++) {
+    const zi = wall(process.execPath, [here('./one.js'), here('../scenarios/mmc-validation.yaml'), `duration=${seconds}s`, 'warmup=0s']);
+    const si = wall(python, [here('./simpy_mmc.py'), String(seconds), '--json']);
+    if (z === null || zi.ms < z.ms) z = zi;
+    if (s === null || si.ms < s.ms) s = si;
+  }
+  const zRate = z.out.requests / (z.ms / 1000);
+  const sRate = s.out.requests / (s.ms / 1000);
+  console.log(
+    `\nM/M/c, whole process, ~10^6 requests, best of ${repeat} interleaved: zonesim ${fmt(zRate)} requests/s, ` +
+      `SimPy ${s.out.simpy} ${fmt(sRate)} requests/s: ${(zRate / sRate).toFixed(2)}x (target >= 5x)`,
+  );
+}
+
+// compare --seeds 2 on one and on two worker threads: wall time and byte-identical JSON.
+const out = mkdtempSync(join(tmpdir(), 'zs-bench-'));
+try {
+  const cli = (jobs) => {
+    const t0 = performance.now();
+    const r = spawnSync(
+      process.execPath,
+      [here('../bin/zonesim.js'), 'compare', here('../scenarios/zone-a-down.yaml'), '--seeds', '2', '--jobs', String(jobs), '--json', '--out', out],
+      { encoding: 'utf8', maxBuffer: 1 << 26 },
+    );
+    if (r.status !== 0) throw new Error(`compare --jobs ${jobs} failed: ${r.stderr}`);
+    return { ms: performance.now() - t0, json: r.stdout };
+  };
+  let one = null;
+  let two = null;
+  for (let i = 0; i < repeat; i++) {
+    const a = cli(1);
+    const b = cli(2);
+    if (one === null || a.ms < one.ms) one = a;
+    if (two === null || b.ms < two.ms) two = b;
+  }
+  console.log(
+    `compare zone-a-down --seeds 2 (4 runs): --jobs 1 ${fmt(one.ms / 1000, 2)} s, --jobs 2 ${fmt(two.ms / 1000, 2)} s: ` +
+      `${(one.ms / two.ms).toFixed(2)}x faster (target >= 1.6x), JSON ${one.json === two.json ? 'byte-identical' : 'DIFFERENT'}`,
+  );
+} finally {
+  rmSync(out, { recursive: true, force: true });
 }

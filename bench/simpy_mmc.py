@@ -1,8 +1,10 @@
 """Peer benchmark: the bare M/M/c queue of scenarios/mmc-validation.yaml in SimPy (c = 10, 80% load,
 exponential service with mean 10 ms, Poisson arrivals), for scale next to `npm run bench`.
 Needs SimPy (Debian: apt-get install python3-simpy3; run with /usr/bin/python3).
-Usage: python3 bench/simpy_mmc.py [simulated_seconds]
+Usage: python3 bench/simpy_mmc.py [simulated_seconds] [--json]
+(--json prints one JSON line with requests and wall seconds, for bench/run.js)
 """
+import json
 import random
 import sys
 import time
@@ -36,6 +38,9 @@ def main(sim_seconds: float) -> None:
     t0 = time.perf_counter()
     env.run(until=sim_seconds * 1000.0)
     wall = time.perf_counter() - t0
+    if "--json" in sys.argv:
+        print(json.dumps({"simpy": simpy.__version__, "requests": done[0], "wallS": wall}))
+        return
     print(
         f"SimPy {simpy.__version__} M/M/c (c=10, 80% load): {done[0]:,} requests in {wall:.2f} s wall = "
         f"{done[0] / wall:,.0f} requests/s; mean response {total_response[0] / done[0]:.3f} ms"
@@ -43,4 +48,5 @@ def main(sim_seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 600.0)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    main(float(args[0]) if args else 600.0)
