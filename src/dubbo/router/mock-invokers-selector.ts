@@ -19,20 +19,40 @@ const MOCK_INPUTS: RoutingInputs = Object.freeze({
   random: false,
 }) as RoutingInputs;
 
+interface Split {
+  readonly normal: ReadonlySet<Invoker>;
+  readonly mocked: ReadonlySet<Invoker>;
+}
+
+// PERF: the split depends only on the list, and every consumer instance that received one list
+// version holds the same list object: split it once per list, not once per instance.
+const splits = new WeakMap<readonly Invoker[], Split>();
+
+function splitOf(invokers: Invoker[]): Split {
+  let split = splits.get(invokers);
+  if (split === undefined) {
+    const normal = new Set<Invoker>();
+    const mocked = new Set<Invoker>();
+    for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
+    splits.set(invokers, (split = { normal, mocked }));
+  }
+  return split;
+}
+
 /** MockInvokersSelector (order -100). */
 export class MockInvokersSelector implements StateRouter {
   readonly name = 'mock';
   readonly order = -100;
+  #notified: readonly Invoker[] = [];
   #normal: ReadonlySet<Invoker> = new Set();
   #mocked: ReadonlySet<Invoker> = new Set();
 
   /** Splits the full list into mock:// and normal invokers. */
   notify(invokers: Invoker[]): void {
-    const normal = new Set<Invoker>();
-    const mocked = new Set<Invoker>();
-    for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
-    this.#normal = normal;
-    this.#mocked = mocked;
+    const split = splitOf(invokers);
+    this.#notified = invokers;
+    this.#normal = split.normal;
+    this.#mocked = split.mocked;
   }
 
   routingInputs(): RoutingInputs {
@@ -53,7 +73,11 @@ export class MockInvokersSelector implements StateRouter {
     });
     if (before === 0) return entry(invokers, 'no provider reached the mock selector');
     const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
-    if (value === undefined) return entry(and(invokers, this.#normal), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
+    if (value === undefined) {
+      // PERF: the notified list itself with no mock invoker in it keeps every invoker (no filtering pass).
+      const all = invokers === this.#notified && this.#mocked.size === 0;
+      return entry(all ? invokers : and(invokers, this.#normal), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
+    }
     if (value.toLowerCase() === 'true') return entry(and(invokers, this.#mocked), `${INVOCATION_NEED_MOCK}=true: mock invokers only`);
     return entry(invokers, `${INVOCATION_NEED_MOCK}=${value}: passed through`);
   }

@@ -92,6 +92,17 @@ function staticTag(inv: Invoker): string | undefined {
   return inv.getUrl().getParameter(TAG_KEY);
 }
 
+// PERF: the providers without a static tag depend only on the list; consumer instances that hold the same
+// list object share the answer.
+const untaggedByList = new WeakMap<readonly Invoker[], Invoker[]>();
+
+// filterInvoker(invokers, inv => !staticTag(inv)), memoized per list object.
+function untaggedOf(invokers: Invoker[]): Invoker[] {
+  let out = untaggedByList.get(invokers);
+  if (out === undefined) untaggedByList.set(invokers, (out = filterInvoker(invokers, (inv) => !staticTag(inv))));
+  return out;
+}
+
 // filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
 function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {
   const result = invokers.filter(predicate);
@@ -180,7 +191,7 @@ export class TagStateRouter implements StateRouter {
         return entry(result, `no tag requested and every one of ${before} providers is in a dynamic tag, so none is left (even without force)`);
       }
     }
-    const untagged = filterInvoker(result, (inv) => !staticTag(inv));
+    const untagged = untaggedOf(result);
     return entry(untagged, `no tag requested: ${untagged.length} of ${before} providers carry no tag`);
   }
 
@@ -194,7 +205,7 @@ export class TagStateRouter implements StateRouter {
   ): RouterResult {
     const before = invokers.length;
     if (tag === undefined) {
-      const untagged = filterInvoker(invokers, (inv) => !staticTag(inv));
+      const untagged = untaggedOf(invokers);
       return entry(untagged, `${why}; no tag requested: ${untagged.length} of ${before} providers carry no tag`);
     }
     const tagged = filterInvoker(invokers, (inv) => staticTag(inv) === tag);
