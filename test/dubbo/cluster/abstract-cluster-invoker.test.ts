@@ -1,19 +1,30 @@
 import { describe, expect, it } from 'vitest';
+import { AbstractClusterInvoker } from '../../../src/dubbo/cluster/abstract-cluster-invoker.js';
+import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
+import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
+import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
+import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
+import type { RouterChainLike, RouteTraceEntry } from '../../../src/dubbo/router/router.js';
+import type { Proc } from '../../../src/engine/simulation.js';
 import type { ConsumerFilter } from '../../../src/dubbo/runtime.js';
 import { createRuntime } from '../../../src/dubbo/runtime.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';
 import {
   consumerUrl,
+  errorOf,
   invocation,
+  makeRuntime,
   ok,
   providerUrl,
   RecordingDirectory,
   registryUrl,
   runCall,
   ScriptedClusterInvoker,
+  setup,
   ScriptedInvoker,
+  SERVICE,
   type AttemptRecord,
 } from './fixtures.js';
 
@@ -46,5 +57,427 @@ describe('AbstractClusterInvoker.invokeWithContext', () => {
     expect(result).toEqual({ kind: 'ok', value: 'merged' });
     expect(group.invocations).toBe(1);
     expect(calls).toBe(0);
+  });
+});
+
+/** Exposes the protected select. */
+class SelectProbe extends AbstractClusterInvoker {
+  protected *doInvoke(): Proc<Result> {
+    return OK;
+  }
+  pick(lb: LoadBalance, inv: RpcInvocation, invokers: Invoker[], selected: Invoker[] | null): Invoker | null {
+    return this.select(lb, inv, invokers, selected);
+  }
+}
+
+/** A balancer that records every list it is asked to choose from and answers with `choose`. */
+function spyBalancer(choose: (invokers: Invoker[], call: number) => Invoker | null) {
+  const calls: string[][] = [];
+  const lb: LoadBalance = {
+    select(invokers) {
+      calls.push(invokers.map((i) => (i as ScriptedInvoker).name));
+      return choose(invokers, calls.length - 1);
+    },
+  };
+  return { lb, calls };
+}
+
+/** `count` providers, a recording directory over them, and a select probe. */
+function selectWorld(init: {
+  count: number;
+  seed?: number;
+  consumer?: Record<string, string>;
+  registry?: Record<string, string>;
+  unavailable?: number[];
+}) {
+  const { sim, runtime } = makeRuntime(init.seed ?? 1);
+  const cUrl = consumerUrl(init.consumer);
+  const log: AttemptRecord[] = [];
+  const providers = Array.from(
+    { length: init.count },
+    (_, i) =>
+      new ScriptedInvoker({
+        name: `p${i}`,
+        url: providerUrl(i, cUrl),
+        sim,
+        script: () => ok(),
+        log,
+        available: !(init.unavailable ?? []).includes(i),
+      }),
+  );
+  const directory = new RecordingDirectory(runtime, registryUrl(init.registry), cUrl, providers);
+  const probe = new SelectProbe(directory, runtime);
+  return { sim, runtime, providers, directory, probe };
+}
+
+const nameOf = (inv: Invoker | null) => (inv === null ? null : (inv as ScriptedInvoker).name);
+const sayHello = () => invocation();
+const otherMethod = () => new RpcInvocation({ methodName: 'sayBye', serviceName: SERVICE });
+/** Round robin over whatever list the balancer is given, by call number. */
+const byCall = (invokers: Invoker[], call: number) => invokers[call % invokers.length]!;
+
+describe('AbstractClusterInvoker.select: sticky', () => {
+  it('with sticky=true returns the first pick again without consulting the balancer', () => {
+    const { providers, probe } = selectWorld({ count: 3, consumer: { sticky: 'true' } });
+    const { lb, calls } = spyBalancer(byCall);
+    const picks = [0, 1, 2].map(() => nameOf(probe.pick(lb, sayHello(), providers, null)));
+    expect(picks).toEqual(['p0', 'p0', 'p0']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('without sticky every select is balanced', () => {
+    const { providers, probe } = selectWorld({ count: 3 });
+    const { lb } = spyBalancer(byCall);
+    const picks = [0, 1, 2].map(() => nameOf(probe.pick(lb, sayHello(), providers, null)));
+    expect(picks).toEqual(['p0', 'p1', 'p2']);
+  });
+
+  it('does not reuse the sticky invoker when it is among the already selected', () => {
+    const { providers, probe } = selectWorld({ count: 3, consumer: { sticky: 'true' } });
+    const { lb } = spyBalancer(byCall);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p0');
+    // the balancer's next answer is p1, which is not selected
+    expect(nameOf(probe.pick(lb, sayHello(), providers, [providers[0]!]))).toBe('p1');
+  });
+
+  it('does not reuse an unavailable sticky invoker', () => {
+    const { providers, probe } = selectWorld({ count: 3, consumer: { sticky: 'true' } });
+    const { lb } = spyBalancer(byCall);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p0');
+    providers[0]!.available = false;
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p1');
+  });
+
+  it('with cluster.availablecheck=false stickiness never takes effect', () => {
+    const { providers, probe } = selectWorld({
+      count: 3,
+      consumer: { sticky: 'true' },
+      registry: { 'cluster.availablecheck': 'false' },
+    });
+    const { lb } = spyBalancer(byCall);
+    const picks = [0, 1, 2].map(() => nameOf(probe.pick(lb, sayHello(), providers, null)));
+    expect(picks).toEqual(['p0', 'p1', 'p2']);
+  });
+
+  it('forgets the sticky invoker once it is no longer in the list', () => {
+    const { providers, probe } = selectWorld({ count: 3, consumer: { sticky: 'true' } });
+    const { lb } = spyBalancer((invokers) => invokers[0]!);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p0');
+    expect(nameOf(probe.pick(lb, sayHello(), [providers[1]!, providers[2]!], null))).toBe('p1');
+    // p1 is now the sticky one, even back on the full list
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p1');
+  });
+
+  it('stickiness is per method: a method without sticky is balanced even after a sticky method pinned an invoker', () => {
+    const { providers, probe } = selectWorld({ count: 3, consumer: { 'sayHello.sticky': 'true' } });
+    const { lb } = spyBalancer(byCall);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p0');
+    expect(nameOf(probe.pick(lb, otherMethod(), providers, null))).toBe('p1');
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p0');
+  });
+
+  it('a cluster with a sticky invoker is as available as that invoker (Dubbo isAvailable)', () => {
+    const { providers, probe } = selectWorld({ count: 2, consumer: { sticky: 'true' } });
+    const { lb } = spyBalancer(byCall);
+    probe.pick(lb, sayHello(), providers, null);
+    providers[0]!.available = false;
+    expect(probe.isAvailable()).toBe(false);
+  });
+
+  it('without sticky the cluster is as available as its directory, whatever the last pick was', () => {
+    const { providers, probe } = selectWorld({ count: 2 });
+    const { lb } = spyBalancer(byCall);
+    probe.pick(lb, sayHello(), providers, null);
+    providers[0]!.available = false;
+    expect(probe.isAvailable()).toBe(true);
+  });
+});
+
+describe('AbstractClusterInvoker.select: doSelect and reselect', () => {
+  it('with one invoker returns it without consulting the balancer, even unavailable and selected, and reports it invalid', () => {
+    const { providers, directory, probe } = selectWorld({ count: 1, unavailable: [0] });
+    const { lb, calls } = spyBalancer(byCall);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, [providers[0]!]))).toBe('p0');
+    expect(calls).toEqual([]);
+    expect(directory.invalidated).toEqual([providers[0]]);
+  });
+
+  it('gives no invoker when the balancer picks none', () => {
+    const { providers, probe } = selectWorld({ count: 2 });
+    const { lb } = spyBalancer(() => null);
+    expect(probe.pick(lb, sayHello(), providers, null)).toBeNull();
+  });
+
+  it('when reselect finds nothing, takes the invoker after the pick without an availability check', () => {
+    const { providers, probe } = selectWorld({ count: 3, unavailable: [0, 1, 2] });
+    const { lb, calls } = spyBalancer((invokers) => invokers[1] ?? null);
+    // the balancer picks p1 (unavailable); reselect has no available candidate and nothing selected
+    // to fall back on, so the pick is invokers[(1 + 1) % 3] = p2; the balancer is asked only once
+    expect(nameOf(probe.pick(lb, sayHello(), providers, null))).toBe('p2');
+    expect(calls).toEqual([['p0', 'p1', 'p2']]);
+  });
+
+  it('with no unselected candidate, reselect balances over the selected invokers that are available', () => {
+    const { providers, probe } = selectWorld({
+      count: 2,
+      unavailable: [0],
+      registry: { 'cluster.availablecheck': 'false' },
+    });
+    const { lb, calls } = spyBalancer((invokers) => invokers[0]!);
+    expect(nameOf(probe.pick(lb, sayHello(), providers, [providers[0]!, providers[1]!]))).toBe('p1');
+    expect(calls).toEqual([['p0', 'p1'], ['p1']]);
+  });
+
+  it('over more than 10 invokers reselect draws 10 with replacement, keeping repeats when nothing was selected', () => {
+    const seed = 1;
+    const { providers, directory, probe } = selectWorld({ count: 12, seed, unavailable: [0] });
+    const { lb, calls } = spyBalancer((invokers) => invokers[0]!);
+    // The balancer picks p0, which is unavailable: reported, then reselect draws 10 indexes from the
+    // consumer's random stream; with selected == null every available draw is a candidate.
+    const replay = new RandomStreams(seed).stream('consumer');
+    const draws = Array.from({ length: 10 }, () => replay.nextInt(12));
+    expect(draws).not.toContain(0); // so only doSelect reports p0
+    probe.pick(lb, sayHello(), providers, null);
+    expect(calls[1]).toEqual(draws.map((i) => `p${i}`));
+    expect(directory.invalidated).toEqual([providers[0]]);
+  });
+
+  it('over more than 10 invokers a selected invoker drawn again becomes a candidate once (Dubbo OR condition)', () => {
+    const seed = 1;
+    const replay = new RandomStreams(seed).stream('consumer');
+    const draws = Array.from({ length: 10 }, () => replay.nextInt(12));
+    // the most drawn index is the selected one, so the rule is exercised on repeats
+    const counts = new Map<number, number>();
+    for (const d of draws) counts.set(d, (counts.get(d) ?? 0) + 1);
+    const chosen = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]![0];
+    expect(counts.get(chosen)).toBeGreaterThan(1);
+    // a draw is added when: selected is null || it is not selected || it is not yet a candidate
+    const expected: string[] = [];
+    for (const d of draws) if (d !== chosen || !expected.includes(`p${d}`)) expected.push(`p${d}`);
+    const { providers, probe } = selectWorld({ count: 12, seed });
+    const { lb, calls } = spyBalancer((invokers, call) => (call === 0 ? providers[chosen]! : invokers[0]!));
+    probe.pick(lb, sayHello(), providers, [providers[chosen]!]);
+    expect(calls[1]).toEqual(expected);
+  });
+
+  it('over more than 10 invokers reselect skips and reports the unavailable draws', () => {
+    const seed = 1;
+    const replay = new RandomStreams(seed).stream('consumer');
+    const draws = Array.from({ length: 10 }, () => replay.nextInt(12));
+    const down = draws[0]!;
+    const { providers, directory, probe } = selectWorld({ count: 12, seed, unavailable: [down] });
+    const first = providers.find((p, i) => i !== down && !draws.includes(i))!;
+    const { lb, calls } = spyBalancer((invokers, call) => (call === 0 ? first : invokers[0]!));
+    // the balancer picks an available invoker that is already selected, so reselect runs
+    probe.pick(lb, sayHello(), providers, [first]);
+    expect(calls[1]).toEqual(draws.filter((i) => i !== down).map((i) => `p${i}`));
+    expect(directory.invalidated).toEqual([providers[down]]);
+  });
+});
+
+/** A router chain that empties every list, reporting `entry` as the router that did it. */
+function emptyingChain(entry: RouteTraceEntry): RouterChainLike {
+  return {
+    route: (_url, invokers) => ({ invokers: [], trace: [entry], emptiedBy: { ...entry, before: invokers.length } }),
+    setInvokers: () => {},
+  };
+}
+
+describe('AbstractClusterInvoker.invoke', () => {
+  // Dubbo's checkInvokers message (code 6), with the registry part from directory.toString().
+  const noProvider = (dir: { toString(): string }) =>
+    `Failed to invoke the method sayHello in the service ${SERVICE}. No provider available for the service ${SERVICE} ` +
+    `from registry ${dir.toString()} on the consumer 10.10.0.1 using the dubbo version ${DUBBO_VERSION}. ` +
+    `Please check if the providers have been started and registered.`;
+
+  it('an empty directory gives "No provider available" (code 6), saying the directory has no providers', () => {
+    const { sim, runtime } = makeRuntime();
+    const directory = new RecordingDirectory(runtime, registryUrl(), consumerUrl(), []);
+    const cluster = clusters.failfast!(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER,
+        message: `${noProvider(directory)} [zonesim: the directory has no providers]`,
+        cause: 'directory:empty',
+      },
+    });
+  });
+
+  it('when connectivity validation set every provider aside, the code-6 error says so', () => {
+    const { sim, runtime } = makeRuntime();
+    const cUrl = consumerUrl();
+    const provider = new ScriptedInvoker({ name: 'p0', url: providerUrl(0, cUrl), sim, script: () => ok(), log: [] });
+    const directory = new RecordingDirectory(runtime, registryUrl(), cUrl, [provider]);
+    directory.addInvalidateInvoker(provider);
+    const cluster = clusters.failfast!(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()), 0);
+    expect(errorOf(result)).toEqual({
+      code: RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER,
+      message: `${noProvider(directory)} [zonesim: every provider was set aside by connectivity validation]`,
+      cause: 'connectivity:unavailable',
+    });
+  });
+
+  it('when a router emptied the list, the code-6 error names the router, its rule, the count it received and its note', () => {
+    const { sim, runtime } = makeRuntime();
+    const cUrl = consumerUrl();
+    const providers = [0, 1].map(
+      (i) => new ScriptedInvoker({ name: `p${i}`, url: providerUrl(i, cUrl), sim, script: () => ok(), log: [] }),
+    );
+    const directory = new RecordingDirectory(runtime, registryUrl(), cUrl, providers);
+    const rule = 'method = sayHello => host = 10.9.9.9';
+    directory.setRouterChain(emptyingChain({ router: 'condition', rule, before: 0, after: 0, note: 'no host matched' }));
+    const cluster = clusters.failfast!(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(errorOf(result)).toEqual({
+      code: RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER,
+      message: `${noProvider(directory)} [zonesim: condition rule "${rule}" left 0 of 2 providers: no host matched]`,
+      cause: 'router:condition',
+    });
+  });
+
+  it('a router without rule or note is named alone in the code-6 error', () => {
+    const { sim, runtime } = makeRuntime();
+    const cUrl = consumerUrl();
+    const provider = new ScriptedInvoker({ name: 'p0', url: providerUrl(0, cUrl), sim, script: () => ok(), log: [] });
+    const directory = new RecordingDirectory(runtime, registryUrl(), cUrl, [provider]);
+    directory.setRouterChain(emptyingChain({ router: 'tag', before: 0, after: 0 }));
+    const cluster = clusters.failfast!(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(errorOf(result).message).toBe(`${noProvider(directory)} [zonesim: tag rule left 0 of 1 providers]`);
+    expect(errorOf(result).cause).toBe('router:tag');
+  });
+
+  it('a forbidden directory fails the call with its code-4 error', () => {
+    const { sim, runtime } = makeRuntime();
+    const directory = new DynamicDirectory(runtime, registryUrl(), consumerUrl());
+    directory.notifyEmpty();
+    const cluster = clusters.failfast!(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result?.kind).toBe('error');
+    expect(errorOf(result).code).toBe(RpcCode.FORBIDDEN_EXCEPTION);
+  });
+
+  it('a destroyed cluster invoker refuses every call with Dubbo message (code 0)', () => {
+    const { sim, runtime, directory, cluster, log } = setup({ cluster: clusters.failfast!, scripts: [ok()] });
+    const invoker = cluster as AbstractClusterInvoker;
+    expect(invoker.getDirectory()).toBe(directory);
+    expect(invoker.isDestroyed()).toBe(false);
+    invoker.destroy();
+    expect(invoker.isDestroyed()).toBe(true);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: RpcCode.UNKNOWN_EXCEPTION,
+        message: `Rpc cluster invoker for ${SERVICE} on consumer ${runtime.consumerHost} use dubbo version ${DUBBO_VERSION} is now destroyed! Can not invoke any more.`,
+      },
+    });
+    expect(log).toHaveLength(0);
+  });
+
+  it('takes the load balancer named on the first invoker URL, method level before service level', () => {
+    const sim = new Simulation();
+    const used: string[] = [];
+    const named = (name: string) => () => ({
+      select: (invokers: Invoker[]) => {
+        used.push(name);
+        return invokers[0]!;
+      },
+    });
+    const runtime = createRuntime({
+      sim,
+      random: new RandomStreams(1).stream('c'),
+      plugins: { methodLevel: named('methodLevel'), serviceLevel: named('serviceLevel') },
+    });
+    const cUrl = consumerUrl();
+    const providers = [0, 1].map(
+      (i) =>
+        new ScriptedInvoker({
+          name: `p${i}`,
+          url: providerUrl(i, cUrl, i === 0 ? { loadbalance: 'serviceLevel', 'sayHello.loadbalance': 'methodLevel' } : {}),
+          sim,
+          script: () => ok(),
+          log: [],
+        }),
+    );
+    const cluster = clusters.failfast!(new RecordingDirectory(runtime, registryUrl(), cUrl, providers), runtime);
+    runCall(sim, cluster.invoke(invocation()));
+    runCall(sim, cluster.invoke(new RpcInvocation({ methodName: 'sayBye', serviceName: SERVICE })));
+    expect(used).toEqual(['methodLevel', 'serviceLevel']);
+  });
+});
+
+describe('AbstractClusterInvoker.invokeWithContext: filters', () => {
+  function filterWorld(filters: ConsumerFilter[], providerDelayMs = 7) {
+    const sim = new Simulation();
+    const runtime = createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters });
+    const cUrl = consumerUrl();
+    const log: AttemptRecord[] = [];
+    const provider = new ScriptedInvoker({
+      name: 'p0',
+      url: providerUrl(0, cUrl),
+      sim,
+      script: () => ok('x', providerDelayMs),
+      log,
+    });
+    const cluster = clusters.failfast!(new RecordingDirectory(runtime, registryUrl(), cUrl, [provider]), runtime);
+    return { sim, cluster, log };
+  }
+
+  it('runs the admission gates in filter order, each after the previous one let the attempt through', () => {
+    const seen: string[] = [];
+    const waiting: ConsumerFilter = {
+      *admit() {
+        seen.push(`wait admit@${world.sim.now}`);
+        yield world.sim.timeout(5);
+        return null;
+      },
+      before: (_i, _inv, nowMs) => seen.push(`wait before@${nowMs}`),
+      after: () => {},
+    };
+    const second: ConsumerFilter = {
+      *admit() {
+        seen.push(`second admit@${world.sim.now}`);
+        return null;
+      },
+      before: (_i, _inv, nowMs) => seen.push(`second before@${nowMs}`),
+      after: () => {},
+    };
+    const world = filterWorld([waiting, second]);
+    runCall(world.sim, world.cluster.invoke(invocation()));
+    expect(seen).toEqual(['wait admit@0', 'second admit@5', 'wait before@5', 'second before@5']);
+    expect(world.log.map((r) => r.startMs)).toEqual([5]);
+  });
+
+  it('an admission gate that refuses ends the attempt with its error: no provider call, no before/after', () => {
+    const seen: string[] = [];
+    const refusing: ConsumerFilter = {
+      *admit() {
+        return { code: RpcCode.LIMIT_EXCEEDED_EXCEPTION, message: 'actives exceeded' };
+      },
+      before: () => seen.push('refusing before'),
+      after: () => seen.push('refusing after'),
+    };
+    const observer: ConsumerFilter = { before: () => seen.push('before'), after: () => seen.push('after') };
+    const { sim, cluster, log } = filterWorld([observer, refusing]);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    // failfast wraps the attempt's error, keeping its code and message
+    expect(errorOf(result).code).toBe(RpcCode.LIMIT_EXCEEDED_EXCEPTION);
+    expect(errorOf(result).message).toMatch(/Last error is: actives exceeded$/);
+    expect(log).toHaveLength(0);
+    expect(seen).toEqual([]);
+  });
+
+  it('reports the elapsed time of the attempt, not the time since the run began', () => {
+    const seen: Array<[number, number]> = [];
+    const filter: ConsumerFilter = { before: () => {}, after: (_i, _inv, _r, elapsedMs, nowMs) => seen.push([elapsedMs, nowMs]) };
+    const { sim, cluster } = filterWorld([filter]);
+    sim.schedule(100, () => sim.process(cluster.invoke(invocation())));
+    sim.run();
+    // started at 100 ms, the provider answers after 7 ms: elapsed 7, at 107
+    expect(seen).toEqual([[7, 107]]);
   });
 });
