@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { RpcCode } from '../../../src/dubbo/constants.js';
+import type { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
+import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
+import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import type { RpcInvocation } from '../../../src/dubbo/rpc.js';
-import { biz, errorOf, fail, invocation, ok, runCall, setup, type AttemptRecord } from './fixtures.js';
+import {
+  biz,
+  consumerUrl,
+  errorOf,
+  fail,
+  invocation,
+  makeRuntime,
+  ok,
+  providerUrl,
+  registryUrl,
+  runCall,
+  ScriptedInvoker,
+  SERVICE,
+  setup,
+  type AttemptRecord,
+} from './fixtures.js';
 
 const failover = clusters.failover!;
 
@@ -118,6 +135,96 @@ describe('FailoverClusterInvoker', () => {
     const { result } = runCall(sim, cluster.invoke(invocation()));
     expect(result).toEqual({ kind: 'ok', value: 'fresh' });
     expect(log.map((r) => r.invoker.name)).toEqual(['p0', 'p2']);
+  });
+
+  it('lists (and so routes) once per attempt: the call lists once, each retry lists again', () => {
+    const { sim, cluster, directory } = setup({
+      cluster: failover,
+      scripts: [0, 1, 2].map(() => fail(RpcCode.NETWORK_EXCEPTION)),
+    });
+    let routes = 0;
+    directory.setRouterChain({
+      route: (_url, invokers) => {
+        routes++;
+        return { invokers, trace: [] };
+      },
+      setInvokers: () => {},
+    });
+    runCall(sim, cluster.invoke(invocation()));
+    expect(routes).toBe(3); // retries=2 by default: 3 attempts
+  });
+
+  it('stops retrying with the destroyed error when the invoker is destroyed during an attempt', () => {
+    const destroying = () => {
+      (cluster as FailoverClusterInvoker).destroy();
+      return fail(RpcCode.TIMEOUT_EXCEPTION);
+    };
+    const { sim, runtime, cluster, log } = setup({ cluster: failover, scripts: [destroying, destroying, destroying] });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: RpcCode.UNKNOWN_EXCEPTION,
+        message: `Rpc cluster invoker for ${SERVICE} on consumer ${runtime.consumerHost} use dubbo version ${DUBBO_VERSION} is now destroyed! Can not invoke any more.`,
+      },
+    });
+    expect(log).toHaveLength(1);
+  });
+
+  it('stops retrying with the forbidden error (code 4) when an empty:// push arrives during an attempt', () => {
+    const { sim, runtime } = makeRuntime();
+    const cUrl = consumerUrl();
+    const directory = new DynamicDirectory(runtime, registryUrl(), cUrl);
+    const log: AttemptRecord[] = [];
+    const script = () => {
+      directory.notifyEmpty();
+      return fail(RpcCode.TIMEOUT_EXCEPTION);
+    };
+    const providers = [0, 1].map((i) => new ScriptedInvoker({ name: `p${i}`, url: providerUrl(i, cUrl), sim, script, log }));
+    directory.notify(providers);
+    const cluster = failover(directory, runtime);
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result?.kind).toBe('error');
+    expect(errorOf(result).code).toBe(RpcCode.FORBIDDEN_EXCEPTION);
+    expect(log).toHaveLength(1);
+  });
+
+  it('stops retrying with "No provider available" (code 6) when the providers left during an attempt', () => {
+    const leaving = () => {
+      directory.replaceInvokers([]);
+      return fail(RpcCode.TIMEOUT_EXCEPTION);
+    };
+    const { sim, cluster, directory, log } = setup({ cluster: failover, scripts: [leaving, leaving] });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    expect(result?.kind).toBe('error');
+    expect(errorOf(result).code).toBe(RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER);
+    expect(log).toHaveLength(1);
+  });
+
+  it('the final error lists the failed provider addresses, the counts, registry, consumer and the last error', () => {
+    const { sim, cluster } = setup({
+      cluster: failover,
+      consumer: { loadbalance: 'roundrobin' },
+      scripts: [0, 1, 2].map((i) => fail(RpcCode.TIMEOUT_EXCEPTION, `timeout on p${i}`)),
+    });
+    const { result } = runCall(sim, cluster.invoke(invocation()));
+    // round robin tries p0, p1, p2 (10.0.0.1..3); 3 distinct failed of 3 listed
+    expect(errorOf(result)).toEqual({
+      code: RpcCode.TIMEOUT_EXCEPTION,
+      message:
+        `Failed to invoke the method sayHello in the service ${SERVICE}. Tried 3 times of the providers ` +
+        `[10.0.0.1:20880, 10.0.0.2:20880, 10.0.0.3:20880] (3/3) from the registry registry:2181 on the consumer 10.10.0.1 ` +
+        `using the dubbo version ${DUBBO_VERSION}. Last error is: timeout on p2`,
+    });
+  });
+
+  it('ignores a retries attachment that is not a number (default 2 retries: 3 attempts)', () => {
+    const { sim, cluster, log } = setup({
+      cluster: failover,
+      scripts: [0, 1, 2, 3].map(() => fail(RpcCode.NETWORK_EXCEPTION)),
+    });
+    runCall(sim, cluster.invoke(invocation({ retries: 'many' })));
+    expect(log).toHaveLength(3);
   });
 });
 
