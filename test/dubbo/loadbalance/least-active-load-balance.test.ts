@@ -1,8 +1,11 @@
 /** LeastActiveLoadBalance: weighted random without `actives`, least-active with ActiveLimitFilter counts. */
 import { describe, expect, it } from 'vitest';
 import { ActiveLimitFilter } from '../../../src/dubbo/filter/active-limit-filter.js';
+import { createRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
-import { invocation, invokersWith, makeRuntime, pickIndexes, setStatus } from './fixtures.js';
+import { RandomStreams, type Rng } from '../../../src/engine/random.js';
+import { Simulation } from '../../../src/engine/simulation.js';
+import { invocation, invokersWith, makeRuntime, NOW_MS, pickIndexes, setStatus } from './fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 
@@ -43,5 +46,47 @@ describe('LeastActiveLoadBalance', () => {
       9,
     );
     expect([0, 1, 2].map((i) => picks.filter((p) => p === i).length)).toEqual([3, 3, 3]);
+  });
+
+  it('draws nextInt(total) over the tied invokers only and subtracts their weights in list order', () => {
+    // Invoker 0 (weight 100) has a call in flight; tied at 0: invokers 1, 2, 3 with 1 + 100 + 50 = 151.
+    const invokers = invokersWith([{ weight: 100 }, { weight: 1 }, { weight: 100 }, { weight: 50 }]);
+    const runtime = makeRuntime({ seed: 4 });
+    setStatus(runtime, invokers[0]!, 'sayHello', { active: 1 });
+    const lb = runtime.getLoadBalance('leastactive');
+    const replay = new RandomStreams(4).stream('lb');
+    const expected = Array.from({ length: 300 }, () => {
+      let offset = replay.nextInt(151);
+      for (const [index, weight] of [[1, 1], [2, 100], [3, 50]] as const) if ((offset -= weight) < 0) return index;
+      return -1;
+    });
+    expect(pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 300)).toEqual(expected);
+  });
+
+  it('draws nextInt(count) among tied invokers whose weights are all 0', () => {
+    const invokers = invokersWith([{ weight: 0 }, { weight: 0 }, { weight: 5 }, { weight: 0 }]);
+    const runtime = makeRuntime({ seed: 4 });
+    setStatus(runtime, invokers[2]!, 'sayHello', { active: 2 });
+    const lb = runtime.getLoadBalance('leastactive');
+    const replay = new RandomStreams(4).stream('lb');
+    const tied = [0, 1, 3];
+    const expected = Array.from({ length: 300 }, () => tied[replay.nextInt(3)]);
+    expect(pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 300)).toEqual(expected);
+  });
+
+  it('returns the one invoker with the fewest active calls without drawing', () => {
+    const invokers = invokersWith([{ weight: 100 }, { weight: 1 }, { weight: 100 }]);
+    let draws = 0;
+    const inner = new RandomStreams(1).stream('lb');
+    const random: Rng = {
+      next: () => (draws++, inner.next()),
+      nextInt: (n) => (draws++, inner.nextInt(n)),
+    };
+    const runtime = createRuntime({ sim: new Simulation(), random, clock: { now: () => NOW_MS } });
+    setStatus(runtime, invokers[0]!, 'sayHello', { active: 1 });
+    setStatus(runtime, invokers[2]!, 'sayHello', { active: 3 });
+    const lb = runtime.getLoadBalance('leastactive');
+    expect(pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 20)).toEqual(new Array(20).fill(1));
+    expect(draws).toBe(0);
   });
 });
