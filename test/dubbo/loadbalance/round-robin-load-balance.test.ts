@@ -72,6 +72,27 @@ describe('RoundRobinLoadBalance', () => {
     lb.select([a!, b!], CONSUMER, invocation());
     expect(lb.getInvokerAddrList([a!], invocation())).toHaveLength(3);
   });
+
+  it('recycles nothing, however long idle, while the list size equals the table size', () => {
+    let now = NOW_MS;
+    const [a, b] = invokersWith([{}, {}]);
+    // A second invoker of the same provider: the same identity string, so it shares a's entry.
+    const twinOfA = new TestInvoker(a!.getUrl());
+    const lb = roundRobin(() => now);
+    lb.select([a!, b!], CONSUMER, invocation());
+    now += 120_000;
+    // Two invokers, two entries (a's and b's): b is 120 s idle but the sizes match, so it stays.
+    lb.select([a!, twinOfA], CONSUMER, invocation());
+    expect(lb.getInvokerAddrList([a!], invocation())).toEqual([a!.getUrl().toIdentityString(), b!.getUrl().toIdentityString()]);
+  });
+
+  it('reports no tracked identities for a service and method it has not picked for yet', () => {
+    const invokers = invokersWith([{}, {}]);
+    const lb = roundRobin();
+    expect(lb.getInvokerAddrList(invokers, invocation())).toBeNull();
+    lb.select(invokers, CONSUMER, invocation('other'));
+    expect(lb.getInvokerAddrList(invokers, invocation())).toBeNull();
+  });
 });
 
 // A line-by-line reference of Dubbo's doSelect (no caching), to check the optimized balancer against.
