@@ -112,6 +112,57 @@ describe('weightTableOf', () => {
   });
 });
 
+describe('weightTableOf fields', () => {
+  /** The table of a fresh list with these URL parameters at NOW_MS. */
+  function tableOf(params: Array<Record<string, string | number>>, nowMs = NOW_MS) {
+    return weightTableOf(invokersWith(params), 'sayHello', nowMs);
+  }
+
+  it('holds the weights, their running totals and the total', () => {
+    const table = tableOf([{ weight: 5 }, { weight: 0 }, { weight: 7 }, { 'sayHello.weight': 3, weight: 9 }]);
+    expect([...table.weights]).toEqual([5, 0, 7, 3]);
+    expect([...table.prefix]).toEqual([5, 5, 12, 15]);
+    expect(table.totalWeight).toBe(15);
+  });
+
+  it('sets sameWeight when every weight is equal: equal URL weights, all zero, or equal after warmup', () => {
+    expect(tableOf([{ weight: 50 }, { weight: 50 }, { weight: 50 }]).sameWeight).toBe(true);
+    expect(tableOf([{}, {}]).sameWeight).toBe(true);
+    expect(tableOf([{ weight: 0 }, { weight: 0 }, { weight: 0 }]).sameWeight).toBe(true);
+    // Weight 100 started 60 s ago with the default 600000 ms warmup counts 60000 / 6000 = 10.
+    expect(tableOf([{ weight: 100, timestamp: NOW_MS - 60_000 }, { weight: 10 }]).sameWeight).toBe(true);
+    expect(tableOf([{ weight: 7 }]).sameWeight).toBe(true);
+  });
+
+  it('clears sameWeight as soon as one weight differs, wherever it is', () => {
+    expect(tableOf([{ weight: 5 }, { weight: 5 }, { weight: 6 }]).sameWeight).toBe(false);
+    expect(tableOf([{ weight: 6 }, { weight: 5 }, { weight: 5 }]).sameWeight).toBe(false);
+    expect(tableOf([{ weight: 0 }, { weight: 5 }]).sameWeight).toBe(false);
+    expect(tableOf([{ weight: 5 }, { weight: 0 }]).sameWeight).toBe(false);
+    expect(tableOf([{ weight: 0 }, { weight: 0 }, { weight: 1 }]).sameWeight).toBe(false);
+    // Equal URL weights made unequal by warmup: 10 and 100.
+    expect(tableOf([{ weight: 100, timestamp: NOW_MS - 60_000 }, { weight: 100 }]).sameWeight).toBe(false);
+  });
+
+  it('gives the new weight from the exact instant a warmup step changes it', () => {
+    // Weight 100 over the default 600000 ms: 1 from uptime 6000 ms, 2 from uptime 12000 ms.
+    const list = invokersWith([{ weight: 100, timestamp: NOW_MS }, { weight: 100 }]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS + 6_000).weights]).toEqual([1, 100]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS + 11_999.5).weights]).toEqual([1, 100]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS + 12_000).weights]).toEqual([2, 100]);
+    // And the old one again when the clock is set back before the table's start.
+    expect([...weightTableOf(list, 'sayHello', NOW_MS + 6_000).weights]).toEqual([1, 100]);
+    expect(weightTableOf(list, 'sayHello', NOW_MS + 6_000).prefix[1]).toBe(101);
+  });
+
+  it('keeps one table per method of a list', () => {
+    const list = invokersWith([{ weight: 10, 'sayHello.weight': 30 }, { weight: 20 }]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS).weights]).toEqual([30, 20]);
+    expect([...weightTableOf(list, 'other', NOW_MS).weights]).toEqual([10, 20]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS).weights]).toEqual([30, 20]);
+  });
+});
+
 /** A fast balancer and its reference, each with its own runtime whose `lb` stream has the same seed. */
 interface Pair {
   name: string;
