@@ -163,6 +163,45 @@ describe('weightTableOf fields', () => {
   });
 });
 
+describe('nextWeightChangeMs', () => {
+  const inputs = (weight: number, timestamp: number, warmup = 600_000, registry = false) => ({ registry, weight, timestamp, warmup });
+
+  it('is Infinity for a weight that can never change', () => {
+    // A registry URL's weight has no warmup and no "1 before the start".
+    expect(nextWeightChangeMs(inputs(50, NOW_MS + 5_000, 600_000, true), NOW_MS)).toBe(Infinity);
+    // Weights <= 0 are 0 whatever the uptime.
+    expect(nextWeightChangeMs(inputs(0, NOW_MS + 5_000), NOW_MS)).toBe(Infinity);
+    expect(nextWeightChangeMs(inputs(-5, NOW_MS + 5_000), NOW_MS)).toBe(Infinity);
+    expect(nextWeightChangeMs(inputs(0, NOW_MS), NOW_MS)).toBe(Infinity);
+    // No positive timestamp: never warms up, even with the clock within one warmup of 0.
+    expect(nextWeightChangeMs(inputs(100, 0), 60_000)).toBe(Infinity);
+    // Weight 1: the warmup weight is clamped to [1, 1].
+    expect(nextWeightChangeMs(inputs(1, NOW_MS - 60_000), NOW_MS)).toBe(Infinity);
+    // From uptime == warmup on the weight is full for ever, even where the warmup formula at that
+    // uptime would give less (weight 7: trunc(600000 / float32(600000 / 7)) = 6).
+    expect(nextWeightChangeMs(inputs(7, NOW_MS - 600_000), NOW_MS)).toBe(Infinity);
+    expect(nextWeightChangeMs(inputs(100, NOW_MS - 700_000), NOW_MS)).toBe(Infinity);
+  });
+
+  it('is 1 ms before the start time while the provider has not started (its weight is 1 up to then)', () => {
+    expect(nextWeightChangeMs(inputs(100, NOW_MS + 5_000), NOW_MS)).toBe(NOW_MS + 4_999);
+  });
+
+  it('is 1 ms after the start time at uptime 0 (full weight at 0, then the first warmup weight)', () => {
+    expect(nextWeightChangeMs(inputs(100, NOW_MS), NOW_MS)).toBe(NOW_MS + 1);
+    // Half a ms before the start the uptime truncates to 0 as well.
+    expect(nextWeightChangeMs(inputs(100, NOW_MS), NOW_MS - 0.5)).toBe(NOW_MS + 1);
+  });
+
+  it('lets a table built at a provider\'s start instant give way to the warmup weight 1 ms later', () => {
+    // Weight 100: full at uptime 0; trunc(1 / 6000) = 0 clamped to 1 at uptime 1.
+    const list = invokersWith([{ weight: 100, timestamp: NOW_MS }, { weight: 100 }]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS - 5).weights]).toEqual([1, 100]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS).weights]).toEqual([100, 100]);
+    expect([...weightTableOf(list, 'sayHello', NOW_MS + 1).weights]).toEqual([1, 100]);
+  });
+});
+
 /** A fast balancer and its reference, each with its own runtime whose `lb` stream has the same seed. */
 interface Pair {
   name: string;
