@@ -1,7 +1,7 @@
 /**
  * Dubbo's constants that the consumer-side port needs: RpcException codes, parameter keys and
  * defaults, with Dubbo's names. Values are from Dubbo 3.3 (`CommonConstants`, `cluster/Constants`,
- * `RpcException`).
+ * `rpc/Constants`, `RpcException`).
  */
 
 /** RpcException codes. */
@@ -48,6 +48,11 @@ export const STICKY_KEY = 'sticky';
 export const CLUSTER_AVAILABLE_CHECK_KEY = 'cluster.availablecheck';
 export const FORKS_KEY = 'forks';
 export const ACTIVES_KEY = 'actives';
+export const EXECUTES_KEY = 'executes';
+export const TPS_LIMIT_RATE_KEY = 'tps';
+export const TPS_LIMIT_INTERVAL_KEY = 'tps.interval';
+export const DEFAULT_TPS_LIMIT_INTERVAL = 60 * 1000;
+export const METHODS_KEY = 'methods';
 export const TAG_KEY = 'dubbo.tag';
 export const FORCE_USE_TAG = 'dubbo.force.tag';
 export const REGISTRY_ZONE = 'registry_zone';
