@@ -16,6 +16,7 @@ import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
 import { DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import { DubboInvoker } from '../dubbo/protocol/dubbo-invoker.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
+import { overloadedPools } from '../scenario/pool-load.js';
 import type { RouteTraceEntry } from '../dubbo/router/router.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
 import { Recorder } from '../metrics/recorder.js';
@@ -56,11 +57,14 @@ export interface CheckProblem {
 
 /** A configuration smell that does not leave anyone without providers. */
 export interface CheckWarning {
-  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group';
+  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group' | 'pool-overload';
   consumer: string;
   zone: string;
   service: string;
   method?: string;
+  /** pool-overload: the provider group and its pool (`shared`, or the service of an isolated executor). */
+  providerGroup?: string;
+  pool?: string;
   message: string;
 }
 
@@ -130,7 +134,7 @@ export function checkScenario(scenario: Scenario, options: { plugins?: Plugins }
     const span = { fromMs: bounds[i]!, toMs: bounds[i + 1]! };
     const phase = probePhase(quiet, span, options.plugins);
     phases.push(phase);
-    problems.push(...phaseProblems(phase, new Set(scenario.providers.map((p) => p.service))));
+    problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
   }
   return { problems, phases, warnings: configurationWarnings(scenario) };
 }
@@ -142,7 +146,7 @@ function probePhase(scenario: Scenario, span: PhaseSpan, plugins: Plugins | unde
     warmupMs: scenario.warmupMs,
     durationMs: scenario.durationMs,
     bucketMs: scenario.bucketMs,
-    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads })),
+    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
   });
   const world = withRuleErrors(() => {
     const w = buildWorld(scenario, scenario.seed, recorder, plugins);
@@ -337,7 +341,7 @@ function configurationWarnings(scenario: Scenario): CheckWarning[] {
   for (const c of scenario.consumers) {
     const at = { consumer: c.application, zone: c.zone };
     for (const [service, methods] of calledMethods(c)) {
-      const groups = scenario.providers.filter((p) => p.service === service);
+      const groups = scenario.providers.filter((p) => p.services.includes(service));
       if (groups.length === 0) {
         warnings.push({
           kind: 'no-provider-group',
@@ -367,7 +371,35 @@ function configurationWarnings(scenario: Scenario): CheckWarning[] {
       }
     }
   }
+  warnings.push(...poolWarnings(scenario));
   return warnings;
+}
+
+// A provider pool offered more threads than it has (scenario as written or during a slowdown): its
+// calls get "thread pool is EXHAUSTED", also those of services that are not slow (a shared pool).
+function poolWarnings(scenario: Scenario): CheckWarning[] {
+  return overloadedPools(scenario).map((p) => {
+    const top = [...p.contributions].sort((a, b) => b.threads - a.threads);
+    const worst = top[0]!;
+    const parts = top
+      .filter((c) => c.threads >= 0.5)
+      .map((c) => `${c.service}.${c.method} from ${c.consumer} ${c.threads.toFixed(0)} (${c.attemptsPerCall.toFixed(2)} attempts per call)`);
+    const services = [...new Set(p.contributions.map((c) => c.service))];
+    return {
+      kind: 'pool-overload' as const,
+      consumer: worst.consumer,
+      zone: worst.zone,
+      service: worst.service,
+      method: worst.method,
+      providerGroup: p.group,
+      pool: p.pool,
+      message:
+        `provider group ${p.group}: ${p.pool === 'shared' ? 'its shared pool' : `the ${p.pool} executor`} is offered ` +
+        `${p.offered.toFixed(0)} threads of its ${p.capacity} ${p.phase} (${parts.join(', ')}): calls are rejected with ` +
+        `"thread pool is EXHAUSTED"` +
+        (services.length > 1 ? `, those of ${services.filter((s) => s !== worst.service).join(', ')} too` : ''),
+    };
+  });
 }
 
 // Dubbo matches group and version of the subscription (UrlUtils.isMatch): `*` or a listed value matches.

@@ -143,6 +143,11 @@ export function formatRunTable(summary: Summary): string {
   if (causes.length > 0) {
     lines.push('', `noProvider causes: ${causes.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')}`);
   }
+  const rejected = Object.entries(summary.rejectedCauses ?? {});
+  if (rejected.length > 0) {
+    if (causes.length === 0) lines.push('');
+    lines.push(`rejected causes: ${rejected.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')}`);
+  }
   const ci = summary.ci95;
   if (ci !== undefined) {
     lines.push(
@@ -186,7 +191,30 @@ export function formatCompareTable(byStrategy: Record<string, Summary>): string 
       fmtPercent(s.crossZoneRatio),
     ]);
   }
-  return renderTable(rows).join('\n') + '\n';
+  let out = renderTable(rows).join('\n') + '\n';
+  // Several methods (e.g. an application's healthy and slow services): each one per strategy too,
+  // since one method's failures can hide in the totals of another's traffic.
+  const methods = [...new Set(Object.values(byStrategy).flatMap((s) => Object.keys(s.byService)))].sort();
+  if (methods.length > 1) {
+    const per: string[][] = [['strategy', 'method', 'requests', 'p99 ms', 'timeout %', 'rejected %', 'error %']];
+    for (const [name, s] of Object.entries(byStrategy)) {
+      for (const m of methods) {
+        const x = s.byService[m];
+        if (x === undefined) continue;
+        per.push([
+          name,
+          m,
+          fmtCount(x.requests),
+          fmtMs(x.latencyMs.p99),
+          fmtPercent(x.timeoutRate),
+          fmtPercent(x.requests === 0 ? 0 : x.outcomes.rejected / x.requests),
+          fmtPercent(x.errorRate),
+        ]);
+      }
+    }
+    out += '\nby method\n' + renderTable(per).join('\n') + '\n';
+  }
+  return out;
 }
 
 /** Left-aligns the first column, right-aligns the others, two spaces apart. */

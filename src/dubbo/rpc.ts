@@ -17,7 +17,13 @@ export interface RpcError {
 
 /** The result of one invoke. A `bizException` result is a success at the cluster level (never retried). */
 export type Result =
-  | { kind: 'ok'; value?: unknown; bizException?: string }
+  | {
+      kind: 'ok';
+      value?: unknown;
+      bizException?: string;
+      /** The exception in the result is a provider filter's refusal returned as a result (TpsLimitFilter). */
+      limited?: 'tps';
+    }
   | { kind: 'error'; error: RpcError };
 
 export const OK: Result = Object.freeze({ kind: 'ok' }) as Result;

@@ -57,7 +57,7 @@ export function ci95HalfWidth(values: number[]): number {
 }
 
 // Objects keyed by data (zones, services, groups, causes, counters): their key union is sorted.
-const MAP_KEYS = new Set(['byConsumerZone', 'byService', 'byProviderGroup', 'noProviderCauses', 'events', 'byStrategy']);
+const MAP_KEYS = new Set(['byConsumerZone', 'byService', 'byProviderGroup', 'noProviderCauses', 'rejectedCauses', 'events', 'byStrategy']);
 // Keys whose values are milliseconds (rounded to 3 decimals rather than 6).
 const MS_KEYS = new Set(['tMs', 'p99Ms', 'simulatedMs', 'measuredFromMs']);
 const LATENCY_PARENTS = new Set(['latencyMs', 'latencyAllMs']);

@@ -55,6 +55,8 @@ interface GroupAcc {
   threads: number;
   executions: number;
   rejected: number;
+  /** Per exported service, for groups that export several (else null). */
+  byService: Map<string, { executions: number; rejected: number }> | null;
   busyMs: number;
   peakActiveThreads: number;
   known: boolean;
@@ -98,7 +100,7 @@ export class Recorder {
     warmupMs: number;
     durationMs: number;
     bucketMs: number;
-    providerGroups: Array<{ name: string; instances: number; threads: number }>;
+    providerGroups: Array<{ name: string; instances: number; threads: number; services?: readonly string[] }>;
   }) {
     this.warmupMs = opts.warmupMs;
     this.durationMs = opts.durationMs;
@@ -111,6 +113,10 @@ export class Recorder {
         threads: g.threads,
         executions: 0,
         rejected: 0,
+        byService:
+          g.services !== undefined && g.services.length > 1
+            ? new Map(g.services.map((svc) => [svc, { executions: 0, rejected: 0 }]))
+            : null,
         busyMs: 0,
         peakActiveThreads: 0,
         known: true,
@@ -157,8 +163,10 @@ export class Recorder {
   }
 
   /** A provider of `providerGroup` started executing the request on a thread (also after the request ended). */
-  execution(req: RequestRecord, providerGroup: string): void {
-    this.#group(providerGroup).executions++;
+  execution(req: RequestRecord, providerGroup: string, service?: string): void {
+    const g = this.#group(providerGroup);
+    g.executions++;
+    if (g.byService !== null && service !== undefined) this.#serviceOf(g, service).executions++;
     this.#allExecutions++;
     if (req.attempts === 0) this.#executionsWithoutAttempt++;
     const n = ++req.executions;
@@ -173,8 +181,16 @@ export class Recorder {
   }
 
   /** A provider of `providerGroup` refused a call: thread pool exhausted (not an execution). */
-  rejected(providerGroup: string): void {
-    this.#group(providerGroup).rejected++;
+  rejected(providerGroup: string, service?: string): void {
+    const g = this.#group(providerGroup);
+    g.rejected++;
+    if (g.byService !== null && service !== undefined) this.#serviceOf(g, service).rejected++;
+  }
+
+  #serviceOf(g: GroupAcc, service: string): { executions: number; rejected: number } {
+    let s = g.byService!.get(service);
+    if (s === undefined) g.byService!.set(service, (s = { executions: 0, rejected: 0 }));
+    return s;
   }
 
   /** An execution of `req` whose response no consumer used (late, lost, or a forking loser). */
@@ -210,6 +226,7 @@ export class Recorder {
     else {
       cell.failedLatency.record(latencyMs);
       if (outcome === 'noProvider' || outcome === 'forbidden') cell.addCause(cause ?? 'unspecified');
+      else if (outcome === 'rejected') cell.addRejectedCause(cause ?? 'unspecified');
     }
     this.#timeline.end(req.bucket, index, latencyMs);
   }
@@ -320,6 +337,9 @@ export class Recorder {
         rejected: g.rejected,
         utilization: roundRatio(ratio(g.busyMs, g.instances * g.threads * final.simulatedMs)),
         peakActiveThreads: g.peakActiveThreads,
+        ...(g.byService === null
+          ? {}
+          : { byService: Object.fromEntries([...g.byService].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, { ...v }])) }),
       };
     }
     const events: Record<string, number> = {};
@@ -368,7 +388,7 @@ export class Recorder {
   #group(name: string): GroupAcc {
     let g = this.#groups.get(name);
     if (g === undefined) {
-      g = { name, instances: 0, threads: 0, executions: 0, rejected: 0, busyMs: 0, peakActiveThreads: 0, known: false };
+      g = { name, instances: 0, threads: 0, executions: 0, rejected: 0, byService: null, busyMs: 0, peakActiveThreads: 0, known: false };
       this.#groups.set(name, g);
     }
     return g;

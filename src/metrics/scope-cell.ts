@@ -27,6 +27,8 @@ export class ScopeCell {
   readonly failedLatency = new LatencyHistogram();
   /** Causes of noProvider/forbidden outcomes; null until the first one. */
   causes: Map<string, number> | null = null;
+  /** Causes of rejected outcomes; null until the first one. */
+  rejectedCauses: Map<string, number> | null = null;
 
   constructor(zone: string, serviceKey: string) {
     this.zone = zone;
@@ -36,6 +38,12 @@ export class ScopeCell {
   /** Counts a cause of a noProvider/forbidden outcome. */
   addCause(cause: string, by = 1): void {
     const causes = (this.causes ??= new Map());
+    causes.set(cause, (causes.get(cause) ?? 0) + by);
+  }
+
+  /** Counts a cause of a rejected outcome. */
+  addRejectedCause(cause: string, by = 1): void {
+    const causes = (this.rejectedCauses ??= new Map());
     causes.set(cause, (causes.get(cause) ?? 0) + by);
   }
 
@@ -53,6 +61,7 @@ export class ScopeCell {
     this.okLatency.add(other.okLatency);
     this.failedLatency.add(other.failedLatency);
     if (other.causes !== null) for (const [cause, n] of other.causes) this.addCause(cause, n);
+    if (other.rejectedCauses !== null) for (const [cause, n] of other.rejectedCauses) this.addRejectedCause(cause, n);
   }
 
   /** The SPEC 4.1 figures of this scope, with deterministic key order and rounding. */
@@ -64,6 +73,9 @@ export class ScopeCell {
     const n = this.requests;
     const causes: Record<string, number> = {};
     if (this.causes !== null) for (const key of [...this.causes.keys()].sort()) causes[key] = this.causes.get(key)!;
+    const rejectedCauses: Record<string, number> = {};
+    const rc = this.rejectedCauses;
+    if (rc !== null) for (const key of [...rc.keys()].sort()) rejectedCauses[key] = rc.get(key)!;
     return {
       requests: n,
       ok: o[0]!,
@@ -81,6 +93,7 @@ export class ScopeCell {
       orphanedExecutions: this.orphanedExecutions,
       crossZoneRatio: roundRatio(ratio(this.crossZoneAttempts, this.attempts)),
       noProviderCauses: causes,
+      rejectedCauses,
     };
   }
 }

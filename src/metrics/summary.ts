@@ -45,6 +45,11 @@ export interface ScopeSummary {
   crossZoneRatio: number;
   /** zonesim addition: noProvider and forbidden outcomes by cause (`unspecified` when none was given). */
   noProviderCauses: Record<string, number>;
+  /**
+   * zonesim addition: rejected outcomes by cause: `provider:threadpool` (pool exhausted),
+   * `provider:executes`, `provider:tps` (provider filters), `consumer:actives`, `entry` (the consumer's own entry pool).
+   */
+  rejectedCauses: Record<string, number>;
 }
 
 /** Provider-side load of one provider group over the whole simulated run (warm-up included). */
@@ -52,8 +57,11 @@ export interface ProviderGroupSummary {
   instances: number;
   executions: number;
   rejected: number;
+  /** Of the shared pool (isolated executors not included). */
   utilization: number;
   peakActiveThreads: number;
+  /** Groups exporting several services: executions and rejections per service. */
+  byService?: Record<string, { executions: number; rejected: number }>;
 }
 
 /** One timeline bucket: the requests that started in `[tMs, tMs + bucketMs)`. */

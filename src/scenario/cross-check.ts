@@ -45,10 +45,13 @@ export function usableAddresses(prefix: number): number {
 }
 
 /** Group names of provider entries: `name`, or `<service>@<zone>#<index>` with index among groups of that service+zone. */
-export function providerGroupNames(providers: ReadonlyArray<{ name?: unknown; service?: unknown; zone?: unknown }>): string[] {
+export function providerGroupNames(
+  providers: ReadonlyArray<{ name?: unknown; service?: unknown; services?: unknown; zone?: unknown }>,
+): string[] {
   const seen = new Map<string, number>();
   return providers.map((p) => {
-    const key = `${String(p.service)}@${String(p.zone)}`;
+    const first = p.service === undefined && Array.isArray(p.services) ? p.services[0] : p.service;
+    const key = `${String(first)}@${String(p.zone)}`;
     const index = seen.get(key) ?? 0;
     seen.set(key, index + 1);
     return typeof p.name === 'string' ? p.name : `${key}#${index}`;
@@ -78,6 +81,12 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
   const registries = keys(raw.registries);
   const providers = list(raw.providers).filter(isObj);
   const groups = providerGroupNames(list(raw.providers).map((p) => (isObj(p) ? p : {})));
+  // Consumer groups as `traffic` faults name them: application (default consumer-<index>) and zone.
+  const consumerGroups = list(raw.consumers).map((c, i) => ({
+    application: isObj(c) && typeof c.application === 'string' ? c.application : `consumer-${i}`,
+    zone: isObj(c) ? c.zone : undefined,
+  }));
+  const consumerApps = [...new Set(consumerGroups.map((c) => c.application))];
 
   const name = (
     value: unknown,
@@ -195,6 +204,19 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
   providers.forEach((p, i) => {
     const path: Path = ['providers', i];
     service(p.service, [...path, 'service']);
+    const exported = typeof p.service === 'string' ? [p.service] : list(p.services).filter((x): x is string => typeof x === 'string');
+    const listed = list(p.services);
+    listed.forEach((s, j) => {
+      service(s, [...path, 'services', j]);
+      if (listed.indexOf(s) !== j) issues.push({ path: [...path, 'services', j], message: `service "${String(s)}" is listed twice` });
+    });
+    if (isObj(p.exports)) {
+      for (const [s, e] of Object.entries(p.exports)) {
+        const epath: Path = [...path, 'exports', s];
+        if (!name(s, exported, 'service this group exports', `providers[${i}].service(s)`, epath, true)) continue;
+        if (isObj(e) && isObj(e.methods)) for (const m of Object.keys(e.methods)) method(s, m, [...epath, 'methods', m], true);
+      }
+    }
     zone(p.zone, [...path, 'zone']);
     list(p.registries).forEach((r, j) => registry(r, [...path, 'registries', j]));
     const g = groups[i]!;
@@ -277,6 +299,23 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
       zone(t.zone, [...path, key, 'zone']);
       service(t.service, [...path, key, 'service']);
       group(t.group, [...path, key, 'group']);
+      if (typeof t.instance === 'string') {
+        const ipath: Path = [...path, key, 'instance'];
+        const m = /^(.+)#(\d+)$/.exec(t.instance);
+        if (m === null) issues.push({ path: ipath, message: `expected <provider group>#<index> such as ${groups[0] ?? 'trade-a'}#0, found ${describeFound(t.instance)}` });
+        else if (group(m[1], ipath)) {
+          const p = providers[groups.indexOf(m[1]!)];
+          const count = p === undefined ? 1 : p.count === undefined ? 1 : p.count;
+          if (typeof count === 'number' && Number(m[2]) >= count) {
+            issues.push({ path: ipath, message: `expected an index below the group's count (${count}; 0-based), found ${m[2]} in "${t.instance}"` });
+          }
+        }
+        for (const other of ['zone', 'group', 'service'] as const) {
+          if (t[other] !== undefined && !(key === 'slowdown' && other === 'service')) {
+            issues.push({ path: [...path, key, other], message: `give either instance or ${other}, not both` });
+          }
+        }
+      }
       if (t.method !== undefined) {
         if (typeof t.service === 'string') method(t.service, t.method, [...path, key, 'method']);
         else if (typeof t.method === 'string' && !services.some((s) => methodsOf(s).includes(t.method as string))) {
@@ -298,6 +337,20 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     zone(f.registryPartition, [...path, 'registryPartition']);
     if (isObj(f.rtt)) pair(f.rtt.between, 'rtt');
     if (isObj(f.rule)) for (const op of ['add', 'replace', 'remove']) if (isObj(f.rule[op])) router(f.rule[op], [...path, 'rule', op]);
+    if (isObj(f.traffic)) {
+      const t = f.traffic;
+      const tpath: Path = [...path, 'traffic'];
+      const okApp = name(t.consumer, consumerApps, 'consumer application', 'consumers (application)', [...tpath, 'consumer']);
+      if (zone(t.zone, [...tpath, 'zone']) && okApp && typeof t.consumer === 'string' && typeof t.zone === 'string') {
+        const where = consumerGroups.filter((c) => c.application === t.consumer).map((c) => String(c.zone));
+        if (!where.includes(t.zone)) {
+          issues.push({
+            path: [...tpath, 'zone'],
+            message: `expected a zone where consumer "${t.consumer}" has a group (${[...new Set(where)].join(', ')}), found "${t.zone}"`,
+          });
+        }
+      }
+    }
   });
 
   // Strategies: reference overrides keyed by attribute or by service.
@@ -324,6 +377,17 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
       routers(st.routers, [...path, 'routers']);
       routers(st.addRouters, [...path, 'addRouters']);
       if (isObj(st.registry)) zone(st.registry.zone, [...path, 'registry', 'zone']);
+      if (isObj(st.providers)) {
+        for (const [g, o] of Object.entries(st.providers)) {
+          const gpath: Path = [...path, 'providers', g];
+          if (!name(g, groups, 'provider group', 'providers (name)', gpath, true)) continue;
+          const p = providers[groups.indexOf(g)];
+          const exported = p === undefined ? [] : typeof p.service === 'string' ? [p.service] : list(p.services).filter((x): x is string => typeof x === 'string');
+          if (isObj(o) && isObj(o.exports)) {
+            for (const s of Object.keys(o.exports)) name(s, exported, 'service this group exports', `providers (${g})`, [...gpath, 'exports', s], true);
+          }
+        }
+      }
     }
   }
 

@@ -6,6 +6,8 @@
  */
 import { stringify } from 'yaml';
 import type {
+  DynamicIsolationSpec,
+  ExportSpec,
   FaultAction,
   FaultSpec,
   ReferenceSpec,
@@ -87,6 +89,8 @@ function actionToRaw(a: FaultAction): Raw {
       return {
         rollingRestart: compact({ service: a.service, zone: a.zone, group: a.group, batch: a.batch, interval: a.intervalMs }),
       };
+    case 'traffic':
+      return { traffic: compact({ consumer: a.consumer, zone: a.zone, rate: a.ratePerSec, factor: a.factor }) };
     default: {
       const { kind, ...rest } = a;
       return { [kind]: compact(rest) };
@@ -112,7 +116,36 @@ function strategyToRaw(s: StrategySpec): Raw {
     routers: s.routers,
     addRouters: s.addRouters,
     registry: s.registry === undefined ? undefined : registryToRaw(s.registry),
+    providers:
+      s.providers === undefined
+        ? undefined
+        : Object.fromEntries(
+            Object.entries(s.providers).map(([g, o]) => [
+              g,
+              compact({
+                threads: o.threads,
+                queues: o.queues,
+                exports: o.exports === undefined ? undefined : Object.fromEntries(Object.entries(o.exports).map(([k, e]) => [k, exportToRaw(e)])),
+                isolation: o.isolation === undefined ? undefined : o.isolation.dynamic === undefined ? {} : { dynamic: isolationToRaw(o.isolation.dynamic) },
+              }),
+            ]),
+          ),
   });
+}
+
+function exportToRaw(e: ExportSpec): Raw {
+  return compact({
+    executor: e.executor,
+    executes: e.executes,
+    tps: e.tps,
+    'tps.interval': e.tpsIntervalMs,
+    params: e.params,
+    methods: e.methods,
+  });
+}
+
+function isolationToRaw(d: DynamicIsolationSpec): Raw {
+  return { concurrency: d.concurrency, rt: d.rtMs, threads: d.threads, window: d.windowMs, restoreAfter: d.restoreAfterMs };
 }
 
 /** The scenario in the raw file format (a plain object), every default explicit. */
@@ -152,7 +185,10 @@ export function scenarioToRaw(s: Scenario): Raw {
     providers: s.providers.map((p) =>
       compact({
         name: p.name,
-        service: p.service,
+        service: p.services.length === 1 ? p.service : undefined,
+        services: p.services.length === 1 ? undefined : p.services,
+        exports: Object.keys(p.exports).length === 0 ? undefined : Object.fromEntries(Object.entries(p.exports).map(([k, e]) => [k, exportToRaw(e)])),
+        isolation: p.isolation?.dynamic === undefined ? undefined : { dynamic: isolationToRaw(p.isolation.dynamic) },
         zone: p.zone,
         count: p.count,
         threads: p.threads,
@@ -182,6 +218,7 @@ export function scenarioToRaw(s: Scenario): Raw {
         ),
         registries: c.registries,
         userIds: c.userIds,
+        threads: c.threads,
       }),
     ),
     routers: s.routers,

@@ -20,6 +20,8 @@ import type {
 } from './schema.js';
 import type {
   AttachmentSpec,
+  DynamicIsolationSpec,
+  ExportSpec,
   FaultAction,
   ReferenceSpec,
   RegistrySpec,
@@ -166,7 +168,14 @@ function faultAction(f: RawFault): FaultAction {
   if (f.zoneDown !== undefined) {
     return typeof f.zoneDown === 'string'
       ? { kind: 'zoneDown', zone: f.zoneDown, mode: f.mode ?? 'blackhole' }
-      : { kind: 'zoneDown', zone: f.zoneDown.zone, mode: f.zoneDown.mode ?? 'blackhole' };
+      : compact({
+          kind: 'zoneDown' as const,
+          // A group or instance target has no zone: '' never matches a zone (the target names who).
+          zone: f.zoneDown.zone ?? '',
+          group: f.zoneDown.group,
+          instance: f.zoneDown.instance,
+          mode: f.zoneDown.mode ?? 'blackhole',
+        });
   }
   if (f.zoneUp !== undefined) return { kind: 'zoneUp', zone: f.zoneUp };
   if (f.crash !== undefined) return { kind: 'crash', ...compact(f.crash) };
@@ -183,12 +192,17 @@ function faultAction(f: RawFault): FaultAction {
     return compact({ kind: 'rule' as const, op, router: router(f.rule[op]!), index: f.rule.index });
   }
   if (f.pushSwitch !== undefined) return { kind: 'pushSwitch', on: f.pushSwitch === 'on' || f.pushSwitch === true };
+  if (f.traffic !== undefined) {
+    const t = f.traffic;
+    return compact({ kind: 'traffic' as const, consumer: t.consumer, zone: t.zone, ratePerSec: t.rate, factor: t.factor });
+  }
   const r = f.rollingRestart!;
   return compact({
     kind: 'rollingRestart' as const,
     service: r.service,
     zone: r.zone,
     group: r.group,
+    instance: r.instance,
     batch: r.batch,
     intervalMs: r.interval,
   });
@@ -210,7 +224,39 @@ function strategy(s: RawScenario['strategies'][string]): StrategySpec {
   if (s.routers !== undefined) out.routers = s.routers.map(router);
   if (s.addRouters !== undefined) out.addRouters = s.addRouters.map(router);
   if (s.registry !== undefined) out.registry = partialRegistry(s.registry);
+  if (s.providers !== undefined) {
+    out.providers = Object.fromEntries(
+      Object.entries(s.providers).map(([g, o]) => [
+        g,
+        compact({
+          threads: o.threads,
+          queues: o.queues,
+          exports: o.exports === undefined ? undefined : Object.fromEntries(Object.entries(o.exports).map(([k, e]) => [k, exportSpec(e)])),
+          isolation: o.isolation === undefined ? undefined : isolationSpec(o.isolation),
+        }),
+      ]),
+    );
+  }
   return out;
+}
+
+function isolationSpec(i: NonNullable<RawScenario['providers'][number]['isolation']>): { dynamic?: DynamicIsolationSpec } {
+  const d = i.dynamic;
+  if (d === undefined) return {};
+  return {
+    dynamic: { concurrency: d.concurrency, rtMs: d.rt, threads: d.threads, windowMs: d.window, restoreAfterMs: d.restoreAfter },
+  };
+}
+
+function exportSpec(e: RawScenario['providers'][number]['exports'][string]): ExportSpec {
+  return compact({
+    executor: e.executor === undefined ? undefined : { threads: e.executor.threads, queues: e.executor.queues },
+    executes: e.executes,
+    tps: e.tps,
+    tpsIntervalMs: e['tps.interval'],
+    params: stringify(e.params),
+    methods: Object.fromEntries(Object.entries(e.methods).map(([m, x]) => [m, compact({ executes: x.executes })])),
+  });
 }
 
 /** The normalized scenario of a validated raw one; `fileName` supplies the default name. */
@@ -263,21 +309,25 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         },
       ]),
     ),
-    providers: raw.providers.map((p, i) =>
-      compact({
+    providers: raw.providers.map((p, i) => {
+      const services = p.services ?? [p.service!];
+      return compact({
         name: groupNames[i]!,
-        service: p.service,
+        service: services[0]!,
+        services,
+        exports: Object.fromEntries(Object.entries(p.exports).map(([s, e]) => [s, exportSpec(e)])),
+        isolation: p.isolation?.dynamic === undefined ? undefined : isolationSpec(p.isolation),
         zone: p.zone,
         count: p.count,
         threads: p.threads,
         queues: p.queues,
         weight: p.weight,
         warmupMs: p.warmup,
-        application: p.application ?? `${p.service.slice(p.service.lastIndexOf('.') + 1)}-provider`,
+        application: p.application ?? `${services[0]!.slice(services[0]!.lastIndexOf('.') + 1)}-provider`,
         registries: p.registries,
         params: stringify(p.params),
-      }),
-    ),
+      });
+    }),
     consumers: raw.consumers.map((c, i) =>
       compact({
         application: c.application ?? `consumer-${i}`,
@@ -291,6 +341,7 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         attachments: Object.fromEntries(Object.entries(c.attachments).map(([k, v]) => [k, attachment(v)])),
         registries: c.registries,
         userIds: c.userIds,
+        threads: c.threads,
       }),
     ),
     routers: raw.routers.map(router),

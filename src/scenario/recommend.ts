@@ -11,6 +11,7 @@
 import { sampler, type DistSpec } from '../engine/distributions.js';
 import { RandomStreams } from '../engine/random.js';
 import type { ScopeSummary, Summary } from '../metrics/summary.js';
+import { overloadedPools } from './pool-load.js';
 import { runScenario, type Plugins } from './run.js';
 import type { NetworkSpec, Scenario } from './types.js';
 
@@ -54,6 +55,7 @@ export function recommendations(
 ): Array<Omit<Recommendation, 'before' | 'after'>> {
   const out: Array<Omit<Recommendation, 'before' | 'after'>> = [];
   const seen = new Set<string>();
+  const overloaded = overloadedPools(scenario);
   for (const group of scenario.consumers) {
     for (const key of Object.keys(group.calls)) {
       const dot = key.lastIndexOf('.');
@@ -63,21 +65,41 @@ export function recommendations(
       if (seen.has(id)) continue;
       seen.add(id);
       const spec = scenario.services[service]!.methods[method]!;
-      const zones = [...new Set(scenario.providers.filter((p) => p.service === service).map((p) => p.zone))];
+      const zones = [...new Set(scenario.providers.filter((p) => p.services.includes(service)).map((p) => p.zone))];
       const p99RttMs = Math.max(0, ...zones.map((z) => distQuantile(rttDist(scenario.network, group.zone, z), 0.99)));
       const serviceQuantile = spec.idempotent ? 0.99 : 1 - targetTimeoutRate;
       const p99ServiceMs = distQuantile(spec.serviceTime, serviceQuantile);
       const marginMs = Math.max(5, 0.1 * (p99ServiceMs + p99RttMs));
       const timeoutMs = round(p99ServiceMs + p99RttMs + marginMs);
+      // A pool this method's own retries already help exhaust (as written): more attempts only make it worse.
+      const exhausted = spec.idempotent
+        ? overloaded.find((p) =>
+            p.contributions.some(
+              (c) => c.consumer === group.application && c.zone === group.zone && c.service === service && c.method === method && c.attemptsPerCall > 1 + 1e-9,
+            ),
+          )
+        : undefined;
       // Each attempt times out with probability ~1%: all r+1 of them with ~0.01^(r+1).
-      const retries = spec.idempotent ? Math.max(0, Math.ceil(Math.log(targetTimeoutRate) / Math.log(0.01)) - 1) : 0;
+      const retries = spec.idempotent && exhausted === undefined ? Math.max(0, Math.ceil(Math.log(targetTimeoutRate) / Math.log(0.01)) - 1) : 0;
       const calls = spec.calls.length > 0 ? ' The method calls other services; their time is not in this figure.' : '';
-      const reason = spec.idempotent
-        ? `P99 service time ${p99ServiceMs.toFixed(1)} ms + P99 RTT ${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms; ` +
-          `~1% of attempts time out, so ${retries} ${retries === 1 ? 'retry keeps' : 'retries keep'} the timeout rate under ${targetTimeoutRate}.${calls}`
-        : `not idempotent: no retries (a retry would be a duplicate write), so the timeout covers the ` +
+      let reason: string;
+      if (!spec.idempotent) {
+        reason =
+          `not idempotent: no retries (a retry would be a duplicate write), so the timeout covers the ` +
           `${(serviceQuantile * 100).toFixed(2)}th percentile of the service time (${p99ServiceMs.toFixed(1)} ms) + P99 RTT ` +
           `${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms.${calls}`;
+      } else if (exhausted !== undefined) {
+        reason =
+          `P99 service time ${p99ServiceMs.toFixed(1)} ms + P99 RTT ${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms. ` +
+          `No retries: ${exhausted.pool === 'shared' ? 'the shared pool' : `the ${exhausted.pool} executor`} of provider group ` +
+          `${exhausted.group} is offered ${exhausted.offered.toFixed(0)} threads of its ${exhausted.capacity} ${exhausted.phase}, ` +
+          `and this method's retries are part of that load (a timed-out attempt keeps its thread), so retries would keep the pool ` +
+          `exhausted and get every call on it rejected.${calls}`;
+      } else {
+        reason =
+          `P99 service time ${p99ServiceMs.toFixed(1)} ms + P99 RTT ${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms; ` +
+          `~1% of attempts time out, so ${retries} ${retries === 1 ? 'retry keeps' : 'retries keep'} the timeout rate under ${targetTimeoutRate}.${calls}`;
+      }
       out.push({
         consumer: group.application,
         zone: group.zone,

@@ -15,6 +15,7 @@ import { Recorder } from '../metrics/recorder.js';
 import type { Summary } from '../metrics/summary.js';
 import { EPOCH_MS } from '../world/provider.js';
 import { scheduleFaults } from '../world/faults.js';
+import { providerFilterChain } from '../dubbo/filter/provider-filter-chain.js';
 import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';
@@ -77,6 +78,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
       });
     },
     makeRegistry: (world) => createRegistry(world),
+    providerFilters: (instance) => providerFilterChain(instance),
     scheduleFaults: (world) => scheduleFaults(world, { onRule: (action) => applyRuleFault(world, action, plugins.routers) }),
   });
 }
@@ -88,7 +90,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
     warmupMs: scenario.warmupMs,
     durationMs: scenario.durationMs,
     bucketMs: scenario.bucketMs,
-    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads })),
+    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins);
   const stats = world.run(options.onProgress);

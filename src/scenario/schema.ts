@@ -183,10 +183,64 @@ const serviceSchema = z.strictObject(
   { error: onType('expected a service map { methods: {...} }') },
 );
 
+const executorSchema = z.strictObject(
+  {
+    threads: int(1).describe("The service's own pool size."),
+    queues: z.int({ error: 'expected an integer' }).default(0).describe('0 = no queue; < 0 unbounded; > 0 bounded.'),
+  },
+  { error: onType('expected an executor map { threads, queues? }') },
+);
+
+const exportSchema = z.strictObject(
+  {
+    executor: executorSchema
+      .optional()
+      .describe("Dubbo 3.2+ thread-pool isolation (executor-management-mode: isolation): the service's own pool."),
+    executes: int(0).optional().describe('ExecuteLimitFilter: concurrent executions per method (0 = no limit).'),
+    tps: int(0).optional().describe('TpsLimitFilter: calls per tps.interval (0 = no limit).'),
+    'tps.interval': durationSchema.optional().describe('TpsLimitFilter interval (default 60s).'),
+    params: urlParams().default({}).describe("Extra parameters on this service's registered URL."),
+    methods: z
+      .record(
+        z.string(),
+        z.strictObject({ executes: int(0).optional().describe('ExecuteLimitFilter limit of this method.') }, {
+          error: onType('expected a method map { executes }'),
+        }),
+        { error: 'expected a map of method name to { executes }' },
+      )
+      .default({}),
+  },
+  { error: onType('expected an export map { executor?, executes?, tps?, params?, methods? }') },
+);
+
+const dynamicIsolationSchema = z.strictObject(
+  {
+    concurrency: int(1).describe('A method with more concurrent executions than this ...'),
+    rt: durationSchema.describe('... while its mean RT over window exceeds this moves to its own pool.'),
+    threads: int(1).describe('Threads of the pool a slow method moves to.'),
+    window: durationSchema.prefault('10s').describe('Window of the mean RT.'),
+    restoreAfter: durationSchema.prefault('30s').describe('Moves back after this long of normal mean RT.'),
+  },
+  { error: onType('expected { concurrency, rt, threads, window?, restoreAfter? }') },
+);
+
 const providerSchema = z.strictObject(
   {
     name: str().optional().describe('Group name; default <service>@<zone>#<index> (index among groups of that service and zone).'),
-    service: str('a service name'),
+    service: str('a service name').optional().describe('The one service the group exports (or use services).'),
+    services: z
+      .array(str('a service name'), { error: 'expected a list of service names' })
+      .min(1, { error: 'expected at least one service' })
+      .optional()
+      .describe("Services every process exports on one port, sharing the process's thread pool."),
+    exports: z
+      .record(z.string(), exportSchema, { error: 'expected a map of service name to export settings' })
+      .default({})
+      .describe('Per-service settings: executor, executes, tps, tps.interval, params, methods.'),
+    isolation: z
+      .strictObject({ dynamic: dynamicIsolationSchema.optional() }, { error: onType('expected { dynamic: {...} }') })
+      .optional()
+      .describe('Dynamic isolation of slow methods (the practice of the "Dubbo practice" article, not a Dubbo built-in).'),
     zone: str('a zone name'),
     count: int(0).default(1).describe('Instances in the group.'),
     threads: int(1).default(200).describe('Dubbo fixed thread pool size.'),
@@ -198,7 +252,15 @@ const providerSchema = z.strictObject(
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
   },
   { error: onType('expected a provider group map { service, zone, count, ... }') },
-);
+).superRefine((v, ctx) => {
+  if ((v.service === undefined) === (v.services === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: v.service === undefined ? [] : ['services'],
+      message: v.service === undefined ? 'give service: NAME or services: [NAME, ...]' : 'give either service or services, not both',
+    });
+  }
+});
 
 const attachmentSchema = z
   .union(
@@ -246,6 +308,11 @@ const consumerSchema = z.strictObject(
     attachments: z.record(z.string(), attachmentSchema, { error: 'expected a map of attachments' }).default({}),
     registries: z.array(str('a registry name')).optional().describe('Registries to subscribe to (default: all).'),
     userIds: int(1).default(1_000_000).describe('Distinct user ids for `when:` attachments.'),
+    threads: int(1)
+      .optional()
+      .describe(
+        "Entry pool per instance (e.g. Tomcat's 200): requests one instance serves at once; an arrival finding all busy ends at once as rejected (cause entry). Default: unbounded.",
+      ),
   },
   { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );
@@ -288,28 +355,43 @@ export const routerSchema = z.discriminatedUnion(
 const zonePair = z
   .tuple([str('a zone name'), str('a zone name')], { error: 'expected two zone names [Z1, Z2]' })
   .describe('[Z1, Z2]');
+const instanceRef = () =>
+  str('an instance such as trade-a#3').describe('One instance: <provider group>#<index>, 0-based in start order.');
+const targetShape = () => ({
+  zone: str('a zone name').optional(),
+  service: str('a service name').optional(),
+  group: str('a provider group name').optional(),
+  instance: instanceRef().optional(),
+  count: int(0).optional().describe('How many instances (default: all).'),
+  fraction: fraction().optional().describe('Share of the instances (default: all).'),
+});
+const countOrFraction = (v: { count?: number; fraction?: number }, ctx: z.RefinementCtx) => {
+  if (v.count !== undefined && v.fraction !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['fraction'], message: 'give either count or fraction, not both' });
+  }
+};
 const target = () =>
+  z
+    .strictObject(targetShape(), { error: onType('expected { zone?, service?, group?, instance?, count? | fraction? }') })
+    .superRefine(countOrFraction);
+const crashTarget = () =>
   z
     .strictObject(
       {
-        zone: str('a zone name').optional(),
-        service: str('a service name').optional(),
-        group: str('a provider group name').optional(),
-        count: int(0).optional().describe('How many instances (default: all).'),
-        fraction: fraction().optional().describe('Share of the instances (default: all).'),
+        ...targetShape(),
+        mode: z
+          .enum(['blackhole', 'crash'], { error: 'expected blackhole or crash' })
+          .optional()
+          .describe('crash (default: connections refused at once) or blackhole (calls time out).'),
       },
-      { error: onType('expected { zone?, service?, group?, count? | fraction? }') },
+      { error: onType('expected { zone?, service?, group?, instance?, count? | fraction?, mode? }') },
     )
-    .superRefine((v, ctx) => {
-      if (v.count !== undefined && v.fraction !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['fraction'], message: 'give either count or fraction, not both' });
-      }
-    });
+    .superRefine(countOrFraction);
 
 /** The action keys of a fault entry; exactly one per entry. */
 export const FAULT_ACTIONS = [
   'zoneDown', 'zoneUp', 'crash', 'restart', 'slowdown', 'partition', 'heal', 'registryPartition',
-  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart',
+  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart', 'traffic',
 ] as const;
 
 const zoneDownMode = z.enum(['blackhole', 'crash'], { error: 'expected blackhole or crash' });
@@ -321,17 +403,33 @@ const faultSchema = z
       for: durationSchema.optional().describe('Undo the fault after this long.'),
       mode: zoneDownMode.optional().describe('With zoneDown: blackhole (default; calls time out) or crash (refused at once).'),
       zoneDown: z
-        .union([str('a zone name'), z.strictObject({ zone: str('a zone name'), mode: zoneDownMode.optional() })], {
-          error: 'expected a zone name or { zone, mode }',
-        })
+        .union(
+          [
+            str('a zone name'),
+            z
+              .strictObject({
+                zone: str('a zone name').optional(),
+                group: str('a provider group name').optional(),
+                instance: instanceRef().optional(),
+                mode: zoneDownMode.optional(),
+              })
+              .superRefine((v, ctx) => {
+                const n = [v.zone, v.group, v.instance].filter((x) => x !== undefined).length;
+                if (n !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of zone, group, instance' });
+              }),
+          ],
+          { error: 'expected a zone name or { zone | group | instance, mode }' },
+        )
         .optional()
         .describe("The zone's providers stop answering and heartbeating."),
       zoneUp: str('a zone name').optional(),
-      crash: target().optional(),
+      crash: crashTarget().optional(),
       restart: target().optional(),
       slowdown: z
         .strictObject({
           zone: str('a zone name').optional(),
+          group: str('a provider group name').optional(),
+          instance: instanceRef().optional(),
           service: str('a service name').optional(),
           method: str('a method name').optional(),
           factor: z.number({ error: 'expected a factor > 0' }).positive({ error: 'expected a factor > 0' }),
@@ -380,10 +478,36 @@ const faultSchema = z
           service: str('a service name').optional(),
           zone: str('a zone name').optional(),
           group: str('a provider group name').optional(),
+          instance: instanceRef().optional(),
           batch: int(1).default(1),
           interval: durationSchema.prefault('10s'),
         })
         .optional(),
+      traffic: z
+        .strictObject(
+          {
+            consumer: str('a consumer application name'),
+            zone: str('a zone name').optional().describe("Only the consumer's groups in this zone."),
+            rate: rateSchema.optional().describe('The new arrival rate of each matching group.'),
+            factor: z
+              .number({ error: 'expected a factor >= 0' })
+              .min(0, { error: 'expected a factor >= 0' })
+              .optional()
+              .describe("Multiplies each matching group's current arrival rate."),
+          },
+          { error: onType('expected { consumer, zone?, rate | factor }') },
+        )
+        .superRefine((v, ctx) => {
+          if ((v.rate === undefined) === (v.factor === undefined)) {
+            ctx.addIssue({
+              code: 'custom',
+              ...(v.rate === undefined ? {} : { path: ['factor'] }),
+              message: v.rate === undefined ? 'expected rate or factor, found neither' : 'give either rate or factor, not both',
+            });
+          }
+        })
+        .optional()
+        .describe("Changes a consumer group's arrival rate (a peak; users moved off a dead zone)."),
     },
     { error: onType('expected a fault map { at, <action> }') },
   )
@@ -414,8 +538,26 @@ const strategySchema = z.strictObject(
       .optional()
       .describe("Appended to the scenario's routers."),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
+    providers: z
+      .record(
+        z.string(),
+        z.strictObject(
+          {
+            threads: int(1).optional(),
+            queues: z.int({ error: 'expected an integer' }).optional(),
+            exports: z.record(z.string(), exportSchema, { error: 'expected a map of service name to export settings' }).optional(),
+            isolation: z
+              .strictObject({ dynamic: dynamicIsolationSchema.optional() }, { error: onType('expected { dynamic: {...} }') })
+              .optional(),
+          },
+          { error: onType('expected provider overrides { threads?, queues?, exports?, isolation? }') },
+        ),
+        { error: 'expected a map of provider group name to overrides' },
+      )
+      .optional()
+      .describe('zonesim extension: provider-side overrides by provider group (pools, isolation, filters).'),
   },
-  { error: onType('expected a strategy map { description?, reference?, routers?, addRouters?, registry? }') },
+  { error: onType('expected a strategy map { description?, reference?, routers?, addRouters?, registry?, providers? }') },
 );
 
 const zoneSchema = z.strictObject(

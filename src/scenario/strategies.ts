@@ -78,6 +78,17 @@ export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scena
   if (strategy.routers) copy.routers = structuredClone(strategy.routers);
   if (strategy.addRouters) copy.routers = [...copy.routers, ...structuredClone(strategy.addRouters)];
   if (strategy.registry) copy.registry = { ...copy.registry, ...strategy.registry };
+  for (const [name, o] of Object.entries(strategy.providers ?? {})) {
+    const group = copy.providers.find((p) => p.name === name);
+    if (group === undefined) throw new Error(`strategy names unknown provider group "${name}"`);
+    if (o.threads !== undefined) group.threads = o.threads;
+    if (o.queues !== undefined) group.queues = o.queues;
+    if (o.exports !== undefined) group.exports = { ...group.exports, ...structuredClone(o.exports) };
+    if (o.isolation !== undefined) {
+      if (o.isolation.dynamic === undefined) delete group.isolation;
+      else group.isolation = structuredClone(o.isolation);
+    }
+  }
   copy.strategies = {};
   return copy;
 }

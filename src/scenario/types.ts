@@ -88,9 +88,39 @@ export interface ServiceSpec {
   methods: Record<string, MethodSpec>;
 }
 
+/** Per-service settings of a provider application (SPEC 2.3 `exports.<service>`). */
+export interface ExportSpec {
+  /** Dubbo 3.2+ thread-pool isolation: the service's own executor. */
+  executor?: { threads: number; queues: number };
+  /** ExecuteLimitFilter `executes` (service level). */
+  executes?: number;
+  /** TpsLimitFilter `tps` and `tps.interval` (ms). */
+  tps?: number;
+  tpsIntervalMs?: number;
+  /** Extra parameters on this service's registered URL. */
+  params: Record<string, string>;
+  /** Method-level `executes`. */
+  methods: Record<string, { executes?: number }>;
+}
+
+/** Dynamic isolation (not a Dubbo built-in; SPEC 2.3 `isolation.dynamic`). */
+export interface DynamicIsolationSpec {
+  concurrency: number;
+  rtMs: number;
+  threads: number;
+  windowMs: number;
+  restoreAfterMs: number;
+}
+
 export interface ProviderGroupSpec {
   name: string;
+  /** The first exported service (the only one for `service: A`). */
   service: string;
+  /** Every service each process exports on its one port (sharing its pool unless isolated). */
+  services: string[];
+  /** Per-service settings, by service (only services with settings). */
+  exports: Record<string, ExportSpec>;
+  isolation?: { dynamic?: DynamicIsolationSpec };
   zone: string;
   count: number;
   threads: number;
@@ -140,6 +170,8 @@ export interface ConsumerGroupSpec {
   registries?: string[];
   /** Number of distinct user ids for `when:` attachment expressions (default 1_000_000). */
   userIds: number;
+  /** Entry pool per instance (SPEC 2.4 `threads`): requests served at once; absent = unbounded. */
+  threads?: number;
 }
 
 export type RouterSpec =
@@ -149,11 +181,12 @@ export type RouterSpec =
   | { type: 'plugin'; module: string; options: Record<string, unknown>; service?: string };
 
 export type FaultAction =
-  | { kind: 'zoneDown'; zone: string; mode: 'blackhole' | 'crash' }
+  /** `zone` is set unless the target is a group or an instance (`zoneDown: { group | instance, mode }`). */
+  | { kind: 'zoneDown'; zone: string; group?: string; instance?: string; mode: 'blackhole' | 'crash' }
   | { kind: 'zoneUp'; zone: string }
-  | { kind: 'crash'; zone?: string; service?: string; group?: string; count?: number; fraction?: number }
-  | { kind: 'restart'; zone?: string; service?: string; group?: string; count?: number; fraction?: number }
-  | { kind: 'slowdown'; zone?: string; service?: string; method?: string; factor: number }
+  | { kind: 'crash'; zone?: string; service?: string; group?: string; instance?: string; count?: number; fraction?: number; mode?: 'blackhole' | 'crash' }
+  | { kind: 'restart'; zone?: string; service?: string; group?: string; instance?: string; count?: number; fraction?: number }
+  | { kind: 'slowdown'; zone?: string; group?: string; instance?: string; service?: string; method?: string; factor: number }
   | { kind: 'partition'; zones: [string, string] }
   | { kind: 'heal'; zones: [string, string] }
   | { kind: 'registryPartition'; zone: string }
@@ -162,7 +195,9 @@ export type FaultAction =
   | { kind: 'scale'; zone?: string; service?: string; group?: string; count: number }
   | { kind: 'rule'; op: 'add' | 'replace' | 'remove'; router: RouterSpec; index?: number }
   | { kind: 'pushSwitch'; on: boolean }
-  | { kind: 'rollingRestart'; service?: string; zone?: string; group?: string; batch: number; intervalMs: number };
+  | { kind: 'rollingRestart'; service?: string; zone?: string; group?: string; instance?: string; batch: number; intervalMs: number }
+  /** Sets (`ratePerSec`) or multiplies (`factor`) the arrival rate of the consumer groups of `consumer` (in `zone`). */
+  | { kind: 'traffic'; consumer: string; zone?: string; ratePerSec?: number; factor?: number };
 
 export interface FaultSpec {
   atMs: number;
@@ -186,4 +221,15 @@ export interface StrategySpec {
   addRouters?: RouterSpec[];
   /** Merged into the registry spec (e.g. `emptyProtection: true`). */
   registry?: Partial<RegistrySpec>;
+  /** zonesim extension: provider-side overrides by provider group name (`exports` merge per service). */
+  providers?: Record<string, ProviderOverrides>;
+}
+
+/** What a strategy may change on a provider group. */
+export interface ProviderOverrides {
+  threads?: number;
+  queues?: number;
+  exports?: Record<string, ExportSpec>;
+  /** Replaces the group's isolation. */
+  isolation?: { dynamic?: DynamicIsolationSpec };
 }

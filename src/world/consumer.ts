@@ -1,8 +1,11 @@
 /**
  * Consumer groups and instances as the world sees them: where they are, how requests arrive
- * (Poisson or constant), which method each request calls and which attachments it carries. What
- * an instance does with a request is its `ConsumerStack` (the Dubbo port, plugged in from above).
+ * (Poisson or constant, at a rate the `traffic` fault may change), which method each request
+ * calls and which attachments it carries, and each instance's entry pool (`threads`, SPEC 2.4:
+ * the requests it serves at once). What an instance does with a request is its `ConsumerStack`
+ * (the Dubbo port, plugged in from above).
  */
+import type { QueueEntry } from '../engine/event-queue.js';
 import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../scenario/types.js';
@@ -41,6 +44,8 @@ export class ConsumerInstance implements ConsumerInstanceInfo {
   readonly index: number;
   readonly group: ConsumerGroupSpec;
   stack!: ConsumerStack;
+  /** Requests this instance is serving now: the entry threads in use (bounded by the group's `threads`). */
+  entryThreadsInUse = 0;
 
   constructor(group: ConsumerGroupSpec, index: number, ip: string, id?: string) {
     this.group = group;
@@ -58,7 +63,10 @@ interface MethodChoice {
   cumulative: number;
 }
 
-/** A consumer group: its instances and its arrival process. */
+/** The cause of a request refused by a full entry pool (outcome `rejected`, SPEC 2.4). */
+export const ENTRY_CAUSE = 'entry';
+
+/** A consumer group: its instances, its arrival process and its instances' entry pools. */
 export class ConsumerGroup {
   readonly spec: ConsumerGroupSpec;
   readonly instances: ConsumerInstance[];
@@ -69,6 +77,16 @@ export class ConsumerGroup {
   readonly #tagRng: Rng;
   readonly #choices: MethodChoice[];
   readonly #total: number;
+  readonly #poisson: boolean;
+  /** Entry threads per instance (`threads`); Infinity when unbounded. */
+  readonly #entryThreads: number;
+  #ratePerSec: number;
+  #meanGapMs: number;
+  /** Arrivals run once `start` is called, until `#untilMs`. */
+  #started = false;
+  #untilMs = 0;
+  /** The scheduled next arrival, so that a rate change can replace it. */
+  #pending: QueueEntry | null = null;
   inFlight = 0;
   /** Requests started so far (benchmark figure). */
   started = 0;
@@ -86,6 +104,10 @@ export class ConsumerGroup {
     this.#arrivalRng = rng.arrival;
     this.#pickRng = rng.pick;
     this.#tagRng = rng.tag;
+    this.#poisson = spec.arrival === 'poisson';
+    this.#entryThreads = spec.threads ?? Infinity;
+    this.#ratePerSec = spec.ratePerSec;
+    this.#meanGapMs = 1000 / spec.ratePerSec;
     let cumulative = 0;
     this.#choices = Object.entries(spec.calls).map(([key, weight]) => {
       const dot = key.lastIndexOf('.');
@@ -103,20 +125,53 @@ export class ConsumerGroup {
     return [...new Set(this.#choices.map((c) => c.service))];
   }
 
+  /** The group's arrival rate now (per second): the spec's, or what a `traffic` fault set. */
+  get ratePerSec(): number {
+    return this.#ratePerSec;
+  }
+
   /** Starts the arrival process; arrivals stop at `untilMs`. */
   start(untilMs: number): void {
-    if (this.spec.ratePerSec <= 0 || this.#choices.length === 0) return;
+    this.#started = true;
+    this.#untilMs = untilMs;
+    if (this.#ratePerSec <= 0 || this.#choices.length === 0) return;
+    this.#pending = this.#sim.schedule(this.#poisson ? this.#exponentialGapMs() : 0, this.#nextArrival);
+  }
+
+  /**
+   * Changes the group's arrival rate from now on (the `traffic` fault); 0 stops arrivals until a
+   * later change. The pending arrival is dropped and the next one drawn afresh at the new rate. For
+   * Poisson arrivals that is exact, not an approximation: the time to the next arrival is memoryless
+   * (what has already elapsed since the last arrival says nothing about the rest), so a fresh
+   * exponential draw at the new rate is the process at the new rate. Constant arrivals restart their
+   * spacing now (the next one comes one new gap from now).
+   */
+  setRate(ratePerSec: number): void {
+    if (!(ratePerSec >= 0) || !Number.isFinite(ratePerSec)) throw new RangeError(`expected a rate >= 0, got ${ratePerSec}`);
+    this.#ratePerSec = ratePerSec;
+    this.#meanGapMs = 1000 / ratePerSec;
+    if (!this.#started) return;
     const sim = this.#sim;
-    const meanGapMs = 1000 / this.spec.ratePerSec;
-    const poisson = this.spec.arrival === 'poisson';
-    const rng = this.#arrivalRng;
-    const next = (): void => {
-      if (sim.now >= untilMs) return;
-      this.#arrive();
-      const gap = poisson ? -meanGapMs * Math.log(1 - rng.next()) : meanGapMs;
-      sim.schedule(gap, next);
-    };
-    sim.schedule(poisson ? -meanGapMs * Math.log(1 - rng.next()) : 0, next);
+    if (this.#pending !== null) {
+      sim.cancel(this.#pending);
+      this.#pending = null;
+    }
+    if (ratePerSec <= 0 || this.#choices.length === 0 || sim.now >= this.#untilMs) return;
+    this.#pending = sim.schedule(this.#poisson ? this.#exponentialGapMs() : this.#meanGapMs, this.#nextArrival);
+  }
+
+  // One arrival, then the next one scheduled. The draws (one per scheduled arrival, from the
+  // arrival stream) are the same with or without rate changes until the first change.
+  readonly #nextArrival = (): void => {
+    const sim = this.#sim;
+    this.#pending = null;
+    if (sim.now >= this.#untilMs) return;
+    this.#arrive();
+    this.#pending = sim.schedule(this.#poisson ? this.#exponentialGapMs() : this.#meanGapMs, this.#nextArrival);
+  };
+
+  #exponentialGapMs(): number {
+    return -this.#meanGapMs * Math.log(1 - this.#arrivalRng.next());
   }
 
   #arrive(): void {
@@ -141,16 +196,25 @@ export class ConsumerGroup {
       idempotent: choice.idempotent,
       startMs: sim.now,
     });
-    this.inFlight++;
     this.started++;
+    if (inst.entryThreadsInUse >= this.#entryThreads) {
+      // Every entry thread of the instance is busy: the request ends at once (SPEC 2.4; Tomcat
+      // would first hold it in its accept queue, which the scenario format does not model).
+      this.#observer.endRequest(request, 'rejected', sim.now, ENTRY_CAUSE);
+      return;
+    }
+    inst.entryThreadsInUse++;
+    this.inFlight++;
     sim.process(
-      this.#request(inst.stack, { service: choice.service, method: choice.method, attachments: this.#attachments(), request }),
+      this.#request(inst, { service: choice.service, method: choice.method, attachments: this.#attachments(), request }),
     );
   }
 
-  *#request(stack: ConsumerStack, call: ServiceCall): Proc<void> {
-    const { outcome, cause } = yield* stack.call(call);
+  // The request holds its entry thread from arrival to its outcome.
+  *#request(inst: ConsumerInstance, call: ServiceCall): Proc<void> {
+    const { outcome, cause } = yield* inst.stack.call(call);
     this.#observer.endRequest(call.request, outcome, this.#sim.now, cause);
+    inst.entryThreadsInUse--;
     this.inFlight--;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The fault timeline (SPEC 2.8): schedules every normalized `FaultSpec` at its `atMs`, applies
- * it to the world (providers, network, registry), undoes it after `forMs` where an undo makes
- * sense, and records start/end markers. It owns the instance life-cycle choices of faults:
+ * it to the world (providers, network, registry, consumer arrival rates), undoes it after
+ * `forMs` where an undo makes sense, and records start/end markers. It owns the instance
+ * life-cycle choices of faults:
  *
  * - `zoneDown` black-holes or crashes every live provider of the zone; both stop heartbeating
  *   (`registry.providerStopped(p, false)`).
@@ -51,6 +52,14 @@ interface Target {
   zone?: string;
   service?: string;
   group?: string;
+  /** One instance, `<group>#<index>` (0-based among the group's current instances in start order). */
+  instance?: string;
+}
+
+/** The group and index of an `instance` target. */
+function parseInstance(ref: string): { group: string; index: number } {
+  const at = ref.lastIndexOf('#');
+  return { group: ref.slice(0, at), index: Number(ref.slice(at + 1)) };
 }
 
 /** Schedules every fault of the world's scenario (and its undo) on the world's simulation. */
@@ -63,15 +72,17 @@ export function scheduleFaults(world: World, hooks: FaultHooks = {}): void {
 export function faultLabel(action: FaultAction): string {
   switch (action.kind) {
     case 'zoneDown':
-      return `zoneDown ${action.zone} (${action.mode})`;
+      return `zoneDown ${action.instance ?? (action.group !== undefined ? `group ${action.group}` : action.zone)} (${action.mode})`;
     case 'zoneUp':
       return `zoneUp ${action.zone}`;
     case 'crash':
     case 'restart':
-      return `${action.kind} ${amountLabel(action)} of ${targetLabel(action)}`;
+      if (action.instance !== undefined) return `${action.kind} ${action.instance}${action.kind === 'crash' && action.mode === 'blackhole' ? ' (blackhole)' : ''}`;
+      return `${action.kind} ${amountLabel(action)} of ${targetLabel(action)}${action.kind === 'crash' && action.mode === 'blackhole' ? ' (blackhole)' : ''}`;
     case 'slowdown': {
       const what = action.method !== undefined ? `${action.service ?? '*'}.${action.method}` : (action.service ?? 'all services');
-      return `slowdown ${what}${action.zone !== undefined ? ` in ${action.zone}` : ''} x${action.factor}`;
+      const where = action.instance ?? (action.group !== undefined ? `group ${action.group}` : action.zone);
+      return `slowdown ${what}${where !== undefined ? ` in ${where}` : ''} x${action.factor}`;
     }
     case 'partition':
     case 'heal':
@@ -93,6 +104,10 @@ export function faultLabel(action: FaultAction): string {
       return `pushSwitch ${action.on ? 'on' : 'off'}`;
     case 'rollingRestart':
       return `rollingRestart ${targetLabel(action)} (batch ${action.batch} every ${msLabel(action.intervalMs)})`;
+    case 'traffic': {
+      const change = action.ratePerSec !== undefined ? `to ${action.ratePerSec}/s` : `x${action.factor}`;
+      return `traffic ${action.consumer}${action.zone !== undefined ? ` in ${action.zone}` : ''} ${change}`;
+    }
   }
 }
 
@@ -156,7 +171,8 @@ class FaultTimeline {
     const world = this.#world;
     switch (action.kind) {
       case 'zoneDown': {
-        const hit = this.#live({ zone: action.zone }).filter((p) => p.state === 'up' || action.mode === 'crash');
+        const target: Target = action.group !== undefined || action.instance !== undefined ? { group: action.group, instance: action.instance } : { zone: action.zone };
+        const hit = this.#live(target).filter((p) => p.state === 'up' || action.mode === 'crash');
         for (const p of hit) {
           if (action.mode === 'crash') this.#crash(p);
           else this.#blackhole(p);
@@ -168,7 +184,10 @@ class FaultTimeline {
         return undefined;
       case 'crash': {
         const hit = this.#pick(this.#live(action).filter((p) => p.state === 'up'), action);
-        for (const p of hit) this.#crash(p);
+        for (const p of hit) {
+          if (action.mode === 'blackhole') this.#blackhole(p);
+          else this.#crash(p);
+        }
         return () => this.#bringBack(hit);
       }
       case 'restart': {
@@ -181,8 +200,22 @@ class FaultTimeline {
         return undefined;
       }
       case 'slowdown': {
-        const key = action.method ?? '*';
+        if (action.instance !== undefined) {
+          // One instance: its own factors, on top of its group's.
+          const undos = this.#current({ instance: action.instance }).map((p) => {
+            const key = p.group.slowdownKey(action.service, action.method);
+            const before = p.slowdown.get(key);
+            p.slowdown.set(key, action.factor);
+            return () => {
+              if (p.slowdown.get(key) !== action.factor) return;
+              if (before === undefined) p.slowdown.delete(key);
+              else p.slowdown.set(key, before);
+            };
+          });
+          return () => undos.forEach((u) => u());
+        }
         const undos = this.#groups(action).map((g) => {
+          const key = g.slowdownKey(action.service, action.method);
           const before = g.slowdown.get(key);
           g.slowdown.set(key, action.factor);
           return () => {
@@ -225,22 +258,43 @@ class FaultTimeline {
       case 'rollingRestart':
         this.#rollingRestart(action, label);
         return undefined;
+      case 'traffic': {
+        const undos = world.consumerGroups
+          .filter((g) => g.spec.application === action.consumer && (action.zone === undefined || g.spec.zone === action.zone))
+          .map((g) => {
+            const before = g.ratePerSec;
+            const after = action.ratePerSec ?? before * action.factor!;
+            g.setRate(after);
+            return () => {
+              // A later traffic change of the group has taken over: leave it.
+              if (g.ratePerSec === after) g.setRate(before);
+            };
+          });
+        return () => undos.forEach((u) => u());
+      }
     }
   }
 
   /** Provider groups a target addresses. */
   #groups(t: Target): ProviderGroup[] {
+    if (t.instance !== undefined) {
+      const { group } = parseInstance(t.instance);
+      return this.#world.providerGroups.filter((g) => g.spec.name === group);
+    }
     return this.#world.providerGroups.filter(
       (g) =>
         (t.zone === undefined || g.spec.zone === t.zone) &&
-        (t.service === undefined || g.spec.service === t.service) &&
+        (t.service === undefined || g.spec.services.includes(t.service)) &&
         (t.group === undefined || g.spec.name === t.group),
     );
   }
 
   /** Instances not replaced or scaled away, in group order then start order. */
   #current(t: Target): ProviderInstance[] {
-    return this.#groups(t).flatMap((g) => g.instances.filter((p) => !this.#retired.has(p)));
+    const all = this.#groups(t).flatMap((g) => g.instances.filter((p) => !this.#retired.has(p)));
+    if (t.instance === undefined) return all;
+    const one = all[parseInstance(t.instance).index];
+    return one === undefined ? [] : [one];
   }
 
   /** Current instances whose process runs (up or black-holed). */
@@ -374,6 +428,7 @@ function amountLabel(a: { count?: number; fraction?: number }): string {
 }
 
 function targetLabel(t: Target): string {
+  if (t.instance !== undefined) return t.instance;
   if (t.group !== undefined) return `group ${t.group}`;
   const what = t.service ?? 'providers';
   return t.zone !== undefined ? `${what} in ${t.zone}` : what;

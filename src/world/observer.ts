@@ -23,8 +23,8 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
     startMs: number;
   }): R;
   attempt(req: R, info: { crossZone: boolean; stale: boolean; providerGroup: string }): void;
-  execution(req: R, providerGroup: string): void;
-  rejected(providerGroup: string): void;
+  execution(req: R, providerGroup: string, service: string): void;
+  rejected(providerGroup: string, service: string): void;
   orphaned(req: R): void;
   endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
   push(consumerInstance: string, bytes: number): void;

@@ -1,14 +1,20 @@
 /**
- * Simulated provider instances: the registered URL, Dubbo's fixed thread pool (threads/queues),
- * service-time draws, slowdowns, and the crash / black-hole / up states. A provider executes every
- * call it accepts to the end: a consumer timeout never cancels provider work.
+ * Simulated provider processes: a provider group is one application whose every process exports
+ * one or more services on one port (`ProviderExport`: one registered URL per service), executes
+ * calls on Dubbo's fixed thread pool (threads/queues) shared by all of them, unless a service has
+ * its own executor (Dubbo 3.2+ isolation) or dynamic isolation has moved a slow method to its own
+ * pool; service-time draws, slowdowns, the provider filters (ExecuteLimitFilter, TpsLimitFilter),
+ * and the crash / black-hole / up states. A provider executes every call it accepts to the end:
+ * a consumer timeout never cancels provider work.
  */
 import { sampler, type Sampler } from '../engine/distributions.js';
 import { Resource } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
-import type { MethodSpec, ProviderGroupSpec } from '../scenario/types.js';
+import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../scenario/types.js';
+import { DynamicIsolation } from './dynamic-isolation.js';
 import type { Network } from './network.js';
+import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from './observer.js';
 
 /** Dubbo release the simulated providers announce. */
@@ -18,13 +24,17 @@ export const PROVIDER_RELEASE = '3.3.2';
 export type Reply =
   | { kind: 'ok'; biz: boolean }
   | { kind: 'refused' }
-  | { kind: 'exhausted'; detail: string };
+  | { kind: 'exhausted'; detail: string }
+  /** A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter): Dubbo's RpcException code and message. */
+  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string };
 
 /** Epoch of simulated time 0, so that URL `timestamp`s look like Dubbo's (2026-01-01T00:00:00Z). */
 export const EPOCH_MS = 1_767_225_600_000;
 
 /** What a provider needs to answer one attempt. */
 export interface IncomingCall {
+  /** The service called (its export on the provider process). */
+  readonly service: string;
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
@@ -47,36 +57,115 @@ const REFUSED: Reply = { kind: 'refused' };
 const OK_PLAIN: Reply = { kind: 'ok', biz: false };
 const OK_BIZ: Reply = { kind: 'ok', biz: true };
 
+interface MethodRuntime {
+  spec: MethodSpec;
+  draw: Sampler;
+}
+
 /** Per-group shared pieces: spec, samplers, counters. */
 export class ProviderGroup {
   readonly spec: ProviderGroupSpec;
-  readonly methods: Map<string, { spec: MethodSpec; draw: Sampler }>;
+  /** Methods of the first (or only) exported service. */
+  readonly methods: Map<string, MethodRuntime>;
+  /** Methods by exported service, in `spec.services` order. */
+  readonly methodsByService: Map<string, Map<string, MethodRuntime>>;
   readonly instances: ProviderInstance[] = [];
-  /** Method (or '*') → slowdown factor. */
+  /**
+   * Slowdown factors by key: a method name or '*' (every service of the group), or
+   * `<service>#<method>` / `<service>#*` (one service of a group that exports several).
+   */
   readonly slowdown = new Map<string, number>();
   readonly bizRng: Rng;
   /** Busy thread-ms and peak of instances that no longer exist. */
   retiredBusyMs = 0;
   retiredPeak = 0;
 
-  constructor(spec: ProviderGroupSpec, methods: Record<string, MethodSpec>, rng: Rng, bizRng: Rng) {
+  constructor(spec: ProviderGroupSpec, services: Record<string, ServiceSpec>, rng: Rng, bizRng: Rng) {
     this.spec = spec;
     this.bizRng = bizRng;
-    this.methods = new Map(Object.entries(methods).map(([m, s]) => [m, { spec: s, draw: sampler(s.serviceTime, rng) }]));
+    this.methodsByService = new Map(
+      spec.services.map((svc) => [
+        svc,
+        new Map(Object.entries(services[svc]!.methods).map(([m, s]) => [m, { spec: s, draw: sampler(s.serviceTime, rng) }])),
+      ]),
+    );
+    this.methods = this.methodsByService.get(spec.service)!;
   }
 
-  /** Service-time multiplier for `method` now. */
-  factor(method: string): number {
+  /** The slowdown key of (service, method): plain for a one-service group, service-scoped otherwise. */
+  slowdownKey(service: string | undefined, method: string | undefined): string {
+    if (service === undefined || this.spec.services.length === 1) return method ?? '*';
+    return `${service}#${method ?? '*'}`;
+  }
+
+  /** Service-time multiplier for `method` of `service` now. */
+  factor(method: string, service: string = this.spec.service): number {
     if (this.slowdown.size === 0) return 1;
-    return (this.slowdown.get(method) ?? 1) * (this.slowdown.get('*') ?? 1);
+    const s = this.slowdown;
+    const f = (s.get(method) ?? 1) * (s.get('*') ?? 1);
+    if (this.spec.services.length === 1) return f;
+    return f * (s.get(`${service}#${method}`) ?? 1) * (s.get(`${service}#*`) ?? 1);
   }
 
+  /** Busy thread-ms of the shared pools. */
   busyMs(): number {
     return this.instances.reduce((s, p) => s + p.pool.busyMs(), this.retiredBusyMs);
   }
 
   peakActiveThreads(): number {
     return this.instances.reduce((m, p) => Math.max(m, p.pool.peakInUse), this.retiredPeak);
+  }
+}
+
+/**
+ * One service exported by one provider process: what the registry lists (one URL per service) and
+ * what a consumer's invoker calls. Everything about the process (address, state, pools) is the
+ * instance's.
+ */
+export class ProviderExport {
+  readonly instance: ProviderInstance;
+  readonly service: string;
+  readonly url: string;
+  /** The service's own executor (Dubbo 3.2+ isolation), or null for the shared pool. */
+  readonly executor: Resource<IncomingCall> | null;
+  readonly settings: ExportSpec | undefined;
+
+  constructor(instance: ProviderInstance, service: string, url: string, executor: Resource<IncomingCall> | null, settings: ExportSpec | undefined) {
+    this.instance = instance;
+    this.service = service;
+    this.url = url;
+    this.executor = executor;
+    this.settings = settings;
+  }
+
+  get group(): ProviderGroup {
+    return this.instance.group;
+  }
+  get zone(): string {
+    return this.instance.zone;
+  }
+  get ip(): string {
+    return this.instance.ip;
+  }
+  get port(): number {
+    return this.instance.port;
+  }
+  get address(): string {
+    return this.instance.address;
+  }
+  get startMs(): number {
+    return this.instance.startMs;
+  }
+  get state(): ProviderState {
+    return this.instance.state;
+  }
+  get connectable(): boolean {
+    return this.instance.connectable;
+  }
+
+  /** A request message for this service arrived at the process. */
+  receive(call: IncomingCall): void {
+    this.instance.receive(call, this);
   }
 }
 
@@ -87,15 +176,24 @@ export class ProviderInstance {
   readonly port: number;
   readonly zone: string;
   readonly startMs: number;
-  readonly url: string;
+  /** The process's shared thread pool (Dubbo's fixed pool: `threads`, `queues`). */
   readonly pool: Resource<IncomingCall>;
+  /** One export per service, in `services` order: the registered URLs. */
+  readonly exports: ProviderExport[];
   state: ProviderState = 'up';
+  /** This instance's own slowdown factors (a fault on `instance:`), keyed as the group's. */
+  readonly slowdown = new Map<string, number>();
   /** The provider's own consumer side, for methods that call other services (SPEC 2.10). */
   downstream: DownstreamCaller | null = null;
   readonly #sim: Simulation;
   readonly #network: Network;
   readonly #recorder: WorldObserver;
   readonly #startExecution: (call: IncomingCall) => void;
+  /** Several pools (isolated executors, dynamic isolation): the pool each running call holds. */
+  readonly #poolOf: Map<IncomingCall, Resource<IncomingCall>> | null;
+  readonly #isolation: DynamicIsolation | null;
+  /** The provider filter chain (plugged in from above), or null when no filter is on. */
+  filters: ProviderFilterChain | null = null;
 
   constructor(init: {
     group: ProviderGroup;
@@ -118,24 +216,45 @@ export class ProviderInstance {
     const spec = init.group.spec;
     this.pool = new Resource<IncomingCall>(init.sim, spec.threads, spec.queues);
     this.#startExecution = (call) => this.#execute(call);
+    let isolated = false;
+    this.exports = spec.services.map((service) => {
+      const settings = spec.exports[service];
+      const executor = settings?.executor === undefined ? null : new Resource<IncomingCall>(init.sim, settings.executor.threads, settings.executor.queues);
+      if (executor !== null) isolated = true;
+      return new ProviderExport(this, service, this.#registeredUrl(service, init.application, settings), executor, settings);
+    });
+    const dynamic = spec.isolation?.dynamic;
+    this.#isolation = dynamic === undefined ? null : new DynamicIsolation(init.sim, dynamic, init.recorder);
+    this.#poolOf = isolated || dynamic !== undefined ? new Map() : null;
+  }
+
+  // dubbo://IP:PORT/SERVICE?application=...&zone=...&timestamp=...&weight=..&warmup=..&<params>
+  #registeredUrl(service: string, application: string, settings: ExportSpec | undefined): string {
+    const spec = this.group.spec;
     const params: Record<string, string> = {
       anyhost: 'true',
-      application: init.application,
+      application,
       dubbo: '2.0.2',
-      interface: spec.service,
-      methods: [...init.group.methods.keys()].join(','),
+      interface: service,
+      methods: [...this.group.methodsByService.get(service)!.keys()].join(','),
       release: PROVIDER_RELEASE,
       side: 'provider',
       zone: spec.zone,
-      timestamp: String(Math.trunc(EPOCH_MS + init.startMs)),
+      timestamp: String(Math.trunc(EPOCH_MS + this.startMs)),
       weight: String(spec.weight),
       warmup: String(spec.warmupMs),
       ...spec.params,
+      ...exportParams(settings),
     };
     const query = Object.entries(params)
       .map(([k, v]) => `${k}=${v}`)
       .join('&');
-    this.url = `dubbo://${this.ip}:${this.port}/${spec.service}?${query}`;
+    return `dubbo://${this.ip}:${this.port}/${service}?${query}`;
+  }
+
+  /** The registered URL of the first (or only) exported service. */
+  get url(): string {
+    return this.exports[0]!.url;
   }
 
   /** `ip:port`. */
@@ -148,8 +267,16 @@ export class ProviderInstance {
     return this.state === 'up' || this.state === 'blackhole';
   }
 
-  /** A request message arrived. */
-  receive(call: IncomingCall): void {
+  /** Calls on the process's threads now (the shared pool and every isolated one) and waiting for one. */
+  get busy(): boolean {
+    if (this.pool.inUse > 0 || this.pool.queued > 0) return true;
+    if (this.#poolOf !== null && this.#poolOf.size > 0) return true;
+    for (const e of this.exports) if (e.executor !== null && e.executor.queued > 0) return true;
+    return this.#isolation?.queued() ?? false;
+  }
+
+  /** A request message arrived for `target` (default: the first export). */
+  receive(call: IncomingCall, target: ProviderExport = this.exports[0]!): void {
     switch (this.state) {
       case 'blackhole':
         return;
@@ -160,40 +287,76 @@ export class ProviderInstance {
       case 'up':
         break;
     }
-    const got = this.pool.acquire(this.#startExecution, call);
-    if (got === 'granted') this.#execute(call);
-    else if (got === 'rejected') {
-      this.#recorder.rejected(this.group.spec.name);
-      const p = this.pool;
+    const pool = target.executor ?? this.#isolation?.poolFor(call.service, call.method) ?? this.pool;
+    const got = pool.acquire(this.#startExecution, call);
+    if (got !== 'rejected') {
+      this.#poolOf?.set(call, pool);
+      if (got === 'granted') this.#execute(call);
+    } else {
+      this.#recorder.rejected(this.group.spec.name, call.service);
       this.#reply(call, {
         kind: 'exhausted',
         detail:
           `Server side(${this.ip},${this.port}) thread pool is exhausted, detail msg:Thread pool is EXHAUSTED! ` +
-          `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${p.inUse} (active: ${p.inUse}, core: ${p.capacity}, ` +
-          `max: ${p.capacity}, largest: ${p.peakInUse}), in dubbo://${this.address}!`,
+          `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${pool.inUse} (active: ${pool.inUse}, core: ${pool.capacity}, ` +
+          `max: ${pool.capacity}, largest: ${pool.peakInUse}), in dubbo://${this.address}!`,
       });
     }
+  }
+
+  #exportOf(service: string): ProviderExport {
+    const exports = this.exports;
+    if (exports.length === 1) return exports[0]!;
+    for (const e of exports) if (e.service === service) return e;
+    throw new Error(`${this.address} does not export ${service}`);
+  }
+
+  // The pool `call` holds: the shared one unless several pools exist.
+  #release(call: IncomingCall): void {
+    if (this.#poolOf === null) {
+      this.pool.release();
+      return;
+    }
+    const pool = this.#poolOf.get(call) ?? this.pool;
+    this.#poolOf.delete(call);
+    pool.release();
   }
 
   // Runs on a pool thread: the call always finishes, whatever the consumer did meanwhile.
   #execute(call: IncomingCall): void {
     if (this.state === 'crashed' || this.state === 'stopped') {
       // The process died while the call was queued: the thread never runs it.
-      this.pool.release();
+      this.#release(call);
       return;
     }
-    this.#recorder.execution(call.request, this.group.spec.name);
-    const m = this.group.methods.get(call.method)!;
-    const serviceMs = m.draw() * this.group.factor(call.method);
+    // The provider filter chain runs on the thread (Dubbo: ChannelEventRunnable -> ... -> filters).
+    const target = this.#exportOf(call.service);
+    if (this.filters !== null) {
+      const refused = this.filters.admit(call, target, this.#sim.now);
+      if (refused !== null) {
+        this.#release(call);
+        this.#recorder.rejected(this.group.spec.name, call.service);
+        this.#reply(call, refused);
+        return;
+      }
+    }
+    this.#recorder.execution(call.request, this.group.spec.name, call.service);
+    this.#isolation?.started(call.service, call.method);
+    const m = this.group.methodsByService.get(call.service)!.get(call.method)!;
+    let factor = this.group.factor(call.method, call.service);
+    if (this.slowdown.size > 0) factor *= instanceFactor(this, call.service, call.method);
+    const serviceMs = m.draw() * factor;
     if (m.spec.calls.length > 0 && this.downstream !== null) {
       this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
       return;
     }
-    this.#sim.schedule(serviceMs, () => this.#complete(call, m.spec, false));
+    const startedMs = this.#sim.now;
+    this.#sim.schedule(serviceMs, () => this.#complete(call, m.spec, false, startedMs));
   }
 
   // The method's own work, then its downstream calls on the same thread (sequential or fan-out).
   *#executeWithCalls(call: IncomingCall, spec: MethodSpec, serviceMs: number): Proc<void> {
+    const startedMs = this.#sim.now;
     yield this.#sim.timeout(serviceMs);
     const downstream = this.downstream!;
     let failed = false;
@@ -203,13 +366,15 @@ export class ProviderInstance {
     } else {
       for (const c of spec.calls) if (!(yield* downstream.call(c.service, c.method, call.attachments))) failed = true;
     }
-    this.#complete(call, spec, failed);
+    this.#complete(call, spec, failed, startedMs);
   }
 
   // The thread is free; the response goes out unless the process died meanwhile. A failed
   // downstream call reaches the caller as an exception inside the result (Dubbo does not retry those).
-  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean): void {
-    this.pool.release();
+  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean, startedMs: number): void {
+    this.#release(call);
+    this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs);
+    this.#isolation?.finished(call.service, call.method, this.#sim.now - startedMs);
     if (this.state === 'crashed' || this.state === 'stopped') {
       this.#recorder.orphaned(call.request);
       return;
@@ -237,4 +402,24 @@ export class ProviderInstance {
       call.deliver(reply);
     });
   }
+}
+
+// The instance's own slowdown factor for (service, method), keyed as `ProviderGroup.slowdownKey`.
+function instanceFactor(p: ProviderInstance, service: string, method: string): number {
+  const s = p.slowdown;
+  const f = (s.get(method) ?? 1) * (s.get('*') ?? 1);
+  if (p.group.spec.services.length === 1) return f;
+  return f * (s.get(`${service}#${method}`) ?? 1) * (s.get(`${service}#*`) ?? 1);
+}
+
+// Per-service parameters on the registered URL: `params`, plus the filters' own keys as Dubbo's
+// <dubbo:service executes/tps> put them there (consumers see them through the URL merge).
+function exportParams(settings: ExportSpec | undefined): Record<string, string> {
+  if (settings === undefined) return {};
+  const out: Record<string, string> = {};
+  if (settings.executes !== undefined) out.executes = String(settings.executes);
+  for (const [m, x] of Object.entries(settings.methods)) if (x.executes !== undefined) out[`${m}.executes`] = String(x.executes);
+  if (settings.tps !== undefined) out.tps = String(settings.tps);
+  if (settings.tpsIntervalMs !== undefined) out['tps.interval'] = String(settings.tpsIntervalMs);
+  return { ...out, ...settings.params };
 }

@@ -5,34 +5,46 @@
  * instance is detected and dropped is the subclass's (`NacosRegistry`, `ZookeeperRegistry`); what
  * a consumer does with a pushed list is the Dubbo layer's.
  *
- * Pushes: every change of a service's list is sent to each subscribed consumer instance as the
- * FULL current list, after its own draw of `pushLag` (stream `registry/push`). Deliveries are
- * FIFO per subscription (a push arrives no earlier than the one sent before it, as on one TCP
- * or gRPC stream), so a later list is never overtaken by an earlier one; a delivery older than
- * one already delivered is dropped all the same. Changes found in one server-side scan go out as
- * one push; every other change (a registration, a deregistration) is its own push, as ZooKeeper
- * watches and Nacos change events fire per change. Each delivered notification is reported with
- * its bytes (`WorldObserver.push`); subscribing reads the current list at once (Dubbo's
- * `subscribe` notifies synchronously), which is counted as a push too.
+ * What the server lists depends on `registration`. Interface level: one record per export (one
+ * URL per service of a process), listed under its service; a consumer instance subscribes once per
+ * service it references. Application level (Dubbo 3 service discovery): one record per process
+ * (a ServiceInstance), listed under its application; a consumer instance subscribes once per
+ * application it needs, found by Dubbo's service-name mapping (service → applications exporting
+ * it), and every service it references from that application listens on that one subscription.
+ * Each delivered application list is split per service (the exports of that service of the listed
+ * processes) and handed to that service's listeners.
+ *
+ * Pushes: every change of a list (a service's or an application's) is sent to each subscription
+ * of it as the FULL current list, after its own draw of `pushLag` (stream `registry/push`).
+ * Deliveries are FIFO per subscription (a push arrives no earlier than the one sent before it, as
+ * on one TCP or gRPC stream), so a later list is never overtaken by an earlier one; a delivery
+ * older than one already delivered is dropped all the same. Changes found in one server-side scan
+ * go out as one push; every other change (a registration, a deregistration) is its own push, as
+ * ZooKeeper watches and Nacos change events fire per change. Each delivered notification is
+ * reported with its bytes (`WorldObserver.push`); subscribing reads the current list at once
+ * (Dubbo's `subscribe` notifies synchronously), which is counted as a push too. At application
+ * level, a service whose application the consumer instance already watches gets that
+ * subscription's last delivered list at once, which is not a push (Dubbo's
+ * `ServiceInstancesChangedListener.addListenerAndNotify` reads its cache, not the registry).
  *
  * Faults: `setZoneCut(z)` loses every message between zone z and the registry (the registry's
  * own `zone` partitioned from z by the network does the same): providers there are not heard,
  * consumers there get no pushes and keep their lists. `setDown` freezes the registry: nothing is
  * heard, nothing detected, nothing pushed; on resume every registered instance's detection clock
  * restarts (a new ZooKeeper leader re-tracks sessions with a fresh timeout; zonesim does the same
- * for Nacos) and each subscriber reads the current list (Dubbo re-subscribes on reconnect).
- * `setPushSwitch(false)` stops every push; on again, each subscriber gets the current list. A
- * consumer cut off by a network partition retries every 5 s (`registry.retry.period`) and reads
- * the current list once it gets through.
+ * for Nacos) and each subscription reads the current list (Dubbo re-subscribes on reconnect).
+ * `setPushSwitch(false)` stops every push; on again, each subscription gets the current list. A
+ * subscription cut off by a network partition retries every 5 s (`registry.retry.period`) and
+ * reads the current list once it gets through.
  */
 import type { QueueEntry } from '../engine/event-queue.js';
 import { sampler, type Sampler } from '../engine/distributions.js';
 import type { RandomStreams } from '../engine/random.js';
 import type { Simulation } from '../engine/simulation.js';
-import type { RegistrySpec } from '../scenario/types.js';
+import type { RegistrySpec, Scenario } from '../scenario/types.js';
 import type { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
-import type { ProviderInstance } from './provider.js';
+import type { ProviderExport, ProviderInstance } from './provider.js';
 import { PushSizer, type MetadataRevision } from './registry-push-size.js';
 import type { ProviderListener, RegistryModel, Subscriber } from './registry.js';
 
@@ -45,6 +57,11 @@ export interface RegistryHost {
   readonly streams: RandomStreams;
   readonly observer: WorldObserver;
   readonly network: Network;
+  /**
+   * The scenario, when there is one: application-level registration reads the service-name
+   * mapping (which applications export a service) from its provider groups.
+   */
+  readonly scenario?: Pick<Scenario, 'providers' | 'registries'>;
 }
 
 /** How a registry model is named inside one world. */
@@ -55,9 +72,15 @@ export interface RegistryOptions {
   streamPrefix: string;
 }
 
-/** One provider instance as the registry server knows it. */
+/** One registration as the registry server knows it: an export (interface level) or a process (application level). */
 export interface RegistryEntry {
-  readonly provider: ProviderInstance;
+  /** The registered export; at application level, the process's first one (the record stands for the process). */
+  readonly provider: ProviderExport;
+  /** The provider process. */
+  readonly instance: ProviderInstance;
+  /** The exports this record lists: one at interface level, every export of the process at application level. */
+  readonly exports: readonly ProviderExport[];
+  /** The name it is listed under: its service (interface level) or its application (application level). */
   readonly service: string;
   /** The server holds the instance (a Nacos instance, a ZooKeeper ephemeral node). */
   registered: boolean;
@@ -76,10 +99,13 @@ interface Entry extends RegistryEntry {
   timer: QueueEntry | null;
 }
 
+/** One consumer instance's watch on one list: a service (interface level) or an application. */
 interface Subscription {
   readonly subscriber: Subscriber;
-  readonly service: string;
-  readonly listener: ProviderListener;
+  /** The list watched: a service name or an application name. */
+  readonly key: string;
+  /** The listeners it feeds: one at interface level, one per referenced service at application level. */
+  readonly refs: ServiceRef[];
   sentSeq: number;
   deliveredSeq: number;
   /** Arrival time of the last push sent (FIFO). */
@@ -87,13 +113,27 @@ interface Subscription {
   /** A push could not be sent or was lost: the consumer's list may be stale. */
   missed: boolean;
   retrying: boolean;
+  /** The last list delivered, or null before the first. */
+  delivered: Snapshot | null;
 }
 
-/** One service's current list, shared by every push of one change. */
+/** One `subscribe` call: a consumer instance's listener for one service. */
+interface ServiceRef {
+  readonly subscriber: Subscriber;
+  readonly service: string;
+  readonly listener: ProviderListener;
+  /** What feeds it: its one subscription (interface level), or one per application exporting the service. */
+  readonly subs: Subscription[];
+}
+
+/** One list's current content, shared by every push of one change. */
 interface Snapshot {
-  readonly providers: readonly ProviderInstance[];
+  /** The listed records, in registration order. */
+  readonly entries: readonly Entry[];
   readonly bytes: number;
   readonly revisions: readonly MetadataRevision[];
+  /** Per service, the exports its listeners get: built once per change and service, then shared. */
+  readonly lists: Map<string, readonly ProviderExport[]>;
 }
 
 interface Delivery {
@@ -101,6 +141,15 @@ interface Delivery {
   seq: number;
   snapshot: Snapshot;
 }
+
+/** A node of the cache of union lists (a service exported by several applications). */
+interface UnionNode {
+  readonly next: WeakMap<readonly ProviderExport[], UnionNode>;
+  list?: readonly ProviderExport[];
+}
+
+/** A service's part of an application subscription that has delivered nothing yet. */
+const NOTHING_YET: readonly ProviderExport[] = Object.freeze([]);
 
 /** Base of the registries that discover providers over time. */
 export abstract class DiscoveryRegistry implements RegistryModel {
@@ -111,16 +160,24 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #network: Network;
   readonly #lag: Sampler;
   readonly #sizer: PushSizer;
-  readonly #entries = new WeakMap<ProviderInstance, Entry>();
-  /** Registered entries by service, in registration order. */
-  readonly #byService = new Map<string, Set<Entry>>();
-  /** Every registered entry (what the server-side scans walk). */
+  readonly #appLevel: boolean;
+  readonly #entries = new WeakMap<ProviderExport, Entry>();
+  /** Registered records by the name they are listed under, in registration order. */
+  readonly #byKey = new Map<string, Set<Entry>>();
+  /** Every registered record (what the server-side scans walk). */
   protected readonly registered = new Set<RegistryEntry>();
   readonly #subs = new Map<string, Subscription[]>();
   readonly #snapshots = new Map<string, Snapshot>();
   readonly #changed = new Set<string>();
   /** Metadata revisions each consumer instance has fetched (application-level registration). */
   readonly #fetched = new Map<string, Set<string>>();
+  /** Application level: service-name mapping, service → applications exporting it (first seen first). */
+  readonly #appsOf = new Map<string, string[]>();
+  /** Application level: each consumer instance's subscription per application. */
+  readonly #appSubs = new WeakMap<Subscriber, Map<string, Subscription>>();
+  /** Application level: the listeners of each service, to attach when the mapping learns an application. */
+  readonly #refsOf = new Map<string, ServiceRef[]>();
+  readonly #unions: UnionNode = { next: new WeakMap() };
   readonly #cut = new Set<string>();
   #down = false;
   #pushOn = true;
@@ -134,6 +191,18 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#network = host.network;
     this.#lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
     this.#sizer = new PushSizer(spec.registration, registryType);
+    this.#appLevel = spec.registration === 'application';
+    if (this.#appLevel && host.scenario !== undefined) {
+      // The service-name mapping as the metadata center holds it once every provider group has
+      // exported: each group names its application and services. Read up front, it lets a consumer
+      // that subscribes before any provider registered (registerDelay, a late scale-out) watch the
+      // right application at once, as a Dubbo consumer reading a populated mapping does.
+      const multi = Object.keys(host.scenario.registries).length > 0;
+      for (const g of host.scenario.providers) {
+        if (multi && g.registries !== undefined && !g.registries.includes(this.name)) continue;
+        for (const service of g.services) this.#mapService(service, g.application);
+      }
+    }
   }
 
   /** How often a live client makes itself heard (heartbeat, keepalive, ping). */
@@ -152,8 +221,14 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   // ---- RegistryModel ------------------------------------------------------------------------
 
-  providerStarted(provider: ProviderInstance): void {
-    const known = this.#entries.get(provider);
+  providerStarted(instance: ProviderInstance): void {
+    // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
+    if (this.#appLevel) this.#started(instance, instance.exports, instance.group.spec.application);
+    else for (const e of instance.exports) this.#started(instance, [e], e.service);
+  }
+
+  #started(instance: ProviderInstance, exports: readonly ProviderExport[], key: string): void {
+    const known = this.#entries.get(exports[0]!);
     if (known !== undefined) {
       // The same instance comes back (a black hole ends): its client is heard again at once.
       known.left = false;
@@ -162,8 +237,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       return;
     }
     const entry: Entry = {
-      provider,
-      service: provider.group.spec.service,
+      provider: exports[0]!,
+      instance,
+      exports,
+      service: key,
       registered: false,
       listed: false,
       gone: false,
@@ -171,14 +248,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       lastHeardMs: this.sim.now,
       timer: null,
     };
-    this.#entries.set(provider, entry);
+    for (const e of exports) this.#entries.set(e, entry);
     // The first tick registers; until it succeeds, later ticks retry.
     if (this.spec.registerDelayMs > 0) {
       entry.timer = this.sim.schedule(this.spec.registerDelayMs, () => this.#tick(entry));
     } else this.#tick(entry);
   }
 
-  providerStopped(provider: ProviderInstance, graceful: boolean): void {
+  providerStopped(instance: ProviderInstance, graceful: boolean): void {
+    if (this.#appLevel) this.#stopped(instance.exports[0]!, graceful);
+    else for (const e of instance.exports) this.#stopped(e, graceful);
+  }
+
+  #stopped(provider: ProviderExport, graceful: boolean): void {
     const entry = this.#entries.get(provider);
     if (entry === undefined) return;
     if (!graceful) {
@@ -198,30 +280,32 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void {
-    const sub: Subscription = {
-      subscriber,
-      service,
-      listener,
-      sentSeq: 0,
-      deliveredSeq: 0,
-      lastArrivalMs: 0,
-      missed: false,
-      retrying: false,
-    };
-    let list = this.#subs.get(service);
-    if (list === undefined) this.#subs.set(service, (list = []));
-    list.push(sub);
-    if (!this.#canPush(subscriber.zone)) {
-      this.#miss(sub);
+    if (!this.#appLevel) {
+      const sub = this.#newSubscription(subscriber, service);
+      const ref: ServiceRef = { subscriber, service, listener, subs: [sub] };
+      sub.refs.push(ref);
+      this.#firstRead(sub);
       return;
     }
-    sub.sentSeq = sub.deliveredSeq = 1;
-    sub.lastArrivalMs = this.sim.now;
-    this.#notify(sub, this.#snapshot(service));
+    const ref: ServiceRef = { subscriber, service, listener, subs: [] };
+    let refs = this.#refsOf.get(service);
+    if (refs === undefined) this.#refsOf.set(service, (refs = []));
+    refs.push(ref);
+    // An unmapped service (no scenario, nothing registered yet) waits: the first registration of
+    // an application exporting it attaches this listener (`#learnMapping`), and that change's push
+    // is its first list.
+    const fresh: Subscription[] = [];
+    for (const app of this.#appsOf.get(service) ?? []) {
+      const [sub, created] = this.#attach(ref, app);
+      if (created) fresh.push(sub);
+    }
+    for (const sub of fresh) this.#firstRead(sub);
+    // Every application already watched: its last list, at once and not as a push.
+    if (fresh.length === 0 && ref.subs.some((s) => s.delivered !== null)) ref.listener(this.#listOf(ref));
   }
 
-  isKnownGone(provider: ProviderInstance): boolean {
-    return this.#entries.get(provider)?.gone ?? false;
+  isKnownGone(provider: ProviderExport | ProviderInstance): boolean {
+    return this.#entries.get('exports' in provider ? provider.exports[0]! : provider)?.gone ?? false;
   }
 
   setZoneCut(zone: string, cut: boolean): void {
@@ -250,13 +334,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   // ---- for subclasses and tests -------------------------------------------------------------
 
   /** The registry's record of `provider` (tests and tools; do not mutate). */
-  entryOf(provider: ProviderInstance): Readonly<RegistryEntry> | undefined {
-    return this.#entries.get(provider);
+  entryOf(provider: ProviderInstance | ProviderExport): Readonly<RegistryEntry> | undefined {
+    return this.#entries.get('exports' in provider ? provider.exports[0]! : provider);
   }
 
-  /** The providers a push would carry now for `service`. */
-  currentList(service: string): readonly ProviderInstance[] {
-    return this.#snapshot(service).providers;
+  /** The exports of `service` a push would carry now (at application level, over every application exporting it). */
+  currentList(service: string): readonly ProviderExport[] {
+    if (!this.#appLevel) return this.#listFor(this.#snapshot(service), service);
+    return (this.#appsOf.get(service) ?? []).flatMap((app) => this.#listFor(this.#snapshot(app), service));
+  }
+
+  /** Application level: the applications a consumer of `service` watches (Dubbo's service-name mapping). */
+  applicationsOf(service: string): readonly string[] {
+    return this.#appsOf.get(service) ?? [];
   }
 
   /** True while the registry is frozen by `registryDown`. */
@@ -276,14 +366,15 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (!entry.registered) {
       entry.registered = true;
       this.registered.add(entry);
-      let set = this.#byService.get(entry.service);
-      if (set === undefined) this.#byService.set(entry.service, (set = new Set()));
+      let set = this.#byKey.get(entry.service);
+      if (set === undefined) this.#byKey.set(entry.service, (set = new Set()));
       set.add(entry);
     }
     if (!entry.listed) {
       entry.listed = true;
       entry.gone = false;
       this.#changed.add(entry.service);
+      if (this.#appLevel) this.#learnMapping(entry);
     }
   }
 
@@ -303,19 +394,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     entry.registered = false;
     entry.gone = true;
     this.registered.delete(entry);
-    this.#byService.get(entry.service)?.delete(entry);
+    this.#byKey.get(entry.service)?.delete(entry);
   }
 
-  /** Sends one push per changed service (the full list) to every subscriber of it. */
+  /** Sends one push per changed list (the full list) to every subscription of it. */
   protected publish(): void {
     if (this.#changed.size === 0) return;
-    const services = [...this.#changed];
+    const keys = [...this.#changed];
     this.#changed.clear();
-    for (const service of services) {
-      this.#snapshots.delete(service);
-      const subs = this.#subs.get(service);
+    for (const key of keys) {
+      this.#snapshots.delete(key);
+      const subs = this.#subs.get(key);
       if (subs === undefined) continue;
-      const snapshot = this.#snapshot(service);
+      const snapshot = this.#snapshot(key);
       for (const s of subs) this.#send(s, snapshot);
     }
   }
@@ -342,7 +433,69 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
+  // ---- service-name mapping (application level) ----------------------------------------------
+
+  #mapService(service: string, app: string): boolean {
+    let apps = this.#appsOf.get(service);
+    if (apps === undefined) this.#appsOf.set(service, (apps = []));
+    if (apps.includes(app)) return false;
+    apps.push(app);
+    return true;
+  }
+
+  // A process of an application the mapping did not know for one of its services (no scenario, or
+  // a service first exported now): Dubbo's MappingListener sees the new application and the
+  // consumer starts watching it. Subscriptions created here have read nothing yet, so the push of
+  // the change that follows (`publish`) is their first list.
+  #learnMapping(entry: Entry): void {
+    for (const e of entry.exports) {
+      if (!this.#mapService(e.service, entry.service)) continue;
+      for (const ref of this.#refsOf.get(e.service) ?? []) this.#attach(ref, entry.service);
+    }
+  }
+
+  /** Adds `ref` to its consumer instance's subscription of `app`, creating it (unread) if needed; true if created. */
+  #attach(ref: ServiceRef, app: string): [Subscription, boolean] {
+    let byApp = this.#appSubs.get(ref.subscriber);
+    if (byApp === undefined) this.#appSubs.set(ref.subscriber, (byApp = new Map()));
+    let sub = byApp.get(app);
+    const created = sub === undefined;
+    if (sub === undefined) byApp.set(app, (sub = this.#newSubscription(ref.subscriber, app)));
+    sub.refs.push(ref);
+    ref.subs.push(sub);
+    return [sub, created];
+  }
+
   // ---- push delivery ------------------------------------------------------------------------
+
+  #newSubscription(subscriber: Subscriber, key: string): Subscription {
+    const sub: Subscription = {
+      subscriber,
+      key,
+      refs: [],
+      sentSeq: 0,
+      deliveredSeq: 0,
+      lastArrivalMs: 0,
+      missed: false,
+      retrying: false,
+      delivered: null,
+    };
+    let list = this.#subs.get(key);
+    if (list === undefined) this.#subs.set(key, (list = []));
+    list.push(sub);
+    return sub;
+  }
+
+  /** Dubbo's `subscribe` reads the current list synchronously (counted as a push). */
+  #firstRead(sub: Subscription): void {
+    if (!this.#canPush(sub.subscriber.zone)) {
+      this.#miss(sub);
+      return;
+    }
+    sub.sentSeq = sub.deliveredSeq = 1;
+    sub.lastArrivalMs = this.sim.now;
+    this.#notify(sub, this.#snapshot(sub.key));
+  }
 
   #netReachable(zone: string): boolean {
     if (this.#cut.has(zone)) return false;
@@ -354,20 +507,57 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     return this.#pushOn && !this.#down && this.#netReachable(zone);
   }
 
-  #snapshot(service: string): Snapshot {
-    let snap = this.#snapshots.get(service);
+  #snapshot(key: string): Snapshot {
+    let snap = this.#snapshots.get(key);
     if (snap === undefined) {
-      const providers: ProviderInstance[] = [];
-      for (const e of this.#byService.get(service) ?? []) if (e.listed) providers.push(e.provider);
+      const entries: Entry[] = [];
+      for (const e of this.#byKey.get(key) ?? []) if (e.listed) entries.push(e);
+      const lists = new Map<string, readonly ProviderExport[]>();
+      let bytes: number;
       const revisions = new Map<string, MetadataRevision>();
-      for (const p of providers) {
-        const r = this.#sizer.revisionOf(p);
-        if (r !== undefined) revisions.set(r.revision, r);
+      if (this.#appLevel) {
+        // One record per process: the envelope, then `ip:port` and instance metadata per process.
+        const instances = entries.map((e) => e.instance);
+        bytes = this.#sizer.instanceListBytes(key, instances);
+        for (const p of instances) {
+          const r = this.#sizer.revisionOf(p)!;
+          revisions.set(r.revision, r);
+        }
+      } else {
+        const providers = entries.map((e) => e.provider);
+        lists.set(key, providers);
+        bytes = this.#sizer.listBytes(key, providers);
       }
-      snap = { providers, bytes: this.#sizer.listBytes(service, providers), revisions: [...revisions.values()] };
-      this.#snapshots.set(service, snap);
+      snap = { entries, bytes, revisions: [...revisions.values()], lists };
+      this.#snapshots.set(key, snap);
     }
     return snap;
+  }
+
+  /** The exports of `service` in `snapshot`: one list object per change and service. */
+  #listFor(snapshot: Snapshot, service: string): readonly ProviderExport[] {
+    let list = snapshot.lists.get(service);
+    if (list === undefined) {
+      const out: ProviderExport[] = [];
+      for (const e of snapshot.entries) for (const x of e.exports) if (x.service === service) out.push(x);
+      snapshot.lists.set(service, (list = out));
+    }
+    return list;
+  }
+
+  /** What `ref`'s listener gets: its subscriptions' last lists for its service. */
+  #listOf(ref: ServiceRef): readonly ProviderExport[] {
+    if (ref.subs.length === 1) return this.#listFor(ref.subs[0]!.delivered!, ref.service);
+    // A service exported by several applications: the union of their lists, cached by its parts so
+    // that every consumer instance holding the same parts gets the same list object.
+    let node = this.#unions;
+    for (const s of ref.subs) {
+      const part = s.delivered === null ? NOTHING_YET : this.#listFor(s.delivered, ref.service);
+      let next = node.next.get(part);
+      if (next === undefined) node.next.set(part, (next = { next: new WeakMap() }));
+      node = next;
+    }
+    return (node.list ??= ref.subs.flatMap((s) => (s.delivered === null ? [] : this.#listFor(s.delivered, ref.service))));
   }
 
   #send(sub: Subscription, snapshot: Snapshot): void {
@@ -408,7 +598,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       }
     }
     this.observer.push(sub.subscriber.id, bytes);
-    sub.listener(snapshot.providers);
+    sub.delivered = snapshot;
+    // One push, every service listening on it: each gets its own service's list.
+    for (const ref of sub.refs) ref.listener(this.#listOf(ref));
   }
 
   #miss(sub: Subscription): void {
@@ -425,10 +617,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     });
   }
 
-  /** The subscriber reads the current list again (reconnect, push switch on). */
+  /** The subscription reads the current list again (reconnect, push switch on). */
   #resync(sub: Subscription): void {
     sub.missed = false;
-    this.#send(sub, this.#snapshot(sub.service));
+    this.#send(sub, this.#snapshot(sub.key));
   }
 
   #resyncAll(): void {

@@ -6,7 +6,7 @@
  * cluster per registry, under a `zone-aware` cluster); `subscribe` here serves simpler consumers
  * with the union of the lists of every registry.
  */
-import type { ProviderInstance } from './provider.js';
+import type { ProviderExport, ProviderInstance } from './provider.js';
 import type { ProviderListener, RegistryModel, Subscriber } from './registry.js';
 
 /** The registries of a multi-registry world, behind one `RegistryModel`. */
@@ -29,11 +29,11 @@ export class MultiRegistry implements RegistryModel {
   }
 
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void {
-    const lists = new Map<string, readonly ProviderInstance[]>();
+    const lists = new Map<string, readonly ProviderExport[]>();
     for (const name of this.#names) {
       this.registries.get(name)!.subscribe(subscriber, service, (providers) => {
         lists.set(name, providers);
-        const union = new Set<ProviderInstance>();
+        const union = new Set<ProviderExport>();
         for (const n of this.#names) for (const p of lists.get(n) ?? []) union.add(p);
         listener([...union]);
       });
@@ -41,8 +41,8 @@ export class MultiRegistry implements RegistryModel {
   }
 
   /** Gone once every registry it registered with has dropped it. */
-  isKnownGone(provider: ProviderInstance): boolean {
-    const targets = this.#targets(provider);
+  isKnownGone(provider: ProviderExport): boolean {
+    const targets = this.#targets(provider.instance);
     return targets.length > 0 && targets.every((r) => r.isKnownGone(provider));
   }
 

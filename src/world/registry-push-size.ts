@@ -13,15 +13,14 @@
  *   full URLs (`URL.encode(url.toFullString())`), so each child costs its encoded length plus a
  *   4-byte length prefix; the envelope is the watch event plus the getChildren2 reply header
  *   (path twice and 92 bytes of header and Stat).
- * - Application level (both): `ip:port` plus the instance metadata JSON (`dubbo.endpoints`,
- *   `dubbo.metadata.revision`, `dubbo.metadata.storage-type`, `timestamp`; `metadata-type=remote`),
- *   in the same envelope with the application's name; a consumer fetches the MetadataInfo JSON of
- *   each revision once (its bytes are added to the push that brought the revision).
- *   DIVERGENCE: Dubbo pushes one instance list per provider application, shared by all its
- *   services; zonesim keeps one subscription per service, so the saving it shows is per instance
- *   only (application-level pushes are smaller, not fewer).
+ * - Application level (both): one list per provider application, whatever the number of services
+ *   its processes export: the envelope with the application's name (`/services/<app>` for
+ *   ZooKeeper), then per process (not per export) `ip:port` plus the instance metadata JSON
+ *   (`dubbo.endpoints`, `dubbo.metadata.revision`, `dubbo.metadata.storage-type`, `timestamp`;
+ *   `metadata-type=remote`); a consumer fetches the MetadataInfo JSON of each revision once (its
+ *   bytes are added to the push that brought the revision).
  */
-import type { ProviderInstance } from './provider.js';
+import type { ProviderExport, ProviderInstance } from './provider.js';
 
 /** SPEC `registration`. */
 export type Registration = 'interface' | 'application';
@@ -41,7 +40,8 @@ const ZK_CHILD_PREFIX_BYTES = 4;
 export class PushSizer {
   readonly #registration: Registration;
   readonly #registryType: 'nacos' | 'zookeeper';
-  readonly #instanceBytes = new WeakMap<ProviderInstance, number>();
+  readonly #instanceBytes = new WeakMap<ProviderExport, number>();
+  readonly #processBytes = new WeakMap<ProviderInstance, number>();
   readonly #revisions = new WeakMap<ProviderInstance, MetadataRevision>();
 
   constructor(registration: Registration, registryType: 'nacos' | 'zookeeper') {
@@ -53,10 +53,24 @@ export class PushSizer {
     return this.#registration;
   }
 
-  /** Bytes of one full-list notification for `service` carrying `providers` (no metadata fetch). */
-  listBytes(service: string, providers: readonly ProviderInstance[]): number {
-    let bytes = this.envelopeBytes(service, providers[0]?.group.spec.application);
+  /**
+   * Bytes of one full-list notification for `service` carrying `providers` (no metadata fetch).
+   * At application level the list is the processes' (each counted once, whatever it exports).
+   */
+  listBytes(service: string, providers: readonly ProviderExport[]): number {
+    if (this.#registration === 'application') {
+      const application = providers[0]?.group.spec.application ?? service;
+      return this.instanceListBytes(application, [...new Set(providers.map((p) => p.instance))]);
+    }
+    let bytes = this.envelopeBytes(service);
     for (const p of providers) bytes += this.instanceBytes(p);
+    return bytes;
+  }
+
+  /** Application level: bytes of one notification of `application`'s instance list (no metadata fetch). */
+  instanceListBytes(application: string, instances: readonly ProviderInstance[]): number {
+    let bytes = this.envelopeBytes(application, application);
+    for (const p of instances) bytes += this.processBytes(p);
     return bytes;
   }
 
@@ -74,13 +88,12 @@ export class PushSizer {
     );
   }
 
-  /** What one provider adds to a notification. */
-  instanceBytes(p: ProviderInstance): number {
+  /** What one provider adds to a notification (at application level, its process's part). */
+  instanceBytes(p: ProviderExport): number {
+    if (this.#registration === 'application') return this.processBytes(p.instance);
     let bytes = this.#instanceBytes.get(p);
     if (bytes === undefined) {
-      if (this.#registration === 'application') {
-        bytes = utf8Length(p.address) + utf8Length(instanceMetadata(p, this.revisionOf(p)!.revision));
-      } else if (this.#registryType === 'zookeeper') {
+      if (this.#registryType === 'zookeeper') {
         // encodeURIComponent percent-encodes UTF-8, so the result is ASCII: length = bytes.
         bytes = encodeURIComponent(p.url).length + ZK_CHILD_PREFIX_BYTES;
       } else {
@@ -91,16 +104,30 @@ export class PushSizer {
     return bytes;
   }
 
-  /** Application level: the metadata revision `p` announces; undefined at interface level. */
-  revisionOf(p: ProviderInstance): MetadataRevision | undefined {
-    if (this.#registration !== 'application') return undefined;
-    let rev = this.#revisions.get(p);
-    if (rev === undefined) {
-      rev = metadataRevision(p);
-      this.#revisions.set(p, rev);
+  /** Application level: what one process adds to its application's list (`ip:port` and instance metadata). */
+  processBytes(p: ProviderInstance): number {
+    let bytes = this.#processBytes.get(p);
+    if (bytes === undefined) {
+      bytes = utf8Length(p.address) + utf8Length(instanceMetadata(p, metadataRevisionOf(this.#revisions, p).revision));
+      this.#processBytes.set(p, bytes);
     }
-    return rev;
+    return bytes;
   }
+
+  /** Application level: the metadata revision the process of `p` announces; undefined at interface level. */
+  revisionOf(p: ProviderExport | ProviderInstance): MetadataRevision | undefined {
+    if (this.#registration !== 'application') return undefined;
+    return metadataRevisionOf(this.#revisions, 'exports' in p ? p : p.instance);
+  }
+}
+
+function metadataRevisionOf(cache: WeakMap<ProviderInstance, MetadataRevision>, p: ProviderInstance): MetadataRevision {
+  let rev = cache.get(p);
+  if (rev === undefined) {
+    rev = metadataRevision(p);
+    cache.set(p, rev);
+  }
+  return rev;
 }
 
 /** Byte length of `s` in UTF-8. */
@@ -132,21 +159,26 @@ function urlParams(url: string): Array<[string, string]> {
     });
 }
 
-// The revision covers the exported service's parameters but not instance-specific ones (address,
-// start timestamp), so every instance of one provider group shares it, as in Dubbo's MetadataInfo.
-// DIVERGENCE: Dubbo's revision is an MD5 over every service the application exports; zonesim
-// hashes one provider group's service (a group is the unit that shares a configuration).
+// The revision covers every service the process exports (their parameters, not instance-specific
+// ones such as the address or start timestamp), so every instance of one provider group shares it,
+// as in Dubbo's MetadataInfo.
+// DIVERGENCE: Dubbo's revision is an MD5 over the application's exported services; zonesim hashes
+// the same content with a seeded FNV-1a (only its length and its changes matter here).
 function metadataRevision(p: ProviderInstance): MetadataRevision {
-  const service = p.group.spec.service;
   const app = p.group.spec.application;
-  const params = urlParams(p.url).filter(([k]) => k !== 'timestamp');
-  const revision = hex128(`${app}|${service}|${p.port}|${params.map(([k, v]) => `${k}=${v}`).join('&')}`);
+  const perService = p.exports.map((e) => ({ service: e.service, params: urlParams(e.url).filter(([k]) => k !== 'timestamp') }));
+  const revision = hex128(
+    `${app}|${perService.map(({ service, params }) => `${service}|${p.port}|${params.map(([k, v]) => `${k}=${v}`).join('&')}`).join('||')}`,
+  );
   const info = JSON.stringify({
     app,
     revision,
-    services: {
-      [`${service}:dubbo`]: { name: service, protocol: 'dubbo', port: p.port, path: service, params: Object.fromEntries(params) },
-    },
+    services: Object.fromEntries(
+      perService.map(({ service, params }) => [
+        `${service}:dubbo`,
+        { name: service, protocol: 'dubbo', port: p.port, path: service, params: Object.fromEntries(params) },
+      ]),
+    ),
   });
   return { revision, bytes: utf8Length(info) };
 }
@@ -155,7 +187,8 @@ function metadataRevision(p: ProviderInstance): MetadataRevision {
 // service metadata lives in the metadata center, so the instance carries no MetadataService URL
 // parameters (with the default `local` type it would also carry `dubbo.metadata-service.url-params`).
 function instanceMetadata(p: ProviderInstance, revision: string): string {
-  const timestamp = urlParams(p.url).find(([k]) => k === 'timestamp')?.[1] ?? '0';
+  // Every export of a process carries its start time: the first one's stands for the process.
+  const timestamp = urlParams(p.exports[0]?.url ?? '').find(([k]) => k === 'timestamp')?.[1] ?? '0';
   return JSON.stringify({
     'dubbo.endpoints': JSON.stringify([{ port: p.port, protocol: 'dubbo' }]),
     'dubbo.metadata.revision': revision,

@@ -3,7 +3,7 @@
  * consumer instance's subscription receives the full provider list of a service. This file holds
  * the contract and the `static` registry (every consumer sees the true list at once).
  */
-import type { ProviderInstance } from './provider.js';
+import type { ProviderExport, ProviderInstance } from './provider.js';
 
 /** Receives full provider lists for one service (an empty list is an empty push). */
 /**
@@ -11,7 +11,7 @@ import type { ProviderInstance } from './provider.js';
  * immutable and may be handed to every subscriber of the same change (consumers share what they
  * build from it, keyed by the list).
  */
-export type ProviderListener = (providers: readonly ProviderInstance[]) => void;
+export type ProviderListener = (providers: readonly ProviderExport[]) => void;
 
 /** A subscriber: one consumer instance. */
 export interface Subscriber {
@@ -21,14 +21,14 @@ export interface Subscriber {
 
 /** What the world needs from any registry model. */
 export interface RegistryModel {
-  /** A provider process started (it registers, possibly after a delay). */
+  /** A provider process started: each of its exports registers, possibly after a delay. */
   providerStarted(provider: ProviderInstance): void;
   /** A provider left: `graceful` deregisters at once (scale-in, restart); otherwise it falls silent (crash). */
   providerStopped(provider: ProviderInstance, graceful: boolean): void;
   /** Subscribes one consumer instance to a service. */
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void;
   /** True when the registry has already dropped this provider (attempts to it are stale calls). */
-  isKnownGone(provider: ProviderInstance): boolean;
+  isKnownGone(provider: ProviderExport): boolean;
   /** Fault `registryPartition`: instances in `zone` cannot reach the registry (no heartbeats, no pushes). */
   setZoneCut(zone: string, cut: boolean): void;
   /** Fault `registryDown`: the registry freezes (no changes detected, no pushes), e.g. a ZooKeeper election. */
@@ -39,25 +39,27 @@ export interface RegistryModel {
 
 /** `type: static`: the true provider list, pushed to everyone at once. */
 export class StaticRegistry implements RegistryModel {
-  readonly #byService = new Map<string, Set<ProviderInstance>>();
+  readonly #byService = new Map<string, Set<ProviderExport>>();
   readonly #listeners = new Map<string, ProviderListener[]>();
   /** The current list per service, built once per change. */
-  readonly #lists = new Map<string, readonly ProviderInstance[]>();
+  readonly #lists = new Map<string, readonly ProviderExport[]>();
 
   providerStarted(provider: ProviderInstance): void {
-    const service = provider.group.spec.service;
-    let set = this.#byService.get(service);
-    if (set === undefined) this.#byService.set(service, (set = new Set()));
-    set.add(provider);
-    this.#publish(service);
+    for (const e of provider.exports) {
+      let set = this.#byService.get(e.service);
+      if (set === undefined) this.#byService.set(e.service, (set = new Set()));
+      set.add(e);
+      this.#publish(e.service);
+    }
   }
 
   providerStopped(provider: ProviderInstance, graceful: boolean): void {
     // A crashed provider stays listed: static lists are not health-checked.
     if (!graceful) return;
-    const service = provider.group.spec.service;
-    this.#byService.get(service)?.delete(provider);
-    this.#publish(service);
+    for (const e of provider.exports) {
+      this.#byService.get(e.service)?.delete(e);
+      this.#publish(e.service);
+    }
   }
 
   subscribe(_subscriber: Subscriber, service: string, listener: ProviderListener): void {
@@ -67,7 +69,7 @@ export class StaticRegistry implements RegistryModel {
     listener(this.#current(service));
   }
 
-  isKnownGone(_provider: ProviderInstance): boolean {
+  isKnownGone(_provider: ProviderExport): boolean {
     return false;
   }
 
@@ -76,7 +78,7 @@ export class StaticRegistry implements RegistryModel {
   setDown(): void {}
   setPushSwitch(): void {}
 
-  #current(service: string): readonly ProviderInstance[] {
+  #current(service: string): readonly ProviderExport[] {
     let list = this.#lists.get(service);
     if (list === undefined) this.#lists.set(service, (list = [...(this.#byService.get(service) ?? [])]));
     return list;

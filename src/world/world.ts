@@ -13,6 +13,7 @@ import { ConsumerGroup, ConsumerInstance, type ConsumerStack } from './consumer.
 import { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller } from './provider.js';
+import type { ProviderFilterChain } from './provider-filters.js';
 import { MultiRegistry } from './registry-multi.js';
 import { StaticRegistry, type RegistryModel } from './registry.js';
 
@@ -29,6 +30,8 @@ export interface WorldOptions {
   makeRegistry?(world: World): RegistryModel;
   /** Schedules the fault timeline. */
   scheduleFaults?(world: World): void;
+  /** The provider filter chain of a new provider process (null: no filter is on). */
+  providerFilters?(instance: ProviderInstance): ProviderFilterChain | null;
 }
 
 /** Performance counters of one run. */
@@ -69,7 +72,7 @@ export class World {
     for (const spec of scenario.providers) {
       const group = new ProviderGroup(
         spec,
-        scenario.services[spec.service]!.methods,
+        scenario.services,
         this.streams.stream(`service/${spec.name}`),
         this.streams.stream(`biz/${spec.name}`),
       );
@@ -109,6 +112,7 @@ export class World {
     });
     group.instances.push(p);
     p.downstream = this.#downstreamFor(p);
+    p.filters = this.#options.providerFilters?.(p) ?? null;
     this.registry.providerStarted(p);
     return p;
   }
@@ -119,7 +123,7 @@ export class World {
    * subscription). Each downstream call is a request of the provider's application in the metrics.
    */
   #downstreamFor(p: ProviderInstance): DownstreamCaller | null {
-    const calls = [...p.group.methods.values()].flatMap((m) => m.spec.calls);
+    const calls = [...p.group.methodsByService.values()].flatMap((ms) => [...ms.values()].flatMap((m) => m.spec.calls));
     if (calls.length === 0) return null;
     const reference: Record<string, ReferenceSpec> = {};
     for (const c of calls) {
@@ -165,7 +169,7 @@ export class World {
   }
 
   #providersBusy(): boolean {
-    for (const g of this.providerGroups) for (const p of g.instances) if (p.pool.inUse > 0 || p.pool.queued > 0) return true;
+    for (const g of this.providerGroups) for (const p of g.instances) if (p.busy) return true;
     return false;
   }
 

@@ -214,7 +214,9 @@ describe('formatCompareTable', () => {
   it('prints a header and one row per strategy, in the given order', () => {
     const extra = 4;
     const lines = formatCompareTable({ zoneAware: sampleSummary(1, extra), failover: sampleSummary() }).trimEnd().split('\n');
-    expect(lines).toHaveLength(3);
+    // The totals, then (two methods) a blank line, "by method", its header and 2 x 2 rows.
+    expect(lines).toHaveLength(10);
+    expect(lines.slice(3, 5)).toEqual(['', 'by method']);
     expect(lines[0]).toMatch(/^strategy\s+requests\s+p50 ms\s+p99 ms\s+p999 ms\s+timeout %\s+no-provider %\s+error %\s+attempts\/req\s+duplicates\s+cross-zone %$/);
     expect(cells(lines[1]).slice(0, 2)).toEqual(['zoneAware', String(CALLS.length + extra)]);
     const f = figures(CALLS);
@@ -231,5 +233,26 @@ describe('formatCompareTable', () => {
       '0',
       pct(f.crossZoneRatio),
     ]);
+  });
+
+  it('adds one row per strategy and method when there are several methods: requests, p99, timeout, rejected and error rates', () => {
+    const lines = formatCompareTable({ failover: sampleSummary() }).trimEnd().split('\n');
+    expect(lines[4]).toMatch(/^strategy\s+method\s+requests\s+p99 ms\s+timeout %\s+rejected %\s+error %$/);
+    const rows = lines.slice(5).map(cells);
+    const get = CALLS.filter((c) => c.startMs >= WARMUP_MS && c.method === 'getUserById');
+    const upd = CALLS.filter((c) => c.startMs >= WARMUP_MS && c.method === 'updateUser');
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([
+      ['failover', `${SERVICE}.getUserById`, String(get.length)],
+      ['failover', `${SERVICE}.updateUser`, String(upd.length)],
+    ]);
+    // getUserById: 1 timeout of 3; updateUser: 1 noProvider of 2.
+    expect(rows.map((r) => [r[4], r[5], r[6]])).toEqual([
+      [pct(1 / 3), pct(0), pct(1 / 3)],
+      [pct(0), pct(0), pct(1 / 2)],
+    ]);
+    // One method only: no second table.
+    const one = sampleSummary();
+    one.byService = { [`${SERVICE}.getUserById`]: one.byService[`${SERVICE}.getUserById`]! };
+    expect(formatCompareTable({ failover: one }).trimEnd().split('\n')).toHaveLength(2);
   });
 });

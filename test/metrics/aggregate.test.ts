@@ -186,5 +186,6 @@ function minimalScope(s: Summary): Summary['byConsumerZone'][string] {
     orphanedExecutions: s.orphanedExecutions,
     crossZoneRatio: s.crossZoneRatio,
     noProviderCauses: {},
+    rejectedCauses: {},
   };
 }

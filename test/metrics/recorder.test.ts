@@ -168,7 +168,7 @@ describe('Recorder', () => {
     expect(Object.keys(s.byConsumerZone.zoneA!)).toEqual([
       'requests', 'ok', 'outcomes', 'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs',
       'attempts', 'retryAmplification', 'providerExecutions', 'duplicateExecutions', 'duplicateWrites',
-      'orphanedExecutions', 'crossZoneRatio', 'noProviderCauses',
+      'orphanedExecutions', 'crossZoneRatio', 'noProviderCauses', 'rejectedCauses',
     ]);
   });
 
@@ -179,7 +179,7 @@ describe('Recorder', () => {
       'scenario', 'seed', 'seeds', 'version', 'simulatedMs', 'measuredFromMs', 'requests', 'ok', 'outcomes',
       'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
       'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
-      'noProviderCauses', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline', 'events', 'faults',
+      'noProviderCauses', 'rejectedCauses', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline', 'events', 'faults',
     ]);
   });
 
@@ -255,6 +255,21 @@ describe('Recorder', () => {
     expect(s.noProviderCauses).toEqual({ 'registry:forbidden': 1, 'router:condition': 2, unspecified: 1 });
     expect(Object.keys(s.noProviderCauses)).toEqual(['registry:forbidden', 'router:condition', 'unspecified']);
     expect(s.byConsumerZone.zoneB!.noProviderCauses).toEqual({ 'registry:forbidden': 1 });
+  });
+
+  it('counts rejected outcomes by cause (pool, filters, consumer actives, entry pool), apart from noProvider causes', () => {
+    const r = makeRecorder();
+    r.endRequest(start(r, 1100), 'rejected', 1100, 'entry');
+    r.endRequest(start(r, 1100), 'rejected', 1100, 'provider:threadpool');
+    r.endRequest(start(r, 1100, { consumerZone: 'zoneB' }), 'rejected', 1100, 'entry');
+    r.endRequest(start(r, 1100), 'rejected', 1100);
+    r.endRequest(start(r, 1100), 'noProvider', 1100, 'router:condition');
+    finish(r);
+    const s = r.summary(META);
+    expect(s.rejectedCauses).toEqual({ entry: 2, 'provider:threadpool': 1, unspecified: 1 });
+    expect(Object.keys(s.rejectedCauses)).toEqual(['entry', 'provider:threadpool', 'unspecified']);
+    expect(s.byConsumerZone.zoneB!.rejectedCauses).toEqual({ entry: 1 });
+    expect(s.noProviderCauses).toEqual({ 'router:condition': 1 });
   });
 
   it('reports counters sorted by name and fault markers in time order', () => {

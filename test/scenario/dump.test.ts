@@ -12,6 +12,21 @@ describe('dumpScenarioYaml', () => {
     expect(parseScenario(dumpScenarioYaml(s), 'dumped.yaml')).toEqual(s);
   });
 
+  it('round-trips a provider application: services, exports (executor, executes, tps, params, methods), isolation and provider strategy overrides', () => {
+    const s = loadScenarioFile(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'scenarios', 'shared-pool-exhaustion.yaml'));
+    s.providers[0]!.exports['com.example.OrderService'] = {
+      executes: 3,
+      tps: 100,
+      tpsIntervalMs: 1000,
+      params: { timeout: '3000' },
+      methods: { getOrder: { executes: 2 } },
+    };
+    const back = parseScenario(dumpScenarioYaml(s), 'dumped.yaml');
+    expect(back).toEqual(s);
+    expect(back.providers[0]!.services).toEqual(['com.example.OrderService', 'com.example.PaymentService']);
+    expect(back.strategies['dynamic-isolation']!.providers!['trade-a']!.isolation!.dynamic!.rtMs).toBe(300);
+  });
+
   it('keeps a changed value through the round trip', () => {
     const s = loadScenarioFile(fixture('spec-example.yaml'));
     s.consumers[0]!.reference['com.example.UserService']!.timeoutMs = 250;

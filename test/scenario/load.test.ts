@@ -82,6 +82,8 @@ describe('the SPEC example file', () => {
       {
         name: 'users-a',
         service: 'com.example.UserService',
+        services: ['com.example.UserService'],
+        exports: {},
         zone: 'zoneA',
         count: 20,
         threads: 200,
@@ -94,6 +96,8 @@ describe('the SPEC example file', () => {
       {
         name: 'com.example.UserService@zoneB#0',
         service: 'com.example.UserService',
+        services: ['com.example.UserService'],
+        exports: {},
         zone: 'zoneB',
         count: 5,
         threads: 200,

@@ -16,6 +16,8 @@ function group(name: string, service: string, zone: string, count: number): Prov
   return {
     name,
     service,
+    services: [service],
+    exports: {},
     zone,
     count,
     threads: 2,
@@ -131,6 +133,7 @@ function world(faults: FaultSpec[], hooks: FaultHooks = {}, seed = 1) {
 /** A call that keeps one provider thread busy for the method's service time. */
 function incoming(delivered: string[]): IncomingCall {
   return {
+    service: USERS,
     method: 'getUserById',
     consumerZone: 'zoneA',
     request: { ended: false },

@@ -48,9 +48,12 @@ export function registrySpec(over: Partial<RegistrySpec> = {}): RegistrySpec {
 
 export function providerGroup(over: Partial<ProviderGroupSpec> = {}): ProviderGroupSpec {
   const zone = over.zone ?? 'zoneA';
+  const service = over.service ?? SERVICE;
   return {
     name: `users-${zone}`,
-    service: SERVICE,
+    service,
+    services: over.services ?? [service],
+    exports: {},
     zone,
     count: 2,
     threads: 200,

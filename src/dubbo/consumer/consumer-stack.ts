@@ -11,7 +11,7 @@
 import type { Proc } from '../../engine/simulation.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
 import type { Outcome } from '../../world/observer.js';
-import type { ProviderInstance } from '../../world/provider.js';
+import type { ProviderExport } from '../../world/provider.js';
 import type { World } from '../../world/world.js';
 import type { RegistryModel } from '../../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../../scenario/types.js';
@@ -51,8 +51,8 @@ export class ReferenceInvokers {
   readonly consumerUrl: URL;
   readonly #protocol: ProtocolContext;
   /** Per provider its invoker, or null when this reference does not accept it. */
-  readonly #invokers = new Map<ProviderInstance, DubboInvoker | null>();
-  readonly #lists = new WeakMap<readonly ProviderInstance[], DubboInvoker[]>();
+  readonly #invokers = new Map<ProviderExport, DubboInvoker | null>();
+  readonly #lists = new WeakMap<readonly ProviderExport[], DubboInvoker[]>();
 
   constructor(consumerUrl: URL, protocol: ProtocolContext) {
     this.consumerUrl = consumerUrl;
@@ -60,7 +60,7 @@ export class ReferenceInvokers {
   }
 
   /** The invokers of the pushed providers this reference accepts (group/version match), in push order. */
-  invokersFor(pushed: readonly ProviderInstance[]): DubboInvoker[] {
+  invokersFor(pushed: readonly ProviderExport[]): DubboInvoker[] {
     let list = this.#lists.get(pushed);
     if (list === undefined) {
       list = [];
@@ -73,7 +73,7 @@ export class ReferenceInvokers {
     return list;
   }
 
-  #invoker(p: ProviderInstance): DubboInvoker | null {
+  #invoker(p: ProviderExport): DubboInvoker | null {
     let inv = this.#invokers.get(p);
     if (inv === undefined) {
       const url = URL.valueOf(p.url);
@@ -129,7 +129,10 @@ export function referenceParams(ref: Partial<ReferenceSpec>, prefix = ''): Recor
 
 /** Maps a final Result to the request's outcome (and a cause for No-provider outcomes). */
 export function classify(result: Result): { outcome: Outcome; cause?: string } {
-  if (result.kind === 'ok') return { outcome: result.bizException !== undefined ? 'biz' : 'ok' };
+  if (result.kind === 'ok') {
+    if (result.limited !== undefined) return { outcome: 'rejected', cause: 'provider:tps' };
+    return { outcome: result.bizException !== undefined ? 'biz' : 'ok' };
+  }
   const e = result.error;
   switch (e.code) {
     case RpcCode.TIMEOUT_EXCEPTION:
@@ -141,10 +144,12 @@ export function classify(result: Result): { outcome: Outcome; cause?: string } {
     case RpcCode.BIZ_EXCEPTION:
       return { outcome: 'biz' };
     case RpcCode.NETWORK_EXCEPTION:
-      return { outcome: e.cause === 'threadpool:exhausted' ? 'rejected' : 'network' };
+      // A full provider pool, or ExecuteLimitFilter's refusal (a SERVICE_ERROR response): rejected.
+      if (e.cause === 'threadpool:exhausted') return { outcome: 'rejected', cause: 'provider:threadpool' };
+      return e.cause === 'executes:limit' ? { outcome: 'rejected', cause: 'provider:executes' } : { outcome: 'network' };
     case RpcCode.LIMIT_EXCEEDED_EXCEPTION:
       // The consumer's own `actives` limit refused the call: a rejection, on the consumer side.
-      return { outcome: 'rejected' };
+      return { outcome: 'rejected', cause: 'consumer:actives' };
     default:
       if (e.message.startsWith('No provider available')) {
         return { outcome: 'noProvider', cause: e.cause ?? 'cluster:none-available' };

@@ -9,7 +9,7 @@ import type { QueueEntry } from '../../engine/event-queue.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
 import type { Network } from '../../world/network.js';
 import type { RequestHandle, WorldObserver } from '../../world/observer.js';
-import type { IncomingCall, ProviderInstance, Reply } from '../../world/provider.js';
+import type { IncomingCall, ProviderExport, Reply } from '../../world/provider.js';
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import { OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import { ServiceAddressURL, type URL } from '../url.js';
@@ -23,8 +23,9 @@ const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' 
 
 /** One attempt in flight. */
 class Attempt implements IncomingCall {
-  readonly provider: ProviderInstance;
+  readonly provider: ProviderExport;
   readonly attachments: ReadonlyMap<string, string>;
+  readonly service: string;
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
@@ -33,7 +34,7 @@ class Attempt implements IncomingCall {
   timedOut = false;
 
   constructor(
-    provider: ProviderInstance,
+    provider: ProviderExport,
     method: string,
     consumerZone: string,
     request: RequestHandle,
@@ -42,6 +43,7 @@ class Attempt implements IncomingCall {
   ) {
     this.provider = provider;
     this.attachments = attachments;
+    this.service = provider.service;
     this.method = method;
     this.consumerZone = consumerZone;
     this.request = request;
@@ -66,18 +68,18 @@ export interface ProtocolContext {
   observer: WorldObserver;
   consumerZone: string;
   /** True when the registry already knows this provider is gone (for `staleCalls`). */
-  isKnownGone(provider: ProviderInstance): boolean;
+  isKnownGone(provider: ProviderExport): boolean;
 }
 
 /** The protocol invoker for one provider instance, as one consumer instance sees it. */
 export class DubboInvoker implements Invoker {
-  readonly provider: ProviderInstance;
+  readonly provider: ProviderExport;
   readonly #url: ServiceAddressURL;
   readonly #ctx: ProtocolContext;
   readonly #timeouts = new Map<string, number>();
   #destroyed = false;
 
-  constructor(provider: ProviderInstance, providerUrl: URL, consumerUrl: URL, ctx: ProtocolContext) {
+  constructor(provider: ProviderExport, providerUrl: URL, consumerUrl: URL, ctx: ProtocolContext) {
     this.provider = provider;
     this.#url = new ServiceAddressURL(providerUrl, consumerUrl);
     this.#ctx = ctx;
@@ -158,6 +160,19 @@ export class DubboInvoker implements Invoker {
           `Failed to invoke remote method: ${method}, provider: ${this.#url}, cause: ${reply.detail}`,
           'threadpool:exhausted',
         );
+      case 'limited':
+        if (reply.filter === 'executes') {
+          // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
+          // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
+          return rpcError(
+            RpcCode.NETWORK_EXCEPTION,
+            `Failed to invoke remote method: ${method}, provider: ${this.#url}, cause: ${reply.detail}`,
+            'executes:limit',
+          );
+        }
+        // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
+        // exception, so the cluster sees a result, not a failure (failover does not retry it).
+        return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
     }
   }
 }

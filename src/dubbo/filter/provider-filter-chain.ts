@@ -1,0 +1,56 @@
+/**
+ * The provider filter chain of one simulated provider process: Dubbo's ExecuteLimitFilter outside
+ * TpsLimitFilter (both order 0; ActivateComparator then sorts by class name), each activated per
+ * exported service by its URL (`executes`, `tps`, or a method-level value). One filter instance per
+ * process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a singleton extension.
+ */
+import type { IncomingCall, ProviderExport, ProviderInstance, Reply } from '../../world/provider.js';
+import type { ProviderFilterChain } from '../../world/provider-filters.js';
+import { URL } from '../url.js';
+import { ExecuteLimitFilter } from './execute-limit-filter.js';
+import { TpsLimitFilter } from './tps-limit-filter.js';
+
+/** The process's chain, or null when none of its exports activates a filter. */
+export function providerFilterChain(instance: ProviderInstance): ProviderFilterChain | null {
+  // PERF: most processes have neither key on any URL; skip parsing them.
+  if (!instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) return null;
+  const executes = new ExecuteLimitFilter();
+  const tps = new TpsLimitFilter();
+  const urls = new Map<ProviderExport, URL>();
+  let any = false;
+  for (const e of instance.exports) {
+    const url = URL.valueOf(e.url);
+    urls.set(e, url);
+    if (executes.isActive(url) || tps.isActive(url)) any = true;
+  }
+  return any ? new DubboProviderFilterChain(executes, tps, urls) : null;
+}
+
+class DubboProviderFilterChain implements ProviderFilterChain {
+  readonly #executes: ExecuteLimitFilter;
+  readonly #tps: TpsLimitFilter;
+  readonly #urls: Map<ProviderExport, URL>;
+
+  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>) {
+    this.#executes = executes;
+    this.#tps = tps;
+    this.#urls = urls;
+  }
+
+  admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null {
+    const url = this.#urls.get(target)!;
+    const refused = this.#executes.admit(url, call.method);
+    if (refused !== null) return { kind: 'limited', filter: 'executes', detail: refused.message };
+    const limited = this.#tps.admit(url, call.method, nowMs);
+    if (limited !== null) {
+      // The refusal is returned as a result: ExecuteLimitFilter's onResponse ends its count.
+      this.#executes.onResponse(url, call.method, 0);
+      return { kind: 'limited', filter: 'tps', detail: limited.message };
+    }
+    return null;
+  }
+
+  done(call: IncomingCall, target: ProviderExport, elapsedMs: number): void {
+    this.#executes.onResponse(this.#urls.get(target)!, call.method, elapsedMs);
+  }
+}
