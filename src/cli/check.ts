@@ -7,7 +7,7 @@
  * routed through its router chain once per attachment variant. A variant that leaves zero
  * providers is a problem naming the router, its rule and why. Configuration smells that do not
  * empty a list (load balancers without `actives`, timeouts below the P99, group/version
- * mismatches, services without providers) are warnings. Output: SPEC 4.2 JSON or text.
+ * mismatches, services without providers, keyed rules whose key names nothing here) are warnings. Output: SPEC 4.2 JSON or text.
  */
 import { resolve } from 'node:path';
 import { quantile, sampler, Z99, type DistSpec } from '../engine/distributions.js';
@@ -24,6 +24,8 @@ import { loadScenarioWithRaw } from '../scenario/load.js';
 import { buildWorld, type Plugins } from '../scenario/run.js';
 import type { ConsumerGroupSpec, ReferenceSpec, Scenario } from '../scenario/types.js';
 import { faultBoundaries, faultLabel } from '../world/faults.js';
+import { ruleKeyWarnings } from './check-rule-keys.js';
+import { guardCost } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 
@@ -34,6 +36,8 @@ export interface CheckOptions {
   json: boolean;
   /** Exit 1 when there is any problem. */
   strict: boolean;
+  /** Check even when the worlds it builds would not fit in memory (cost-guard.ts). */
+  force?: boolean;
 }
 
 /** A phase of the fault timeline: `[fromMs, toMs)`. */
@@ -55,12 +59,18 @@ export interface CheckProblem {
   message: string;
 }
 
-/** A configuration smell that does not leave anyone without providers. */
+/**
+ * A configuration smell that does not leave anyone without providers. `rule-key-unmatched`: a
+ * keyed rule that no consumer subscribes to (`consumer`/`zone` empty, `service` the rule's
+ * service key for `scope: service`, `rule` where it is written).
+ */
 export interface CheckWarning {
-  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group' | 'pool-overload';
+  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group' | 'pool-overload' | 'rule-key-unmatched';
   consumer: string;
   zone: string;
   service: string;
+  /** rule-key-unmatched: where the rule is written (`routers[0]`, `faults[1].rule`, ...). */
+  rule?: string;
   method?: string;
   /** pool-overload: the provider group and its pool (`shared`, or the service of an isolated executor). */
   providerGroup?: string;
@@ -118,6 +128,9 @@ export interface CheckReport {
 export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
   const path = resolve(io.cwd, opts.scenario);
   const { scenario } = loadScenarioWithRaw(path, opts.set);
+  // Each phase builds the whole world (instances, providers, timeline) with no traffic: its memory is checked first.
+  const built: Scenario = { ...scenario, consumers: scenario.consumers.map((c) => ({ ...c, ratePerSec: 0 })), faults: scenario.faults.filter((f) => f.action.kind !== 'traffic') };
+  guardCost('check', [{ label: 'each phase', scenario: built, count: 1 }], { force: opts.force, maxRequests: Infinity }, io);
   const plugins = await loadPlugins(scenario, path);
   const report = checkScenario(scenario, { plugins });
   io.stdout(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatCheckReport(scenario, report));
@@ -372,6 +385,9 @@ function configurationWarnings(scenario: Scenario): CheckWarning[] {
     }
   }
   warnings.push(...poolWarnings(scenario));
+  for (const w of ruleKeyWarnings(scenario)) {
+    warnings.push({ kind: 'rule-key-unmatched', consumer: '', zone: '', service: w.scope === 'service' ? w.key : '', rule: w.where, message: w.message });
+  }
   return warnings;
 }
 

@@ -2,20 +2,23 @@
  * `zonesim compare`: run a scenario once per strategy with the same seeds and show them side by
  * side (table, CSV, and the JSON with one summary per strategy under `byStrategy`).
  */
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { Summary } from '../metrics/summary.js';
 import { formatCompareTable, summaryCsv } from './format.js';
+import { inShard, parseShard } from './grid.js';
+import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
-import { newRunId, writeResults } from './results.js';
+import { jobHash, partFileName, writePart, type CompareHeader, type ComparePart } from './parts.js';
+import { newRunId, safeName, writeResults } from './results.js';
 import { VERSION } from './version.js';
 
-export interface CompareOptions {
+export interface CompareOptions extends CostOptions {
   scenario: string;
   strategies?: string[];
   seed?: number;
@@ -26,6 +29,8 @@ export interface CompareOptions {
   report: boolean;
   /** Worker threads for the strategy x seed runs (1: all in this thread). */
   jobs: number;
+  /** `k/n`: run only the (strategy, seed) runs i with i mod n = k-1 and write a part file for `zonesim merge`. */
+  shard?: string;
 }
 
 /** Runs every strategy; returns the exit code. */
@@ -39,6 +44,10 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     throw new UsageError(`--strategies: ${(error as Error).message}`);
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
+  // Before any plugin code or simulation: one estimate per strategy (each runs every seed).
+  const planned = Object.entries(strategies).map(([name, st]) => ({ label: `strategy ${name}`, scenario: applyStrategy(scenario, st), count: opts.seeds }));
+  const dryRun = guardCost('compare', planned, opts, io);
+  if (dryRun !== undefined) return dryRun;
   await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
   const seeds = Array.from({ length: opts.seeds }, (_, i) => seed + i);
@@ -48,16 +57,62 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     const applied = applyStrategy(scenario, strategies[name]!);
     return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s }));
   });
-  const labels = names.flatMap((name) => seeds.map((s) => `${name} seed ${s}`));
-  const summaries = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));
+  const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
+  const header: CompareHeader = {
+    scenario: scenario.name,
+    seed,
+    seeds,
+    version: VERSION,
+    strategies: Object.fromEntries(Object.entries(strategies).map(([n, s]) => [n, s.description ?? ''])),
+  };
+  const picked = tasks.map((_, i) => i).filter((i) => inShard(i, shard));
+  const strategyOf = (i: number) => names[Math.floor(i / seeds.length)]!;
+  const labels = picked.map((i) => `${strategyOf(i)} seed ${seeds[i % seeds.length]}`);
+  const summaries = await runSimTasks(
+    picked.map((i) => tasks[i]!),
+    opts.jobs,
+    progressBars(io.progressStream, labels, scenario.durationMs),
+  );
+  if (shard !== undefined) {
+    const part: ComparePart = {
+      zonesim: 'compare-part',
+      shard,
+      hash: jobHash({ kind: 'compare', scenarioText: rawText, strategies: names.map((n) => [n, strategies[n]]), seeds, version: VERSION }),
+      scenarioFile: basename(path),
+      scenarioText: rawText,
+      header,
+      runCount: tasks.length,
+      runs: picked.map((i, j) => ({ index: i, strategy: strategyOf(i), seed: seeds[i % seeds.length]!, summary: summaries[j]! })),
+    };
+    const json = JSON.stringify(part, null, 2) + '\n';
+    const file = writePart(resolve(io.cwd, opts.out ?? 'results', safeName(scenario.name)), partFileName('compare', shard), json);
+    if (opts.json) io.stdout(json);
+    else io.stdout(`compare shard ${shard.k}/${shard.n}: ${picked.length} of ${tasks.length} runs (strategy x seed)\npart: ${file}\n`);
+    return 0;
+  }
+  await writeCompare({ ...header, byStrategy: compareByStrategy(names, seeds.length, summaries) }, { fileName: path, text: rawText }, opts, io);
+  return 0;
+}
+
+/** One summary per strategy from the (strategy, seed) summaries in that order: the seed's own, or the mean of several. */
+export function compareByStrategy(names: string[], seedCount: number, summaries: Summary[]): Record<string, Summary> {
   const byStrategy: Record<string, Summary> = {};
   names.forEach((name, i) => {
-    const perSeed = summaries.slice(i * seeds.length, (i + 1) * seeds.length);
+    // Aggregated as JSON, as part files hold them, so a merged comparison gives the same bytes.
+    const perSeed = summaries.slice(i * seedCount, (i + 1) * seedCount).map((s) => JSON.parse(JSON.stringify(s)) as Summary);
     byStrategy[name] = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   });
-  const doc = { scenario: scenario.name, seed, seeds, version: VERSION, strategies: Object.fromEntries(
-    Object.entries(strategies).map(([n, s]) => [n, s.description ?? '']),
-  ), byStrategy };
+  return byStrategy;
+}
+
+/** Writes a comparison's results folder and prints its JSON or table (also for `zonesim merge`); returns the folder. */
+export async function writeCompare(
+  doc: CompareHeader & { byStrategy: Record<string, Summary> },
+  scenarioFile: { fileName: string; text: string },
+  opts: { out?: string; json: boolean; report: boolean },
+  io: Io,
+): Promise<string> {
+  const { byStrategy } = doc;
   const json = JSON.stringify(doc, null, 2) + '\n';
   const csv = Object.entries(byStrategy)
     .map(([name, s], i) => {
@@ -69,17 +124,17 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   const files: Record<string, string> = {
     'compare.json': json,
     'compare.csv': csv,
-    [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
+    [`scenario${scenarioFile.fileName.endsWith('.json') ? '.json' : '.yaml'}`]: scenarioFile.text,
   };
   if (opts.report) {
     const { renderReport } = await import('./report.js');
-    files['report.html'] = renderReport(byStrategy, `${scenario.name}: strategies compared`);
+    files['report.html'] = renderReport(byStrategy, `${doc.scenario}: strategies compared`);
   }
-  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, `${newRunId(seed)}-compare`, files);
+  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), doc.scenario, `${newRunId(doc.seed)}-compare`, files);
   if (opts.json) io.stdout(json);
   else {
     io.stdout(formatCompareTable(byStrategy));
     io.stdout(`\nresults: ${dir}\n`);
   }
-  return 0;
+  return dir;
 }

@@ -2,18 +2,18 @@
  * Small readers for CLI inputs: files named on the command line, provider lists (one URL per
  * line, `#` comments), and `k=v` attachment pairs. Missing files are usage errors (exit 2).
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
 import { URL } from '../dubbo/url.js';
+import { readTextFile, TextFileError } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from './io.js';
 
 /** The text of a file named on the command line. */
 export function readText(io: Io, file: string): string {
   try {
-    return readFileSync(resolve(io.cwd, file), 'utf8');
-  } catch {
-    throw new UsageError(`cannot read file "${file}"`);
+    return readTextFile(resolve(io.cwd, file));
+  } catch (e) {
+    throw new UsageError(`cannot read file "${file}"${e instanceof TextFileError ? `: ${e.message}` : ''}`);
   }
 }
 

@@ -4,7 +4,10 @@
  * bin/zonesim.js calls process.exit. Bad input prints one clear line, never a stack trace.
  */
 import yargs, { type Argv } from 'yargs';
+import { clipMessage } from '../scenario/clip-text.js';
+import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
+import { outOfMemoryMessage } from './out-of-memory.js';
 import { VERSION } from './version.js';
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
@@ -29,7 +32,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('json', { type: 'boolean', default: false, describe: 'print only the summary JSON' })
           .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
-          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .options(COST_OPTIONS),
       async (a) => {
         const { runCommand } = await import('./run.js');
         const { checkJobs } = await import('./parallel.js');
@@ -44,6 +48,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             bucket: a.bucket as string | undefined,
             report: a.report as boolean,
             jobs: checkJobs(a.jobs as number | undefined),
+            ...costOptionsFrom(a),
           },
           io,
         );
@@ -62,7 +67,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
-          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
+          .options(COST_OPTIONS),
       async (a) => {
         const { runCompare } = await import('./compare.js');
         const { checkJobs } = await import('./parallel.js');
@@ -77,6 +84,81 @@ export async function main(argv: string[], io: Io): Promise<number> {
             json: a.json as boolean,
             report: a.report as boolean,
             jobs: checkJobs(a.jobs as number | undefined),
+            shard: a.shard as string | undefined,
+            ...costOptionsFrom(a),
+          },
+          io,
+        );
+      },
+    )
+    .command(
+      'sweep <scenario>',
+      'run the scenario over a grid of field values (x strategies x seeds): one row per cell, CSV, JSON, report',
+      (y) =>
+        y
+          .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
+          .option('grid', { type: 'string', array: true, default: [], describe: "an axis: 'path=v1,v2,...' (a --set path; values may be ranges such as 100ms..1s/100ms; repeatable)" })
+          .option('grid-file', { type: 'string', describe: 'YAML file of axes: path: [v1, v2] or path: "start..end/step"' })
+          .option('strategies', { type: 'string', describe: 'comma-separated strategies to cross with the grid (default: the scenario as written)' })
+          .option('seed', { type: 'number', describe: 'first seed (default: the scenario\'s seed)' })
+          .option('seeds', { type: 'number', default: 1, describe: 'seeds per cell (the cell shows their mean)' })
+          .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field for every cell: path=value (repeatable)' })
+          .option('shard', { type: 'string', describe: 'k/n: run only the cells i with i mod n = k-1 and write sweep.part-k-of-n.json for zonesim merge' })
+          .option('objective', { type: 'string', describe: 'best cell: [min:|max:]figure, e.g. p99, p99-all, duplicates, max:ok (default: lowest p99)' })
+          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'the best cell must have a timeout rate under this' })
+          .option('explain', { type: 'number', describe: 'print the zonesim run command that reproduces cell INDEX, run nothing' })
+          .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print only the sweep JSON' })
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html (charts per figure) into the results folder' })
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .options(COST_OPTIONS),
+      async (a) => {
+        const { runSweep } = await import('./sweep.js');
+        const { checkJobs } = await import('./parallel.js');
+        code = await runSweep(
+          {
+            scenario: a.scenario as string,
+            grid: ((a.grid as string[]) ?? []).map(String),
+            gridFile: a['grid-file'] as string | undefined,
+            strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+            seed: a.seed as number | undefined,
+            seeds: a.seeds as number,
+            set: (a.set as string[]) ?? [],
+            shard: a.shard as string | undefined,
+            objective: a.objective as string | undefined,
+            maxTimeoutRate: a['max-timeout-rate'] as number,
+            explain: a.explain as number | undefined,
+            out: a.out as string | undefined,
+            json: a.json as boolean,
+            report: a.report as boolean,
+            jobs: checkJobs(a.jobs as number | undefined),
+            ...costOptionsFrom(a),
+          },
+          io,
+        );
+      },
+    )
+    .command(
+      'merge <parts..>',
+      'combine the part files of a sharded sweep or compare into the unsharded result, byte for byte',
+      (y) =>
+        y
+          .positional('parts', { type: 'string', array: true, demandOption: true, describe: 'part files (sweep.part-k-of-n.json, compare.part-k-of-n.json) or folders holding them' })
+          .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print only the merged JSON' })
+          .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
+          .option('objective', { type: 'string', describe: 'sweeps: best cell by [min:|max:]figure (default: lowest p99)' })
+          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'sweeps: the best cell must have a timeout rate under this' }),
+      async (a) => {
+        const { runMerge } = await import('./merge.js');
+        code = await runMerge(
+          {
+            parts: ((a.parts as string[]) ?? []).map(String),
+            out: a.out as string | undefined,
+            json: a.json as boolean,
+            report: a.report as boolean,
+            objective: a.objective as string | undefined,
+            maxTimeoutRate: a['max-timeout-rate'] as number,
           },
           io,
         );
@@ -91,7 +173,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('target-timeout-rate', { type: 'number', default: 0.001, describe: 'acceptable share of requests that time out' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
-          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' }),
+          .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .option('verify-grid', { type: 'boolean', default: false, describe: 'also sweep timeout x retries around each answer and show where the verified optimum sits' })
+          .options(COST_OPTIONS),
       async (a) => {
         const { runRecommend } = await import('./recommend.js');
         const { checkJobs } = await import('./parallel.js');
@@ -102,6 +186,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
             set: (a.set as string[]) ?? [],
             json: a.json as boolean,
             jobs: checkJobs(a.jobs as number | undefined),
+            verifyGrid: a['verify-grid'] as boolean,
+            ...costOptionsFrom(a),
           },
           io,
         );
@@ -115,11 +201,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
-          .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem (release pipelines)' }),
+          .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem (release pipelines)' })
+          .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
       async (a) => {
         const { runCheck } = await import('./check.js');
         code = await runCheck(
-          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean },
+          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean },
           io,
         );
       },
@@ -131,7 +218,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         y
           .option('consumer', { type: 'string', demandOption: true, describe: 'consumer URL' })
           .option('provider', { type: 'string', array: true, default: [], describe: 'provider URL (repeatable, in directory order)' })
-          .option('providers-file', { type: 'string', describe: 'file with one provider URL per line' })
+          .option('providers-file', { type: 'string', describe: 'file with one provider URL per line (raw or URL-encoded), or a zkCli `ls` answer' })
           .option('condition', { type: 'string', describe: 'condition rule: URL-rule text or Dubbo Admin YAML' })
           .option('condition-file', { type: 'string', describe: 'file holding the condition rule' })
           .option('force', { type: 'boolean', default: false, describe: 'force: true for a URL-rule condition' })
@@ -168,17 +255,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
         y
           .option('loadbalance', { type: 'string', demandOption: true, describe: 'random, roundrobin, leastactive, shortestresponse, consistenthash, adaptive, ...' })
           .option('provider', { type: 'string', array: true, default: [], describe: 'provider URL (repeatable)' })
-          .option('providers-file', { type: 'string', describe: 'file with one provider URL per line' })
+          .option('providers-file', { type: 'string', describe: 'file with one provider URL per line (raw or URL-encoded), or a zkCli `ls` answer' })
           .option('method', { type: 'string', describe: 'invoked method name' })
           .option('arg', { type: 'string', array: true, default: [], describe: 'invocation argument (repeatable; consistenthash)' })
-          .option('count', { type: 'number', default: 10, describe: 'number of picks' })
+          .option('args-file', { type: 'string', describe: 'file with one invocation per line: its arguments, space-separated or a JSON array (consistenthash keys)' })
+          .option('count', { type: 'number', describe: 'number of picks (default 10; with --args-file one per line, cycling)' })
           .option('seed', { type: 'number', default: 1 })
           .option('now', { type: 'number', describe: 'clock in ms for warmup (timestamp/warmup URL params)' })
           .option('consumer', { type: 'string', describe: 'consumer URL (zone balancers read its zone and envoy.* parameters)' })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
         const { runSelect } = await import('./select.js');
-        const { readProviders } = await import('./inputs.js');
+        const { readProviders, readText } = await import('./inputs.js');
         const { isModulePath, loadLoadBalancePlugin } = await import('./plugins.js');
         const lb = a.loadbalance as string;
         const plugins = isModulePath(lb) ? ((await loadLoadBalancePlugin(lb, io.cwd)) as never) : undefined;
@@ -189,7 +277,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
             providers: readProviders(io, a.provider as string[], a['providers-file'] as string | undefined),
             method: a.method as string | undefined,
             args: (a.arg as string[]) ?? [],
-            count: a.count as number,
+            argsFile: a['args-file'] ? readText(io, a['args-file'] as string) : undefined,
+            count: a.count as number | undefined,
             seed: a.seed as number,
             nowMs: a.now as number | undefined,
             consumer: a.consumer as string | undefined,
@@ -207,6 +296,48 @@ export async function main(argv: string[], io: Io): Promise<number> {
         const { runReport } = await import('./report-command.js');
         code = runReport({ dir: a['results-dir'] as string }, io);
       },
+    )
+    .command('import', 'turn provider lists and Dubbo configs as users have them into scenario YAML fragments', (y) =>
+      y
+        .command(
+          'providers <file>',
+          'zkCli `ls /dubbo/<iface>/providers` output, one URL per line, or Nacos instance-list JSON -> a providers: fragment',
+          (yy) =>
+            yy
+              .positional('file', { type: 'string', demandOption: true, describe: 'the provider list' })
+              .option('zone-from', { choices: ['param', 'cidr'] as const, default: 'param' as const, describe: 'zone from the zone URL parameter, or from the CIDRs of --scenario' })
+              .option('scenario', { type: 'string', describe: 'scenario whose zones\' CIDRs place the IPs (with --zone-from cidr)' })
+              .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2a JSON' }),
+          async (a) => {
+            const { runImportProviders } = await import('./import.js');
+            const { readText } = await import('./inputs.js');
+            const { resolve } = await import('node:path');
+            code = runImportProviders(
+              {
+                file: a.file as string,
+                zoneFrom: a['zone-from'] as 'param' | 'cidr',
+                scenario: a.scenario === undefined ? undefined : resolve(io.cwd, a.scenario as string),
+                json: a.json as boolean,
+              },
+              readText(io, a.file as string),
+              io,
+            );
+          },
+        )
+        .command(
+          'config <file>',
+          'application.yml or dubbo.properties -> consumerDefaults / reference / provider threads, executes, tps / registry',
+          (yy) =>
+            yy
+              .positional('file', { type: 'string', demandOption: true, describe: 'a Spring Boot application.yml or a dubbo.properties' })
+              .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
+          async (a) => {
+            const { runImportConfig } = await import('./import-config.js');
+            const { readText } = await import('./inputs.js');
+            code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readText(io, a.file as string), io);
+          },
+        )
+        .demandCommand(1, 'name what to import: providers or config'),
     )
     .command('schema', 'print the JSON Schema of scenario files (for editor completion)', {}, async () => {
       const { scenarioJsonSchema } = await import('../scenario/schema.js');
@@ -241,15 +372,23 @@ export function reportError(error: unknown, io: Io): number {
     return 2;
   }
   if (error instanceof UsageError) {
-    io.stderr(`zonesim: ${error.message}\n`);
-    if (error.hint) io.stderr(`hint: ${error.hint}\n`);
+    // Usage errors echo argv (yargs' "Unknown argument: ..." too): escaped and cut (clip-text.ts).
+    io.stderr(`zonesim: ${clipMessage(error.message)}\n`);
+    const details = (error as { details?: string }).details;
+    if (details) io.stderr(details.endsWith('\n') ? details : `${details}\n`);
+    if (error.hint) io.stderr(`hint: ${clipMessage(error.hint)}\n`);
     return 2;
   }
   if (e && e.name === 'InvariantError') {
     io.stderr(`zonesim: ${e.message}\n`);
     return 1;
   }
-  io.stderr(`zonesim: ${e?.message ?? String(error)}\n`);
+  const oom = outOfMemoryMessage(error);
+  if (oom !== undefined) {
+    io.stderr(`zonesim: ${oom}\n`);
+    return 1;
+  }
+  io.stderr(`zonesim: ${clipMessage(e?.message ?? String(error))}\n`);
   if (process.env.ZONESIM_DEBUG && (error as Error)?.stack) io.stderr(`${(error as Error).stack}\n`);
   return 1;
 }

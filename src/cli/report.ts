@@ -9,11 +9,13 @@ import type { Summary } from '../metrics/summary.js';
 
 const require = createRequire(import.meta.url);
 
-function asset(file: string): string {
+/** The text of a uPlot distribution file (inlined into reports). */
+export function asset(file: string): string {
   return readFileSync(require.resolve(`uplot/dist/${file}`), 'utf8');
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+/** Escapes text for HTML. */
+export const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 const ms = (x: number) => x.toFixed(1);
 

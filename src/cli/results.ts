@@ -51,6 +51,7 @@ function removeAbandoned(parent: string): void {
   }
 }
 
-function safeName(name: string): string {
+/** A scenario name as a folder name. */
+export function safeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]+/g, '_') || 'scenario';
 }

@@ -3,14 +3,16 @@
  * state-router chain as a consumer would run it (mock selector, tag router with the optional
  * `--tag-rule-file`, the condition rule from `--condition`/`--condition-file`), and the command
  * prints the survivors in directory order with a per-router trace, or Dubbo's "No provider
- * available" (code 6) with the rule that emptied the list. Owns option checking and output; the
- * callers read files and pass their text.
+ * available" (code 6) with the rule that emptied the list. A rule with a `key` applies only where
+ * the key names the consumer's service (`scope: service`), the consumer's or the providers'
+ * application (`scope: application`; a tag rule's key is the providers' application), and the
+ * trace says when it is skipped. Providers may be pasted as ZooKeeper lists them (URL-encoded,
+ * or a whole zkCli `ls` answer). Owns option checking and output; the callers read files and pass their text.
  */
 import { RandomStreams } from '../engine/random.js';
 import { DUBBO_VERSION, RpcCode } from '../dubbo/constants.js';
 import { RpcInvocation, type Invoker } from '../dubbo/rpc.js';
-import { RouterChain } from '../dubbo/router/chain.js';
-import { parseConditionRule } from '../dubbo/router/condition/condition-rule-router.js';
+import { conditionRouter, RouterChain, tagRouter } from '../dubbo/router/chain.js';
 import { MockInvokersSelector } from '../dubbo/router/mock-invokers-selector.js';
 import type { RouteTraceEntry, StateRouter } from '../dubbo/router/router.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
@@ -18,11 +20,12 @@ import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
 import { parseCliUrl, UrlInvoker } from './inputs.js';
 import { UsageError, type Io } from './io.js';
+import { expandProviders } from './provider-list.js';
 
 /** The options of `zonesim route` (file contents already read by the caller). */
 export interface RouteOptions {
   consumer: string;
-  /** Provider URLs in directory order; echoed exactly as given. */
+  /** Provider URLs in directory order; echoed exactly as given. URL-encoded URLs and zkCli `ls` answers are accepted. */
   providers: string[];
   /** A URL rule (`host = a => host = b`), a `condition://` URL or Dubbo Admin YAML. */
   condition?: string;
@@ -91,15 +94,17 @@ export function evaluateRoute(opts: RouteOptions): RouteReport {
   if (opts.providers.length === 0) throw new UsageError('give at least one provider: --provider URL or --providers-file F');
   if (opts.force && opts.condition === undefined) throw new UsageError('--force applies to a condition rule: add --condition or --condition-file');
   const consumerUrl = parseCliUrl(opts.consumer, '--consumer');
-  const invokers = opts.providers.map((p) => new UrlInvoker(new ServiceAddressURL(parseCliUrl(p, '--provider'), consumerUrl)));
+  const pasted = expandProviders(opts.providers);
+  const invokers = pasted.map((p) => new UrlInvoker(new ServiceAddressURL(parseCliUrl(p.url, '--provider'), consumerUrl)));
   // DIVERGENCE: Dubbo draws v3.1 weighted destinations from ThreadLocalRandom; `route` uses a fixed seed so a command repeats.
   const runtime = { random: new RandomStreams(1).stream('route') };
 
   const routers: StateRouter[] = [new MockInvokersSelector()];
-  routers.push(withRuleErrors('--tag-rule-file', () => new TagStateRouter(opts.tagRule ?? null)));
+  const tagRule = opts.tagRule;
+  routers.push(withRuleErrors('--tag-rule-file', () => (tagRule === undefined ? new TagStateRouter() : tagRouter(tagRule))));
   if (opts.condition !== undefined) {
     const text = opts.condition;
-    routers.push(withRuleErrors('--condition', () => parseConditionRule(text, { force: opts.force, runtime })));
+    routers.push(withRuleErrors('--condition', () => conditionRouter(text, { force: opts.force, runtime })));
   }
   const chain = new RouterChain(routers, { cache: false });
   chain.setInvokers(invokers);
@@ -117,7 +122,7 @@ export function evaluateRoute(opts: RouteOptions): RouteReport {
     if (entry.steps !== undefined && entry.steps.length > 1) trace.push(...entry.steps.map(row));
     else trace.push(row(entry));
   }
-  const survivors = result.invokers.map((inv) => opts.providers[invokers.indexOf(inv as UrlInvoker)]!);
+  const survivors = result.invokers.map((inv) => pasted[invokers.indexOf(inv as UrlInvoker)]!.given);
   const error =
     survivors.length > 0
       ? null
@@ -144,6 +149,6 @@ function formatText(report: RouteReport, total: number): string {
 /** Runs `route`; returns the exit code (0, also when no provider survives: the evaluation itself succeeded). */
 export function runRoute(opts: RouteOptions, io: Io): number {
   const report = evaluateRoute(opts);
-  io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatText(report, opts.providers.length));
+  io.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatText(report, expandProviders(opts.providers).length));
   return 0;
 }

@@ -7,13 +7,14 @@ import { loadScenarioWithRaw } from '../scenario/load.js';
 import { parseDuration } from '../scenario/units.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
+import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { newRunId, writeResults } from './results.js';
 
-export interface RunCommandOptions {
+export interface RunCommandOptions extends CostOptions {
   scenario: string;
   seed?: number;
   seeds: number;
@@ -36,8 +37,12 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     scenario.bucketMs = ms;
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
-  await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
+  // Before any plugin code or simulation: the estimate, and a refusal or a dry run's end.
+  const label = opts.seeds === 1 ? `seed ${seed}` : `seeds ${seed}..${seed + opts.seeds - 1}`;
+  const dryRun = guardCost('run', [{ label, scenario, count: opts.seeds }], opts, io);
+  if (dryRun !== undefined) return dryRun;
+  await loadPlugins(scenario, path);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));

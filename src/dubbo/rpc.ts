@@ -23,6 +23,11 @@ export type Result =
       bizException?: string;
       /** The exception in the result is a provider filter's refusal returned as a result (TpsLimitFilter). */
       limited?: 'tps';
+      /**
+       * The result carries this RpcException instead of a value (Dubbo `AsyncRpcResult.newDefaultAsyncResult(e)`),
+       * e.g. TIMEOUT_TERMINATE: the cluster returns it without retrying; `bizException` holds its message.
+       */
+      rpcException?: RpcError;
     }
   | { kind: 'error'; error: RpcError };
 

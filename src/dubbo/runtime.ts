@@ -10,6 +10,7 @@ import type { Clock, Invoker, Result, RpcError, RpcInvocation } from './rpc.js';
 import { RpcStatusTable } from './rpc-status.js';
 import { loadBalances, unknownName } from './extensions.js';
 import type { LoadBalance, LoadBalanceFactory } from './loadbalance/load-balance.js';
+import type { ZoneDistance } from './zone-order.js';
 
 /** A consumer-side filter around each provider invoke (Dubbo's consumer Filter chain, simplified). */
 export interface ConsumerFilter {
@@ -46,6 +47,11 @@ export interface DubboRuntime {
   /** The consumer's host, for messages. */
   readonly consumerHost: string;
   readonly events: EventSink;
+  /**
+   * How far apart two zones are (median RTT), for zonesim's zone extensions (nearest-zone
+   * fallback, cross-zone ranks); absent outside a simulation.
+   */
+  readonly zoneDistance?: ZoneDistance;
   /** The instance's load balancer by name (one instance per name, so state is per JVM as in Dubbo). */
   getLoadBalance(name: string): LoadBalance;
 }
@@ -60,6 +66,8 @@ export function createRuntime(init: {
   events?: EventSink;
   /** Extra load balancers (plugins) by name. */
   plugins?: Record<string, LoadBalanceFactory>;
+  /** Zone distances (the world's network). */
+  zoneDistance?: ZoneDistance;
 }): DubboRuntime & {
   counters: Map<string, number>;
 } {
@@ -74,6 +82,7 @@ export function createRuntime(init: {
     consumerHost: init.consumerHost ?? '127.0.0.1',
     counters,
     events: init.events ?? { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by) },
+    ...(init.zoneDistance !== undefined ? { zoneDistance: init.zoneDistance } : {}),
     getLoadBalance(name: string): LoadBalance {
       let lb = lbs.get(name);
       if (lb === undefined) {

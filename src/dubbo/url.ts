@@ -1,13 +1,37 @@
 /**
  * Dubbo's URL: protocol, credentials, host, port, path and parameters, with Dubbo's lookups
  * (method-level parameters, identity string, service key, address). `ServiceAddressURL` is the
- * consumer-side view of a provider URL: consumer value first, provider value as fallback, except
- * for provider-first keys. Follows dubbo-common `URL.java` and `ServiceAddressURL.java`.
+ * consumer-side view of a provider URL (interface-level discovery): consumer value first, provider
+ * value as fallback, method level before interface level on each side, except for the keys the
+ * provider owns. Follows dubbo-common `URL.java`, `url/component/URLParam.java`,
+ * `url/component/ServiceAddressURL.java` and `DubboServiceAddressURL.java`.
  */
+import { hashMapKeyOrder, stringHashCode } from './directory/java-hash-order.js';
 
-const PROVIDER_ALWAYS = new Set(['group', 'version', 'application', 'side', 'category']);
-// DefaultProviderFirstParams: the consumer never overrides these.
+// DefaultProviderFirstParams (dubbo-registry-api `support/DefaultProviderFirstParams.java`): removed from
+// the consumer URL before it is paired with provider URLs (`FailbackRegistry.removeParamsFromConsumer`).
 const PROVIDER_FIRST = new Set(['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag']);
+const METHODS_KEY = 'methods';
+
+/** Thrown where Dubbo's `Integer.parseInt` / `Long.parseLong` would throw `NumberFormatException`. */
+export class NumberFormatException extends Error {
+  override readonly name = 'NumberFormatException';
+}
+
+const JAVA_INTEGER = /^[+-]?\d+$/;
+
+/**
+ * Java `Integer.parseInt` (`bits` 32) or `Long.parseLong` (`bits` 64): an optional sign and decimal
+ * digits within range, nothing else (no fraction, exponent or blanks); otherwise NumberFormatException
+ * `For input string: "<s>"`.
+ */
+// DIVERGENCE: ASCII digits only (Java also accepts other Unicode digits); longs beyond 2^53 lose precision.
+export function parseJavaInt(s: string, bits: 32 | 64 = 32): number {
+  const n = JAVA_INTEGER.test(s) ? Number(s) : NaN;
+  const limit = bits === 32 ? 2 ** 31 : 2 ** 63;
+  if (!(n >= -limit && n < limit)) throw new NumberFormatException(`For input string: "${s}"`);
+  return n === 0 ? 0 : n;
+}
 
 /** An immutable Dubbo URL. */
 export class URL {
@@ -135,7 +159,10 @@ export class URL {
     return Number.isNaN(n) ? defaultValue : n;
   }
 
-  /** Method-level value (`<method>.<key>`) first, then the interface-level `key`. */
+  /**
+   * Method-level value first, then the interface-level `key` (`URLParam.getMethodParameter`). The
+   * method-level value is `getMethodParameterStrict`'s.
+   */
   getMethodParameter(method: string | undefined, key: string): string | undefined {
     // PERF: URLs are immutable and the same (method, key) pairs are read on every call.
     const m = method ?? '';
@@ -149,11 +176,58 @@ export class URL {
 
   /** The uncached lookup behind `getMethodParameter`. */
   protected lookupMethodParameter(method: string | undefined, key: string): string | undefined {
-    if (method) {
-      const v = this.getParameter(`${method}.${key}`);
-      if (v !== undefined) return v;
+    return this.getMethodParameterStrict(method, key) ?? this.getParameter(key);
+  }
+
+  /**
+   * `URLParam.getMethodParameterStrict`: `<method>.<key>` only, and nothing when the URL lists its
+   * `methods` and the list (as text: `String.contains`) does not contain `method`. Empty is absent.
+   */
+  getMethodParameterStrict(method: string | undefined, key: string): string | undefined {
+    if (!method) return undefined;
+    const methods = this.params.get(METHODS_KEY);
+    if (methods !== undefined && methods !== '' && !methods.includes(method)) return undefined;
+    const v = this.params.get(`${method}.${key}`);
+    return v === '' ? undefined : v;
+  }
+
+  /**
+   * `URLParam.getAnyMethodParameter`: with a `methods` list, the first listed method's non-empty
+   * `<method>.<key>`; without one, the value of the first method (split at the first dot) in Java
+   * HashMap order, empty or not. Empty is absent.
+   */
+  getAnyMethodParameter(key: string): string | undefined {
+    const methods = this.params.get(METHODS_KEY);
+    if (methods !== undefined && methods !== '') {
+      for (const m of methods.split(',')) {
+        const v = this.params.get(`${m}.${key}`);
+        if (v !== undefined && v !== '') return v;
+      }
+      return undefined;
     }
-    return this.getParameter(key);
+    const byMethod = new Map<string, string>();
+    for (const [k, v] of this.params) {
+      const dot = k.indexOf('.');
+      if (dot > 0 && k.slice(dot + 1) === key && !byMethod.has(k.slice(0, dot))) byMethod.set(k.slice(0, dot), v);
+    }
+    if (byMethod.size === 0) return undefined;
+    const v = byMethod.get(hashMapKeyOrder([...byMethod.keys()], stringHashCode)[0]!)!;
+    return v === '' ? undefined : v;
+  }
+
+  /**
+   * Java `getMethodParameter(method, key, int)`: the default when absent or empty, otherwise
+   * `Integer.parseInt` of the value, which throws NumberFormatException on anything else ("2.5").
+   */
+  getMethodInt(method: string | undefined, key: string, defaultValue: number): number {
+    const v = this.getMethodParameter(method, key);
+    return v === undefined ? defaultValue : parseJavaInt(v);
+  }
+
+  /** Java `getParameter(key, int)` (`bits` 32) or `getParameter(key, long)` (`bits` 64), as `getMethodInt`. */
+  getInt(key: string, defaultValue: number, bits: 32 | 64 = 32): number {
+    const v = this.getParameter(key);
+    return v === undefined ? defaultValue : parseJavaInt(v, bits);
   }
 
   /** `getMethodParameter` as a number. */
@@ -278,12 +352,17 @@ export class URL {
 }
 
 /**
- * A provider URL as the consumer sees it: `getParameter` answers with the consumer's value first
- * and the provider's as fallback, except for keys the provider always owns.
+ * A provider URL as the consumer sees it (interface-level discovery): `getParameter` answers with the
+ * consumer's value first and the provider's as fallback, except for the keys the provider owns;
+ * `getMethodParameter` looks at consumer method level, provider method level, consumer interface
+ * level, provider interface level, in that order. So a provider's `sayHello.timeout=3000` wins over
+ * a reference's `timeout=1000`. The consumer side is read without the DefaultProviderFirstParams
+ * keys (`release`, `dubbo`, `methods`, `timestamp`, `dubbo.tag`), as Dubbo strips them from it.
  */
 export class ServiceAddressURL extends URL {
   readonly consumerUrl: URL;
   readonly providerUrl: URL;
+  #stripped: URL | undefined;
 
   constructor(providerUrl: URL, consumerUrl: URL) {
     super({
@@ -300,23 +379,107 @@ export class ServiceAddressURL extends URL {
     this.consumerUrl = consumerUrl;
   }
 
+  /**
+   * `ServiceAddressURL.getParameter` (lines 112-133): `group`, `version` and `application` (the
+   * remote application) are the provider's, `side` the consumer's (`DubboServiceAddressURL.getSide`),
+   * `category` is `providers`; any other key is the consumer's value when not empty, else the
+   * provider's. `remote.application` is zonesim's name for `getRemoteApplication()`.
+   */
   override getParameter(key: string, defaultValue?: string): string {
-    if (key === 'application') return this.providerUrl.getParameter('application', defaultValue as string);
-    if (key === 'remote.application') return this.providerUrl.getParameter('application', defaultValue as string);
-    if (PROVIDER_ALWAYS.has(key) || PROVIDER_FIRST.has(key)) return this.providerUrl.getParameter(key, defaultValue as string);
-    const dot = key.lastIndexOf('.');
-    if (dot > 0 && PROVIDER_FIRST.has(key.slice(dot + 1))) return this.providerUrl.getParameter(key, defaultValue as string);
-    const v = this.consumerUrl.getParameter(key);
+    switch (key) {
+      case 'group':
+      case 'version':
+        return this.providerUrl.getParameter(key, defaultValue as string);
+      case 'application':
+      case 'remote.application':
+        return this.providerUrl.getParameter('application', defaultValue as string);
+      case 'side':
+        return this.consumerUrl.getParameter('side', defaultValue as string);
+      case 'category':
+        return 'providers';
+    }
+    const v = this.#consumerParameter(key);
     if (v !== undefined) return v;
     return this.providerUrl.getParameter(key, defaultValue as string);
   }
 
-  // Consumer (method, then interface) first, then the provider's; as ServiceAddressURL does.
+  /**
+   * `ServiceAddressURL.getMethodParameter` (lines 136-148): the consumer's method-level value, then the
+   * provider's (`getMethodParameterStrict`, which honours the provider's `methods` list), then
+   * `getParameter(key)`: consumer interface level, provider interface level.
+   */
   protected override lookupMethodParameter(method: string | undefined, key: string): string | undefined {
-    if (!(PROVIDER_ALWAYS.has(key) || PROVIDER_FIRST.has(key))) {
+    // The consumer URL has lost `methods` (a DefaultProviderFirstParams key), so no list check on its side.
+    const c = method ? this.consumerUrl.params.get(`${method}.${key}`) : undefined;
+    if (c !== undefined && c !== '') return c;
+    return this.providerUrl.getMethodParameterStrict(method, key) ?? this.getParameter(key);
+  }
+
+  /** `ServiceAddressURL.getAnyMethodParameter` (lines 151-160): the consumer's, else the provider's. */
+  override getAnyMethodParameter(key: string): string | undefined {
+    return this.#strippedConsumerUrl().getAnyMethodParameter(key) ?? this.providerUrl.getAnyMethodParameter(key);
+  }
+
+  // The consumer URL as Dubbo pairs it with provider URLs: without the provider-first keys.
+  #strippedConsumerUrl(): URL {
+    if (this.#stripped === undefined) {
+      const params = new Map([...this.consumerUrl.params].filter(([k]) => !PROVIDER_FIRST.has(k)));
+      this.#stripped = new URL({ protocol: this.consumerUrl.protocol, host: this.consumerUrl.host, path: this.consumerUrl.path, params });
+    }
+    return this.#stripped;
+  }
+
+  #consumerParameter(key: string): string | undefined {
+    return PROVIDER_FIRST.has(key) ? undefined : this.consumerUrl.getParameter(key);
+  }
+}
+
+/**
+ * A provider as the consumer sees it under application-level discovery (Dubbo `InstanceAddressURL`,
+ * dubbo-registry-api `client/InstanceAddressURL.java`). The order differs from ServiceAddressURL's:
+ * the consumer's value comes first at both levels (`consumerUrl.getMethodParameter`: method, then
+ * interface), then the provider's method level, then its interface level (lines 304-321 and 280-302).
+ * So here a reference's `timeout=1000` wins over a provider's `sayHello.timeout=3000`. Provider-first
+ * keys skip the consumer (`consumerParamFirst`). `group`, `version`, `interface`, `side` and
+ * `remote.application` are special (lines 208-220); `application` is not, so it is the consumer's.
+ */
+// DIVERGENCE: DubboInvoker builds a ServiceAddressURL for every provider, also under `registration:
+// application`, so application-level discovery reads parameters in ServiceAddressURL's order.
+export class InstanceAddressURL extends ServiceAddressURL {
+  override getParameter(key: string, defaultValue?: string): string {
+    switch (key) {
+      case 'group':
+      case 'version':
+      case 'interface':
+        return this.providerUrl.getParameter(key, defaultValue as string);
+      case 'remote.application':
+        return this.providerUrl.getParameter('application', defaultValue as string);
+      case 'side':
+        return 'consumer';
+    }
+    if (!PROVIDER_FIRST.has(key)) {
+      const v = this.consumerUrl.getParameter(key);
+      if (v !== undefined) return v;
+    }
+    return this.providerUrl.getParameter(key, defaultValue as string);
+  }
+
+  protected override lookupMethodParameter(method: string | undefined, key: string): string | undefined {
+    if (!PROVIDER_FIRST.has(key)) {
       const v = this.consumerUrl.getMethodParameter(method, key);
       if (v !== undefined) return v;
     }
-    return this.providerUrl.getMethodParameter(method, key);
+    return this.providerUrl.getMethodParameterStrict(method, key) ?? this.getParameter(key);
+  }
+
+  /** InstanceAddressURL.getAnyMethodParameter (lines 555-580): the consumer's, else the first provider key ending in `.<key>`. */
+  override getAnyMethodParameter(key: string): string | undefined {
+    if (!PROVIDER_FIRST.has(key)) {
+      const v = this.consumerUrl.getAnyMethodParameter(key);
+      if (v !== undefined) return v;
+    }
+    const suffix = `.${key}`;
+    for (const k of this.providerUrl.params.keys()) if (k.endsWith(suffix)) return this.getParameter(k);
+    return undefined;
   }
 }

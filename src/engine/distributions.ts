@@ -1,8 +1,41 @@
 /**
  * Distributions of SPEC 2.1 as samplers over a seeded stream. Values are in milliseconds (or any
- * unit the caller chooses); parsing units from text belongs to the scenario layer.
+ * unit the caller chooses); parsing units from text belongs to the scenario layer. Measured
+ * distributions (`samples`, `histogram`) arrive here with their data already loaded: reading and
+ * checking data files belongs to the scenario layer too (`scenario/data-files.ts`).
  */
 import type { Rng } from './random.js';
+
+/** Where a measured distribution's data came from: shown in labels and written back by dumps; sampling ignores it. */
+export interface DataSource {
+  /** The data file (absolute once the scenario is loaded). */
+  file: string;
+  /** CSV column of `samples`. */
+  column?: string;
+  /** Prometheus metric (base name, without `_bucket`) of `histogram`. */
+  metric?: string;
+  /** Prometheus labels that pick the series of `histogram`. */
+  labels?: Record<string, string>;
+  /** Unit of the values in the file, when given. */
+  unit?: 'ms' | 's' | 'us';
+}
+
+/** Measured values, sorted ascending (ms); draws interpolate linearly between order statistics. */
+export type SamplesSpec = { dist: 'samples'; values: readonly number[]; source?: DataSource };
+
+/**
+ * Cumulative counts at ascending finite upper bounds `le` (ms), as Prometheus `_bucket{le}` series
+ * give them, and `total` (the `+Inf` bucket). Uniform within a bucket, the first bucket starting at
+ * 0; the mass above the last bound is uniform up to `max`, or sits at the last bound without it.
+ */
+export type HistogramSpec = {
+  dist: 'histogram';
+  le: readonly number[];
+  counts: readonly number[];
+  total: number;
+  max?: number;
+  source?: DataSource;
+};
 
 /** A parsed distribution. */
 export type DistSpec =
@@ -14,6 +47,8 @@ export type DistSpec =
   | { dist: 'lognormal'; mu: number; sigma: number }
   | { dist: 'pareto'; scale: number; shape: number }
   | { dist: 'empirical'; min?: number; p50: number; p90: number; p99: number; p999: number; max: number }
+  | SamplesSpec
+  | HistogramSpec
   | { dist: 'mixture'; components: Array<{ weight: number } & DistSpec> };
 
 /** Draws one value per call. */
@@ -82,6 +117,20 @@ export function sampler(spec: DistSpec, rng: Rng): Sampler {
         return vs[i - 1]! + ((vs[i]! - vs[i - 1]!) * (u - q0)) / (q1 - q0);
       };
     }
+    case 'samples': {
+      const xs = spec.values;
+      const last = xs.length - 1;
+      if (last < 0) throw new Error('samples distribution without values (its data file was not loaded)');
+      return () => {
+        const h = rng.next() * last;
+        const i = Math.floor(h);
+        return i >= last ? xs[last]! : xs[i]! + (h - i) * (xs[i + 1]! - xs[i]!);
+      };
+    }
+    case 'histogram': {
+      if (!(spec.total > 0)) throw new Error('histogram distribution without counts (its data file was not loaded)');
+      return () => histogramAt(spec, rng.next() * spec.total);
+    }
     case 'mixture': {
       const parts = spec.components.map((c) => ({ weight: c.weight, draw: sampler(c, rng) }));
       const total = parts.reduce((s, p) => s + p.weight, 0);
@@ -108,7 +157,102 @@ export function quantile(spec: DistSpec, q: number): number | undefined {
       return -spec.mean * Math.log(1 - q);
     case 'pareto':
       return spec.scale / Math.pow(1 - q, 1 / spec.shape);
+    case 'samples':
+      return samplesQuantile(spec.values, q);
+    case 'histogram':
+      return q >= 1 ? histogramMax(spec) : histogramAt(spec, Math.max(0, q) * spec.total);
     default:
       return undefined;
   }
+}
+
+/** The q-quantile of sorted values, linear between order statistics (Hyndman-Fan type 7, as numpy and R default). */
+export function samplesQuantile(sorted: readonly number[], q: number): number {
+  const last = sorted.length - 1;
+  const h = Math.min(1, Math.max(0, q)) * last;
+  const i = Math.floor(h);
+  return i >= last ? sorted[last]! : sorted[i]! + (h - i) * (sorted[i + 1]! - sorted[i]!);
+}
+
+/** The largest value a histogram draws: `max`, else the upper bound of its last non-empty bucket. */
+function histogramMax(spec: HistogramSpec): number {
+  const { le, counts, total } = spec;
+  if (total > (counts[counts.length - 1] ?? 0)) return spec.max ?? le[le.length - 1] ?? 0;
+  for (let i = 0; i < le.length; i++) if (counts[i] === total) return le[i]!;
+  return le[le.length - 1] ?? 0;
+}
+
+/** The value below which `target` of the histogram's `total` lies: uniform inside the bucket that holds it. */
+function histogramAt(spec: HistogramSpec, target: number): number {
+  const { le, counts } = spec;
+  // First bucket whose cumulative count reaches the target (binary search: counts never decrease),
+  // so a bucket's share maps to its upper bound; a target of 0 skips leading empty buckets.
+  let lo = 0;
+  let hi = le.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (target > 0 ? counts[mid]! >= target : counts[mid]! > 0) hi = mid;
+    else lo = mid + 1;
+  }
+  const below = lo === 0 ? 0 : counts[lo - 1]!;
+  const from = lo === 0 ? 0 : le[lo - 1]!;
+  if (lo === le.length) {
+    // The +Inf bucket: up to `max` when given, else at the last finite bound (Prometheus' histogram_quantile).
+    if (spec.max === undefined || spec.total === below) return from;
+    return from + ((spec.max - from) * (target - below)) / (spec.total - below);
+  }
+  return from + ((le[lo]! - from) * (target - below)) / (counts[lo]! - below);
+}
+
+/**
+ * P(X <= x) of a measured distribution: for samples the piecewise-linear CDF through the order
+ * statistics, for a histogram exactly each bucket's cumulative share at its bound, linear inside.
+ */
+export function measuredCdf(spec: SamplesSpec | HistogramSpec): (x: number) => number {
+  if (spec.dist === 'samples') {
+    const xs = spec.values;
+    const last = xs.length - 1;
+    return (x) => {
+      if (x < xs[0]!) return 0;
+      if (x >= xs[last]!) return 1;
+      // Last order statistic at or below x.
+      let lo = 0;
+      let hi = last;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (xs[mid]! <= x) lo = mid;
+        else hi = mid - 1;
+      }
+      const gap = xs[lo + 1]! - xs[lo]!;
+      return (lo + (gap > 0 ? (x - xs[lo]!) / gap : 0)) / last;
+    };
+  }
+  const { le, counts, total } = spec;
+  return (x) => {
+    if (x < 0) return 0;
+    let from = 0;
+    let below = 0;
+    for (let i = 0; i < le.length; i++) {
+      if (x <= le[i]!) {
+        const width = le[i]! - from;
+        return (width > 0 ? below + ((counts[i]! - below) * (x - from)) / width : counts[i]!) / total;
+      }
+      from = le[i]!;
+      below = counts[i]!;
+    }
+    if (spec.max === undefined || x >= spec.max) return 1;
+    return (below + ((total - below) * (x - from)) / (spec.max - from)) / total;
+  };
+}
+
+/** A short label of a measured distribution for messages and reports (`samples rt.csv:rt_ms (10000 values)`). */
+export function measuredLabel(spec: SamplesSpec | HistogramSpec): string {
+  const src = spec.source;
+  const file = src === undefined ? 'inline' : src.file.slice(Math.max(src.file.lastIndexOf('/'), src.file.lastIndexOf('\\')) + 1);
+  if (spec.dist === 'samples') {
+    return `samples ${file}${src?.column === undefined ? '' : `:${src.column}`} (${spec.values.length} values)`;
+  }
+  const labels = Object.entries(src?.labels ?? {}).map(([k, v]) => `${k}="${v}"`).join(',');
+  const series = src?.metric === undefined ? '' : ` ${src.metric}${labels === '' ? '' : `{${labels}}`}`;
+  return `histogram ${file}${series} (${spec.le.length} buckets, ${spec.total} counts)`;
 }

@@ -277,6 +277,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
   const router = (r: unknown, path: Path): void => {
     if (!isObj(r)) return;
     service(r.service, [...path, 'service']);
+    if (r.type === 'zone') list(r.fallback).forEach((z, j) => zone(z, [...path, 'fallback', j]));
     // Rules are parsed now, so a malformed rule is bad input with its position, not a failure mid-run.
     const rule = r.rule;
     if ((r.type !== 'condition' && r.type !== 'tag') || (typeof rule !== 'string' && !isObj(rule))) return;

@@ -5,6 +5,7 @@
  * run" when the run is not a file plus `--set`s (e.g. `recommend`'s re-run with new timeouts).
  */
 import { stringify } from 'yaml';
+import { distToRaw } from './units.js';
 import type {
   DynamicIsolationSpec,
   ExportSpec,
@@ -51,7 +52,7 @@ function registryToRaw(r: Partial<RegistrySpec>): Raw {
   return compact({
     type: r.type,
     zone: r.zone,
-    pushLag: r.pushLag,
+    pushLag: r.pushLag === undefined ? undefined : distToRaw(r.pushLag),
     heartbeat: r.heartbeatMs,
     unhealthyAfter: r.unhealthyAfterMs,
     removeAfter: r.removeAfterMs,
@@ -80,7 +81,7 @@ function actionToRaw(a: FaultAction): Raw {
     case 'registryDown':
       return { registryDown: true };
     case 'rtt':
-      return { rtt: { between: a.between, set: a.set } };
+      return { rtt: { between: a.between, set: distToRaw(a.set) } };
     case 'rule':
       return { rule: compact({ [a.op]: a.router, index: a.index }) };
     case 'pushSwitch':
@@ -150,8 +151,8 @@ function isolationToRaw(d: DynamicIsolationSpec): Raw {
 
 /** The scenario in the raw file format (a plain object), every default explicit. */
 export function scenarioToRaw(s: Scenario): Raw {
-  const rtt: Raw = { 'same-zone': s.network.sameZone, default: s.network.default };
-  for (const p of s.network.pairs) rtt[`${p.from}->${p.to}`] = p.dist;
+  const rtt: Raw = { 'same-zone': distToRaw(s.network.sameZone), default: distToRaw(s.network.default) };
+  for (const p of s.network.pairs) rtt[`${p.from}->${p.to}`] = distToRaw(p.dist);
   return {
     name: s.name,
     description: s.description,
@@ -171,7 +172,7 @@ export function scenarioToRaw(s: Scenario): Raw {
             Object.entries(svc.methods).map(([m, x]) => [
               m,
               {
-                serviceTime: x.serviceTime,
+                serviceTime: distToRaw(x.serviceTime),
                 idempotent: x.idempotent,
                 bizErrorRate: x.bizErrorRate,
                 calls: x.calls.map((c) => ({ service: c.service, method: c.method, reference: referenceToRaw(c.reference) })),
@@ -198,6 +199,7 @@ export function scenarioToRaw(s: Scenario): Raw {
         application: p.application,
         registries: p.registries,
         params: p.params,
+        propagation: p.propagation,
       }),
     ),
     consumers: s.consumers.map((c) =>
@@ -224,6 +226,7 @@ export function scenarioToRaw(s: Scenario): Raw {
     routers: s.routers,
     faults: s.faults.map(faultToRaw),
     strategies: Object.fromEntries(Object.entries(s.strategies).map(([n, st]) => [n, strategyToRaw(st)])),
+    ...(s.propagation === undefined ? {} : { propagation: s.propagation }),
   };
 }
 

@@ -4,10 +4,11 @@
  * checks, and reports every problem at once as `file:line:col: path: expected X, found Y`. On
  * success it returns the normalized `Scenario`. This is the scenario layer's only file reader.
  */
-import { readFileSync } from 'node:fs';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { crossCheck } from './cross-check.js';
+import { loadDataFiles } from './data-files.js';
 import { normalizeScenario } from './normalize.js';
+import { readTextFile, TextFileError } from './read-text-file.js';
 import { applyOverrides, type Override } from './overrides.js';
 import { formatPath, ScenarioError, type FieldPath, type ScenarioIssue } from './scenario-error.js';
 import { rawScenarioSchema } from './schema.js';
@@ -142,6 +143,19 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     }
     throw new ScenarioError(issues);
   }
+  // Measured distributions: data files are relative to the scenario file; bad data points at its own line.
+  const dataIssues = loadDataFiles(parsed.data, raw, fileName, (p) => readTextFile(p, MAX_DATA_FILE_BYTES));
+  if (dataIssues.length > 0) {
+    throw new ScenarioError(
+      dataIssues.map((i) => {
+        const named = lc.linePos(offsetOf(doc, [...i.path, i.key], false));
+        const path = formatPath([...i.path, i.key]);
+        return i.at
+          ? { file: i.file, line: i.at.line, col: i.at.col, path: formatPath(i.path), message: i.message, hint: `named at ${fileName}:${named.line}:${named.col} (${path})` }
+          : { file: fileName, line: named.line, col: named.col, path, message: i.message };
+      }),
+    );
+  }
   const scenario = normalizeScenario(parsed.data!, fileName);
   return { scenario, rawText: applied.length > 0 ? doc.toString() : text };
 }
@@ -151,11 +165,15 @@ export function parseScenario(text: string, fileName: string, overrides: readonl
   return parseScenarioWithRaw(text, fileName, overrides).scenario;
 }
 
+// Bounded: a directory, FIFO, device or file above 10 MB is refused before reading (read-text-file.ts).
+/** Data files of measured distributions (CSV, Prometheus text) above this size are refused (100 MB). */
+const MAX_DATA_FILE_BYTES = 100 * 1024 * 1024;
+
 function readScenarioText(path: string): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readTextFile(path);
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    const reason = e instanceof TextFileError ? e.message : (e as Error).message;
     throw new ScenarioError([{ file: path, line: 0, col: 0, path: '', message: `cannot read the scenario: ${reason}` }]);
   }
 }

@@ -326,6 +326,7 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         application: p.application ?? `${services[0]!.slice(services[0]!.lastIndexOf('.') + 1)}-provider`,
         registries: p.registries,
         params: stringify(p.params),
+        propagation: p.propagation === undefined ? undefined : compact(p.propagation),
       });
     }),
     consumers: raw.consumers.map((c, i) =>
@@ -347,5 +348,6 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
     routers: raw.routers.map(router),
     faults: raw.faults.map((f, i) => compact({ atMs: f.at, forMs: f.for, action: faultAction(f), label: `faults[${i}]` })),
     strategies: Object.fromEntries(Object.entries(raw.strategies).map(([n, s]) => [n, strategy(s)])),
+    ...(raw.propagation === undefined ? {} : { propagation: compact(raw.propagation) }),
   };
 }

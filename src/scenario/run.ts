@@ -64,6 +64,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         filters: consumerFilters(),
         events,
         plugins: plugins.loadBalances,
+        zoneDistance: (from, to) => world.network.medianRttMs(from, to),
       });
       return new DubboConsumerStack(instance, world, {
         runtime,

@@ -4,6 +4,7 @@
  * field-path notation (`consumers[0].reference["com.example.UserService"].retries`); finding
  * positions in the YAML belongs to `load.ts`.
  */
+import { clipMessage, clipText } from './clip-text.js';
 
 /** A path into the raw document: map keys and list indexes. */
 export type FieldPath = ReadonlyArray<string | number>;
@@ -34,10 +35,16 @@ export function formatPath(path: FieldPath): string {
 
 /** One issue as a line (plus an indented hint line). */
 export function formatIssue(issue: ScenarioIssue): string {
-  const where = issue.line > 0 ? `${issue.file}:${issue.line}:${issue.col}` : issue.file;
-  const head = issue.path === '' ? `${where}: ${issue.message}` : `${where}: ${issue.path}: ${issue.message}`;
-  return issue.hint ? `${head}\n  hint: ${issue.hint}` : head;
+  // What came from the input (file name, keys in the path, values in the message) is escaped and cut.
+  const file = clipText(issue.file);
+  const where = issue.line > 0 ? `${file}:${issue.line}:${issue.col}` : file;
+  const message = clipMessage(issue.message);
+  const head = issue.path === '' ? `${where}: ${message}` : `${where}: ${clipText(issue.path, 120)}: ${message}`;
+  return issue.hint ? `${head}\n  hint: ${clipMessage(issue.hint)}` : head;
 }
+
+/** At most this many problems are printed; the rest are counted. */
+const MAX_PRINTED_ISSUES = 50;
 
 /** Bad input in a scenario file or a `--set` override; carries every problem found, the first in its own fields. */
 export class ScenarioError extends Error {
@@ -65,6 +72,9 @@ export class ScenarioError extends Error {
 
   /** Every issue, one per line (hints on indented lines below their issue). */
   format(): string {
-    return this.issues.map(formatIssue).join('\n');
+    const shown = this.issues.slice(0, MAX_PRINTED_ISSUES).map(formatIssue);
+    const more = this.issues.length - shown.length;
+    if (more > 0) shown.push(`... and ${more} more problem${more === 1 ? '' : 's'} in ${clipText(this.file)}`);
+    return shown.join('\n');
   }
 }

@@ -151,6 +151,21 @@ const partialRegistrySchema = z.strictObject(registryShape(false), {
   error: 'expected a registry map (type, zone, pushLag, ...)',
 });
 
+/** SPEC 2.7 `propagation`: the tag-carrying filter of full-link gray / lane set-ups (top level or per provider group). */
+const propagationSchema = z
+  .strictObject(
+    {
+      tag: z
+        .union([bool(), z.string().min(1)], { error: 'expected true, false or an attachment key such as lane' })
+        .optional()
+        .describe('true: the incoming dubbo.tag goes on every downstream call; a key: that incoming attachment becomes dubbo.tag; false: off.'),
+    },
+    { error: onType('expected { tag: true | <attachment key> }') },
+  )
+  .describe(
+    "Without it, Dubbo's ContextFilter drops dubbo.tag (and timeout, path, group, version, ...) from what a provider passes to its downstream calls, so a tag routes the first hop only.",
+  );
+
 const downstreamCallSchema = z.strictObject(
   {
     service: str('a service name'),
@@ -250,6 +265,7 @@ const providerSchema = z.strictObject(
     application: str().optional().describe('Application on the registered URL; default <service simple name>-provider.'),
     registries: z.array(str('a registry name')).optional().describe('Registries to register with (default: all).'),
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
+    propagation: propagationSchema.optional().describe("This group's tag propagation (SPEC 2.7); wins over the top-level one."),
   },
   { error: onType('expected a provider group map { service, zone, count, ... }') },
 ).superRefine((v, ctx) => {
@@ -335,7 +351,19 @@ export const routerSchema = z.discriminatedUnion(
     z.strictObject({ type: z.literal('tag'), rule: ruleText, service: routerService }),
     z.strictObject({
       type: z.literal('zone'),
-      fallback: bool().default(true).describe('Fall back to all providers when the zone has none (false = strict).'),
+      fallback: z
+        .union(
+          [
+            bool(),
+            z.literal('nearest'),
+            z.array(str('a zone name'), { error: 'expected a list of zone names' }).min(1, { error: 'expected at least one zone' }),
+          ],
+          { error: 'expected true, false, nearest or a list of zones such as [zoneB, zoneC]' },
+        )
+        .default(true)
+        .describe(
+          'When the zone has none: true = all providers, false = strict (none), nearest = the nearest zone that has providers (median RTT from the consumer zone, then the next), [zoneB, zoneC] = the first listed zone that has providers (zonesim extensions).',
+        ),
       zoneFrom: z.enum(['attachment', 'local'], { error: 'expected attachment or local' }).default('local'),
       service: routerService,
     }),
@@ -606,6 +634,7 @@ export const rawScenarioSchema = z
       consumers: z.array(consumerSchema, { error: 'expected a list of consumer groups' }).describe('Consumer groups.'),
       routers: z.array(routerSchema, { error: 'expected a list of routers' }).default([]).describe('Routing rules (SPEC 2.6).'),
       faults: z.array(faultSchema, { error: 'expected a list of faults' }).default([]).describe('Fault timeline (SPEC 2.8).'),
+      propagation: propagationSchema.optional().describe('Tag propagation of every provider group through call graphs (SPEC 2.7).'),
       strategies: z
         .record(z.string(), strategySchema, { error: 'expected a map of strategy name to overrides' })
         .default({})

@@ -25,6 +25,17 @@ export interface Scenario {
   routers: RouterSpec[];
   faults: FaultSpec[];
   strategies: Record<string, StrategySpec>;
+  /** SPEC 2.7 `propagation:` for every provider group (a group's own entry wins); absent = Dubbo's rule. */
+  propagation?: PropagationSpec;
+}
+
+/**
+ * SPEC 2.7 `propagation`: the tag-carrying filter full-link gray and lane set-ups install. Without
+ * it, Dubbo's ContextFilter drops `dubbo.tag` and downstream calls carry no tag.
+ */
+export interface PropagationSpec {
+  /** `true`: the incoming `dubbo.tag` goes on every outgoing call; a key: that incoming attachment becomes `dubbo.tag`; `false`: off. */
+  tag?: boolean | string;
 }
 
 export interface ZoneSpec {
@@ -132,6 +143,8 @@ export interface ProviderGroupSpec {
   /** Which registries it registers with (default: every registry). */
   registries?: string[];
   params: Record<string, string>;
+  /** SPEC 2.7 `propagation:` of this group's processes (wins over the top-level one). */
+  propagation?: PropagationSpec;
 }
 
 /** `<dubbo:reference>` attributes (SPEC 2.4). Values stay as Dubbo writes them on the consumer URL. */
@@ -177,7 +190,8 @@ export interface ConsumerGroupSpec {
 export type RouterSpec =
   | { type: 'condition'; rule: string | Record<string, unknown>; force?: boolean; service?: string }
   | { type: 'tag'; rule: string | Record<string, unknown>; service?: string }
-  | { type: 'zone'; fallback: boolean; zoneFrom: 'attachment' | 'local'; service?: string }
+  /** `fallback`: true = all, false = strict, `nearest` = nearest zone with providers (median RTT), a list = that order (zonesim extension). */
+  | { type: 'zone'; fallback: boolean | 'nearest' | string[]; zoneFrom: 'attachment' | 'local'; service?: string }
   | { type: 'plugin'; module: string; options: Record<string, unknown>; service?: string };
 
 export type FaultAction =

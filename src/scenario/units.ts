@@ -3,11 +3,13 @@
  * `1h`, or a number of milliseconds), rates (`2000/s`, `120/m`, or a number per second) and
  * distributions (a bare duration, `{ dist: ... }` objects, `{ mixture: [...] }`). It owns the text
  * parsers and the zod schemas that turn those values into milliseconds, per-second rates and
- * `DistSpec`s; it does not own the rest of the file format (`schema.ts`) or error positions
- * (`load.ts`). Schema messages that start with "expected" get ", found <value>" appended later.
+ * `DistSpec`s (and back, `distToRaw`, for dumps); it does not own the rest of the file format
+ * (`schema.ts`), error positions (`load.ts`) or the data files of measured distributions
+ * (`data-files.ts`: a `samples`/`histogram` naming a file leaves here without its data).
+ * Schema messages that start with "expected" get ", found <value>" appended later.
  */
 import { z } from 'zod';
-import type { DistSpec } from '../engine/distributions.js';
+import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
 const NUMBER = String.raw`(\d+(?:\.\d*)?|\.\d+)`;
@@ -18,7 +20,7 @@ const RATE_RE = new RegExp(String.raw`^${NUMBER}\s*/\s*(ms|s|min|m|h)$`);
 export const EXPECTED_DURATION = 'expected a duration such as 450ms, 1.5s, 2m or a number of milliseconds';
 /** The expected-phrase of a malformed rate. */
 export const EXPECTED_RATE = 'expected a rate such as 2000/s or 120/m, or a number per second';
-const DIST_NAMES = ['constant', 'uniform', 'exponential', 'normal', 'lognormal', 'pareto', 'empirical', 'mixture'];
+const DIST_NAMES = ['constant', 'uniform', 'exponential', 'normal', 'lognormal', 'pareto', 'empirical', 'samples', 'histogram', 'mixture'];
 const EXPECTED_DIST =
   'expected a distribution: a duration (constant) or { dist: ' + DIST_NAMES.join(' | ') + ', ... }';
 
@@ -98,7 +100,103 @@ function distShapes() {
       p999: durationSchema,
       max: durationSchema,
     },
+    samples: {
+      dist: z.literal('samples'),
+      file: z
+        .string({ error: 'expected a CSV file path (relative to the scenario file)' })
+        .min(1, { error: 'expected a CSV file path (relative to the scenario file)' })
+        .optional()
+        .describe('CSV file of measured values, one per row, relative to the scenario file.'),
+      column: z.string({ error: 'expected a CSV column name' }).optional().describe('CSV column (default: the only column).'),
+      unit: dataUnit.optional().describe('Unit of the values: ms (default), s or us.'),
+      values: z
+        .array(nonNegative('a measured value'), { error: 'expected a list of measured values' })
+        .min(1, { error: 'expected at least one value' })
+        .optional()
+        .describe('Measured values written inline (instead of file).'),
+    },
+    histogram: {
+      dist: z.literal('histogram'),
+      buckets: z
+        .record(z.string(), nonNegative('a cumulative count'), { error: 'expected a map of upper bound to cumulative count' })
+        .optional()
+        .describe('Cumulative counts per upper bound (le): { 5ms: 120, 10ms: 480, +Inf: 1000 }.'),
+      file: z
+        .string({ error: 'expected a Prometheus text-exposition file path (relative to the scenario file)' })
+        .min(1, { error: 'expected a Prometheus text-exposition file path (relative to the scenario file)' })
+        .optional()
+        .describe('Prometheus text-exposition file, relative to the scenario file.'),
+      metric: z.string({ error: 'expected a metric name such as dubbo_provider_rt_seconds' }).optional().describe('Histogram metric (its <metric>_bucket series are read).'),
+      labels: z
+        .record(z.string(), z.union([z.string(), z.number(), z.boolean()], { error: 'expected a label value' }), {
+          error: 'expected a map of label name to value',
+        })
+        .optional()
+        .describe('Labels that pick exactly one series, e.g. { method: getUserById }.'),
+      unit: dataUnit.optional().describe('Unit of le: default from the metric name (_seconds, _milliseconds, _microseconds).'),
+      max: durationSchema
+        .optional()
+        .describe('Closes the +Inf bucket: its share is uniform up to max (default: at the last finite bound, as histogram_quantile).'),
+    },
   };
+}
+
+const dataUnit = z.enum(['ms', 's', 'us'], { error: 'expected ms, s or us' });
+const nonNegative = (what: string) =>
+  z.number({ error: `expected ${what} (a number >= 0)` }).min(0, { error: `expected ${what} (a number >= 0)` });
+
+/** Milliseconds per unit of measured data. */
+export const DATA_UNIT_MS: Record<'ms' | 's' | 'us', number> = { ms: 1, s: 1000, us: 0.001 };
+
+const INF_KEYS = new Set(['+inf', 'inf', '+infinity', 'infinity', '.inf', '+.inf']);
+
+/** The upper bound (ms) of a histogram bucket key (`5ms`, `0.5s`, `+Inf`, or a number of ms); undefined if malformed. */
+export function parseBucketBound(key: string): number | undefined {
+  const k = key.trim();
+  if (INF_KEYS.has(k.toLowerCase())) return Infinity;
+  if (/^[+]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(k)) return Number(k);
+  return parseDuration(k);
+}
+
+/** The problems of cumulative bucket counts, in bound order (`at` is the bucket key or line). */
+export function bucketProblems<K>(buckets: Array<{ le: number; count: number; at: K }>): Array<{ at: K; message: string }> {
+  const out: Array<{ at: K; message: string }> = [];
+  const sorted = [...buckets].sort((a, b) => a.le - b.le);
+  const label = (le: number) => (le === Infinity ? '+Inf' : formatDuration(le));
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1]!;
+    const cur = sorted[i]!;
+    if (cur.le === prev.le) out.push({ at: cur.at, message: `bucket le=${label(cur.le)} appears twice` });
+    else if (cur.count < prev.count) {
+      out.push({
+        at: cur.at,
+        message: `cumulative count ${cur.count} at le=${label(cur.le)} is below ${prev.count} at le=${label(prev.le)}; bucket counts never decrease`,
+      });
+    }
+  }
+  if (out.length === 0 && buckets.length > 0 && sorted[sorted.length - 1]!.count === 0) {
+    out.push({ at: sorted[sorted.length - 1]!.at, message: 'every bucket count is 0: the histogram holds no observations' });
+  }
+  if (out.length === 0 && buckets.length > 0 && sorted.every((b) => b.le === Infinity)) {
+    out.push({ at: sorted[0]!.at, message: 'only a +Inf bucket: give at least one finite upper bound' });
+  }
+  return out;
+}
+
+/** A histogram spec of checked buckets (bounds in ms, `Infinity` for +Inf). */
+export function histogramOf(buckets: Array<{ le: number; count: number }>, max?: number, source?: DataSource): HistogramSpec {
+  const sorted = [...buckets].sort((a, b) => a.le - b.le);
+  const finite = sorted.filter((b) => b.le !== Infinity);
+  const inf = sorted.find((b) => b.le === Infinity);
+  const out: HistogramSpec = {
+    dist: 'histogram',
+    le: finite.map((b) => b.le),
+    counts: finite.map((b) => b.count),
+    total: inf?.count ?? finite[finite.length - 1]!.count,
+  };
+  if (max !== undefined) out.max = max;
+  if (source !== undefined) out.source = source;
+  return out;
 }
 
 type Ctx = z.core.$RefinementCtx;
@@ -153,7 +251,66 @@ function distObjects(withWeight: boolean) {
     z.strictObject({ ...shapes.empirical, ...weight }).superRefine((v, ctx) =>
       ordered(ctx, v, ['min', 'p50', 'p90', 'p99', 'p999', 'max']),
     ),
+    z.strictObject({ ...shapes.samples, ...weight }).superRefine((v, ctx) => {
+      if ((v.file === undefined) === (v.values === undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          ...(v.file === undefined ? {} : { path: ['values'] }),
+          message: v.file === undefined ? 'samples needs file: (a CSV file) or values: [...]' : 'give either file or values, not both',
+        });
+      }
+      if (v.column !== undefined && v.file === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['column'], message: 'column goes with file:' });
+      }
+    }),
+    z.strictObject({ ...shapes.histogram, ...weight }).superRefine((v, ctx) => histogramIssues(v, ctx)),
   ] as const;
+}
+
+type RawHistogram = {
+  buckets?: Record<string, number>;
+  file?: string;
+  metric?: string;
+  labels?: Record<string, unknown>;
+  unit?: string;
+  max?: number;
+};
+
+function histogramIssues(v: RawHistogram, ctx: Ctx): void {
+  if ((v.buckets === undefined) === (v.file === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      ...(v.file === undefined ? {} : { path: ['buckets'] }),
+      message:
+        v.file === undefined
+          ? 'histogram needs buckets: { 5ms: 120, ..., +Inf: 1000 } or file: + metric: (a Prometheus text file)'
+          : 'give either buckets or file, not both',
+    });
+    return;
+  }
+  if (v.file !== undefined) {
+    if (v.metric === undefined) ctx.addIssue({ code: 'custom', path: ['metric'], message: 'expected metric: the histogram to read, such as dubbo_provider_rt_seconds' });
+    return;
+  }
+  for (const k of ['metric', 'labels', 'unit'] as const) {
+    if (v[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: `${k} goes with file: (bucket keys carry their unit)` });
+  }
+  const parsed: Array<{ le: number; count: number; at: string }> = [];
+  for (const [key, count] of Object.entries(v.buckets!)) {
+    const le = parseBucketBound(key);
+    if (le === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['buckets', key], message: `expected an upper bound such as 5ms, 0.25s or +Inf, found "${key}"` });
+    } else parsed.push({ le, count, at: key });
+  }
+  if (parsed.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['buckets'], message: 'buckets is empty: give cumulative counts such as { 5ms: 120, +Inf: 130 }' });
+    return;
+  }
+  for (const p of bucketProblems(parsed)) ctx.addIssue({ code: 'custom', path: ['buckets', p.at], message: p.message });
+  const lastFinite = Math.max(...parsed.filter((b) => b.le !== Infinity).map((b) => b.le));
+  if (v.max !== undefined && Number.isFinite(lastFinite) && v.max < lastFinite) {
+    ctx.addIssue({ code: 'custom', path: ['max'], message: `max (${formatDuration(v.max)}) must be at least the last finite bound (${formatDuration(lastFinite)})` });
+  }
 }
 
 const distDiscriminatorError = (iss: { code: string; input?: unknown }) =>
@@ -178,9 +335,77 @@ type DistObjectOut = z.output<typeof distObject> | z.output<typeof mixtureShorth
 
 function toDistSpec(v: number | DistObjectOut): DistSpec {
   if (typeof v === 'number') return { dist: 'constant', value: v };
-  if ('mixture' in v) return { dist: 'mixture', components: v.mixture.map(stripLognormal) as never };
-  if (v.dist === 'mixture') return { dist: 'mixture', components: v.components.map(stripLognormal) as never };
+  if ('mixture' in v) return { dist: 'mixture', components: v.mixture.map(component) as never };
+  if (v.dist === 'mixture') return { dist: 'mixture', components: v.components.map(component) as never };
+  return component(v) as DistSpec;
+}
+
+/** One distribution object as a `DistSpec` (a mixture component keeps its weight). */
+function component(v: { dist: string }): DistSpec {
+  const w = (v as { weight?: number }).weight;
+  const weight = w === undefined ? {} : { weight: w };
+  if (v.dist === 'samples') return { ...samplesSpec(v as never), ...weight };
+  if (v.dist === 'histogram') return { ...histogramSpec(v as never), ...weight };
   return stripLognormal(v) as DistSpec;
+}
+
+/** The source of a measured distribution, without absent fields. */
+function dataSource(s: DataSource): DataSource {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(s)) if (x !== undefined) out[k] = x;
+  return out as unknown as DataSource;
+}
+
+/**
+ * A `samples` spec: inline values sorted (in ms), or, for a file, a spec without values whose
+ * `source` names the file as written; `load.ts` reads the file and fills the values in.
+ */
+function samplesSpec(v: { file?: string; column?: string; unit?: 'ms' | 's' | 'us'; values?: number[] }): SamplesSpec {
+  if (v.values !== undefined) {
+    const ms = DATA_UNIT_MS[v.unit ?? 'ms'];
+    return { dist: 'samples', values: v.values.map((x) => x * ms).sort((a, b) => a - b) };
+  }
+  return { dist: 'samples', values: [], source: dataSource({ file: v.file!, column: v.column, unit: v.unit }) };
+}
+
+/** A `histogram` spec: inline buckets parsed, or, for a file, a spec without buckets whose `source` names the series. */
+function histogramSpec(v: RawHistogram): HistogramSpec {
+  if (v.buckets !== undefined) {
+    const buckets = Object.entries(v.buckets).map(([k, count]) => ({ le: parseBucketBound(k)!, count }));
+    return histogramOf(buckets, v.max);
+  }
+  const labels = v.labels === undefined ? undefined : Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)]));
+  const source = dataSource({ file: v.file!, metric: v.metric!, labels, unit: v.unit as DataSource['unit'] });
+  return { dist: 'histogram', le: [], counts: [], total: 0, ...(v.max === undefined ? {} : { max: v.max }), source };
+}
+
+/**
+ * A distribution as the file format writes it (the inverse of `distSchema`, for dumps): measured
+ * distributions go back to their file reference (absolute path) or their inline data in ms.
+ */
+export function distToRaw(d: DistSpec): unknown {
+  const weight = (d as { weight?: number }).weight;
+  const w = weight === undefined ? {} : { weight };
+  if (d.dist === 'mixture') return { dist: 'mixture', components: d.components.map(distToRaw) };
+  if (d.dist === 'samples') {
+    if (d.source !== undefined) return { dist: 'samples', ...d.source, ...w };
+    return { dist: 'samples', values: [...d.values], ...w };
+  }
+  if (d.dist === 'histogram') {
+    const max = d.max === undefined ? {} : { max: d.max };
+    if (d.source !== undefined) return { dist: 'histogram', ...d.source, ...max, ...w };
+    const buckets: Record<string, number> = {};
+    d.le.forEach((le, i) => (buckets[String(le)] = d.counts[i]!));
+    buckets['+Inf'] = d.total;
+    return { dist: 'histogram', buckets, ...max, ...w };
+  }
+  return d;
+}
+
+/** True for a measured distribution whose data file is named but not loaded yet (`load.ts` loads it). */
+export function needsDataFile(spec: DistSpec): spec is SamplesSpec | HistogramSpec {
+  return (spec.dist === 'samples' || spec.dist === 'histogram') && spec.source !== undefined &&
+    (spec.dist === 'samples' ? spec.values.length === 0 : spec.total === 0);
 }
 
 /** Drops the unused half of a lognormal's two parameterizations (and any undefined optional). */
@@ -199,5 +424,6 @@ export const distSchema = z
     description:
       'Distribution in ms: a duration (constant), { dist: constant, value }, uniform {min,max}, exponential {mean}, ' +
       'normal {mean,stddev}, lognormal {p50,p99} or {mu,sigma}, pareto {scale,shape}, empirical {p50,p90,p99,p999,max,min?}, ' +
+      'samples {file, column?, unit?} or {values}, histogram {buckets: {5ms: 120, ..., +Inf: 1000}, max?} or {file, metric, labels?, unit?, max?}, ' +
       'mixture {components: [{weight, dist, ...}]} or { mixture: [...] }.',
   });

@@ -10,6 +10,7 @@ import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../scenario/types.js';
 import type { Outcome, RequestHandle, WorldObserver } from './observer.js';
+import type { ServerContext } from './provider.js';
 
 /** One request handed to a consumer instance's stack. */
 export interface ServiceCall {
@@ -17,6 +18,8 @@ export interface ServiceCall {
   method: string;
   attachments: Map<string, string>;
   request: RequestHandle;
+  /** Set when a provider makes the call while executing another (call graphs, SPEC 2.10). */
+  server?: ServerContext;
 }
 
 /** A consumer instance's RPC stack (Dubbo's reference, directory, routers, cluster). */

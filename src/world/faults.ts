@@ -18,7 +18,7 @@
  * Router changes (`rule`) belong to the Dubbo layer and come in through `FaultHooks.onRule`.
  * Deciding what a fault means for metrics is not done here: the observer only gets markers.
  */
-import type { DistSpec } from '../engine/distributions.js';
+import { measuredLabel, type DistSpec } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
 import type { FaultAction, FaultSpec, RouterSpec, Scenario } from '../scenario/types.js';
 import type { ProviderGroup, ProviderInstance } from './provider.js';
@@ -446,6 +446,9 @@ function distLabel(d: DistSpec): string {
       return msLabel(d.value);
     case 'mixture':
       return `mixture of ${d.components.length}`;
+    case 'samples':
+    case 'histogram':
+      return measuredLabel(d);
     default: {
       const { dist, ...params } = d;
       return `${dist} ${Object.entries(params)
@@ -464,7 +467,7 @@ function routerLabel(r: RouterSpec): string {
       return `${r.type} "${short.length > 60 ? `${short.slice(0, 57)}...` : short}"`;
     }
     case 'zone':
-      return `zone (${r.fallback ? 'fallback' : 'strict'}, from ${r.zoneFrom})`;
+      return `zone (${r.fallback === true ? 'fallback' : r.fallback === false ? 'strict' : r.fallback === 'nearest' ? 'fallback nearest' : `fallback ${r.fallback.join(', ')}`}, from ${r.zoneFrom})`;
     case 'plugin':
       return `plugin ${r.module}`;
   }

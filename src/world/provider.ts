@@ -38,7 +38,11 @@ export interface IncomingCall {
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
-  /** The request's attachments: they travel on to downstream calls (SPEC 2.10). */
+  /**
+   * The attachments the call arrived with. Downstream calls made while executing it get them minus
+   * the keys Dubbo's ContextFilter unloads (`dubbo.tag`, `timeout`, ...; SPEC 2.7), and a time
+   * budget from `_TO` when the caller sent one (timeout countdown).
+   */
   readonly attachments: ReadonlyMap<string, string>;
   /** Delivers the provider's answer to the consumer (called when the response message arrives). */
   deliver(reply: Reply): void;
@@ -48,9 +52,19 @@ export interface IncomingCall {
 
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
 
+/** What a downstream call inherits from the execution that makes it (Dubbo's RpcContext server side). */
+export interface ServerContext {
+  /** The incoming call's attachments, as received. */
+  readonly attachments: ReadonlyMap<string, string>;
+  /** When the thread started the incoming call: where Dubbo's ContextFilter starts a countdown. */
+  readonly startedMs: number;
+  /** SPEC 2.7 `propagation.tag`: the incoming attachment copied into the outgoing `dubbo.tag`. */
+  readonly tagFrom?: string;
+}
+
 /** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
 export interface DownstreamCaller {
-  call(service: string, method: string, attachments: ReadonlyMap<string, string>): Proc<boolean>;
+  call(service: string, method: string, server: ServerContext): Proc<boolean>;
 }
 
 const REFUSED: Reply = { kind: 'refused' };
@@ -359,12 +373,13 @@ export class ProviderInstance {
     const startedMs = this.#sim.now;
     yield this.#sim.timeout(serviceMs);
     const downstream = this.downstream!;
+    const server: ServerContext = { attachments: call.attachments, startedMs };
     let failed = false;
     if (spec.parallel) {
-      const procs = spec.calls.map((c) => this.#sim.process(downstream.call(c.service, c.method, call.attachments)));
+      const procs = spec.calls.map((c) => this.#sim.process(downstream.call(c.service, c.method, server)));
       for (const p of procs) if (!(yield p)) failed = true;
     } else {
-      for (const c of spec.calls) if (!(yield* downstream.call(c.service, c.method, call.attachments))) failed = true;
+      for (const c of spec.calls) if (!(yield* downstream.call(c.service, c.method, server))) failed = true;
     }
     this.#complete(call, spec, failed, startedMs);
   }

@@ -14,6 +14,17 @@
  * Each delivered application list is split per service (the exports of that service of the listed
  * processes) and handed to that service's listeners.
  *
+ * Groups and versions at interface level. ZooKeeper keeps every group and version of an interface
+ * under one `/dubbo/<iface>/providers` node: one list per interface, and every subscriber of the
+ * interface gets every change (the consumer side drops what its group/version do not accept).
+ * Nacos names a service `providers:<iface>:<version>:<group>`: one list per (interface, version,
+ * group), from each provider URL's `version` and `group`; a subscription with a concrete group and
+ * version watches its own name only, so a change in group a pushes nothing to consumers of group
+ * b. A subscription with `*` or a comma list watches every existing name it is compatible with
+ * (Dubbo's NacosRegistry lists the server's services when it subscribes; names that appear later
+ * are not picked up) and hands its listener the union of their lists (`NacosAggregateListener`).
+ * The names that exist are those of the scenario's provider groups, plus any registered since.
+ *
  * Pushes: every change of a list (a service's or an application's) is sent to each subscription
  * of it as the FULL current list, after its own draw of `pushLag` (stream `registry/push`).
  * Deliveries are FIFO per subscription (a push arrives no earlier than the one sent before it, as
@@ -41,12 +52,13 @@ import type { QueueEntry } from '../engine/event-queue.js';
 import { sampler, type Sampler } from '../engine/distributions.js';
 import type { RandomStreams } from '../engine/random.js';
 import type { Simulation } from '../engine/simulation.js';
-import type { RegistrySpec, Scenario } from '../scenario/types.js';
+import type { ConsumerGroupSpec, RegistrySpec, Scenario } from '../scenario/types.js';
 import type { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 import { PushSizer, type MetadataRevision } from './registry-push-size.js';
-import type { ProviderListener, RegistryModel, Subscriber } from './registry.js';
+import { nacosServiceName, parseNacosServiceName, subscribedNames } from './nacos-service-name.js';
+import type { ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
@@ -80,7 +92,10 @@ export interface RegistryEntry {
   readonly instance: ProviderInstance;
   /** The exports this record lists: one at interface level, every export of the process at application level. */
   readonly exports: readonly ProviderExport[];
-  /** The name it is listed under: its service (interface level) or its application (application level). */
+  /**
+   * The name it is listed under: its service (interface level; with Nacos, the service's Nacos
+   * name `providers:<iface>:<version>:<group>`) or its application (application level).
+   */
   readonly service: string;
   /** The server holds the instance (a Nacos instance, a ZooKeeper ephemeral node). */
   registered: boolean;
@@ -161,6 +176,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #lag: Sampler;
   readonly #sizer: PushSizer;
   readonly #appLevel: boolean;
+  /** Nacos at interface level: one list per (interface, version, group) Nacos service name. */
+  readonly #perGroup: boolean;
+  /** Nacos at interface level: the Nacos service names that exist, per interface (first seen first). */
+  readonly #namesOf = new Map<string, string[]>();
   readonly #entries = new WeakMap<ProviderExport, Entry>();
   /** Registered records by the name they are listed under, in registration order. */
   readonly #byKey = new Map<string, Set<Entry>>();
@@ -192,6 +211,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
     this.#sizer = new PushSizer(spec.registration, registryType);
     this.#appLevel = spec.registration === 'application';
+    this.#perGroup = registryType === 'nacos' && !this.#appLevel;
+    if (this.#perGroup && host.scenario !== undefined) {
+      // The services the Nacos server lists (`getServicesOfServer`): every provider group's, as a
+      // server that has seen these deployments before holds them, even before they register again.
+      const multi = Object.keys(host.scenario.registries).length > 0;
+      for (const g of host.scenario.providers) {
+        if (multi && g.registries !== undefined && !g.registries.includes(this.name)) continue;
+        for (const service of g.services) {
+          const params: Record<string, string | number | boolean> = { ...g.params, ...g.exports?.[service]?.params };
+          this.#knowName(service, nacosServiceName(service, paramText(params.version), paramText(params.group)));
+        }
+      }
+    }
     if (this.#appLevel && host.scenario !== undefined) {
       // The service-name mapping as the metadata center holds it once every provider group has
       // exported: each group names its application and services. Read up front, it lets a consumer
@@ -224,7 +256,21 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   providerStarted(instance: ProviderInstance): void {
     // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
     if (this.#appLevel) this.#started(instance, instance.exports, instance.group.spec.application);
-    else for (const e of instance.exports) this.#started(instance, [e], e.service);
+    else for (const e of instance.exports) this.#started(instance, [e], this.#listKey(e));
+  }
+
+  /** The list an interface-level export is in: its service, or with Nacos its Nacos service name. */
+  #listKey(e: ProviderExport): string {
+    if (!this.#perGroup) return e.service;
+    const name = nacosServiceName(e.service, urlParam(e.url, 'version'), urlParam(e.url, 'group'));
+    this.#knowName(e.service, name);
+    return name;
+  }
+
+  #knowName(service: string, name: string): void {
+    let names = this.#namesOf.get(service);
+    if (names === undefined) this.#namesOf.set(service, (names = []));
+    if (!names.includes(name)) names.push(name);
   }
 
   #started(instance: ProviderInstance, exports: readonly ProviderExport[], key: string): void {
@@ -279,12 +325,22 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
-  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void {
+  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery): void {
     if (!this.#appLevel) {
-      const sub = this.#newSubscription(subscriber, service);
-      const ref: ServiceRef = { subscriber, service, listener, subs: [sub] };
-      sub.refs.push(ref);
-      this.#firstRead(sub);
+      // Nacos: one subscription per Nacos service name watched (none when a `*` or list matches
+      // nothing yet: no list ever arrives, as in Dubbo); ZooKeeper: the interface's node.
+      const keys = this.#perGroup
+        ? subscribedNames(service, query ?? referenceQuery(subscriber, service), this.#namesOf.get(service) ?? [])
+        : [service];
+      const ref: ServiceRef = { subscriber, service, listener, subs: [] };
+      // DIVERGENCE: a `*`/list subscription's union keeps the order of its names (first seen first);
+      // Dubbo's NacosAggregateListener concatenates a ConcurrentHashMap's values (hash order).
+      for (const key of keys) {
+        const sub = this.#newSubscription(subscriber, key);
+        sub.refs.push(ref);
+        ref.subs.push(sub);
+      }
+      for (const sub of ref.subs) this.#firstRead(sub);
       return;
     }
     const ref: ServiceRef = { subscriber, service, listener, subs: [] };
@@ -340,6 +396,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** The exports of `service` a push would carry now (at application level, over every application exporting it). */
   currentList(service: string): readonly ProviderExport[] {
+    if (this.#perGroup) return (this.#namesOf.get(service) ?? []).flatMap((name) => this.#listFor(this.#snapshot(name), service));
     if (!this.#appLevel) return this.#listFor(this.#snapshot(service), service);
     return (this.#appsOf.get(service) ?? []).flatMap((app) => this.#listFor(this.#snapshot(app), service));
   }
@@ -525,8 +582,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         }
       } else {
         const providers = entries.map((e) => e.provider);
-        lists.set(key, providers);
-        bytes = this.#sizer.listBytes(key, providers);
+        // With Nacos the key is the Nacos name: the envelope carries it, the list is its interface's.
+        const service = this.#perGroup ? (parseNacosServiceName(key)?.service ?? key) : key;
+        lists.set(service, providers);
+        bytes = this.#sizer.listBytes(service, providers, this.#perGroup ? key : undefined);
       }
       snap = { entries, bytes, revisions: [...revisions.values()], lists };
       this.#snapshots.set(key, snap);
@@ -626,4 +685,30 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   #resyncAll(): void {
     for (const subs of this.#subs.values()) for (const s of subs) this.#resync(s);
   }
+}
+
+/** A registered URL's query parameter (provider URLs are built unencoded), or undefined. */
+function urlParam(url: string, key: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  for (const kv of url.slice(q + 1).split('&')) {
+    const eq = kv.indexOf('=');
+    if ((eq < 0 ? kv : kv.slice(0, eq)) === key) return eq < 0 ? '' : kv.slice(eq + 1);
+  }
+  return undefined;
+}
+
+function paramText(v: string | number | boolean | undefined): string | undefined {
+  return v === undefined ? undefined : String(v);
+}
+
+/**
+ * The group and version a consumer instance's reference asks for, as its consumer URL carries them
+ * (reference `parameters` over the consumer defaults'), when the caller did not pass them.
+ */
+function referenceQuery(subscriber: Subscriber, service: string): SubscribeQuery {
+  const group = (subscriber as { group?: Partial<Pick<ConsumerGroupSpec, 'reference' | 'consumerDefaults'>> }).group;
+  if (group === undefined) return {};
+  const params: Record<string, unknown> = { ...group.consumerDefaults?.parameters, ...group.reference?.[service]?.parameters };
+  return { group: paramText(params.group as string | undefined), version: paramText(params.version as string | undefined) };
 }

@@ -7,7 +7,7 @@
  * with the union of the lists of every registry.
  */
 import type { ProviderExport, ProviderInstance } from './provider.js';
-import type { ProviderListener, RegistryModel, Subscriber } from './registry.js';
+import type { ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 
 /** The registries of a multi-registry world, behind one `RegistryModel`. */
 export class MultiRegistry implements RegistryModel {
@@ -28,15 +28,20 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.#targets(provider)) r.providerStopped(provider, graceful);
   }
 
-  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void {
+  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery): void {
     const lists = new Map<string, readonly ProviderExport[]>();
     for (const name of this.#names) {
-      this.registries.get(name)!.subscribe(subscriber, service, (providers) => {
-        lists.set(name, providers);
-        const union = new Set<ProviderExport>();
-        for (const n of this.#names) for (const p of lists.get(n) ?? []) union.add(p);
-        listener([...union]);
-      });
+      this.registries.get(name)!.subscribe(
+        subscriber,
+        service,
+        (providers) => {
+          lists.set(name, providers);
+          const union = new Set<ProviderExport>();
+          for (const n of this.#names) for (const p of lists.get(n) ?? []) union.add(p);
+          listener([...union]);
+        },
+        query,
+      );
     }
   }
 

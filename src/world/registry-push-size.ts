@@ -8,7 +8,7 @@
  * Sizes come from realistic strings, built the way Dubbo and the registries build them:
  * - Nacos, interface level: each instance carries the URL's parameters as metadata; its size is
  *   the full URL's length. The envelope is the ServiceInfo JSON around the hosts (service name
- *   `providers:<interface>::`, cacheMillis, lastRefTime, checksum, ...).
+ *   `providers:<interface>:<version>:<group>`, cacheMillis, lastRefTime, checksum, ...).
  * - ZooKeeper, interface level: the children of `/dubbo/<interface>/providers` are the URL-encoded
  *   full URLs (`URL.encode(url.toFullString())`), so each child costs its encoded length plus a
  *   4-byte length prefix; the envelope is the watch event plus the getChildren2 reply header
@@ -57,12 +57,12 @@ export class PushSizer {
    * Bytes of one full-list notification for `service` carrying `providers` (no metadata fetch).
    * At application level the list is the processes' (each counted once, whatever it exports).
    */
-  listBytes(service: string, providers: readonly ProviderExport[]): number {
+  listBytes(service: string, providers: readonly ProviderExport[], nacosName?: string): number {
     if (this.#registration === 'application') {
       const application = providers[0]?.group.spec.application ?? service;
       return this.instanceListBytes(application, [...new Set(providers.map((p) => p.instance))]);
     }
-    let bytes = this.envelopeBytes(service);
+    let bytes = this.envelopeBytes(service, service, nacosName);
     for (const p of providers) bytes += this.instanceBytes(p);
     return bytes;
   }
@@ -74,14 +74,18 @@ export class PushSizer {
     return bytes;
   }
 
-  /** The fixed part of a notification (an empty list costs only this). */
-  envelopeBytes(service: string, application = service): number {
+  /**
+   * The fixed part of a notification (an empty list costs only this). `nacosName` is the Nacos
+   * service an interface-level list belongs to (`providers:<iface>:<version>:<group>`); default
+   * the one of no version and no group.
+   */
+  envelopeBytes(service: string, application = service, nacosName?: string): number {
     const interfaceLevel = this.#registration === 'interface';
     if (this.#registryType === 'zookeeper') {
       const path = interfaceLevel ? `/dubbo/${service}/providers` : `/services/${application}`;
       return 2 * utf8Length(path) + ZK_REPLY_FIXED_BYTES;
     }
-    const name = interfaceLevel ? `providers:${service}::` : application;
+    const name = interfaceLevel ? (nacosName ?? `providers:${service}::`) : application;
     return utf8Length(
       `{"name":"DEFAULT_GROUP@@${name}","groupName":"DEFAULT_GROUP","clusters":"","cacheMillis":10000,"hosts":[],` +
         `"lastRefTime":1767225600000,"checksum":"","allIPs":false,"reachProtectionThreshold":false,"valid":true}`,

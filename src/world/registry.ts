@@ -19,14 +19,25 @@ export interface Subscriber {
   readonly zone: string;
 }
 
+/**
+ * What one subscription asks for besides the interface: the consumer URL's `group` and `version`
+ * (`*` and comma lists allowed). Nacos names a service by them (`providers:<iface>:<version>:<group>`);
+ * ZooKeeper lists every group under one node. When it is not given, a discovery registry reads them
+ * from the subscriber's reference parameters, when the subscriber is a consumer instance.
+ */
+export interface SubscribeQuery {
+  readonly group?: string;
+  readonly version?: string;
+}
+
 /** What the world needs from any registry model. */
 export interface RegistryModel {
   /** A provider process started: each of its exports registers, possibly after a delay. */
   providerStarted(provider: ProviderInstance): void;
   /** A provider left: `graceful` deregisters at once (scale-in, restart); otherwise it falls silent (crash). */
   providerStopped(provider: ProviderInstance, graceful: boolean): void;
-  /** Subscribes one consumer instance to a service. */
-  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener): void;
+  /** Subscribes one consumer instance to a service (of a group and version, see `SubscribeQuery`). */
+  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery): void;
   /** True when the registry has already dropped this provider (attempts to it are stale calls). */
   isKnownGone(provider: ProviderExport): boolean;
   /** Fault `registryPartition`: instances in `zone` cannot reach the registry (no heartbeats, no pushes). */

@@ -12,13 +12,16 @@ import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
-import { ProviderGroup, ProviderInstance, type DownstreamCaller } from './provider.js';
+import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ServerContext } from './provider.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import { MultiRegistry } from './registry-multi.js';
 import { StaticRegistry, type RegistryModel } from './registry.js';
 
 /** Dubbo's default protocol port, used by every simulated provider. */
 export const PROVIDER_PORT = 20880;
+
+/** The attachment Dubbo's tag router reads (`dubbo.tag`), which `propagation.tag: true` carries on. */
+const TAG_ATTACHMENT = 'dubbo.tag';
 
 /** What the layers above plug into a world. */
 export interface WorldOptions {
@@ -121,6 +124,9 @@ export class World {
    * Call graphs (SPEC 2.10): a provider whose methods call other services gets its own consumer
    * side, like any consumer instance (own directory, routers, load balancer, cluster, registry
    * subscription). Each downstream call is a request of the provider's application in the metrics.
+   * What it carries from the incoming call (attachments, time budget) is decided by the stack from
+   * the server context; `propagation` (SPEC 2.7; the group's own over the top-level one) adds the
+   * tag-carrying filter.
    */
   #downstreamFor(p: ProviderInstance): DownstreamCaller | null {
     const calls = [...p.group.methodsByService.values()].flatMap((ms) => [...ms.values()].flatMap((m) => m.spec.calls));
@@ -151,8 +157,10 @@ export class World {
     const sim = this.sim;
     const observer = this.observer;
     const services = this.scenario.services;
+    const tag = { ...this.scenario.propagation, ...p.group.spec.propagation }.tag;
+    const tagFrom = tag === true ? TAG_ATTACHMENT : typeof tag === 'string' ? tag : undefined;
     return {
-      *call(service: string, method: string, attachments: ReadonlyMap<string, string>): Proc<boolean> {
+      *call(service: string, method: string, incoming: ServerContext): Proc<boolean> {
         const request = observer.startRequest({
           consumerGroup: spec.application,
           consumerZone: p.zone,
@@ -161,7 +169,8 @@ export class World {
           idempotent: services[service]?.methods[method]?.idempotent ?? true,
           startMs: sim.now,
         });
-        const { outcome, cause } = yield* stack.call({ service, method, attachments: new Map(attachments), request });
+        const server = tagFrom === undefined ? incoming : { ...incoming, tagFrom };
+        const { outcome, cause } = yield* stack.call({ service, method, attachments: new Map(), request, server });
         observer.endRequest(request, outcome, sim.now, cause);
         return outcome === 'ok';
       },

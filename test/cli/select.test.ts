@@ -50,7 +50,8 @@ describe('zonesim select', () => {
   });
 
   it('spreads leastactive picks when the providers carry actives, as calls stay in flight', () => {
-    const providers = [1, 2, 3].map((i) => `dubbo://10.0.0.${i}:20880/S?actives=0`);
+    // actives=100 activates ActiveLimitFilter (actives=0 would not: ConfigUtils.isNotEmpty("0") is false).
+    const providers = [1, 2, 3].map((i) => `dubbo://10.0.0.${i}:20880/S?actives=100`);
     const picks: string[] = JSON.parse(select({ loadbalance: 'leastactive', providers, count: 6 }).out).picks;
     expect(new Set(picks.slice(0, 3)).size).toBe(3);
     expect(new Set(picks.slice(3)).size).toBe(3);

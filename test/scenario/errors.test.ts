@@ -166,7 +166,7 @@ describe('scenario errors', () => {
 
   it('names the valid distributions for an unknown dist', () => {
     expect(formatted(withLine(7, '      getUserById: { serviceTime: { dist: gamma, k: 2 } }'))).toBe(
-      'bad.yaml:7:43: services["com.example.UserService"].methods.getUserById.serviceTime.dist: expected dist to be one of constant, uniform, exponential, normal, lognormal, pareto, empirical, mixture, found "gamma"',
+      'bad.yaml:7:43: services["com.example.UserService"].methods.getUserById.serviceTime.dist: expected dist to be one of constant, uniform, exponential, normal, lognormal, pareto, empirical, samples, histogram, mixture, found "gamma"',
     );
   });
 

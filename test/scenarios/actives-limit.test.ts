@@ -43,7 +43,7 @@ describe('actives on a reference (ActiveLimitFilter) in the timeout-retry storm'
     expect(limited.attempts).toBe(limited.providerExecutions);
   });
 
-  it('counts without limiting when actives is 0', () => {
+  it('neither limits nor counts when actives is 0 (ActiveLimitFilter is not activated: ConfigUtils.isNotEmpty("0") is false)', () => {
     const zero = run(['consumers[0].reference["com.example.OrderService"].actives=0']);
     expect(zero.outcomes.rejected).toBe(0);
     expect(zero.providerExecutions).toBe(unlimited.providerExecutions);

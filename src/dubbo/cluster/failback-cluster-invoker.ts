@@ -1,9 +1,14 @@
 /**
  * Failback: one attempt; on failure an empty result (value `null`) is returned at once and the call
- * is retried in the background every 5 s, up to `retries` times (default 3, not failover's 2),
- * each retry selecting over the original list while avoiding the previous invoker. It owns the
- * retry timer (a bounded set of pending tasks, `failbacktasks`); the attempts themselves are real
- * simulated calls. Follows dubbo-cluster `support/FailbackClusterInvoker.java`.
+ * is retried in the background, up to `retries` times (default 3, not failover's 2), each retry
+ * selecting over the original list while avoiding the previous invoker. The retries run on the
+ * invoker's retry timer, a HashedWheelTimer with 1 s ticks and at most `failbacktasks` pending
+ * timeouts, whose single worker thread runs every due retry itself, one after another: a retry is a
+ * synchronous call, so the worker is blocked until it answers or times out, and the retries due
+ * behind it wait. A retry fires on the first tick after its 5 s delay (5 to 6 s after it was
+ * scheduled, later when the worker is busy). It owns that timer; the attempts are real simulated
+ * calls. Follows dubbo-cluster `support/FailbackClusterInvoker.java` and dubbo-common
+ * `timer/HashedWheelTimer.java`.
  */
 import type { Proc } from '../../engine/simulation.js';
 import {
@@ -19,6 +24,9 @@ import type { Invoker, Result, RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
+/** The retry timer's tick (`new HashedWheelTimer(..., 1, TimeUnit.SECONDS, 32, failbackTasks)`). */
+export const FAILBACK_TIMER_TICK_MS = 1000;
+
 /** Dubbo's RetryTimerTask state: what one failed call needs to be retried. */
 interface RetryTask {
   readonly loadbalance: LoadBalance;
@@ -29,6 +37,12 @@ interface RetryTask {
   retriedTimes: number;
 }
 
+/** A pending HashedWheelTimeout: its task and the wheel tick whose processing expires it. */
+interface Timeout {
+  readonly task: RetryTask;
+  readonly tick: number;
+}
+
 /** Dubbo's `failback` cluster: fail silently now, retry later (for notifications). */
 export class FailbackClusterInvoker extends AbstractClusterInvoker {
   static readonly NAME = 'failback';
@@ -37,7 +51,12 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
   readonly retries: number;
   /** Maximum pending retry timers (HashedWheelTimer `maxPendingTimeouts`). */
   readonly failbackTasks: number;
-  #pendingTasks = 0;
+  /** The worker's `startTime`: set when the timer first gets a timeout (Dubbo creates it lazily). */
+  #timerStartMs: number | null = null;
+  // Pending timeouts in expiry order. Every delay is the same 5 s, so each new timeout's tick is at
+  // least the last one's, and the wheel (bucket by tick, FIFO per bucket) expires them in this order.
+  readonly #timeouts: Timeout[] = [];
+  #workerRunning = false;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     super(directory, runtime);
@@ -50,9 +69,9 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     this.failbackTasks = tasks;
   }
 
-  /** Retry timers scheduled and not yet fired. */
+  /** Retry timeouts scheduled and not yet taken by the timer's worker (HashedWheelTimer `pendingTimeouts`). */
   get pendingTasks(): number {
-    return this.#pendingTasks;
+    return this.#timeouts.length;
   }
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
@@ -63,27 +82,53 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     }
     // Dubbo catches every Throwable, a thrown biz RpcException (code 3) included.
     if (this.retries > 0) {
-      this.#addFailed({ loadbalance, invocation, invokers, lastInvoker: invoker, retriedTimes: 0 });
+      this.#newTimeout({ loadbalance, invocation, invokers, lastInvoker: invoker, retriedTimes: 0 });
     }
     return { kind: 'ok', value: null };
   }
 
-  #addFailed(task: RetryTask): void {
-    // HashedWheelTimer.newTimeout rejects beyond maxPendingTimeouts; Dubbo logs and drops the task.
-    if (this.#pendingTasks >= this.failbackTasks) {
+  /**
+   * `failTimer.newTimeout(task, RETRY_FAILED_PERIOD, SECONDS)` (addFailed and RetryTimerTask.rePut).
+   * Beyond `failbacktasks` pending timeouts it throws RejectedExecutionException, which Dubbo logs:
+   * the retry is dropped.
+   */
+  #newTimeout(task: RetryTask): void {
+    if (this.#timeouts.length >= this.failbackTasks) {
       this.runtime.events.count('failback.rejected');
       return;
     }
-    this.#pendingTasks++;
-    // DIVERGENCE: the wheel's 1 s tick makes Dubbo's delay 5 s to 6 s; zonesim fires at exactly 5 s.
-    this.runtime.sim.schedule(RETRY_FAILED_PERIOD, () => {
-      this.#pendingTasks--;
-      if (this.isDestroyed()) return; // destroy() stops the timer
-      this.runtime.sim.process(this.#retry(task));
-    });
+    const sim = this.runtime.sim;
+    this.#timerStartMs ??= sim.now;
+    // HashedWheelTimer: deadline = nanoTime + delay - startTime, expired by the processing of tick
+    // deadline / tickDuration (transferTimeoutsToBuckets). Whole nanoseconds, as System.nanoTime.
+    const deadlineNs = Math.round((sim.now - this.#timerStartMs) * 1e6) + RETRY_FAILED_PERIOD * 1e6;
+    this.#timeouts.push({ task, tick: Math.floor(deadlineNs / (FAILBACK_TIMER_TICK_MS * 1e6)) });
+    if (!this.#workerRunning) {
+      this.#workerRunning = true;
+      sim.process(this.#worker());
+    }
   }
 
-  // RetryTimerTask.run: select avoiding the last invoker, invoke; on failure count and re-put.
+  // HashedWheelTimer.Worker: tick t is processed once the clock reaches the end of tick t
+  // (waitForNextTick), or at once when the worker is behind; each expired task runs on this one
+  // thread. Idle ticks change nothing, so the worker sleeps from one due timeout to the next.
+  *#worker(): Proc<void> {
+    const sim = this.runtime.sim;
+    while (this.#timeouts.length > 0) {
+      const dueMs = this.#timerStartMs! + (this.#timeouts[0]!.tick + 1) * FAILBACK_TIMER_TICK_MS;
+      if (sim.now < dueMs) yield sim.timeout(dueMs - sim.now);
+      // destroy() stops the timer: pending timeouts never run.
+      if (this.isDestroyed()) {
+        this.#timeouts.length = 0;
+        break;
+      }
+      yield* this.#retry(this.#timeouts.shift()!.task);
+    }
+    this.#workerRunning = false;
+  }
+
+  // RetryTimerTask.run: select avoiding the last invoker, invoke and wait (the invocation is
+  // synchronous); on failure count it and re-put it, or abandon after `retries`.
   *#retry(task: RetryTask): Proc<void> {
     this.runtime.events.count('failback.retry');
     const avoid = task.lastInvoker === null ? null : [task.lastInvoker];
@@ -98,6 +143,6 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
       this.runtime.events.count('failback.abandoned');
       return;
     }
-    this.#addFailed(task);
+    if (!this.isDestroyed()) this.#newTimeout(task);
   }
 }

@@ -9,6 +9,9 @@ import type { LoadBalance } from '../loadbalance/load-balance.js';
 import { isBiz, type Invoker, type Result, type RpcError, type RpcInvocation } from '../rpc.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
+// How a JS number prints (`String(n)`): what a numeric scenario attachment value arrives as.
+const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
+
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
   static readonly NAME: string = 'failover';
 
@@ -59,14 +62,24 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     return this.select(loadbalance, invocation, invokers, invoked);
   }
 
-  /** `retries + 1` from the consumer URL, or a numeric `retries` client attachment (then removed); at least 1. */
+  /**
+   * `calculateInvokeTimes` (FailoverClusterInvoker.java lines 129-142): `retries + 1` from the consumer
+   * URL, overridden by a `retries` client attachment only when it is a `java.lang.Number` (its
+   * `intValue()`, so 2.7 counts as 2), which is then removed; any other value (a String, even "5") is
+   * ignored and left in place. At least 1.
+   */
   protected calculateInvokeTimes(methodName: string, invocation: RpcInvocation): number {
     let len = this.getUrl().getMethodNumber(methodName, RETRIES_KEY, DEFAULT_RETRIES) + 1;
     const attached = invocation.getAttachment(RETRIES_KEY);
-    if (attached !== undefined) {
+    // DIVERGENCE: zonesim attachments are text (a scenario's `retries: 2` arrives as "2"), so a value
+    // that reads as a number stands for Java's Number and anything else for a String. Dubbo removes the
+    // Number from the client context only, after ConsumerContextFilter has copied it into the
+    // invocation (the provider still receives it, and a downstream tier's failover, which reads its own
+    // client context, ignores it); zonesim removes it from the invocation, so it does not travel on.
+    if (attached !== undefined && NUMBER_TEXT.test(attached)) {
       invocation.attachments.delete(RETRIES_KEY);
-      const n = Number(attached);
-      if (Number.isInteger(n)) len = n + 1;
+      // `intValue()` of a double: truncated, saturated to the int range.
+      len = Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, Math.trunc(Number(attached)))) + 1;
     }
     return len <= 0 ? 1 : Math.trunc(len);
   }

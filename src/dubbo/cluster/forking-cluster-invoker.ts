@@ -1,12 +1,14 @@
 /**
  * Forking: calls `forks` providers in parallel (all of them when `forks <= 0 || forks >= size`),
  * returns the first success, and fails only when every fork failed. The caller waits at most the
- * consumer URL's `timeout`; on expiry it gets an empty result (value `null`), as Dubbo's `poll`
- * returns null, counted as `forking.pollTimeout`. Losing forks are never cancelled: they run to
- * their end and their results are dropped. Follows dubbo-cluster `support/ForkingClusterInvoker.java`.
+ * consumer URL's `timeout`; on expiry Dubbo's `poll` gives null, `doInvoke` returns that null as the
+ * Result, and the consumer's cluster filter chain fails the call with a NullPointerException (see
+ * `FORKING_POLL_TIMEOUT_MESSAGE`), counted as `forking.pollTimeout`. Losing forks are never
+ * cancelled: they run to their end and their results are dropped. Follows dubbo-cluster
+ * `support/ForkingClusterInvoker.java`.
  */
 import type { Proc } from '../../engine/simulation.js';
-import { DEFAULT_FORKS, DEFAULT_TIMEOUT, FORKS_KEY, TIMEOUT_KEY } from '../constants.js';
+import { DEFAULT_FORKS, DEFAULT_TIMEOUT, FORKS_KEY, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import type { Invoker, Result, RpcInvocation } from '../rpc.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
@@ -14,6 +16,20 @@ import { describeInvokers } from './describe-invokers.js';
 
 // Marks a poll that timed out in the one-slot "queue" event.
 const POLL_TIMEOUT = Symbol('forking.pollTimeout');
+
+/**
+ * What the caller gets when the forks' timeout expires. `ForkingClusterInvoker.doInvoke` returns the
+ * null that `poll(timeout)` gave (ForkingClusterInvoker.java lines 115 and 126); the innermost
+ * `FilterChainBuilder.CopyOfFilterChainNode.invoke` of the consumer's cluster filter chain
+ * (ConsumerContextFilter, FutureFilter, RouterSnapshotFilter, ...) checks `asyncResult instanceof
+ * AsyncRpcResult` and builds its error text with `asyncResult.getClass()` (FilterChainBuilder.java
+ * lines 349-354), which throws; every outer node rethrows it, and MockClusterInvoker only catches
+ * RpcException, so the proxy throws it to the caller. The text is the JDK 15+ helpful message (Dubbo
+ * is compiled with local variable names); on JDK 8 or 11 the message is null.
+ */
+export const FORKING_POLL_TIMEOUT_MESSAGE =
+  'java.lang.NullPointerException: Cannot invoke "Object.getClass()" because "asyncResult" is null';
+
 // Select rounds per fork before giving up on finding `forks` distinct invokers.
 const MAX_SELECT_ROUNDS_PER_FORK = 100;
 
@@ -58,7 +74,8 @@ export class ForkingClusterInvoker extends AbstractClusterInvoker {
     sim.cancel(deadline);
     if (polled === POLL_TIMEOUT) {
       this.runtime.events.count('forking.pollTimeout');
-      return { kind: 'ok', value: null };
+      // Not an RpcException: code 0 (UNKNOWN) stands for "some other Throwable"; failover and mock do not apply.
+      return this.error(RpcCode.UNKNOWN_EXCEPTION, FORKING_POLL_TIMEOUT_MESSAGE, 'forking:pollTimeout');
     }
     return polled;
   }

@@ -7,6 +7,8 @@
  * consumer URLs differ only in the host, which no invoker reads); see `SharedInvokers`.
  * With several registries (`registries:`), each registry gets its own directory and cluster, and
  * a `zone-aware` cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
+ * A multi-group reference (`group: "*"` or `a,b`) gets the `mergeable` cluster over one cluster
+ * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList).
  */
 import type { Proc } from '../../engine/simulation.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
@@ -17,13 +19,15 @@ import type { RegistryModel } from '../../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../../scenario/types.js';
 import type { ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
 import { REGISTRY_ZONE_PARAM } from '../cluster/zone-aware-cluster-invoker.js';
-import { DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';
+import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';
 import { DynamicDirectory, StaticDirectory } from '../directory/directory.js';
+import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../directory/java-hash-order.js';
+import { consumerContext } from '../filter/consumer-context-filter.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from '../protocol/dubbo-invoker.js';
-import { RpcInvocation, type ClusterInvokerLike, type Result } from '../rpc.js';
+import { RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
-import { URL } from '../url.js';
+import { ServiceAddressURL, URL } from '../url.js';
 import { isMatch } from '../url-utils.js';
 
 /** The cluster over several registries (Dubbo's default for multi-registry references). */
@@ -40,26 +44,45 @@ export interface ConsumerStackDeps {
   shared?: SharedInvokers;
 }
 
+/** The cluster of a multi-group reference (RegistryProtocol's `MERGEABLE_CLUSTER_NAME`). */
+const MERGEABLE_CLUSTER = 'mergeable';
+
+/**
+ * Which Dubbo directory turns a pushed list into invokers: `RegistryDirectory` (interface-level
+ * discovery) or `ServiceDiscoveryRegistryDirectory` (application level). They order the list differently.
+ */
+export type DirectoryKind = 'interface' | 'application';
+
 /**
  * What every instance of one consumer group shares for one reference and one registry: a
  * DubboInvoker per provider (parsed URL, consumer-first parameter view, timeouts) and, per pushed
- * provider list, the invoker list (filtered by `UrlUtils.isMatch`). A registry pushes one list
- * object per change to every subscriber, so each change is turned into invokers once, not once per
- * consumer instance; directories then hold the same immutable array.
+ * provider list, the invoker list (filtered by `UrlUtils.isMatch`, in the directory's order) and,
+ * for a multi-group reference, its split by group. A registry pushes one list object per change to
+ * every subscriber, so each change is turned into invokers once, not once per consumer instance;
+ * directories then hold the same immutable arrays.
  */
 export class ReferenceInvokers {
   readonly consumerUrl: URL;
   readonly #protocol: ProtocolContext;
+  readonly #kind: DirectoryKind;
   /** Per provider its invoker, or null when this reference does not accept it. */
   readonly #invokers = new Map<ProviderExport, DubboInvoker | null>();
+  /** Per invoker, the hash of its key in the directory's invoker map (application level). */
+  readonly #keyHashes = new Map<DubboInvoker, number>();
   readonly #lists = new WeakMap<readonly ProviderExport[], DubboInvoker[]>();
+  readonly #groups = new WeakMap<readonly ProviderExport[], DubboInvoker[][]>();
 
-  constructor(consumerUrl: URL, protocol: ProtocolContext) {
+  constructor(consumerUrl: URL, protocol: ProtocolContext, kind: DirectoryKind = 'interface') {
     this.consumerUrl = consumerUrl;
     this.#protocol = protocol;
+    this.#kind = kind;
   }
 
-  /** The invokers of the pushed providers this reference accepts (group/version match), in push order. */
+  /**
+   * The invokers of the pushed providers this reference accepts (group/version match), in the
+   * directory's order: `new ArrayList<>(newUrlInvokerMap.values())` of the ConcurrentHashMap that
+   * `toInvokers` fills in push order.
+   */
   invokersFor(pushed: readonly ProviderExport[]): DubboInvoker[] {
     let list = this.#lists.get(pushed);
     if (list === undefined) {
@@ -68,9 +91,48 @@ export class ReferenceInvokers {
         const inv = this.#invoker(p);
         if (inv !== null) list.push(inv);
       }
+      if (this.#kind === 'application' && list.length > 1) {
+        // ServiceDiscoveryRegistryDirectory.toInvokers: new ConcurrentHashMap<>((int) (urls.size() / 0.75f + 1))
+        // keyed by ProtocolServiceKeyWithAddress, whose hash is made of strings only, so Java's order is reproducible.
+        // DIVERGENCE: keys sharing a bin keep the push order; Dubbo's input order is the revisions in sorted order,
+        // then the registry's instance order (ServiceInstancesChangedListener.getServiceUrlsCache).
+        const capacity = Math.trunc(Math.fround(Math.fround(list.length / 0.75) + 1));
+        list = concurrentHashMapKeyOrder(list, (inv) => this.#keyHashes.get(inv)!, capacity);
+      }
+      // DIVERGENCE: interface level keeps the push order. RegistryDirectory.toInvokers keys its
+      // ConcurrentHashMap by the provider URL, whose hashCode folds in URLParam.hashCode: the
+      // indexes of DynamicParamTable's keys (sorted by System.identityHashCode when the process
+      // starts) and of each parameter value (numbered in the order that process first saw it). The
+      // order is therefore fixed within one consumer process but not a function of the URLs: it
+      // cannot be computed, and two consumer processes may disagree. What depends on it: the
+      // provider that gets every call under `available` (here the first pushed, the same for every
+      // instance; in Dubbo each process's own first), broadcast's call order, round robin's cycle
+      // at equal weights and which provider a random or least-active draw maps to.
       this.#lists.set(pushed, list);
     }
     return list;
+  }
+
+  /**
+   * RegistryDirectory.toMergeInvokerList's split of `invokersFor(pushed)` by the provider's group:
+   * a `HashMap<String, List<Invoker>>` filled with `computeIfAbsent` in list order, iterated by
+   * `values()` (each group's invokers keep the list order).
+   */
+  groupsFor(pushed: readonly ProviderExport[]): DubboInvoker[][] {
+    let groups = this.#groups.get(pushed);
+    if (groups === undefined) {
+      const byGroup = new Map<string, DubboInvoker[]>();
+      for (const inv of this.invokersFor(pushed)) {
+        const group = inv.getUrl().getParameter('group') ?? '';
+        let list = byGroup.get(group);
+        if (list === undefined) byGroup.set(group, (list = []));
+        list.push(inv);
+      }
+      const order = hashMapKeyOrder([...byGroup.keys()], stringHashCode, { insertion: 'computeIfAbsent' });
+      groups = order.map((g) => byGroup.get(g)!);
+      this.#groups.set(pushed, groups);
+    }
+    return groups;
   }
 
   #invoker(p: ProviderExport): DubboInvoker | null {
@@ -80,9 +142,28 @@ export class ReferenceInvokers {
       // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
       inv = isMatch(this.consumerUrl, url) ? new DubboInvoker(p, url, this.consumerUrl, this.#protocol) : null;
       this.#invokers.set(p, inv);
+      if (inv !== null && this.#kind === 'application') {
+        // ProtocolServiceKeyWithAddress.hashCode: Objects.hash(Objects.hash(Objects.hash(interface, group,
+        // version), protocol), address), address = ServiceInstance.getAddress() = host:port.
+        const serviceKey = objectsHash(url.getServiceInterface(), url.getParameter('group'), url.getParameter('version'));
+        const address = url.port > 0 ? `${url.host}:${url.port}` : url.host;
+        this.#keyHashes.set(inv, objectsHash(objectsHash(serviceKey, url.protocol), address));
+      }
     }
     return inv;
   }
+}
+
+/**
+ * RegistryProtocol.refer's test for a multi-group reference: `group` is `*`, or splits on commas
+ * (`COMMA_SPLIT_PATTERN`, Java's `split`, which drops trailing empty strings) into more than one part.
+ */
+export function isMergeableGroup(group: string | undefined): boolean {
+  if (group === undefined || group === '') return false;
+  if (group === '*') return true;
+  const parts = group.split(/\s*[,]+\s*/);
+  while (parts.length > 0 && parts.at(-1) === '') parts.pop();
+  return parts.length > 1;
 }
 
 /** The `ReferenceInvokers` of one world, by consumer group, service and registry. */
@@ -130,12 +211,15 @@ export function referenceParams(ref: Partial<ReferenceSpec>, prefix = ''): Recor
 /** Maps a final Result to the request's outcome (and a cause for No-provider outcomes). */
 export function classify(result: Result): { outcome: Outcome; cause?: string } {
   if (result.kind === 'ok') {
+    if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
     if (result.limited !== undefined) return { outcome: 'rejected', cause: 'provider:tps' };
     return { outcome: result.bizException !== undefined ? 'biz' : 'ok' };
   }
   const e = result.error;
   switch (e.code) {
     case RpcCode.TIMEOUT_EXCEPTION:
+    case RpcCode.TIMEOUT_TERMINATE:
+      // TIMEOUT_TERMINATE: the call's time budget ran out before it was sent (timeout countdown).
       return { outcome: 'timeout' };
     case RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER:
       return { outcome: 'noProvider', cause: e.cause ?? 'directory:empty' };
@@ -203,7 +287,10 @@ export class DubboConsumerStack implements ConsumerStack {
     // The zone-aware cluster's zone: the consumer's own unless the reference names one.
     if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
     const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params });
-    const clusterName = consumerUrl.getParameter('cluster') ?? DEFAULT_CLUSTER;
+    // RegistryProtocol.refer: group="a,b" or group="*" joins the registry directory with the mergeable cluster.
+    const clusterName = isMergeableGroup(consumerUrl.getParameter('group'))
+      ? MERGEABLE_CLUSTER
+      : (consumerUrl.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER);
 
     if (registryNames.length === 0) {
       const registryUrl = URL.valueOf(
@@ -261,7 +348,7 @@ export class DubboConsumerStack implements ConsumerStack {
       this.instance.group,
       registry,
       service,
-      () => new ReferenceInvokers(consumerUrl, protocol),
+      () => new ReferenceInvokers(consumerUrl, protocol, spec.registration),
     );
     const emptyProtection = spec.emptyProtection;
     registry.subscribe(this.instance, service, (pushed) => {
@@ -275,18 +362,48 @@ export class DubboConsumerStack implements ConsumerStack {
       // by the group's instances, so none is destroyed. A dropped invoker is in no list of this instance,
       // and failover lists again before each retry, so nothing can pick it (its availability follows the
       // provider's connection, as before).
-      directory.notify(invokers);
+      directory.notify(directory.multiGroup ? this.#toMergeInvokerList(service, shared.groupsFor(pushed)) : invokers);
     });
     return directory;
+  }
+
+  /**
+   * RegistryDirectory.toMergeInvokerList: with one group, that group's invokers themselves; with
+   * several, per group (in Java's HashMap order) a StaticDirectory with its own router chain,
+   * joined by the cluster its first invoker's URL names (`Cluster$Adaptive`: `cluster`, consumer
+   * value first, default failover). Rebuilt on every push, as Dubbo rebuilds them on every refresh.
+   */
+  #toMergeInvokerList(service: string, groups: DubboInvoker[][]): Invoker[] {
+    if (groups.length === 1) return groups[0]!;
+    return groups.map((invokers) => {
+      const url = invokers[0]!.getUrl() as ServiceAddressURL;
+      // AbstractDirectory's consumer URL for a URL without `refer`: the first invoker's URL with protocol
+      // `consumer` and port 0 (its host stays the provider's), still read consumer value first.
+      const provider = url.providerUrl;
+      const consumerView = new URL({ protocol: 'consumer', host: provider.host, port: 0, path: provider.path, params: provider.params });
+      const consumerUrl = new ServiceAddressURL(consumerView, url.consumerUrl);
+      // DIVERGENCE: the group's chain is built from the scenario's `routers:`; a `rule` fault changes the
+      // chains of the reference's registry directories only, not these per-group chains.
+      const directory = new StaticDirectory(this.runtime, url, consumerUrl, invokers, this.#deps.routerChain(service));
+      return this.#deps.cluster(url.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER)(directory, this.runtime);
+    });
   }
 
   *call(call: ServiceCall): Proc<{ outcome: Outcome; cause?: string }> {
     const ref = this.references.get(call.service)!;
     const context: CallContext = { request: call.request };
+    let attachments = call.attachments;
+    if (call.server !== undefined) {
+      // A call made while a provider executes: ConsumerContextFilter (server attachment, countdown).
+      const c = consumerContext(call.server, call.attachments, ref.consumerUrl, call.service, call.method, this.#world.sim.now);
+      if (c.kind === 'terminate') return classify({ kind: 'ok', bizException: c.error.message, rpcException: c.error });
+      attachments = c.attachments;
+      context.countdown = c.countdown;
+    }
     const invocation = new RpcInvocation({
       methodName: call.method,
       serviceName: call.service,
-      attachments: call.attachments,
+      attachments,
       context,
     });
     const result = yield* ref.invoker.invoke(invocation);

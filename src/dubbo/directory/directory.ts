@@ -144,7 +144,9 @@ export abstract class AbstractDirectory implements Directory {
     this.runtime.sim.schedule(RECONNECT_TASK_PERIOD_MS, () => this.#reconnectTask());
   }
 
-  // Checks up to 10 random set-aside invokers; available ones go back, departed ones are dropped.
+  // AbstractDirectory.checkConnectivity (lines 333-345): every set-aside invoker while there are fewer
+  // than reconnectTaskTryCount (10), otherwise 10 random draws with replacement (so from exactly 10
+  // on, some may be missed); available ones go back, departed ones are dropped.
   #reconnectTask(): void {
     this.#reconnectScheduled = false;
     if (this.#destroyed || this.#invalidated.size === 0) return;
@@ -152,7 +154,7 @@ export abstract class AbstractDirectory implements Directory {
     const tries = Math.min(RECONNECT_TASK_TRY_COUNT, pending.length);
     let changed = false;
     for (let i = 0; i < tries; i++) {
-      const idx = pending.length <= RECONNECT_TASK_TRY_COUNT ? i : this.runtime.random.nextInt(pending.length);
+      const idx = pending.length < RECONNECT_TASK_TRY_COUNT ? i : this.runtime.random.nextInt(pending.length);
       const inv = pending[idx]!;
       if (!this.#invalidated.has(inv)) continue;
       if (!this.#invokers.includes(inv) || inv.isAvailable()) {
@@ -169,11 +171,24 @@ export abstract class AbstractDirectory implements Directory {
   }
 }
 
-/** A fixed list of invokers (direct URLs, or the per-registry clusters of a multi-registry reference). */
+/**
+ * A fixed list of invokers (direct URLs, the per-registry clusters of a multi-registry reference,
+ * or one group's providers of a multi-group reference).
+ */
 export class StaticDirectory extends AbstractDirectory {
   constructor(runtime: DubboRuntime, url: URL, consumerUrl: URL, invokers: Invoker[], routerChain?: RouterChainLike) {
     super(runtime, url, consumerUrl, routerChain);
     this.setInvokers(invokers);
+  }
+
+  /** StaticDirectory.isAvailable: any valid invoker available; each unavailable one is set aside on the way. */
+  override isAvailable(): boolean {
+    if (this.isDestroyed()) return false;
+    for (const inv of this.getValidInvokers()) {
+      if (inv.isAvailable()) return true;
+      this.addInvalidateInvoker(inv);
+    }
+    return false;
   }
 }
 
@@ -182,6 +197,25 @@ export class StaticDirectory extends AbstractDirectory {
  * (already turned into invokers) and replaces the old one; `notifyEmpty` is the `empty://` push.
  */
 export class DynamicDirectory extends AbstractDirectory {
+  /**
+   * The reference's `group` is `*` or a list (`a,b`): the directory holds one cluster invoker per
+   * group (see `toMergeInvokerList` in consumer-stack.ts) and `list` returns them all, unrouted
+   * (Dubbo `DynamicDirectory` constructor and `doList`).
+   */
+  readonly multiGroup: boolean;
+
+  constructor(runtime: DubboRuntime, url: URL, consumerUrl: URL, routerChain?: RouterChainLike) {
+    super(runtime, url, consumerUrl, routerChain);
+    const group = consumerUrl.getParameter('group') ?? '';
+    this.multiGroup = group === '*' || group.includes(',');
+  }
+
+  override list(invocation: RpcInvocation): Invoker[] | RpcError {
+    // Past the forbidden check, a multi-group directory hands back every invoker: no router, no connectivity filter.
+    if (this.multiGroup && !this.forbidden) return this.getAllInvokers();
+    return super.list(invocation);
+  }
+
   /** A full list: replaces the old list; an empty list without `empty://` keeps the old one (empty protection). */
   notify(invokers: Invoker[]): void {
     if (invokers.length === 0) return;

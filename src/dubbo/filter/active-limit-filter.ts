@@ -1,29 +1,41 @@
 /**
  * The consumer filter that keeps RpcStatus counts: `beginCount` before an attempt and `endCount`
- * with the elapsed time when its result is known, for invokers whose URL carries an `actives`
- * parameter (interface- or method-level), as Dubbo activates it. These counts are what
- * `leastactive` and `shortestresponse` read. Owns no table: it writes the runtime's RpcStatus.
- * Follows dubbo-rpc-api `filter/ActiveLimitFilter.java`.
+ * with the elapsed time when its result is known, for invokers whose URL activates it the way
+ * Dubbo's `@Activate(group = CONSUMER, value = "actives")` does (see `isActivatedBy`). These counts
+ * are what `leastactive` and `shortestresponse` read. Owns no table: it writes the runtime's
+ * RpcStatus. Follows dubbo-rpc-api `filter/ActiveLimitFilter.java`.
  */
 import type { Proc, Simulation } from '../../engine/simulation.js';
 import { ACTIVES_KEY, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import type { Invoker, Result, RpcError, RpcInvocation } from '../rpc.js';
 import type { RpcStatusTable } from '../rpc-status.js';
 import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
-import { ServiceAddressURL, type URL } from '../url.js';
+import type { URL } from '../url.js';
 import { getMethodName } from '../loadbalance/rpc-utils.js';
 
-const SUFFIX = `.${ACTIVES_KEY}`;
-
-function hasActivesIn(params: ReadonlyMap<string, string>): boolean {
-  for (const [k, v] of params) if (v !== '' && (k === ACTIVES_KEY || k.endsWith(SUFFIX))) return true;
-  return false;
+/** Dubbo `ConfigUtils.isNotEmpty`: not empty and none of `false`, `0`, `null`, `N/A` (any case). */
+export function configIsNotEmpty(value: string | undefined): boolean {
+  if (value === undefined || value === '') return false;
+  const v = value.toLowerCase();
+  return v !== 'false' && v !== '0' && v !== 'null' && v !== 'n/a';
 }
 
-/** Dubbo's `@Activate(value = "actives")` test: any non-empty `actives` or `<method>.actives` key. */
+/**
+ * Dubbo `ExtensionLoader.isActive` for one `@Activate` value on the invoker's URL (ExtensionLoader.java
+ * lines 470-495): the interface-level value (`getParameter`: on an invoker URL the consumer's, else the
+ * provider's), or when that is empty the value of `getAnyMethodParameter`. With `expected`
+ * (`key:value`) it must equal it; without, it must pass `ConfigUtils.isNotEmpty`, so `actives=0`
+ * leaves the filter out of the chain, and an interface-level `actives=0` does so even when a method
+ * sets `actives=5` (the method level is consulted only when the interface level is empty).
+ */
+export function isActivatedBy(url: URL, key: string, expected?: string): boolean {
+  const value = url.getParameter(key) ?? url.getAnyMethodParameter(key);
+  return expected !== undefined ? value === expected : configIsNotEmpty(value);
+}
+
+/** Whether Dubbo builds ActiveLimitFilter (`@Activate(value = "actives")`) into this invoker's chain. */
 export function hasActivesParameter(url: URL): boolean {
-  if (hasActivesIn(url.params)) return true;
-  return url instanceof ServiceAddressURL && hasActivesIn(url.consumerUrl.params);
+  return isActivatedBy(url, ACTIVES_KEY);
 }
 
 // PERF: activation depends only on the invoker's URL, so it is decided once per invoker; invokers are

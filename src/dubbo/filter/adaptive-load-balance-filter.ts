@@ -1,13 +1,32 @@
 /**
  * The consumer filter that feeds AdaptiveMetrics from each attempt the adaptive balancer picked:
  * a response counts a success and a provider report (`curTime`, `load`, `rt`), an error counts an
- * error. Acts only on invocations the adaptive balancer marked. Owns no metrics: they belong to
+ * error. It is in an invoker's chain only as Dubbo activates it, `@Activate(value =
+ * "loadbalance:adaptive")`: the invoker URL's interface-level `loadbalance` (consumer's, else
+ * provider's) is `adaptive`, or, when that is empty, the first method-level one is. So
+ * `loadbalance: random` with one method on `adaptive` picks adaptively but feeds no metrics. In the
+ * chain, it acts only on invocations the adaptive balancer marked. Owns no metrics: they belong to
  * the balancer that picked. Follows dubbo-rpc-api `filter/AdaptiveLoadBalanceFilter.java` (and,
  * for the report, the provider side of `filter/ProfilerServerFilter.java`).
  */
+import { LOADBALANCE_KEY } from '../constants.js';
 import { adaptiveServiceKey, getAdaptiveAttributes } from '../loadbalance/adaptive-metrics.js';
 import type { Invoker, Result, RpcInvocation } from '../rpc.js';
 import type { ConsumerFilter } from '../runtime.js';
+import { isActivatedBy } from './active-limit-filter.js';
+
+// PERF: activation depends only on the invoker's URL, so it is decided once per (shared) invoker.
+const activeFor = new WeakMap<Invoker, boolean>();
+
+/** Whether Dubbo builds AdaptiveLoadBalanceFilter (`@Activate(value = "loadbalance:adaptive")`) into this invoker's chain. */
+export function isAdaptiveFilterActive(invoker: Invoker): boolean {
+  let active = activeFor.get(invoker);
+  if (active === undefined) {
+    active = isActivatedBy(invoker.getUrl(), LOADBALANCE_KEY, 'adaptive');
+    activeFor.set(invoker, active);
+  }
+  return active;
+}
 
 export class AdaptiveLoadBalanceFilter implements ConsumerFilter {
   before(_invoker: Invoker, _invocation: RpcInvocation, _nowMs: number): void {}
@@ -16,7 +35,7 @@ export class AdaptiveLoadBalanceFilter implements ConsumerFilter {
   // zonesim applies them at once.
   after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, _nowMs: number): void {
     const attrs = getAdaptiveAttributes(invocation);
-    if (attrs === undefined) return;
+    if (attrs === undefined || !isAdaptiveFilterActive(invoker)) return;
     const metrics = attrs.metrics;
     const key = adaptiveServiceKey(invoker);
     if (result.kind === 'error') {

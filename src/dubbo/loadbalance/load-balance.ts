@@ -12,7 +12,7 @@ import {
 } from '../constants.js';
 import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
-import type { URL } from '../url.js';
+import { NumberFormatException, type URL } from '../url.js';
 import { getMethodName } from './rpc-utils.js';
 
 /** Picks one invoker for one invocation. */
@@ -23,9 +23,24 @@ export interface LoadBalance {
 /** Builds a load balancer for one consumer instance (its state lives in the instance). */
 export type LoadBalanceFactory = (runtime: DubboRuntime) => LoadBalance;
 
-/** Dubbo `calculateWarmupWeight`: float division then truncation, clamped to [1, weight]. */
+/**
+ * The warmup step `(float) warmup / weight` of `calculateWarmupWeight`: the int weight is promoted to
+ * float too, and the quotient is a float.
+ */
+export function warmupStep(warmup: number, weight: number): number {
+  // A quotient of two floats computed in double and rounded once to float is the correctly rounded
+  // float quotient (53 >= 2 * 24 + 2 bits): Java's float division exactly.
+  return Math.fround(Math.fround(warmup) / Math.fround(weight));
+}
+
+/**
+ * Dubbo `AbstractLoadBalance.calculateWarmupWeight` (AbstractLoadBalance.java lines 49-52):
+ * `int ww = (int) (uptime / ((float) warmup / weight))`, clamped to [1, weight]. Every step is Java
+ * float (32-bit) arithmetic: the int `uptime` is promoted to float for the division, whose quotient is
+ * a float, then truncated. So (300000, 600000, 26) is 13, where doubles give 12.
+ */
 export function calculateWarmupWeight(uptime: number, warmup: number, weight: number): number {
-  const ww = Math.trunc(uptime / Math.fround(Math.fround(warmup) / weight));
+  const ww = Math.trunc(Math.fround(Math.fround(uptime) / warmupStep(warmup, weight)));
   return ww < 1 ? 1 : Math.min(ww, weight);
 }
 
@@ -51,7 +66,6 @@ export abstract class AbstractLoadBalance implements LoadBalance {
   }
 }
 
-/** `AbstractLoadBalance.getWeight` as a function of the clock. */
 /** The static inputs of `getWeight` for one invoker and method (URLs are immutable). */
 export interface WeightInputs {
   registry: boolean;
@@ -73,7 +87,7 @@ export function weightInputsOf(invoker: Invoker, method: string): WeightInputs {
     const registry = url.getServiceInterface() === REGISTRY_SERVICE;
     w = {
       registry,
-      weight: registry ? url.getNumber(WEIGHT_KEY, DEFAULT_WEIGHT) : Math.trunc(url.getMethodNumber(method, WEIGHT_KEY, DEFAULT_WEIGHT)),
+      weight: intWeight(url, method, registry),
       // Weight may come from a registry URL, but warmup is always the invoker's own.
       timestamp: invoker.getUrl().getNumber(TIMESTAMP_KEY, 0),
       warmup: invoker.getUrl().getNumber(WARMUP_KEY, DEFAULT_WARMUP),
@@ -81,6 +95,27 @@ export function weightInputsOf(invoker: Invoker, method: string): WeightInputs {
     byMethod.set(method, w);
   }
   return w;
+}
+
+/**
+ * The weight as Dubbo reads it (AbstractLoadBalance.java lines 84 and 86): an int, `url.getParameter(
+ * "weight", 100)` on a registry URL, `url.getMethodParameter(method, "weight", 100)` otherwise, both
+ * `Integer.parseInt`. A value that is not an int ("2.5", "1e2") is neither truncated nor rounded: Dubbo
+ * throws NumberFormatException from every pick that weighs the invoker.
+ */
+// DIVERGENCE: Dubbo fails each such call with the NumberFormatException; zonesim stops at the first
+// (bad input), with a message that names the weight and its URL.
+function intWeight(url: URL, method: string, registry: boolean): number {
+  try {
+    return registry ? url.getInt(WEIGHT_KEY, DEFAULT_WEIGHT) : url.getMethodInt(method, WEIGHT_KEY, DEFAULT_WEIGHT);
+  } catch (e) {
+    if (!(e instanceof NumberFormatException)) throw e;
+    const text = registry ? url.getParameter(WEIGHT_KEY) : url.getMethodParameter(method, WEIGHT_KEY);
+    throw new NumberFormatException(
+      `weight "${text}" on ${url} is not an int: Dubbo's getWeight reads it with Integer.parseInt, so every call ` +
+        `that weighs this invoker fails with java.lang.NumberFormatException: ${e.message}`,
+    );
+  }
 }
 
 /** `AbstractLoadBalance.getWeight` as a function of the clock. */

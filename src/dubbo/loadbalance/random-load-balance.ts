@@ -3,7 +3,7 @@
  * invoker → plain uniform; equal or all-zero weights → uniform. Follows dubbo-cluster
  * `loadbalance/RandomLoadBalance.java`.
  */
-import { TIMESTAMP_KEY, WEIGHT_KEY } from '../constants.js';
+import { REGISTRY_SERVICE, TIMESTAMP_KEY, WEIGHT_KEY } from '../constants.js';
 import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
@@ -18,7 +18,9 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     const rng = this.runtime.random;
     if (!this.#needWeightLoadBalance(invokers, invocation)) return invokers[rng.nextInt(length)]!;
     // PERF: Dubbo sums getWeight over the list on every pick; the table holds the same running totals
-    // for this list until a weight can change, and a binary search finds the index Dubbo's scan finds.
+    // for this list until a weight can change. Dubbo scans them for n <= 4 and binary-searches them
+    // (Arrays.binarySearch, then past equal totals) above; both give the first index whose running
+    // total exceeds the offset, which this binary search finds for every n.
     const table = weightTableOf(invokers, getMethodName(invocation), this.runtime.clock.now());
     if (table.totalWeight > 0 && !table.sameWeight) {
       const offset = rng.nextInt(table.totalWeight);
@@ -36,10 +38,13 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     return invokers[rng.nextInt(length)]!;
   }
 
+  // RandomLoadBalance.needWeightLoadBalance (lines 108-128): a registry URL needs a `weight`; any other
+  // a method- or interface-level `weight`, else a `timestamp` on the invoker's own URL.
   #needWeightLoadBalance(invokers: Invoker[], invocation: RpcInvocation): boolean {
     const first = invokers[0]!;
     const url = isClusterInvoker(first) ? first.getRegistryUrl() : first.getUrl();
-    if (url.hasMethodParameter(invocation.getMethodName(), WEIGHT_KEY)) return true;
-    return url.getParameter(TIMESTAMP_KEY) !== undefined;
+    if (url.getServiceInterface() === REGISTRY_SERVICE) return url.getParameter(WEIGHT_KEY) !== undefined;
+    if (url.getMethodParameter(getMethodName(invocation), WEIGHT_KEY) !== undefined) return true;
+    return first.getUrl().getParameter(TIMESTAMP_KEY) !== undefined;
   }
 }

@@ -8,7 +8,7 @@
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
 import type { Invoker } from '../rpc.js';
-import { calculateWarmupWeight, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
+import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
 /** The weights of one list for one method, valid for clock times in `[validFromMs, validUntilMs)`. */
 export interface WeightTable {
@@ -72,9 +72,10 @@ export function nextWeightChangeMs(w: WeightInputs, nowMs: number): number {
   if (uptime === 0) return w.timestamp + 1;
   const current = calculateWarmupWeight(uptime, w.warmup, w.weight);
   if (current >= w.weight) return Infinity;
-  // The first uptime u > uptime whose warmup weight passes `current` (or the end of the warmup).
-  const step = Math.fround(Math.fround(w.warmup) / w.weight);
-  // Start near (current + 1) * step, then walk to the exact first uptime (float rounding may move it by one).
+  // The first uptime u > uptime whose warmup weight passes `current` (or the end of the warmup). The
+  // warmup weight is non-decreasing in u (every float step of calculateWarmupWeight is monotonic).
+  const step = warmupStep(w.warmup, w.weight);
+  // Start near (current + 1) * step, then walk to the exact first uptime (float rounding moves it by a few).
   let u = Math.max(uptime + 1, Math.ceil((current + 1) * step) - 1);
   while (u > uptime + 1 && calculateWarmupWeight(u - 1, w.warmup, w.weight) !== current) u--;
   while (u < w.warmup && calculateWarmupWeight(u, w.warmup, w.weight) === current) u++;

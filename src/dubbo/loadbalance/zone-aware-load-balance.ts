@@ -4,38 +4,58 @@
  * `zone.same.weight` (default 100) when the provider's `zone` equals the consumer's and by
  * `zone.cross.weight` (default 1) otherwise; both and the consumer's `zone` are read from the
  * consumer URL. With no same-zone provider (or no consumer zone) it is plain weighted random.
- * Owns no state. Not a Dubbo extension: it follows the shape of dubbo-cluster
- * `loadbalance/RandomLoadBalance.java`.
+ * Cross-zone weights by distance (zonesim extension): `zone.cross.weights=10,1` gives the
+ * providers of the nearest other zone (by median RTT from the consumer's zone, among the zones in
+ * the list) the first multiplier, the next zone the second, and every farther zone the last one;
+ * equally near zones share a rank. `zone.cross.order=zoneB,zoneC` ranks those zones first, in that
+ * order (the rest follow by RTT). With `zone.cross.weights` the ranks apply even when no
+ * same-zone provider is left, so a dead local zone's traffic favours the nearest zone.
+ * Owns no per-call state (a cache of zone ranks per list). Not a Dubbo extension: it follows the
+ * shape of dubbo-cluster `loadbalance/RandomLoadBalance.java`.
  */
 import { ZONE_KEY } from '../constants.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
+import { parseZoneList, providerZone, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { weightedRandomIndex } from './weighted-random.js';
+
+export { providerZone } from '../zone-order.js';
 
 /** Consumer URL parameter: multiplier for same-zone providers. */
 export const ZONE_SAME_WEIGHT_KEY = 'zone.same.weight';
 /** Consumer URL parameter: multiplier for cross-zone providers. */
 export const ZONE_CROSS_WEIGHT_KEY = 'zone.cross.weight';
+/** Consumer URL parameter: cross-zone multipliers by the rank of the provider's zone (nearest first), comma-separated. */
+export const ZONE_CROSS_WEIGHTS_KEY = 'zone.cross.weights';
+/** Consumer URL parameter: zones ranked first, in this order, before the others by RTT. */
+export const ZONE_CROSS_ORDER_KEY = 'zone.cross.order';
 export const DEFAULT_ZONE_SAME_WEIGHT = 100;
 export const DEFAULT_ZONE_CROSS_WEIGHT = 1;
-
-/**
- * The zone a provider registered with: its own `zone` parameter, never the consumer's value that a
- * consumer-first ServiceAddressURL would answer with.
- */
-export function providerZone(invoker: Invoker): string | undefined {
-  const zone = invoker.getUrl().getOriginalParameter(ZONE_KEY);
-  return zone === '' ? undefined : zone;
-}
 
 function nonNegativeInt(url: URL, key: string, defaultValue: number): number {
   const v = Math.trunc(url.getNumber(key, defaultValue));
   return v > 0 ? v : 0;
 }
 
+/** Multipliers of `zone.cross.weights`; an entry that is not a number takes `fallback`. */
+function rankWeights(text: string, fallback: number): number[] {
+  return text.split(',').map((x) => {
+    const n = x.trim() === '' ? NaN : Math.trunc(Number(x));
+    return Number.isFinite(n) ? Math.max(0, n) : fallback;
+  });
+}
+
+/** Per invoker of one list: -1 in the consumer's zone, else the 0-based rank of its zone. */
+interface ZoneRanks {
+  readonly key: string;
+  readonly ranks: Int32Array;
+}
+
 export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'zoneAware';
+  // PERF: routed lists are shared arrays (route cache), so their zone ranks are worked out once.
+  readonly #ranks = new WeakMap<Invoker[], ZoneRanks>();
 
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const length = invokers.length;
@@ -43,18 +63,55 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     for (let i = 0; i < length; i++) weights[i] = this.getWeight(invokers[i]!, invocation);
     const zone = url.getParameter(ZONE_KEY);
     if (zone !== undefined) {
-      let anySame = false;
-      const same = new Array<boolean>(length);
-      for (let i = 0; i < length; i++) {
-        same[i] = providerZone(invokers[i]!) === zone;
-        if (same[i]) anySame = true;
-      }
-      if (anySame) {
-        const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
-        const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
-        for (let i = 0; i < length; i++) weights[i] = weights[i]! * (same[i] ? sameWeight : crossWeight);
+      const byRank = url.getParameter(ZONE_CROSS_WEIGHTS_KEY);
+      if (byRank !== undefined && byRank.trim() !== '') {
+        this.#rankWeighted(weights, invokers, url, zone, byRank);
+      } else {
+        let anySame = false;
+        const same = new Array<boolean>(length);
+        for (let i = 0; i < length; i++) {
+          same[i] = providerZone(invokers[i]!) === zone;
+          if (same[i]) anySame = true;
+        }
+        if (anySame) {
+          const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
+          const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
+          for (let i = 0; i < length; i++) weights[i] = weights[i]! * (same[i] ? sameWeight : crossWeight);
+        }
       }
     }
     return invokers[weightedRandomIndex(weights, this.runtime.random)]!;
+  }
+
+  // Same zone: `zone.same.weight`; other zones: the multiplier of their rank by distance.
+  #rankWeighted(weights: number[], invokers: Invoker[], url: URL, zone: string, byRank: string): void {
+    const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
+    const multipliers = rankWeights(byRank, crossWeight);
+    const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
+    const { ranks } = this.#zoneRanks(invokers, zone, url.getParameter(ZONE_CROSS_ORDER_KEY) ?? '');
+    const last = multipliers.length - 1;
+    for (let i = 0; i < weights.length; i++) {
+      const r = ranks[i]!;
+      weights[i] = weights[i]! * (r < 0 ? sameWeight : multipliers[Math.min(r, last)]!);
+    }
+  }
+
+  #zoneRanks(invokers: Invoker[], zone: string, order: string): ZoneRanks {
+    const key = `${zone}\u0000${order}`;
+    const cached = this.#ranks.get(invokers);
+    if (cached !== undefined && cached.key === key) return cached;
+    const groups = zoneGroups(invokers, {
+      origin: zone,
+      distance: this.runtime.zoneDistance,
+      order: parseZoneList(order),
+      exclude: zone,
+    });
+    const rankOf = new Map<Invoker, number>();
+    groups.forEach((g, rank) => g.invokers.forEach((inv) => rankOf.set(inv, rank)));
+    const ranks = new Int32Array(invokers.length);
+    for (let i = 0; i < invokers.length; i++) ranks[i] = rankOf.get(invokers[i]!) ?? -1;
+    const out = { key, ranks };
+    this.#ranks.set(invokers, out);
+    return out;
   }
 }

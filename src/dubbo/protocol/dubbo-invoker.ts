@@ -3,7 +3,8 @@
  * sends the request over the network, waits for the reply or the per-attempt timeout, turns the
  * reply into a Result with Dubbo's codes and messages, and reports the attempt to the observer.
  * Availability is the connection state: a crashed provider refuses connections.
- * Follows dubbo-rpc-dubbo `DubboInvoker.java` and dubbo-remoting `DefaultFuture.java`.
+ * Follows dubbo-rpc-dubbo `DubboInvoker.java` and dubbo-remoting `DefaultFuture.java`; the attempt's
+ * timeout, with Dubbo 3's timeout countdown, follows dubbo-rpc-api `RpcUtils.calculateTimeout`.
  */
 import type { QueueEntry } from '../../engine/event-queue.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
@@ -11,12 +12,20 @@ import type { Network } from '../../world/network.js';
 import type { RequestHandle, WorldObserver } from '../../world/observer.js';
 import type { IncomingCall, ProviderExport, Reply } from '../../world/provider.js';
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
+import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../filter/context-filter.js';
+import { noTimeLeft } from '../filter/consumer-context-filter.js';
 import { OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
+import type { TimeoutCountDown } from '../timeout-count-down.js';
 import { ServiceAddressURL, type URL } from '../url.js';
 
 /** Per-request data the simulator hangs on `RpcInvocation.context`. */
 export interface CallContext {
   request: RequestHandle;
+  /**
+   * The time budget passed on by ConsumerContextFilter (Dubbo keeps it in the client attachment
+   * `timeout-countdown`): each attempt's timeout is what is left of it.
+   */
+  countdown?: TimeoutCountDown | null;
 }
 
 const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' }) as Result;
@@ -77,6 +86,8 @@ export class DubboInvoker implements Invoker {
   readonly #url: ServiceAddressURL;
   readonly #ctx: ProtocolContext;
   readonly #timeouts = new Map<string, number>();
+  /** Per method: `enable-timeout-countdown` on this invoker's URL (default false). */
+  readonly #startsCountdown = new Map<string, boolean>();
   #destroyed = false;
 
   constructor(provider: ProviderExport, providerUrl: URL, consumerUrl: URL, ctx: ProtocolContext) {
@@ -110,12 +121,43 @@ export class DubboInvoker implements Invoker {
     return t;
   }
 
+  /**
+   * `RpcUtils.calculateTimeout` (Dubbo 3.3 lines 285-306): with a countdown passed on, the attempt's
+   * timeout is what is left of it, whatever this reference's own timeout (not the smaller of the
+   * two); without one, the usual per-attempt timeout. Either way the value goes to the provider as
+   * `_TO` when a countdown runs or this URL has `enable-timeout-countdown=true`.
+   */
+  calculateTimeout(invocation: RpcInvocation, nowMs: number): number {
+    const countdown = (invocation.context as CallContext | undefined)?.countdown;
+    const method = invocation.getMethodName();
+    if (countdown === undefined || countdown === null) {
+      const timeout = this.timeoutMs(invocation);
+      let starts = this.#startsCountdown.get(method);
+      if (starts === undefined) {
+        starts = this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false);
+        this.#startsCountdown.set(method, starts);
+      }
+      if (starts) invocation.setAttachment(TIMEOUT_ATTACHMENT_KEY, String(Math.trunc(timeout)));
+      return timeout;
+    }
+    const timeout = countdown.timeRemainingMs(nowMs);
+    invocation.setAttachment(TIMEOUT_ATTACHMENT_KEY, String(timeout));
+    return timeout;
+  }
+
   *invoke(invocation: RpcInvocation): Proc<Result> {
     const ctx = this.#ctx;
     const sim = ctx.sim;
     const request = (invocation.context as CallContext).request;
     const method = invocation.getMethodName();
     const provider = this.provider;
+    const timeoutMs = this.calculateTimeout(invocation, sim.now);
+    if (timeoutMs <= 0) {
+      // DubboInvoker.doInvoke returns the exception as a result: failover does not retry it, and
+      // nothing is sent (so it is not counted as an attempt).
+      const error = noTimeLeft(invocation.serviceName, method);
+      return { kind: 'ok', bizException: error.message, rpcException: error };
+    }
     ctx.observer.attempt(request, {
       crossZone: provider.zone !== ctx.consumerZone,
       stale: ctx.isKnownGone(provider),
@@ -131,8 +173,9 @@ export class DubboInvoker implements Invoker {
       );
     }
     const done = sim.event<Reply | null>();
-    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, invocation.attachments);
-    const timeoutMs = this.timeoutMs(invocation);
+    // The provider reads `_TO` when its thread starts the call; a retry sets another one meanwhile.
+    const attachments = invocation.attachments.has(TIMEOUT_ATTACHMENT_KEY) ? new Map(invocation.attachments) : invocation.attachments;
+    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments);
     attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
     if (delay >= 0) sim.schedule(delay, deliverRequest, undefined, attempt);

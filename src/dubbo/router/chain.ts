@@ -2,19 +2,30 @@
  * The router chain: state routers in ascending Dubbo order, each router's output feeding the next
  * (AND), output in directory order, fail-fast on an empty intermediate result, plus run-time rule
  * changes and a route cache. `buildRouterChain` turns a scenario's `routers:` list into the chain
- * of one consumer instance for one service. Routers themselves live in their own files.
+ * of one consumer instance for one service. Condition rules with a `key` are not run as routers
+ * of their own: the chain hands them to Dubbo's ServiceStateRouter / ProviderAppStateRouter /
+ * AppStateRouter, which apply only the rules keyed by this consumer's service or applications;
+ * tag rules with a `key` are published to the tag router, which reads the one keyed by the
+ * providers' application. Routers themselves live in their own files.
  * Follows dubbo-cluster `RouterChain.java`, `SingleRouterChain.java` and `router/state/AbstractStateRouter.java`.
  */
 import type { RouterSpec } from '../../scenario/types.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { parseConditionRule } from './condition/condition-rule-router.js';
+import { ConditionRuleRouter, parseConditionRule } from './condition/condition-rule-router.js';
+import {
+  AppStateRouter,
+  KeyedConditionRule,
+  ProviderAppStateRouter,
+  ServiceStateRouter,
+} from './condition/listenable-state-router.js';
 import { getMethodName, javaStringValueOf } from './invocation-values.js';
 import { MockInvokersSelector } from './mock-invokers-selector.js';
 import { captureRouterEvents, replayRouterEvents, type CountedEvent } from './router-events.js';
 import type { RouteResult, RouteTraceEntry, RouterChainLike, RoutingInputs, StateRouter } from './router.js';
 import type { RouterRuntime } from './router-runtime.js';
-import type { TagRouterRule } from './tag/tag-router-rule.js';
+import { conditionRuleKey } from './rule-key.js';
+import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 import { ZoneStateRouter } from './zone-state-router.js';
 
@@ -77,7 +88,13 @@ interface CachedRoute {
 
 /** Dubbo's state-router chain for one consumer instance and one service, with a route cache. */
 export class RouterChain implements RouterChainLike {
+  /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
+  /** What routes: `#routers` with keyed condition rules replaced by the listenable routers holding them. */
+  #effective: StateRouter[] = [];
+  readonly #serviceRouter = new ServiceStateRouter();
+  readonly #providerAppRouter = new ProviderAppStateRouter();
+  readonly #appRouter = new AppStateRouter(this.#providerAppRouter);
   #allInvokers: Invoker[] | null = null;
   readonly #cacheEnabled: boolean;
   readonly #cacheMaxEntries: number;
@@ -96,9 +113,14 @@ export class RouterChain implements RouterChainLike {
     this.replaceRouters(routers);
   }
 
-  /** The routers in chain order. */
+  /** The routers in chain order, as added (a keyed condition rule is listed as itself). */
   getRouters(): readonly StateRouter[] {
     return this.#routers;
+  }
+
+  /** The routers that route, in order: keyed condition rules are inside Dubbo's listenable routers. */
+  getEffectiveRouters(): readonly StateRouter[] {
+    return this.#effective;
   }
 
   /**
@@ -106,7 +128,7 @@ export class RouterChain implements RouterChainLike {
    * cache: callers must not mutate it. Invoker lists are assumed replaced, never mutated in place.
    */
   route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
-    if (invokers.length === 0 || this.#routers.length === 0) return { invokers, trace: [] };
+    if (invokers.length === 0 || this.#effective.length === 0) return { invokers, trace: [] };
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
       this.#cache.clear();
@@ -131,7 +153,7 @@ export class RouterChain implements RouterChainLike {
   /** A new address list: every router is notified (tag rules re-initialise) and the cache is dropped. */
   setInvokers(invokers: Invoker[]): void {
     this.#allInvokers = invokers;
-    for (const router of this.#routers) router.notify?.(invokers);
+    for (const router of this.#notified()) router.notify?.(invokers);
     this.#reconfigure();
   }
 
@@ -140,14 +162,16 @@ export class RouterChain implements RouterChainLike {
     let at = this.#routers.length;
     while (at > 0 && this.#routers[at - 1]!.order > router.order) at--;
     this.#routers.splice(at, 0, router);
-    if (this.#allInvokers !== null) router.notify?.(this.#allInvokers);
+    if (this.#allInvokers !== null && !(router instanceof KeyedConditionRule)) router.notify?.(this.#allInvokers);
     this.#reconfigure();
+    // A keyed application rule is a config-center write to a key ProviderAppStateRouter may listen to.
+    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleAdded(router);
   }
 
   /** Replaces every router (stable sort by order). */
   replaceRouters(routers: readonly StateRouter[]): void {
     this.#routers = [...routers].sort((a, b) => a.order - b.order);
-    if (this.#allInvokers !== null) for (const r of this.#routers) r.notify?.(this.#allInvokers);
+    if (this.#allInvokers !== null) for (const r of this.#routers) if (!(r instanceof KeyedConditionRule)) r.notify?.(this.#allInvokers);
     this.#reconfigure();
   }
 
@@ -157,12 +181,14 @@ export class RouterChain implements RouterChainLike {
     if (at < 0) return false;
     this.#routers.splice(at, 1);
     this.#reconfigure();
+    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleRemoved(router);
     return true;
   }
 
   /**
-   * A tag rule push (`<app>.tag-router`): sets the rule of the chain's tag router (adding one if
-   * the chain has none); null deletes the rule, leaving static tags.
+   * A tag rule push: a rule with a `key` is published as `<key>.tag-router` (the tag router reads it
+   * when the providers' application is that key); one without is set as the chain's tag rule. The
+   * tag router is added if the chain has none. Null deletes every tag rule, leaving static tags.
    */
   setTagRule(rule: TagRouterRule | string | Record<string, unknown> | null): TagStateRouter {
     let tag = this.#routers.find((r): r is TagStateRouter => r instanceof TagStateRouter);
@@ -170,9 +196,47 @@ export class RouterChain implements RouterChainLike {
       tag = new TagStateRouter();
       this.addRouter(tag);
     }
-    tag.setRule(rule);
+    if (rule === null) tag.clearRules();
+    else {
+      const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
+      if (parsed.meta.key !== undefined && parsed.meta.key !== '') tag.publishRule(parsed);
+      else tag.setRule(parsed);
+    }
     this.#reconfigure();
     return tag;
+  }
+
+  // Routers that get address notifications: the chain's routers and the listenable ones (which keep
+  // following the providers' application even while they hold no rule, as Dubbo's always exist).
+  #notified(): StateRouter[] {
+    const out = this.#routers.filter((r) => !(r instanceof KeyedConditionRule));
+    out.push(this.#serviceRouter, this.#providerAppRouter, this.#appRouter);
+    return out;
+  }
+
+  // `#routers` with keyed condition rules handed to the listenable routers of their scope; each
+  // listenable router that holds a rule takes the place of its first rule, then all sort by order.
+  #buildEffective(): void {
+    const service: KeyedConditionRule[] = [];
+    const app: KeyedConditionRule[] = [];
+    const out: StateRouter[] = [];
+    for (const r of this.#routers) {
+      if (!(r instanceof KeyedConditionRule)) {
+        out.push(r);
+        continue;
+      }
+      if (r.ruleKey.scope === 'service') {
+        service.push(r);
+        if (service.length === 1) out.push(this.#serviceRouter);
+      } else {
+        app.push(r);
+        if (app.length === 1) out.push(this.#providerAppRouter, this.#appRouter);
+      }
+    }
+    this.#serviceRouter.setRules(service);
+    this.#providerAppRouter.setRules(app);
+    this.#appRouter.setRules(app);
+    this.#effective = out.map((r, i) => [r, i] as const).sort((a, b) => a[0].order - b[0].order || a[1] - b[1]).map(([r]) => r);
   }
 
   /** Drops cached results; call after changing a router's state from outside the chain. */
@@ -188,9 +252,10 @@ export class RouterChain implements RouterChainLike {
 
   #reconfigure(): void {
     this.clearCache();
+    this.#buildEffective();
     let cacheable = this.#cacheEnabled;
     const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
-    for (const router of this.#routers) {
+    for (const router of this.#effective) {
       const inputs = cacheable ? inputsOf(router) : null;
       if (inputs === null) {
         cacheable = false;
@@ -215,7 +280,7 @@ export class RouterChain implements RouterChainLike {
   #route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
     let current = invokers;
     const trace: RouteTraceEntry[] = [];
-    for (const router of this.#routers) {
+    for (const router of this.#effective) {
       const result = router.route(current, consumerUrl, invocation);
       let entry = result.trace;
       let out = result.invokers;
@@ -274,16 +339,42 @@ function pluginRouter(spec: Extract<RouterSpec, { type: 'plugin' }>, ctx: BuildR
   return router as StateRouter;
 }
 
+/**
+ * A condition rule as the chain takes it: a YAML rule with a `key` becomes a KeyedConditionRule
+ * (applied only where its key names the consumer's service or an application); any other rule
+ * applies to every consumer. Throws RouterRuleError on a rule that does not parse.
+ */
+export function conditionRouter(
+  rule: string | Record<string, unknown>,
+  options: { force?: boolean; runtime?: RouterRuntime } = {},
+): StateRouter {
+  // DIVERGENCE: Dubbo has no rule without a key (every rule is stored under one); zonesim applies a URL
+  // rule, a `condition://` URL or a YAML rule without `key:` to every consumer, at the order of its scope.
+  const router = parseConditionRule(rule, options);
+  if (!(router instanceof ConditionRuleRouter)) return router;
+  const key = conditionRuleKey(router.rule);
+  return key === null ? router : new KeyedConditionRule(router, key);
+}
+
+/** A tag router for one tag rule: a rule with a `key` is published under it, one without is its rule. */
+export function tagRouter(rule: string | Record<string, unknown>): TagStateRouter {
+  const parsed = parseTagRule(rule);
+  if (parsed.meta.key === undefined || parsed.meta.key === '') return new TagStateRouter(parsed);
+  const router = new TagStateRouter();
+  router.publishRule(parsed);
+  return router;
+}
+
 /** Builds the router for one spec, or null when the spec is for another service. Throws on a rule that does not parse. */
 export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): StateRouter | null {
   if (spec.service !== undefined && spec.service !== ctx.service) return null;
   switch (spec.type) {
     case 'condition':
-      return parseConditionRule(spec.rule, { force: spec.force, runtime: ctx.runtime });
+      return conditionRouter(spec.rule, { force: spec.force, runtime: ctx.runtime });
     case 'tag':
-      return new TagStateRouter(spec.rule);
+      return tagRouter(spec.rule);
     case 'zone':
-      return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom });
+      return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom, zoneDistance: ctx.runtime?.zoneDistance });
     case 'plugin':
       return pluginRouter(spec, ctx);
   }
@@ -291,8 +382,10 @@ export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): Sta
 
 /**
  * The chain of one consumer instance for one service: Dubbo's always-active mock selector and tag
- * router (the tag router gets the scenario's tag rule, if any), then the specs' routers by order.
- * Throws when two tag rules apply to the same service (Dubbo has one tag rule per provider app).
+ * router (the tag router gets the scenario's tag rules, if any), then the specs' routers by order.
+ * Tag rules with distinct keys share the one tag router, which reads the rule keyed by the
+ * providers' application. Throws when two tag rules could apply at once (two without a key, one
+ * with and one without, or two with the same key): Dubbo has one tag rule per provider application.
  */
 export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterChainContext): RouterChain {
   const routers: StateRouter[] = [];
@@ -301,8 +394,9 @@ export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterC
     const router = buildRouter(spec, ctx);
     if (router === null) continue;
     if (router instanceof TagStateRouter) {
-      if (tag !== undefined) throw new Error(`two tag rules apply to ${ctx.service}; Dubbo keeps one tag rule per provider application`);
-      tag = router;
+      if (tag === undefined) tag = router;
+      else mergeTagRouters(tag, router, ctx.service);
+      if (tag !== router) continue;
     }
     routers.push(router);
   }
@@ -311,4 +405,17 @@ export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterC
     if (tag === undefined) routers.push(new TagStateRouter());
   }
   return new RouterChain(routers, ctx);
+}
+
+// A second tag spec joins the chain's tag router when both are keyed, by different applications.
+function mergeTagRouters(into: TagStateRouter, from: TagStateRouter, service: string): void {
+  const clash = `two tag rules apply to ${service}; Dubbo keeps one tag rule per provider application`;
+  const published = from.publishedRules();
+  if (published.size === 0 || into.publishedRules().size === 0) {
+    throw new Error(`${clash} (give each tag rule the key of its provider application)`);
+  }
+  for (const [key, rule] of published) {
+    if (into.publishedRules().has(key)) throw new Error(`${clash}: two are keyed ${key}`);
+    into.publishRule(rule);
+  }
 }

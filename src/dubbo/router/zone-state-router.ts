@@ -1,27 +1,39 @@
 /**
  * zonesim's zone router (not a Dubbo router; the kind Dubbo users write as a StateRouter
- * extension): keeps the providers whose `zone` URL param equals the call's target zone, with an
- * optional fallback to all providers when the zone has none. The target comes from an attachment
- * (default key `zone`, falling back to the consumer's own `zone` param) or from the consumer URL.
- * Order 160: after Dubbo's tag (100) and condition routers (140-150), so rules narrow first and
- * the zone preference applies to what they allow.
+ * extension): keeps the providers whose `zone` URL param equals the call's target zone. When the
+ * zone has none it falls back to all providers (`fallback: true`), to none (`false`, strict), to
+ * the nearest zone that has providers (`nearest`: by median RTT from the consumer's zone, equally
+ * near zones together, then the next nearest), or to the first zone of an explicit list that has
+ * providers (`[zoneB, zoneC]`; zones not listed are never used). The target comes from an
+ * attachment (default key `zone`, falling back to the consumer's own `zone` param) or from the
+ * consumer URL. Order 160: after Dubbo's tag (100) and condition routers (140-150), so rules
+ * narrow first and the zone preference applies to what they allow.
  */
 import { ZONE_KEY } from '../constants.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
+import { formatDistance, providerZone, zoneGroups, type ZoneDistance } from '../zone-order.js';
 import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
 
 /** The zone router's place in the chain (after Dubbo's condition routers). */
 export const ZONE_ROUTER_ORDER = 160;
 
+/**
+ * What an empty target zone falls back to: true = all providers, false = none (strict),
+ * `nearest` = the nearest zone with providers, a list = the first listed zone with providers.
+ */
+export type ZoneFallback = boolean | 'nearest' | readonly string[];
+
 /** Options of the zone router (scenario `{ type: zone, fallback, zoneFrom }`). */
 export interface ZoneStateRouterOptions {
-  /** True: an empty zone gives back the whole input; false (strict): no provider. */
-  fallback: boolean;
+  /** See `ZoneFallback`. */
+  fallback: ZoneFallback;
   /** `attachment`: the call's attachment, else the consumer's zone; `local`: the consumer URL's `zone` param. */
   zoneFrom: 'attachment' | 'local';
   /** The attachment key carrying the target zone; default `zone`. */
   attachmentKey?: string;
+  /** Median RTT between zones, for `fallback: nearest` (without it every zone is equally near). */
+  zoneDistance?: ZoneDistance;
 }
 
 const NO_INPUTS: RoutingInputs = Object.freeze({ method: false, attachments: [], arguments: [], random: false }) as RoutingInputs;
@@ -30,13 +42,15 @@ const NO_INPUTS: RoutingInputs = Object.freeze({ method: false, attachments: [],
 export class ZoneStateRouter implements StateRouter {
   readonly name = 'zone';
   readonly order = ZONE_ROUTER_ORDER;
-  readonly fallback: boolean;
+  readonly fallback: ZoneFallback;
   readonly zoneFrom: 'attachment' | 'local';
   readonly attachmentKey: string;
   readonly #inputs: RoutingInputs;
+  readonly #zoneDistance: ZoneDistance | undefined;
 
   constructor(options: ZoneStateRouterOptions) {
     this.fallback = options.fallback;
+    this.#zoneDistance = options.zoneDistance;
     this.zoneFrom = options.zoneFrom;
     this.attachmentKey = options.attachmentKey ?? ZONE_KEY;
     this.#inputs =
@@ -76,10 +90,32 @@ export class ZoneStateRouter implements StateRouter {
       return entry(invokers, `${where}: passed all ${before} through`);
     }
     // The provider's own zone: a consumer-first merged URL would answer with the consumer's zone.
-    const kept = invokers.filter((inv) => inv.getUrl().getOriginalParameter(ZONE_KEY) === zone);
+    const kept = invokers.filter((inv) => providerZone(inv) === zone);
     if (kept.length === before) return entry(invokers, `all ${before} providers are in zone ${zone}`);
     if (kept.length > 0) return entry(kept, `kept the ${kept.length} of ${before} providers in zone ${zone}`);
-    if (this.fallback) return entry(invokers, `no provider in zone ${zone}, fell back to all ${before}`);
-    return entry([], `no provider in zone ${zone} (strict: no fallback)`);
+    const fallback = this.fallback;
+    if (fallback === true) return entry(invokers, `no provider in zone ${zone}, fell back to all ${before}`);
+    if (fallback === false) return entry([], `no provider in zone ${zone} (strict: no fallback)`);
+    if (fallback === 'nearest') {
+      // Distances are measured from where the consumer is (its URL's zone), else from the target.
+      const origin = consumerUrl.getParameter(ZONE_KEY) ?? zone;
+      const [first] = zoneGroups(invokers, { origin, distance: this.#zoneDistance });
+      if (first === undefined) return entry([], `no provider in zone ${zone} and no other zone has one`);
+      const which = first.zones.length === 1 ? `zone ${first.zones[0]}` : `zones ${first.zones.join(', ')}`;
+      return entry(
+        first.invokers,
+        `no provider in zone ${zone}, fell back to the nearest ${which} (${formatDistance(first.distanceMs)} from ${origin}): ` +
+          `kept ${first.invokers.length} of ${before}`,
+      );
+    }
+    const [first] = zoneGroups(invokers, { order: fallback, onlyListed: true });
+    if (first === undefined) {
+      return entry([], `no provider in zone ${zone} nor in the fallback zones ${fallback.join(', ')}`);
+    }
+    return entry(
+      first.invokers,
+      `no provider in zone ${zone}, fell back to zone ${first.zones[0]} (fallback order ${fallback.join(', ')}): ` +
+        `kept ${first.invokers.length} of ${before}`,
+    );
   }
 }

@@ -218,13 +218,32 @@ describe('FailoverClusterInvoker', () => {
     });
   });
 
-  it('ignores a retries attachment that is not a number (default 2 retries: 3 attempts)', () => {
+  it('ignores a retries attachment that is not a number and leaves it in place (default 2 retries: 3 attempts)', () => {
+    // FailoverClusterInvoker.calculateInvokeTimes (lines 129-142): only `retry instanceof Number` overrides
+    // the URL and is removed; any other value stays and travels with the call.
     const { sim, cluster, log } = setup({
       cluster: failover,
       scripts: [0, 1, 2, 3].map(() => fail(RpcCode.NETWORK_EXCEPTION)),
     });
-    runCall(sim, cluster.invoke(invocation({ retries: 'many' })));
+    const inv = invocation({ retries: 'many' });
+    runCall(sim, cluster.invoke(inv));
     expect(log).toHaveLength(3);
+    expect(inv.getAttachment('retries')).toBe('many');
+    expect(log[0]!.invocation.getAttachment('retries')).toBe('many');
+  });
+
+  it('takes a numeric retries attachment over the URL, as intValue() (2.7 → 2), and removes it', () => {
+    for (const [value, attempts] of [['0', 1], ['2.7', 3], ['-5', 1], ['4', 5]] as const) {
+      const { sim, cluster, log } = setup({
+        cluster: failover,
+        consumer: { retries: '1' },
+        scripts: [0, 1, 2, 3, 4, 5].map(() => fail(RpcCode.NETWORK_EXCEPTION)),
+      });
+      const inv = invocation({ retries: value });
+      runCall(sim, cluster.invoke(inv));
+      expect(log, value).toHaveLength(attempts);
+      expect(inv.getAttachment('retries')).toBeUndefined();
+    }
   });
 });
 

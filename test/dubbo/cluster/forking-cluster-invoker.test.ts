@@ -47,14 +47,24 @@ describe('ForkingClusterInvoker', () => {
     );
   });
 
-  it('returns a null value after the consumer timeout when no fork has answered, and counts it', () => {
+  it('fails the call with the NullPointerException Dubbo users get when no fork answers before the timeout, and counts it', () => {
+    // ForkingClusterInvoker.java lines 115 and 126: `poll(timeout)` gives null and doInvoke returns it; the
+    // consumer's cluster filter chain then throws in FilterChainBuilder.CopyOfFilterChainNode.invoke
+    // (lines 349-354: `asyncResult.getClass()` on the null result) and the caller gets that exception.
     const { sim, runtime, cluster, log } = setup({
       cluster: forking,
       consumer: { timeout: '1000' },
       scripts: [ok('too late', 2000), ok('too late', 3000)],
     });
     const { result, endMs } = runCall(sim, cluster.invoke(invocation()));
-    expect(result).toEqual({ kind: 'ok', value: null });
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: RpcCode.UNKNOWN_EXCEPTION,
+        message: 'java.lang.NullPointerException: Cannot invoke "Object.getClass()" because "asyncResult" is null',
+        cause: 'forking:pollTimeout',
+      },
+    });
     expect(endMs).toBe(1000);
     expect(runtime.counters.get('forking.pollTimeout')).toBe(1);
     expect(log.map((r) => r.endMs)).toEqual([2000, 3000]);

@@ -236,6 +236,19 @@ describe('AbstractDirectory connectivity validation', () => {
     expect(names(dir.getValidInvokers())).toEqual(expected);
   });
 
+  it('with exactly 10 set aside, already draws 10 at random (AbstractDirectory.java line 333: size < reconnectTaskTryCount)', () => {
+    const seed = 8;
+    const { sim, runtime, cUrl, providers } = world(10, seed);
+    const dir = new StaticDirectory(runtime, registryUrl(), cUrl, providers);
+    for (const p of providers) dir.addInvalidateInvoker(p); // all 10 available again
+    const replay = new RandomStreams(seed).stream('consumer');
+    const drawn = new Set(Array.from({ length: 10 }, () => replay.nextInt(10)));
+    const expected = providers.filter((_, i) => drawn.has(i)).map((p) => p.name);
+    expect(expected.length).toBeLessThan(10); // not all of them: some stay aside this run
+    sim.run({ until: 1000 });
+    expect(names(dir.getValidInvokers())).toEqual(expected);
+  });
+
   it('drops a set-aside invoker that left the list, and the reconnect task then stops', () => {
     const { sim, runtime, cUrl, providers } = world(2);
     const dir = new DynamicDirectory(runtime, registryUrl(), cUrl);

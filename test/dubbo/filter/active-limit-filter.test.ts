@@ -1,4 +1,4 @@
-/** ActiveLimitFilter: counts RpcStatus only for URLs with `actives`; waits for a slot above the limit. */
+/** ActiveLimitFilter: counts RpcStatus only for URLs whose `actives` activates it; waits for a slot above the limit. */
 import { describe, expect, it } from 'vitest';
 import { ActiveLimitFilter, hasActivesParameter } from '../../../src/dubbo/filter/active-limit-filter.js';
 import { consumerFilters } from '../../../src/dubbo/filter/index.js';
@@ -76,9 +76,47 @@ describe('ActiveLimitFilter', () => {
 
   it('is activated by a method-level actives or by the consumer side of a merged URL', () => {
     expect(hasActivesParameter(URL.valueOf('dubbo://h:1/S?sayHello.actives=3'))).toBe(true);
-    const merged = new ServiceAddressURL(URL.valueOf('dubbo://h:1/S'), URL.valueOf('consumer://c/S?actives=0'));
+    const merged = new ServiceAddressURL(URL.valueOf('dubbo://h:1/S'), URL.valueOf('consumer://c/S?actives=3'));
     expect(hasActivesParameter(merged)).toBe(true);
     expect(hasActivesParameter(URL.valueOf('dubbo://h:1/S?active=3'))).toBe(false);
+  });
+
+  // ActiveLimitFilter.java line 45: @Activate(group = CONSUMER, value = ACTIVES_KEY). ExtensionLoader.isActive
+  // (ExtensionLoader.java lines 470-495) takes url.getParameter("actives"), or getAnyMethodParameter when that is
+  // empty, and requires ConfigUtils.isNotEmpty (ConfigUtils.java lines 59-69): "0", "false", "null" and "N/A" (any
+  // case) are empty, so actives=0 leaves the filter out of the chain: nothing counts, leastactive is random.
+  it.each([
+    ['actives=5', true],
+    ['actives=-1', true],
+    ['actives=0', false],
+    ['actives=false', false],
+    ['actives=NULL', false],
+    ['actives=n/a', false],
+    ['actives=', false],
+    ['sayHello.actives=0', false],
+    // The method level is read only when the interface level is empty: actives=0 hides sayHello.actives=5.
+    ['actives=0&sayHello.actives=5', false],
+    ['actives=5&sayHello.actives=0', true],
+  ])('consumer ?%s activates it: %s', (query, active) => {
+    const url = new ServiceAddressURL(URL.valueOf('dubbo://h:1/S'), URL.valueOf(`consumer://c/S?${query}`));
+    expect(hasActivesParameter(url)).toBe(active);
+  });
+
+  it('reads the provider side when the consumer has no actives, but a consumer actives=0 hides the provider\'s', () => {
+    const provider = URL.valueOf('dubbo://h:1/S?actives=5');
+    expect(hasActivesParameter(new ServiceAddressURL(provider, URL.valueOf('consumer://c/S')))).toBe(true);
+    expect(hasActivesParameter(new ServiceAddressURL(provider, URL.valueOf('consumer://c/S?actives=0')))).toBe(false);
+  });
+
+  it('takes the first method-level actives in Java HashMap order of the method names (URLParam.getAnyMethodParameter)', () => {
+    // No `methods` list on the consumer (Dubbo strips it): the values of a HashMap keyed by method name, in
+    // bucket order. "b" (hash 98) comes before "z" (hash 122) and "a" (97) before "b", whatever the URL order.
+    const merged = (q: string) => new ServiceAddressURL(URL.valueOf('dubbo://h:1/S'), URL.valueOf(`consumer://c/S?${q}`));
+    expect(hasActivesParameter(merged('z.actives=5&b.actives=0'))).toBe(false);
+    expect(hasActivesParameter(merged('z.actives=0&b.actives=5'))).toBe(true);
+    expect(hasActivesParameter(merged('b.actives=0&a.actives=5'))).toBe(true);
+    // A provider URL lists its methods: the first listed method with a value.
+    expect(hasActivesParameter(URL.valueOf('dubbo://h:1/S?methods=z,b&z.actives=5&b.actives=0'))).toBe(true);
   });
 
   it('refuses to count before it is attached to a runtime', () => {

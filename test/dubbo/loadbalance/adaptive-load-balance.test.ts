@@ -1,6 +1,6 @@
 /** AdaptiveLoadBalance (P2C) with AdaptiveMetrics, and the filter that feeds them. */
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLoadBalanceFilter } from '../../../src/dubbo/filter/adaptive-load-balance-filter.js';
+import { AdaptiveLoadBalanceFilter, isAdaptiveFilterActive } from '../../../src/dubbo/filter/adaptive-load-balance-filter.js';
 import { AdaptiveLoadBalance } from '../../../src/dubbo/loadbalance/adaptive-load-balance.js';
 import {
   ADAPTIVE_LOADBALANCE_ATTACHMENT_KEY,
@@ -8,8 +8,8 @@ import {
   adaptiveServiceKey,
 } from '../../../src/dubbo/loadbalance/adaptive-metrics.js';
 import { rpcError } from '../../../src/dubbo/rpc.js';
-import { URL } from '../../../src/dubbo/url.js';
-import { invocation, invokersWith, makeRuntime, NOW_MS, pickCounts } from './fixtures.js';
+import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
+import { invocation, invokersWith, makeRuntime, NOW_MS, pickCounts, TestInvoker } from './fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 
@@ -78,8 +78,11 @@ describe('AdaptiveMetrics.getLoad', () => {
 });
 
 describe('AdaptiveLoadBalanceFilter', () => {
+  // The filter is in an invoker's chain only when its URL says loadbalance=adaptive (see the activation tests below).
+  const ADAPTIVE = { loadbalance: 'adaptive' };
+
   it('reports success, the in-flight load and the elapsed time for an adaptive pick', () => {
-    const invokers = invokersWith([{}, {}]);
+    const invokers = invokersWith([ADAPTIVE, ADAPTIVE]);
     const runtime = makeRuntime();
     const lb = new AdaptiveLoadBalance(runtime);
     const filter = new AdaptiveLoadBalanceFilter();
@@ -94,7 +97,7 @@ describe('AdaptiveLoadBalanceFilter', () => {
   });
 
   it('counts an error without a report', () => {
-    const invokers = invokersWith([{}, {}]);
+    const invokers = invokersWith([ADAPTIVE, ADAPTIVE]);
     const lb = new AdaptiveLoadBalance(makeRuntime());
     const inv = invocation();
     const picked = lb.select(invokers, CONSUMER, inv)!;
@@ -105,10 +108,42 @@ describe('AdaptiveLoadBalanceFilter', () => {
   });
 
   it('ignores invocations the adaptive balancer did not pick', () => {
-    const invokers = invokersWith([{}, {}]);
+    const invokers = invokersWith([ADAPTIVE, ADAPTIVE]);
     const lb = new AdaptiveLoadBalance(makeRuntime());
     const picked = lb.select(invokers, CONSUMER, invocation())!;
     new AdaptiveLoadBalanceFilter().after(picked, invocation(), { kind: 'ok' }, 5, 5);
+    expect(lb.adaptiveMetrics.getInflight(adaptiveServiceKey(picked))).toBe(1);
+  });
+
+  // AdaptiveLoadBalanceFilter.java line 51: @Activate(value = {"loadbalance:adaptive"}), decided by
+  // ExtensionLoader.isActive (lines 470-495) on the invoker URL: interface-level `loadbalance` (the
+  // consumer's, else the provider's) equals "adaptive", or, only when that is empty, the first
+  // method-level one (URLParam.getAnyMethodParameter) does.
+  it.each([
+    ['dubbo://h:1/S?loadbalance=adaptive', '', true],
+    ['dubbo://h:1/S', 'loadbalance=adaptive', true],
+    ['dubbo://h:1/S?methods=sayHello&sayHello.loadbalance=adaptive', '', true],
+    ['dubbo://h:1/S', 'sayHello.loadbalance=adaptive', true],
+    // The consumer's interface-level value hides every method-level one.
+    ['dubbo://h:1/S', 'loadbalance=random&sayHello.loadbalance=adaptive', false],
+    ['dubbo://h:1/S?loadbalance=adaptive', 'loadbalance=random', false],
+    ['dubbo://h:1/S?loadbalance=Adaptive', '', false],
+    ['dubbo://h:1/S', '', false],
+  ])('is in the chain of provider %s under consumer ?%s: %s', (provider, consumer, active) => {
+    const url = new ServiceAddressURL(URL.valueOf(provider), URL.valueOf(`consumer://c/S?${consumer}`));
+    expect(isAdaptiveFilterActive(new TestInvoker(url))).toBe(active);
+  });
+
+  it('feeds no metrics when the invoker URL does not activate it, though the balancer picked adaptively', () => {
+    // A method on `adaptive` under a reference on `random`: Dubbo balances adaptively without the filter.
+    const consumer = URL.valueOf('consumer://c/DemoService?loadbalance=random&sayHello.loadbalance=adaptive');
+    const invokers = [1, 2].map(
+      (i) => new TestInvoker(new ServiceAddressURL(URL.valueOf(`test://127.0.0.1:${i}/DemoService`), consumer)),
+    );
+    const lb = new AdaptiveLoadBalance(makeRuntime());
+    const inv = invocation();
+    const picked = lb.select(invokers, CONSUMER, inv)!;
+    new AdaptiveLoadBalanceFilter().after(picked, inv, { kind: 'ok' }, 30, 30);
     expect(lb.adaptiveMetrics.getInflight(adaptiveServiceKey(picked))).toBe(1);
   });
 });

@@ -31,7 +31,9 @@ describe('LeastActiveLoadBalance', () => {
   });
 
   it('spreads calls that stay in flight when ActiveLimitFilter counts them', () => {
-    const invokers = invokersWith([{ actives: 0 }, { actives: 0 }, { actives: 0 }]);
+    // actives=100 activates ActiveLimitFilter without limiting here; actives=0 would not activate it at
+    // all (ConfigUtils.isNotEmpty("0") is false, see active-limit-filter.test.ts).
+    const invokers = invokersWith([{ actives: 100 }, { actives: 100 }, { actives: 100 }]);
     const runtime = makeRuntime({ seed: 3, filters: [new ActiveLimitFilter()] });
     const lb = runtime.getLoadBalance('leastactive');
     const filter = runtime.filters[0]!;
@@ -46,6 +48,27 @@ describe('LeastActiveLoadBalance', () => {
       9,
     );
     expect([0, 1, 2].map((i) => picks.filter((p) => p === i).length)).toEqual([3, 3, 3]);
+  });
+
+  it('stays random with actives=0: ActiveLimitFilter is not activated, so calls in flight are not counted', () => {
+    // ActiveLimitFilter.java line 45 with ExtensionLoader.isActive and ConfigUtils.isNotEmpty("0") == false.
+    const invokers = invokersWith([{ actives: 0 }, { actives: 0 }, { actives: 0 }]);
+    const runtime = makeRuntime({ seed: 3, filters: [new ActiveLimitFilter()] });
+    const lb = runtime.getLoadBalance('leastactive');
+    const filter = runtime.filters[0]!;
+    const random = makeRuntime({ seed: 3 }).getLoadBalance('random');
+    const picks = pickIndexes(
+      () => {
+        const inv = invocation();
+        const picked = lb.select(invokers, CONSUMER, inv)!;
+        filter.admit!(picked, inv).next();
+        return picked;
+      },
+      invokers,
+      30,
+    );
+    expect(picks).toEqual(pickIndexes(() => random.select(invokers, CONSUMER, invocation()), invokers, 30));
+    expect(runtime.rpcStatus.getStatus(invokers[0]!.getUrl(), 'sayHello').getActive()).toBe(0);
   });
 
   it('draws nextInt(total) over the tied invokers only and subtracts their weights in list order', () => {

@@ -9,8 +9,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../../src/engine/random.js';
-import { URL } from '../../../src/dubbo/url.js';
-import { invocation, invokersWith, makeRuntime, NOW_MS, pickIndexes } from './fixtures.js';
+import { REGISTRY_SERVICE } from '../../../src/dubbo/constants.js';
+import { OK, type ClusterInvokerLike, type Result } from '../../../src/dubbo/rpc.js';
+import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
+import type { Proc } from '../../../src/engine/simulation.js';
+import { invocation, invokersWith, makeRuntime, NOW_MS, pickIndexes, TestInvoker } from './fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 const SEED = 3;
@@ -44,6 +47,31 @@ function randomPicks(params: Array<Record<string, string | number>>, runs = RUNS
   return pickIndexes(() => lb.select(invokers, CONSUMER, invocation('sayHello')), invokers, runs);
 }
 
+/** A multi-registry child: a cluster invoker whose registry URL carries the weight. */
+class TestRegistryChild implements ClusterInvokerLike {
+  readonly #url: URL;
+  readonly #registryUrl: URL;
+  constructor(index: number, registryQuery: string) {
+    this.#url = URL.valueOf(`test://127.0.0.1:${index}/DemoService`);
+    this.#registryUrl = URL.valueOf(`registry://10.0.0.${index}:2181/${REGISTRY_SERVICE}?${registryQuery}`);
+  }
+  getUrl(): URL {
+    return this.#url;
+  }
+  getRegistryUrl(): URL {
+    return this.#registryUrl;
+  }
+  isAvailable(): boolean {
+    return true;
+  }
+  isDestroyed(): boolean {
+    return false;
+  }
+  *invoke(): Proc<Result> {
+    return OK;
+  }
+}
+
 describe('RandomLoadBalance', () => {
   it('picks uniformly, ignoring the other invokers\' weights, when the first invoker has neither weight nor timestamp', () => {
     // Weighted, invoker 2 (weight 0) would never be picked and invoker 1 would get 3/4 of the picks.
@@ -61,6 +89,27 @@ describe('RandomLoadBalance', () => {
   it('draws by weight when the first invoker has only a method-level weight for the called method', () => {
     const picks = randomPicks([{ 'sayHello.weight': 100 }, { weight: 300 }, {}]);
     expect(picks).toEqual(weightedPicks(SEED, [100, 300, 100], RUNS));
+  });
+
+  it('draws by weight when a provider under the consumer view registers only a method-level weight', () => {
+    // ServiceAddressURL.getMethodParameter: the provider's sayHello.weight counts (RandomLoadBalance.java line 120).
+    const consumer = URL.valueOf('consumer://127.0.0.1/DemoService?timeout=1000');
+    const invokers = ['sayHello.weight=100', 'weight=300', ''].map(
+      (q, i) => new TestInvoker(new ServiceAddressURL(URL.valueOf(`test://127.0.0.1:${i + 1}/DemoService?${q}`), consumer)),
+    );
+    const lb = makeRuntime({ seed: SEED }).getLoadBalance('random');
+    const picks = pickIndexes(() => lb.select(invokers, CONSUMER, invocation('sayHello')), invokers, RUNS);
+    expect(picks).toEqual(weightedPicks(SEED, [100, 300, 100], RUNS));
+  });
+
+  it('on a registry URL needs a `weight` there, and ignores a timestamp (RandomLoadBalance.java lines 116-118)', () => {
+    const child = (i: number, registryQuery: string) => new TestRegistryChild(i, registryQuery);
+    const lb = makeRuntime({ seed: SEED }).getLoadBalance('random');
+    const unweighted = [child(1, `timestamp=${NOW_MS - 3_600_000}`), child(2, 'weight=300')];
+    expect(pickIndexes(() => lb.select(unweighted, CONSUMER, invocation()), unweighted, RUNS)).toEqual(uniformPicks(SEED, 2, RUNS));
+    const weighted = [child(1, 'weight=100'), child(2, 'weight=300')];
+    const lb2 = makeRuntime({ seed: SEED }).getLoadBalance('random');
+    expect(pickIndexes(() => lb2.select(weighted, CONSUMER, invocation()), weighted, RUNS)).toEqual(weightedPicks(SEED, [100, 300], RUNS));
   });
 
   it('still picks uniformly when the first invoker has a weight only for another method', () => {

@@ -183,6 +183,15 @@ describe('nextWeightChangeMs', () => {
     expect(nextWeightChangeMs(inputs(100, NOW_MS - 700_000), NOW_MS)).toBe(Infinity);
   });
 
+  it('finds the step where Java float arithmetic puts it, not where doubles would', () => {
+    // Weight 26 over 600000 ms: 12 up to uptime 299999, 13 from 300000 (300000f / 23076.924f rounds to
+    // 13.0f); in double the quotient is 12.9999995 and the step would come 1 ms later.
+    expect(nextWeightChangeMs(inputs(26, NOW_MS), NOW_MS + 290_000)).toBe(NOW_MS + 300_000);
+    const list = invokersWith([{ weight: 26, timestamp: NOW_MS }, { weight: 100 }]);
+    expect(weightTableOf(list, 'sayHello', NOW_MS + 299_999).weights[0]).toBe(12);
+    expect(weightTableOf(list, 'sayHello', NOW_MS + 300_000).weights[0]).toBe(13);
+  });
+
   it('is 1 ms before the start time while the provider has not started (its weight is 1 up to then)', () => {
     expect(nextWeightChangeMs(inputs(100, NOW_MS + 5_000), NOW_MS)).toBe(NOW_MS + 4_999);
   });

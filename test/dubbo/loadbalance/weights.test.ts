@@ -9,6 +9,7 @@
  *  - the result is max(weight, 0).
  * The default warmup is 600000 ms, so with the default weight 100 one warmup step is 6000 ms.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   calculateWarmupWeight,
@@ -20,8 +21,13 @@ import {
 import type { ClusterInvokerLike, Result } from '../../../src/dubbo/rpc.js';
 import { OK } from '../../../src/dubbo/rpc.js';
 import type { Proc } from '../../../src/engine/simulation.js';
-import { URL } from '../../../src/dubbo/url.js';
+import { NumberFormatException, URL } from '../../../src/dubbo/url.js';
 import { invocation, NOW_MS, TestInvoker } from './fixtures.js';
+
+const warmupVectors = JSON.parse(readFileSync(new globalThis.URL('./warmup-weight.vectors.json', import.meta.url), 'utf8')) as Record<
+  'sameInDouble' | 'differInDouble',
+  [number, number, number, number][]
+>;
 
 const REGISTRY = 'org.apache.dubbo.registry.RegistryService';
 
@@ -129,6 +135,24 @@ describe('calculateWarmupWeight', () => {
     expect(calculateWarmupWeight(85_714, 600_000, 7)).toBe(1);
     expect(calculateWarmupWeight(171_429, 600_000, 7)).toBe(2);
   });
+
+  it('divides the uptime in float too: Java promotes the int uptime to float (AbstractLoadBalance.java line 50)', () => {
+    // 300000f / 23076.923828125f = 12.9999995 in double, which rounds to 13.0f; likewise 8.9999995 → 9.0f.
+    expect(calculateWarmupWeight(300_000, 600_000, 26)).toBe(13);
+    expect(calculateWarmupWeight(200_000, 600_000, 27)).toBe(9);
+  });
+
+  it.each(['sameInDouble', 'differInDouble'] as const)(
+    'matches Java on the generated vectors (%s: whether the outer division in double gives the same weight)',
+    (group) => {
+      // Printed by java/WarmupWeightVectors.java (OpenJDK 17): [uptime, warmup, weight, Java's weight].
+      const cases = warmupVectors[group];
+      expect(cases).toHaveLength(150);
+      for (const [uptime, warmup, weight, expected] of cases) {
+        expect(calculateWarmupWeight(uptime, warmup, weight), `${uptime}, ${warmup}, ${weight}`).toBe(expected);
+      }
+    },
+  );
 });
 
 describe('getWeight (URL parameters of an invoker)', () => {
@@ -175,5 +199,18 @@ describe('getWeight (URL parameters of an invoker)', () => {
     // Weight 100 over 60000 ms: one step per 600 ms; 6000 ms is 10 steps.
     const invoker = new TestInvoker(`test://127.0.0.1:1/DemoService?warmup=60000&timestamp=${NOW_MS - 6_000}`);
     expect(getWeight(invoker, invocation(), NOW_MS)).toBe(10);
+  });
+
+  it('reads weights as Java ints: a weight such as "2.5" is not truncated but refused (Integer.parseInt)', () => {
+    // AbstractLoadBalance.java line 84 (registry URL: getParameter(WEIGHT_KEY, int)) and line 86
+    // (getMethodParameter(method, WEIGHT_KEY, int)): Integer.parseInt throws NumberFormatException.
+    const message = /weight "2\.5" on .* is not an int: .*NumberFormatException: For input string: "2\.5"/;
+    expect(() => getWeight(new TestInvoker('test://127.0.0.1:1/DemoService?weight=2.5'), invocation(), NOW_MS)).toThrow(message);
+    expect(() => getWeight(new TestInvoker('test://127.0.0.1:2/DemoService?sayHello.weight=2.5'), invocation(), NOW_MS)).toThrow(
+      NumberFormatException,
+    );
+    const child = new TestClusterInvoker('test://127.0.0.1:3/DemoService', `registry://127.0.0.1:2181/${REGISTRY}?weight=2.5`);
+    expect(() => getWeight(child, invocation(), NOW_MS)).toThrow(message);
+    expect(getWeight(new TestInvoker('test://127.0.0.1:4/DemoService?weight=+7'), invocation(), NOW_MS)).toBe(7);
   });
 });

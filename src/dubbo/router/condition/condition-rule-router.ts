@@ -49,11 +49,14 @@ export class ConditionRuleRouter implements StateRouter {
   readonly routers: readonly (ConditionStateRouter | MultiDestConditionRouter)[];
   /** The rule for traces: the conditions joined with `; `. */
   readonly label: string;
+  /** The rule's `force` (or `--force`). */
+  readonly force: boolean;
   readonly #inputs: RoutingInputs;
 
   constructor(rule: ParsedConditionRule, options: { order: number; force: boolean; runtime?: RouterRuntime }) {
     this.rule = rule;
     this.order = options.order;
+    this.force = options.force;
     const common = { force: options.force, enabled: rule.enabled, order: options.order, runtime: options.runtime };
     const routers =
       rule.format === 'v3.1'

@@ -9,6 +9,7 @@ import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
+import { describeWhenMiss, explainThenMiss, findWhenMiss, keyHazards, ruleTextHazards, whenMissCode } from './condition-explain.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
 
@@ -48,6 +49,8 @@ export class ConditionStateRouter implements StateRouter {
   readonly thenCondition: ConditionMap | null;
   readonly #runtime: RouterRuntime | undefined;
   readonly #inputs: RoutingInputs;
+  /** Silent changes Dubbo makes to the rule text (said in every trace note), joined; '' when none. */
+  readonly #hazards: string;
   #thenMemo = new WeakMap<URL, boolean>();
   #thenMemoConsumer: URL | null = null;
 
@@ -62,6 +65,8 @@ export class ConditionStateRouter implements StateRouter {
     const parsed = parseConditionText(rule);
     this.whenCondition = parsed.when;
     this.thenCondition = parsed.then;
+    const hazards = [...ruleTextHazards(this.rule), ...keyHazards(this.whenCondition, this.thenCondition)];
+    this.#hazards = hazards.length === 0 ? '' : ` [${hazards.join('; ')}]`;
     this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition), random: false } : NO_INPUTS;
   }
 
@@ -92,22 +97,28 @@ export class ConditionStateRouter implements StateRouter {
     return this.#inputs;
   }
 
-  /** The cache decision: whether the when-part matches (the result depends on nothing else in the call). */
+  /**
+   * The cache decision: whether the when-part matches (the result depends on nothing else in the
+   * call), and if not, which key failed and how (the trace note says so).
+   */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
     if (!this.enabled || this.whenCondition.size === 0) return '';
-    return this.matchWhen(consumerUrl, invocation) ? '1' : '0';
+    return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
   }
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const entry = (out: Invoker[], matchedWhen: boolean, note: string): RouterResult => ({
       invokers: out,
-      trace: { router: this.name, rule: this.rule, matchedWhen, before, after: out.length, note },
+      trace: { router: this.name, rule: this.rule, matchedWhen, before, after: out.length, note: note + this.#hazards },
     });
     if (!this.enabled) return entry(invokers, false, 'enabled: false, so the rule passes every provider through');
     if (before === 0) return entry(invokers, false, 'no provider reached this rule');
     if (!this.matchWhen(consumerUrl, invocation)) {
-      return entry(invokers, false, 'the when-part does not match this consumer/call, so the rule is skipped');
+      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation);
+      // A malformed key is explained by the hazards every note carries.
+      const why = miss === undefined || miss.kind === 'malformed' ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl)}`;
+      return entry(invokers, false, `the when-part does not match this consumer/call, so the rule is skipped${why}`);
     }
     if (this.thenCondition === null) {
       return entry([], true, 'the then-part is empty or false: a blocklist, this consumer gets no provider (force does not matter)');
@@ -117,14 +128,16 @@ export class ConditionStateRouter implements StateRouter {
       const out = result.length === before ? invokers : result;
       return entry(out, true, `the then-part matched ${result.length} of ${before} providers`);
     }
+    const why = explainThenMiss(this.thenCondition, invokers);
+    const because = why === undefined ? '' : ` (${why})`;
     if (this.force) {
       countRouterEvent(this.#runtime, FORCE_EMPTY_EVENT);
-      return entry([], true, `force: true and the then-part matched none of ${before} providers`);
+      return entry([], true, `force: true and the then-part matched none of ${before} providers${because}`);
     }
     return entry(
       invokers,
       true,
-      `the then-part matched none of ${before} providers; force: false, so the rule is ignored and all pass`,
+      `the then-part matched none of ${before} providers${because}; force: false, so the rule is ignored and all pass`,
     );
   }
 }

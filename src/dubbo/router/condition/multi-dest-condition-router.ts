@@ -10,6 +10,7 @@ import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
+import { describeWhenMiss, findWhenMiss, whenMissCode } from './condition-explain.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionPart, type ConditionMap } from './condition-rule-text.js';
 import { FORCE_EMPTY_EVENT, NO_INPUTS, SERVICE_CONDITION_ORDER } from './condition-state-router.js';
@@ -106,7 +107,7 @@ export class MultiDestConditionRouter implements StateRouter {
   /** The cache decision of a single-destination condition: whether `from` matches. */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
     if (!this.enabled || this.whenCondition.size === 0) return '';
-    return this.matchWhen(consumerUrl, invocation) ? '1' : '0';
+    return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
   }
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
@@ -118,7 +119,9 @@ export class MultiDestConditionRouter implements StateRouter {
     if (!this.enabled) return entry(invokers, false, 'enabled: false, so the rule passes every provider through');
     if (before === 0) return entry(invokers, false, 'no provider reached this rule');
     if (!this.matchWhen(consumerUrl, invocation)) {
-      return entry(invokers, false, 'the from-part does not match this consumer/call, so the condition is skipped');
+      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation);
+      const why = miss === undefined ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl)}`;
+      return entry(invokers, false, `the from-part does not match this consumer/call, so the condition is skipped${why}`);
     }
     if (this.thenCondition.length === 0) {
       return entry([], true, 'no `to` destinations: a blocklist, this consumer gets no provider (force does not matter)');

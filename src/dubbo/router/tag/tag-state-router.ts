@@ -3,12 +3,17 @@
  * picks the providers carrying it, by dynamic rule addresses or by the provider's static
  * `dubbo.tag` param, with Dubbo's fallbacks to untagged providers. Untagged requests never reach
  * tagged providers. Owns routing and notify; the rule model is in tag-router-rule.ts.
+ * A rule given straight to the router (`setRule`, Dubbo's `process`) applies whatever its `key`.
+ * Keyed rules can instead be published (`publishRule`, as to `<key>.tag-router` in the config
+ * center): the router then reads the one keyed by the `remote.application` of the first provider,
+ * subscribing again when that changes, as Dubbo's `notify` does.
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import { remoteApplication } from '../rule-key.js';
 import { matchIpExpression } from './ip-expression.js';
 import { parseTagRule, TagRouterRule } from './tag-router-rule.js';
 
@@ -114,19 +119,37 @@ export class TagStateRouter implements StateRouter {
   readonly name = 'tag';
   readonly order = TAG_ROUTER_ORDER;
   #rule: TagRouterRule | null = null;
+  /** The key `#rule` was read from when it came from the repository (undefined: set directly). */
+  #ruleKey: string | undefined;
   #invokers: readonly Invoker[] = [];
+  /** Published keyed rules, by key (zonesim's stand-in for the config center's `<app>.tag-router`). */
+  readonly #repository = new Map<string, TagRouterRule>();
+  /** Dubbo's `application`: the provider application it subscribed to. */
+  #application: string | undefined;
 
   constructor(rule?: TagRouterRule | string | Record<string, unknown> | null) {
     if (rule !== undefined && rule !== null) this.setRule(rule);
   }
 
-  /** The dynamic rule in force, or null (static tags only). */
+  /** The dynamic rule in force, or else the only published rule, or null (static tags only). */
   getRule(): TagRouterRule | null {
-    return this.#rule;
+    if (this.#rule !== null) return this.#rule;
+    return this.#repository.size === 1 ? [...this.#repository.values()][0]! : null;
+  }
+
+  /** The published keyed rules, by key. */
+  publishedRules(): ReadonlyMap<string, TagRouterRule> {
+    return this.#repository;
+  }
+
+  /** The provider application the router follows (the first provider's), once an address list arrived. */
+  get application(): string | undefined {
+    return this.#application;
   }
 
   /** A rule push (`process`): replaces the rule and initialises it for the current providers. Null deletes it. */
   setRule(rule: TagRouterRule | string | Record<string, unknown> | null): void {
+    this.#ruleKey = undefined;
     if (rule === null) {
       this.#rule = null;
       return;
@@ -137,9 +160,52 @@ export class TagStateRouter implements StateRouter {
     this.#rule = parsed;
   }
 
-  /** Every address notification re-initialises the rule (needed for `match` tags). */
+  /**
+   * Stores a keyed rule as the config center would at `<key>.tag-router` (a rule without `key` is
+   * set directly). It takes effect now if the router follows that application, else once the first
+   * provider's application is that key.
+   */
+  publishRule(rule: TagRouterRule | string | Record<string, unknown>): void {
+    const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
+    const key = parsed.meta.key;
+    if (key === undefined || key === '') return this.setRule(parsed);
+    this.#repository.set(key, parsed);
+    if (key === this.#application) this.#process(key);
+  }
+
+  /** Deletes every published rule and the rule in force (static tags only). */
+  clearRules(): void {
+    this.#repository.clear();
+    this.setRule(null);
+  }
+
+  #process(key: string): void {
+    this.setRule(this.#repository.get(key)!);
+    this.#ruleKey = key;
+  }
+
+  /**
+   * Every address notification re-initialises the rule (needed for `match` tags). With published
+   * rules it follows Dubbo's notify: the first provider's `remote.application` names the rule; when
+   * it changes to an application without a rule, the previous rule stays (not re-initialised).
+   */
   notify(invokers: Invoker[]): void {
+    // DIVERGENCE: a rule set directly (a tag rule without `key:`) applies whatever the providers' application
+    // and is re-initialised on every address list; Dubbo only has the rule of the subscribed application.
     this.#invokers = invokers;
+    if (this.#repository.size > 0 && invokers.length > 0) {
+      const app = remoteApplication(invokers[0]!.getUrl());
+      // Dubbo logs "tag router get providerApplication is empty" and changes nothing.
+      if (app === undefined) return;
+      if (app !== this.#application) {
+        this.#application = app;
+        if (this.#repository.has(app)) this.#process(app);
+        else if (this.#ruleKey === undefined && this.#rule !== null) this.#rule.init(invokers);
+        return;
+      }
+    } else if (invokers.length > 0) {
+      this.#application = remoteApplication(invokers[0]!.getUrl()) ?? this.#application;
+    }
     if (this.#rule !== null) this.#rule.init(invokers);
   }
 
@@ -156,15 +222,16 @@ export class TagStateRouter implements StateRouter {
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const tag = requestedTag(consumerUrl, invocation);
+    const keyed = this.#keyedNote();
     const entry = (out: Invoker[], note: string): RouterResult => ({
       invokers: out,
-      trace: { router: this.name, rule: tag === undefined ? undefined : `${TAG_KEY}=${tag}`, before, after: out.length, note },
+      trace: { router: this.name, rule: tag === undefined ? undefined : `${TAG_KEY}=${tag}`, before, after: out.length, note: keyed === undefined ? note : `${note} (${keyed})` },
     });
     if (before === 0) return entry(invokers, 'no provider reached the tag router');
     const forceUseTag = isForceUseTag(consumerUrl, invocation);
     const rule = this.#rule;
     if (rule === null || !rule.valid || !rule.enabled) {
-      const why = rule === null ? 'no dynamic tag rule' : 'the dynamic tag rule is disabled';
+      const why = rule === null ? this.#noRuleReason() : 'the dynamic tag rule is disabled';
       return this.#filterUsingStaticTag(invokers, tag, forceUseTag, why, entry);
     }
     if (tag !== undefined) {
@@ -193,6 +260,23 @@ export class TagStateRouter implements StateRouter {
     }
     const untagged = untaggedOf(result);
     return entry(untagged, `no tag requested: ${untagged.length} of ${before} providers carry no tag`);
+  }
+
+  // Why no dynamic rule is in force: none at all, or none keyed by the providers' application.
+  #noRuleReason(): string {
+    if (this.#repository.size === 0) return 'no dynamic tag rule';
+    const keys = [...this.#repository.keys()].join(', ');
+    const app = this.#application;
+    return app === undefined
+      ? `no dynamic tag rule: the tag rules are keyed ${keys}, and no provider application is known yet`
+      : `no dynamic tag rule for the providers' application ${app} (Dubbo reads ${app}.tag-router; the tag rules are keyed ${keys}, so they are skipped)`;
+  }
+
+  // Which published rule is in force, when it came from the repository.
+  #keyedNote(): string | undefined {
+    if (this.#ruleKey === undefined || this.#rule === null) return undefined;
+    if (this.#ruleKey === this.#application) return `tag rule keyed ${this.#ruleKey}, the providers' application`;
+    return `tag rule keyed ${this.#ruleKey}, kept after the first provider's application became ${this.#application}, which has no tag rule, as Dubbo keeps it`;
   }
 
   // filterUsingStaticTag: without a usable rule, only the providers' dubbo.tag params count.

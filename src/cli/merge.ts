@@ -1,0 +1,39 @@
+/**
+ * `zonesim merge <part>...`: combines the part files of a sharded sweep or comparison into the
+ * result the unsharded command gives: the same JSON and CSV bytes, the same table, the same
+ * results folder (with the scenario as run, and `report.html` with `--report`). The parts are
+ * checked first (`parts.ts`): one job, every shard once.
+ */
+import { compareByStrategy, writeCompare } from './compare.js';
+import type { Io } from './io.js';
+import { partPaths, readParts, type ComparePart, type SweepPart } from './parts.js';
+import { parseObjective, writeSweep, type SweepDoc } from './sweep-output.js';
+
+export interface MergeOptions {
+  parts: string[];
+  out?: string;
+  json: boolean;
+  report: boolean;
+  objective?: string;
+  maxTimeoutRate: number;
+}
+
+/** Runs the command; returns the exit code. */
+export async function runMerge(opts: MergeOptions, io: Io): Promise<number> {
+  const objective = parseObjective(opts.objective, opts.maxTimeoutRate);
+  const parts = readParts(partPaths(opts.parts, io));
+  const first = parts[0]!;
+  const scenarioFile = { fileName: first.scenarioFile, text: first.scenarioText };
+  if (first.zonesim === 'sweep-part') {
+    const cells = (parts as SweepPart[]).flatMap((p) => p.cells).sort((a, b) => a.index - b.index);
+    const doc: SweepDoc = { ...first.header, cells };
+    await writeSweep(doc, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
+    return 0;
+  }
+  const header = (first as ComparePart).header;
+  const runs = (parts as ComparePart[]).flatMap((p) => p.runs).sort((a, b) => a.index - b.index);
+  const names = Object.keys(header.strategies);
+  const byStrategy = compareByStrategy(names, header.seeds.length, runs.map((r) => r.summary));
+  await writeCompare({ ...header, byStrategy }, scenarioFile, opts, io);
+  return 0;
+}

@@ -1,0 +1,191 @@
+/**
+ * Out of memory ends with one zonesim line and exit 1, never V8's dump. Two layers:
+ * - in process, `outOfMemoryMessage` recognizes the allocation failures JavaScript can catch
+ *   ("Invalid array length", "Invalid string length", "Array buffer allocation failed", a worker
+ *   thread stopped at its heap limit) so `reportError` prints them as out of memory;
+ * - V8's own heap-limit abort cannot be caught inside the process that hits it, so
+ *   `bin/zonesim.js` runs the CLI in a child process (`superviseCli`) and watches it: the child's
+ *   stderr passes through line by line until V8's fatal banner appears, and when the child then
+ *   dies by SIGABRT the banner is replaced by one line. The child is the same `node` with the
+ *   same flags (so the same heap limit); signals sent to the parent are passed on to it.
+ *   `ZONESIM_NO_SUPERVISOR=1` runs the CLI in the one process (what V8 prints then is V8's).
+ */
+import { spawn } from 'node:child_process';
+import { getHeapStatistics } from 'node:v8';
+
+/** Set in the child's environment: the CLI runs there, under a supervising parent. */
+export const SUPERVISED_ENV = 'ZONESIM_SUPERVISED';
+/** Set by the parent when its stderr is a terminal, with its width: the child may draw progress bars. */
+export const STDERR_TTY_ENV = 'ZONESIM_STDERR_COLUMNS';
+
+const heapLimitMb = () => Math.round(getHeapStatistics().heap_size_limit / (1024 * 1024));
+
+const HINT = 'see what it needs with --dry-run; NODE_OPTIONS=--max-old-space-size=MB raises the heap limit';
+
+/** The one-line message for an error that is an allocation failure, or undefined. */
+export function outOfMemoryMessage(error: unknown): string | undefined {
+  const e = error as { name?: string; message?: unknown; code?: unknown } | null;
+  if (e === null || typeof e !== 'object') return undefined;
+  const message = typeof e.message === 'string' ? e.message : '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return `out of memory: a simulation worker thread reached its heap limit (${heapLimitMb()} MB); ${HINT}`;
+  }
+  if (
+    code === 'ERR_STRING_TOO_LONG' ||
+    code === 'ERR_BUFFER_TOO_LARGE' ||
+    (e.name === 'RangeError' && /^(Invalid (typed )?array length|Invalid string length|Array buffer allocation failed|Invalid array buffer length)/.test(message))
+  ) {
+    return `out of memory (${message.split('\n')[0]!.slice(0, 80)}): the run needs more memory than a JavaScript process can hold; ${HINT}`;
+  }
+  return undefined;
+}
+
+// How the lines that open a V8 / C++ fatal report on stderr begin.
+const FATAL_START = ['<--- Last few GCs --->', '<--- JS stacktrace --->', 'FATAL ERROR:', '# Fatal', 'terminate called after throwing', '----- Native stack trace -----'];
+const opensFatal = (line: string) => line === '#' || FATAL_START.some((p) => line.startsWith(p));
+// A line not yet ended that may still turn out to open a fatal report.
+const mayOpenFatal = (partial: string) => partial === '#' || FATAL_START.some((p) => p.startsWith(partial) || partial.startsWith(p));
+const OOM = /out of memory|Allocation failed|heap limit|std::bad_alloc|invalid size error|invalid table size|Invalid array length/i;
+const MAX_HELD_BYTES = 1024 * 1024;
+
+/** Scans a child's stderr: passes ordinary output on at once, holds a fatal report back. */
+export class StderrFilter {
+  readonly #forward: (text: string) => void;
+  /** The current line so far, when it might still turn out to open a fatal report. */
+  #pending = '';
+  /** Inside a line already passed on. */
+  #midLine = false;
+  /** Blank lines held until we know whether a fatal report follows. */
+  #blank = '';
+  #fatal = false;
+  #held = '';
+
+  constructor(forward: (text: string) => void) {
+    this.#forward = forward;
+  }
+
+  /** True once a fatal report has started. */
+  get fatal(): boolean {
+    return this.#fatal;
+  }
+
+  /** The fatal report held back (at most 1 MB). */
+  get held(): string {
+    return this.#held;
+  }
+
+  write(chunk: string): void {
+    if (this.#fatal) return this.#hold(chunk);
+    let text = this.#pending + chunk;
+    this.#pending = '';
+    while (text.length > 0 && !this.#fatal) {
+      const nl = text.indexOf('\n');
+      const line = nl >= 0 ? text.slice(0, nl + 1) : text;
+      text = nl >= 0 ? text.slice(nl + 1) : '';
+      if (this.#midLine) {
+        this.#forward(line);
+        this.#midLine = nl < 0;
+        continue;
+      }
+      const body = line.replace(/\r?\n$/, '');
+      if (nl < 0) {
+        // A partial line: hold it only while it could still be the start of a fatal report.
+        if (mayOpenFatal(body)) this.#pending = line;
+        else {
+          this.#flushBlank();
+          this.#forward(line);
+          this.#midLine = true;
+        }
+        continue;
+      }
+      if (body.trim() === '') {
+        this.#blank += line;
+        continue;
+      }
+      if (opensFatal(body)) {
+        this.#fatal = true;
+        this.#blank = '';
+        this.#hold(line + text);
+        return;
+      }
+      this.#flushBlank();
+      this.#forward(line);
+    }
+  }
+
+  /** The child is gone: passes on what is held unless it is a fatal report (`held` then keeps it). */
+  end(): void {
+    if (this.#fatal) return;
+    this.#flushBlank();
+    if (this.#pending !== '') this.#forward(this.#pending);
+    this.#pending = '';
+  }
+
+  #flushBlank(): void {
+    if (this.#blank !== '') this.#forward(this.#blank);
+    this.#blank = '';
+  }
+
+  #hold(text: string): void {
+    if (this.#held.length < MAX_HELD_BYTES) this.#held += text.slice(0, MAX_HELD_BYTES - this.#held.length);
+  }
+}
+
+/** What ended the child and what the parent should say and return. */
+export function childOutcome(code: number | null, signal: NodeJS.Signals | null, filter: StderrFilter): { exitCode: number; message?: string; dump?: string } {
+  const aborted = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || signal === 'SIGSEGV' || code === 134 || code === 133 || code === 132 || code === 139;
+  if (filter.fatal && OOM.test(filter.held)) {
+    const detail = /FATAL ERROR: ([^\n]*)/.exec(filter.held)?.[1] ?? /# (Fatal [^\n]*)/.exec(filter.held)?.[1] ?? /terminate called after throwing an instance of '([^']*)'/.exec(filter.held)?.[1];
+    const what = detail !== undefined ? ` (${detail.trim().slice(0, 100)})` : '';
+    return { exitCode: 1, message: `out of memory${what}: the run needed more than the ${heapLimitMb()} MB this process may use; ${HINT}` };
+  }
+  if (filter.fatal) return { exitCode: aborted ? 1 : (code ?? 1), dump: filter.held };
+  if (signal === 'SIGKILL') {
+    return { exitCode: 1, message: 'killed by SIGKILL (often the system out-of-memory killer: the run needed more memory than the machine had free)' };
+  }
+  if (signal !== null) return { exitCode: 128 + (signalNumber(signal) ?? 0) };
+  return { exitCode: code ?? 1 };
+}
+
+function signalNumber(signal: NodeJS.Signals): number | undefined {
+  const table: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
+  return table[signal];
+}
+
+/**
+ * Runs `script args` in a child `node` with this process's flags and watches it (see the module
+ * comment). Resolves with the exit code the parent should end with; a signal that ended the child
+ * after the parent passed it on is re-raised on the parent by the caller (`signal`).
+ */
+export function superviseCli(script: string, args: string[]): Promise<{ exitCode: number; signal?: NodeJS.Signals }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, [SUPERVISED_ENV]: '1' };
+  if (process.stderr.isTTY) env[STDERR_TTY_ENV] = String(process.stderr.columns || 80);
+  const child = spawn(process.execPath, [...process.execArgv, script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
+  const filter = new StderrFilter((text) => process.stderr.write(text));
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => filter.write(chunk));
+  const passed = new Set<NodeJS.Signals>();
+  const forward = (sig: NodeJS.Signals) => {
+    passed.add(sig);
+    child.kill(sig);
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+  for (const sig of signals) process.on(sig, forward);
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      for (const sig of signals) process.off(sig, forward);
+      process.stderr.write(`zonesim: cannot start ${process.execPath}: ${error.message}\n`);
+      resolve({ exitCode: 1 });
+    });
+    child.on('close', (code, signal) => {
+      for (const sig of signals) process.off(sig, forward);
+      filter.end();
+      if (signal !== null && passed.has(signal)) return resolve({ exitCode: 128 + (signalNumber(signal) ?? 0), signal });
+      const outcome = childOutcome(code, signal, filter);
+      if (outcome.dump !== undefined) process.stderr.write(outcome.dump);
+      if (outcome.message !== undefined) process.stderr.write(`zonesim: ${outcome.message}\n`);
+      resolve({ exitCode: outcome.exitCode });
+    });
+  });
+}

@@ -1,0 +1,352 @@
+/**
+ * The measured data behind `samples` and `histogram` distributions (SPEC 2.1): CSV exports of
+ * measured response times (read with csv-parse) and Prometheus text exposition (sample lines read
+ * with parse-prometheus-text-format), checked and converted to milliseconds. `loadDataFiles` walks
+ * a schema-parsed scenario, loads every data file its distributions name (relative to the scenario
+ * file) and fills the data in. Bad data is reported at the data file's line; a missing file or a
+ * series that does not exist is reported at the scenario field that names it. File access comes in
+ * as a function from `load.ts`, the scenario layer's reader; sampling belongs to the engine.
+ */
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import parsePrometheusText from 'parse-prometheus-text-format';
+import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
+import { didYouMean, suggestion } from './did-you-mean.js';
+import type { FieldPath } from './scenario-error.js';
+import { bucketProblems, DATA_UNIT_MS, formatDuration, histogramOf, needsDataFile } from './units.js';
+
+/** A position in a data file (1-based line and column). */
+export interface DataPosition {
+  line: number;
+  col: number;
+}
+
+/** A problem with measured data: at a data-file position, or (without one) at the scenario field `path` + `key`. */
+export interface DataIssue {
+  /** Scenario path of the distribution. */
+  path: FieldPath;
+  /** The distribution's field the problem is about when it has no data-file position (`file`, `metric`, ...). */
+  key: string;
+  message: string;
+  /** The data file as shown to the user (relative to where the scenario was named from). */
+  file: string;
+  at?: DataPosition;
+}
+
+type Found<T> = { ok: true; value: T } | { ok: false; at?: DataPosition; key?: string; message: string };
+
+const NUMBER_RE = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const MAX_LISTED = 5;
+
+// ---- CSV ----
+
+/** The delimiter of a CSV export: the most frequent of `,` `;` tab on its first data line (outside quotes). */
+function sniffDelimiter(text: string): string {
+  const first = text.split(/\r?\n/).find((l) => l.trim() !== '' && !l.trimStart().startsWith('#')) ?? '';
+  const unquoted = first.replace(/"[^"]*"/g, '');
+  let best = ',';
+  let bestCount = 0;
+  for (const d of [',', ';', '\t']) {
+    const n = unquoted.split(d).length - 1;
+    if (n > bestCount) [best, bestCount] = [d, n];
+  }
+  return best;
+}
+
+interface CsvRow {
+  record: string[];
+  raw: string;
+  info: { lines: number };
+}
+
+/** 1-based column of field `index` in a record's raw text (1 when quoting makes it unclear). */
+function fieldColumn(row: CsvRow, index: number, delimiter: string): number {
+  const line = row.raw.replace(/\r?\n$/, '').split(/\r?\n/).pop() ?? '';
+  if (line.includes('"')) return 1;
+  const fields = line.split(delimiter);
+  let col = 1;
+  for (let i = 0; i < index && i < fields.length; i++) col += fields[i]!.length + delimiter.length;
+  const field = fields[index] ?? '';
+  return col + (field.length - field.trimStart().length);
+}
+
+/**
+ * Measured values (ms, sorted) of one CSV column. With `column` the file needs a header row that
+ * has it; without, the file must have a single column (header optional).
+ */
+export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'ms' | 's' | 'us' }): Found<number[]> {
+  const delimiter = sniffDelimiter(text);
+  let rows: CsvRow[];
+  try {
+    rows = parseCsv(text, {
+      bom: true,
+      delimiter,
+      comment: '#',
+      comment_no_infix: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: true,
+      info: true,
+      raw: true,
+    }) as unknown as CsvRow[];
+  } catch (e) {
+    const err = e as Error & { lines?: number };
+    return { ok: false, at: { line: err.lines ?? 1, col: 1 }, message: `not a readable CSV file: ${err.message}` };
+  }
+  if (rows.length === 0) return { ok: false, at: { line: 1, col: 1 }, message: 'the file holds no values (it is empty)' };
+  const first = rows[0]!;
+  const numeric = (s: string | undefined) => s !== undefined && NUMBER_RE.test(s);
+  let columnIndex = 0;
+  let hasHeader: boolean;
+  if (opts.column !== undefined) {
+    hasHeader = true;
+    const header = first.record;
+    columnIndex = header.indexOf(opts.column);
+    if (columnIndex < 0) {
+      const ci = header.findIndex((h) => h.toLowerCase() === opts.column!.toLowerCase());
+      if (ci >= 0 && header.filter((h) => h.toLowerCase() === opts.column!.toLowerCase()).length === 1) columnIndex = ci;
+    }
+    if (columnIndex < 0) {
+      return {
+        ok: false,
+        at: { line: first.info.lines, col: 1 },
+        message: `no column "${opts.column}" in the header row (columns: ${header.join(', ')})${suggestion(opts.column, header)}`,
+      };
+    }
+  } else {
+    hasHeader = !first.record.every(numeric);
+    if (first.record.length > 1) {
+      const names = hasHeader ? first.record.join(', ') : `${first.record.length} unnamed columns`;
+      return { ok: false, at: { line: first.info.lines, col: 1 }, message: `the file has several columns (${names}): name one with column:` };
+    }
+  }
+  const name = hasHeader ? `column "${first.record[columnIndex]}"` : 'the column';
+  const factor = DATA_UNIT_MS[opts.unit ?? 'ms'];
+  const values: number[] = [];
+  let bad: { at: DataPosition; message: string } | undefined;
+  let badCount = 0;
+  for (let r = hasHeader ? 1 : 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    const cell = row.record[columnIndex];
+    let problem: string | undefined;
+    if (cell === undefined || cell === '') problem = `${name} is empty on this row`;
+    else if (!NUMBER_RE.test(cell)) {
+      problem = cell.startsWith('-') && NUMBER_RE.test(cell.slice(1))
+        ? `${name}: expected a measured value >= 0, found ${cell}`
+        : `${name}: expected a number, found "${cell}"${/^\d.*(ms|s|us)$/.test(cell) ? ' (write plain numbers and give unit: on the distribution)' : ''}`;
+    }
+    if (problem !== undefined) {
+      badCount++;
+      bad ??= { at: { line: row.info.lines, col: fieldColumn(row, columnIndex, delimiter) }, message: problem };
+      continue;
+    }
+    values.push(Number(cell) * factor);
+  }
+  if (bad !== undefined) {
+    return { ok: false, at: bad.at, message: badCount > 1 ? `${bad.message} (and ${badCount - 1} more bad rows)` : bad.message };
+  }
+  if (values.length === 0) {
+    return { ok: false, at: { line: first.info.lines + 1, col: 1 }, message: `the file holds no values below its header row` };
+  }
+  return { ok: true, value: values.sort((a, b) => a - b) };
+}
+
+// ---- Prometheus text exposition ----
+
+interface BucketSample {
+  labels: Record<string, string>;
+  le: string;
+  value: string;
+  line: number;
+}
+
+/** The `le` unit of a metric from its name (`_seconds`, `_milliseconds`, `_microseconds`), if it tells. */
+export function unitFromMetricName(metric: string): 'ms' | 's' | 'us' | undefined {
+  if (/_seconds$/.test(metric)) return 's';
+  if (/_(milliseconds|millis|ms)$/.test(metric)) return 'ms';
+  if (/_(microseconds|micros|us)$/.test(metric)) return 'us';
+  return undefined;
+}
+
+const labelText = (labels: Record<string, string>) =>
+  `{${Object.entries(labels)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')}}`;
+
+/** One sample line through the exposition parser (it merges every series of a histogram family, so lines go one at a time). */
+function parseSampleLine(line: string): { name: string; labels: Record<string, string>; value: string } {
+  const families = parsePrometheusText(`${line}\n`);
+  const family = families[0];
+  const sample = family?.metrics[0];
+  if (family === undefined || sample === undefined || typeof sample.value !== 'string') throw new Error('not a sample line');
+  return { name: family.name, labels: sample.labels ?? {}, value: sample.value };
+}
+
+/**
+ * The buckets (le in ms) of the one `<metric>_bucket` series whose labels include `labels`.
+ * Errors name the line of a bad sample; a missing or ambiguous series names the scenario field.
+ */
+export function parsePrometheusHistogram(
+  text: string,
+  opts: { metric: string; labels?: Record<string, string>; unit?: 'ms' | 's' | 'us' },
+): Found<Array<{ le: number; count: number; line: number }>> {
+  const metric = opts.metric.replace(/_bucket$/, '');
+  const bucketName = `${metric}_bucket`;
+  const histograms = new Set<string>();
+  const samples: BucketSample[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i]!.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    const name = /^[^\s{]+/.exec(t)?.[0] ?? '';
+    if (name.endsWith('_bucket')) histograms.add(name.slice(0, -'_bucket'.length));
+    if (name !== bucketName) continue;
+    let s: ReturnType<typeof parseSampleLine>;
+    try {
+      s = parseSampleLine(t);
+    } catch {
+      return { ok: false, at: { line: i + 1, col: 1 }, message: `malformed sample line (expected name{label="value",...} value)` };
+    }
+    const { le, ...labels } = s.labels;
+    if (le === undefined) return { ok: false, at: { line: i + 1, col: 1 }, message: `${bucketName} sample without an le label` };
+    samples.push({ labels, le, value: s.value, line: i + 1 });
+  }
+  if (samples.length === 0) {
+    const known = [...histograms];
+    const hint = known.length === 0 ? 'the file has no _bucket series' : `histograms in the file: ${known.slice(0, MAX_LISTED).join(', ')}${known.length > MAX_LISTED ? ', ...' : ''}`;
+    return { ok: false, key: 'metric', message: `no ${bucketName} series in the file (${hint})${suggestion(metric, known)}` };
+  }
+  const wanted = opts.labels ?? {};
+  const series = new Map<string, BucketSample[]>();
+  for (const s of samples) {
+    if (!Object.entries(wanted).every(([k, v]) => s.labels[k] === v)) continue;
+    const key = labelText(s.labels);
+    const list = series.get(key) ?? [];
+    list.push(s);
+    series.set(key, list);
+  }
+  if (series.size !== 1) {
+    const all = new Map<string, number>();
+    for (const s of samples) if (!all.has(labelText(s.labels))) all.set(labelText(s.labels), s.line);
+    if (series.size === 0) {
+      const hints = Object.entries(wanted).map(([k, v]) => {
+        const values = new Set(samples.map((s) => s.labels[k]).filter((x): x is string => x !== undefined));
+        if (values.size === 0) return `no series has a label ${k}`;
+        const close = didYouMean(v, values);
+        return `${k} is one of ${[...values].slice(0, MAX_LISTED).join(', ')}${values.size > MAX_LISTED ? ', ...' : ''}${close ? ` (did you mean "${close}"?)` : ''}`;
+      });
+      return { ok: false, key: 'labels', message: `no ${bucketName} series has the labels ${labelText(wanted)}: ${hints.join('; ')}` };
+    }
+    // Show only the labels that tell the matching series apart.
+    const matched = [...series.values()].map((l) => l[0]!);
+    const keys = [...new Set(matched.flatMap((s) => Object.keys(s.labels)))].filter(
+      (k) => new Set(matched.map((s) => s.labels[k])).size > 1,
+    );
+    const listed = matched
+      .slice(0, MAX_LISTED)
+      .map((s) => `${labelText(Object.fromEntries(keys.filter((k) => k in s.labels).map((k) => [k, s.labels[k]!])))} (line ${s.line})`);
+    return {
+      ok: false,
+      key: 'labels',
+      message: `${series.size} ${bucketName} series have the labels ${labelText(wanted)}: ${listed.join(', ')}${series.size > MAX_LISTED ? ', ...' : ''}; add labels that pick one`,
+    };
+  }
+  const unit = opts.unit ?? unitFromMetricName(metric);
+  if (unit === undefined) {
+    return { ok: false, key: 'metric', message: `cannot tell the unit of le from the name "${metric}": add unit: s, ms or us` };
+  }
+  const factor = DATA_UNIT_MS[unit];
+  const buckets: Array<{ le: number; count: number; line: number }> = [];
+  for (const s of [...series.values()][0]!) {
+    const le = /^\+?inf$/i.test(s.le) ? Infinity : NUMBER_RE.test(s.le) ? Number(s.le) * factor : undefined;
+    if (le === undefined) return { ok: false, at: { line: s.line, col: 1 }, message: `expected le to be a number >= 0 or +Inf, found "${s.le}"` };
+    if (!NUMBER_RE.test(s.value)) {
+      return { ok: false, at: { line: s.line, col: 1 }, message: `expected a cumulative count >= 0, found ${s.value}` };
+    }
+    buckets.push({ le, count: Number(s.value), line: s.line });
+  }
+  const problems = bucketProblems(buckets.map((b) => ({ le: b.le, count: b.count, at: b.line })));
+  if (problems.length > 0) return { ok: false, at: { line: problems[0]!.at, col: 1 }, message: problems[0]!.message };
+  return { ok: true, value: buckets };
+}
+
+// ---- loading the data of a parsed scenario ----
+
+/** The data file of `source` relative to the scenario file: where to read it and how to show it. */
+function locate(scenarioFile: string, file: string): { abs: string; shown: string } {
+  if (isAbsolute(file)) return { abs: file, shown: file };
+  return { abs: resolve(dirname(scenarioFile), file), shown: join(dirname(scenarioFile), file) };
+}
+
+/**
+ * Loads the data of every measured distribution in a schema-parsed scenario (in place): sorted
+ * values for `samples`, buckets for `histogram`, with `source.file` made absolute. `raw` is the
+ * document before parsing, used to give mixture shorthands their file path. Returns the problems.
+ */
+export function loadDataFiles(parsed: unknown, raw: unknown, scenarioFile: string, readText: (absPath: string) => string): DataIssue[] {
+  const issues: DataIssue[] = [];
+  const texts = new Map<string, { text: string } | { error: string }>();
+  const read = (abs: string) => {
+    let t = texts.get(abs);
+    if (t === undefined) {
+      try {
+        t = { text: readText(abs) };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        t = { error: code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message };
+      }
+      texts.set(abs, t);
+    }
+    return t;
+  };
+
+  const load = (spec: SamplesSpec | HistogramSpec, path: FieldPath): void => {
+    const source = spec.source!;
+    const { abs, shown } = locate(scenarioFile, source.file);
+    const t = read(abs);
+    if ('error' in t) {
+      issues.push({ path, key: 'file', file: shown, message: `cannot read the data file ${shown}: ${t.error}` });
+      return;
+    }
+    const fail = (f: { at?: DataPosition; key?: string; message: string }) =>
+      issues.push({ path, key: f.key ?? 'file', file: shown, message: f.message, ...(f.at ? { at: f.at } : {}) });
+    const absSource: DataSource = { ...source, file: abs };
+    if (spec.dist === 'samples') {
+      const found = parseSamplesCsv(t.text, { column: source.column, unit: source.unit });
+      if (!found.ok) return void fail(found);
+      Object.assign(spec, { values: found.value, source: absSource });
+      return;
+    }
+    const found = parsePrometheusHistogram(t.text, { metric: source.metric!, labels: source.labels, unit: source.unit });
+    if (!found.ok) return void fail(found);
+    const lastFinite = found.value.filter((b) => b.le !== Infinity).reduce((m, b) => Math.max(m, b.le), 0);
+    if (spec.max !== undefined && spec.max < lastFinite) {
+      issues.push({ path, key: 'max', file: shown, message: `max (${formatDuration(spec.max)}) must be at least the last finite bound of the series (${formatDuration(lastFinite)})` });
+      return;
+    }
+    const h = histogramOf(found.value, spec.max, absSource);
+    Object.assign(spec, { le: h.le, counts: h.counts, total: h.total, source: absSource });
+  };
+
+  const walk = (node: unknown, rawNode: unknown, path: FieldPath): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      node.forEach((x, i) => walk(x, Array.isArray(rawNode) ? rawNode[i] : undefined, [...path, i]));
+      return;
+    }
+    if ('dist' in node && needsDataFile(node as DistSpec)) {
+      load(node as SamplesSpec | HistogramSpec, path);
+      return;
+    }
+    const rawObj = rawNode !== null && typeof rawNode === 'object' ? (rawNode as Record<string, unknown>) : {};
+    for (const [k, v] of Object.entries(node)) {
+      if (v === null || typeof v !== 'object') continue;
+      // `{ mixture: [...] }` is parsed to `{ dist: mixture, components }`: follow the name the file used.
+      const rawKey = k === 'components' && !('components' in rawObj) && 'mixture' in rawObj ? 'mixture' : k;
+      walk(v, rawObj[rawKey], [...path, rawKey]);
+    }
+  };
+  walk(parsed, raw, []);
+  return issues;
+}

@@ -1,0 +1,591 @@
+/**
+ * The cost estimate of SPEC 1, from the normalized scenario alone (nothing is built or run):
+ * simulated requests, kernel events, timeline buckets, instances and peak memory of one
+ * simulation. The CLI shows it (`--dry-run`) and refuses a run whose estimate exceeds the
+ * machine's memory or `--max-requests` (`costProblems`). It owns the cost model and its
+ * calibration; what the machine can give (os, V8) is the CLI's business.
+ *
+ * Model, in the order it is computed:
+ * - requests: each consumer group's rate integrated over [0, duration] with its `traffic` faults,
+ *   split over `calls`; call graphs add one downstream request per execution of a calling method.
+ *   `requests` counts one attempt per call (what a healthy run simulates; forking and broadcast
+ *   always send several); `requestsWorstCase` lets every call use all its retries at every tier.
+ * - events: `eventsPerRequest` per request and per extra attempt, plus the registry's: client
+ *   heartbeats / pings of every provider, and one delivery per list change and subscriber.
+ * - instances: consumer instances, provider instances at start plus those faults start (scale-out,
+ *   restart, rolling restart, the replacements of crashed instances); each provider whose methods
+ *   call other services also holds a consumer side.
+ * - peak memory: a base, plus calibrated costs per consumer reference, per provider instance, per
+ *   timeline bucket, per request in flight (Little's law), per (consumer reference × provider) for
+ *   the load balancers that keep per-provider state, per metrics cell, and for the worst registry
+ *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
+ *
+ * Calibration (Node 20, 2 cores, 24 GB; peak RSS of the CLI's run path, as `bench/one.js` measures
+ * it; the table is in the README's "Cost estimate and limits"): every shipped scenario within ±10%,
+ * the benchmark deployments and their scaled variants (90,000 consumer instances, 300,000 providers,
+ * 1.9 M buckets, 40,000 requests in flight, stateful balancers, a scale-out of 5,000 at once) within
+ * ±12%, from 100 MB to 3 GB. The exception is heavy overload with retries (`shared-pool-exhaustion`,
+ * −37%: garbage V8 collects late). Requests within ±3% where few calls are retried.
+ */
+import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
+import type { DistSpec } from '../engine/distributions.js';
+import { lognormalParams } from '../engine/distributions.js';
+import type { ConsumerGroupSpec, FaultAction, ProviderGroupSpec, ReferenceSpec, RegistrySpec, Scenario } from './types.js';
+
+/** The calibrated constants of the memory and event model (see the module comment). */
+export const COST_MODEL = {
+  /** Node, the modules and a small scenario (MB). */
+  baseMb: 103,
+  /** Each worker thread running simulations (MB): its isolate, modules and heap slack. */
+  workerBaseMb: 65,
+  /** A simulation in a worker thread takes this much more than in the main thread (GC slack per isolate). */
+  workerScale: 1.3,
+  /** One consumer instance's reference to one service: directory, router chain, cluster, subscription, figures. */
+  bytesPerReference: 7_500,
+  /** One provider instance (with one export): its URL, pools, registry record. */
+  bytesPerProvider: 5_500,
+  /** Each further export of a provider instance. */
+  bytesPerExtraExport: 1_500,
+  /** One timeline bucket: counters during the run, then its row in the summary JSON and CSV. */
+  bytesPerBucket: 1_650,
+  /** What the main thread keeps per bucket of each finished simulation's summary (seeds, strategies). */
+  bytesPerSummaryBucket: 600,
+  /** One request in flight: its record, generator frames, timers, messages and its provider thread. */
+  bytesPerInFlight: 7_000,
+  /** State a consumer instance keeps per provider it has called (invoker and filter state). */
+  bytesPerTouchedProvider: 280,
+  /** Round robin's weights per (consumer instance, provider) once used. */
+  bytesPerRoundRobinEntry: 400,
+  /** RpcStatus and response-time state per (consumer instance, provider) for the other stateful balancers. */
+  bytesPerRpcStatusEntry: 1_000,
+  /** One (consumer zone, service method) metrics cell: two latency histograms at most. */
+  bytesPerCell: 80_000,
+  /** One entry of a registry snapshot kept alive by queued deliveries, with the consumer side's copies. */
+  bytesPerSnapshotEntry: 110,
+  /** One queued push delivery. */
+  bytesPerDelivery: 160,
+  /** Kernel events per request and per extra attempt (arrival, messages, execution, timers). */
+  eventsPerRequest: 6.5,
+} as const;
+
+/** Load balancers that keep state per provider in each consumer instance once used: bytes per (instance, provider). */
+const STATEFUL_LOAD_BALANCES: Record<string, number> = {
+  roundrobin: COST_MODEL.bytesPerRoundRobinEntry,
+  leastactive: COST_MODEL.bytesPerRpcStatusEntry,
+  shortestresponse: COST_MODEL.bytesPerRpcStatusEntry,
+  adaptive: COST_MODEL.bytesPerRpcStatusEntry,
+  p2c: COST_MODEL.bytesPerRpcStatusEntry,
+};
+
+/** The estimated cost of one simulation. Counts may be Infinity for absurd inputs. */
+export interface CostEstimate {
+  simulatedMs: number;
+  measuredMs: number;
+  bucketMs: number;
+  /** Timeline buckets over the measured window. */
+  buckets: number;
+  /** Requests the consumer groups start (rate × duration, traffic faults included). */
+  edgeRequests: number;
+  /** Requests of call graphs' downstream calls, one attempt per call upstream. */
+  downstreamRequests: number;
+  /** edge + downstream: what a healthy run simulates. */
+  requests: number;
+  /** Every call taking all its retries, at every tier. */
+  requestsWorstCase: number;
+  /** Attempts sent (one per request, except forking / broadcast). */
+  attempts: number;
+  /** Kernel events in all. */
+  events: number;
+  /** Registry: provider heartbeats / pings. */
+  heartbeats: number;
+  /** Registry: pushes delivered to subscribers after list changes. */
+  pushDeliveries: number;
+  consumerInstances: number;
+  /** Consumer references (instance × service), call-graph consumer sides included. */
+  references: number;
+  providersAtStart: number;
+  /** Provider instances started by faults (scale-out, restarts, replacements of crashed ones). */
+  providersAddedByFaults: number;
+  /** Requests in flight on average (Little's law over the edge and downstream calls). */
+  inFlight: number;
+  /** Peak memory of one simulation, in MB, and its parts. */
+  memoryMb: MemoryEstimate;
+}
+
+/** Peak memory of one simulation in MB, by what holds it. */
+export interface MemoryEstimate {
+  total: number;
+  base: number;
+  consumers: number;
+  providers: number;
+  timeline: number;
+  inFlight: number;
+  loadBalancers: number;
+  metrics: number;
+  registry: number;
+}
+
+const MB = 1024 * 1024;
+
+/** Mean of a distribution in ms (Infinity where it has none). */
+export function distMeanMs(d: DistSpec): number {
+  switch (d.dist) {
+    case 'constant':
+      return d.value;
+    case 'uniform':
+      return (d.min + d.max) / 2;
+    case 'exponential':
+      return d.mean;
+    case 'normal':
+      return Math.max(0, d.mean);
+    case 'lognormal': {
+      const { mu, sigma } = 'p50' in d ? lognormalParams(d) : d;
+      return Math.exp(mu + (sigma * sigma) / 2);
+    }
+    case 'pareto':
+      return d.shape > 1 ? (d.scale * d.shape) / (d.shape - 1) : Infinity;
+    case 'empirical': {
+      // Piecewise linear between the given quantiles: the mean of each piece weighted by its mass.
+      const qs = [0, 0.5, 0.9, 0.99, 0.999, 1];
+      const vs = [d.min ?? 0, d.p50, d.p90, d.p99, d.p999, d.max];
+      let m = 0;
+      for (let i = 1; i < qs.length; i++) m += ((qs[i]! - qs[i - 1]!) * (vs[i]! + vs[i - 1]!)) / 2;
+      return m;
+    }
+    case 'mixture': {
+      const total = d.components.reduce((s, c) => s + c.weight, 0);
+      return total > 0 ? d.components.reduce((s, c) => s + (c.weight / total) * distMeanMs(c), 0) : 0;
+    }
+    case 'samples':
+      return d.values.length > 0 ? d.values.reduce((s, v) => s + v, 0) / d.values.length : 0;
+    case 'histogram': {
+      // Uniform within each bucket; what lies above the last bound sits at `max` or at that bound.
+      let m = 0;
+      let below = 0;
+      let lo = 0;
+      d.le.forEach((hi, i) => {
+        const c = d.counts[i]! - below;
+        m += c * ((lo + hi) / 2);
+        below = d.counts[i]!;
+        lo = hi;
+      });
+      const rest = d.total - below;
+      m += rest * (d.max !== undefined ? (lo + d.max) / 2 : lo);
+      return d.total > 0 ? m / d.total : 0;
+    }
+    default:
+      // A distribution this model does not know (added later): assume a typical 20 ms.
+      return 20;
+  }
+}
+
+type MethodRef = Omit<ReferenceSpec, 'methods'>;
+function attribute<K extends keyof MethodRef>(ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, method: string, key: K): MethodRef[K] | undefined {
+  return ref?.methods[method]?.[key] ?? ref?.[key] ?? defaults?.[key];
+}
+
+/** Attempts per call: [expected in a healthy run, worst case]. */
+function attemptsOf(ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, method: string, providers: number): [number, number] {
+  const cluster = attribute(ref, defaults, method, 'cluster') ?? 'failover';
+  if (cluster === 'forking') {
+    const forks = Math.max(1, Math.min(attribute(ref, defaults, method, 'forks') ?? DEFAULT_FORKS, Math.max(1, providers)));
+    return [forks, forks];
+  }
+  if (cluster === 'broadcast') return [Math.max(1, providers), Math.max(1, providers)];
+  if (cluster === 'failfast' || cluster === 'failsafe' || cluster === 'available' || cluster === 'mergeable') return [1, 1];
+  const retries = Math.max(0, attribute(ref, defaults, method, 'retries') ?? DEFAULT_RETRIES);
+  return [1, 1 + retries];
+}
+
+/** Each consumer group's requests over the run, with `traffic` faults applied in time order. */
+function edgeRequestsByGroup(scenario: Scenario): number[] {
+  const rates = scenario.consumers.map((c) => c.ratePerSec);
+  type Change = { tMs: number; order: number; apply: (rates: number[]) => void };
+  const changes: Change[] = [];
+  scenario.faults.forEach((f, order) => {
+    const a = f.action;
+    if (a.kind !== 'traffic' || !(f.atMs <= scenario.durationMs)) return;
+    const groups = scenario.consumers.map((c, i) => (c.application === a.consumer && (a.zone === undefined || c.zone === a.zone) ? i : -1)).filter((i) => i >= 0);
+    const set: Array<{ i: number; before: number; after: number }> = [];
+    changes.push({
+      tMs: f.atMs,
+      order,
+      apply: (r) => {
+        set.length = 0;
+        for (const i of groups) {
+          const before = r[i]!;
+          const after = a.ratePerSec ?? before * (a.factor ?? 1);
+          r[i] = after;
+          set.push({ i, before, after });
+        }
+      },
+    });
+    if (f.forMs !== undefined && f.atMs + f.forMs <= scenario.durationMs) {
+      changes.push({
+        tMs: f.atMs + f.forMs,
+        order,
+        apply: (r) => {
+          for (const s of set) if (r[s.i] === s.after) r[s.i] = s.before;
+        },
+      });
+    }
+  });
+  changes.sort((x, y) => x.tMs - y.tMs || x.order - y.order);
+  const totals = scenario.consumers.map(() => 0);
+  let t = 0;
+  for (const c of changes) {
+    const to = Math.max(t, Math.min(c.tMs, scenario.durationMs));
+    rates.forEach((r, i) => (totals[i]! += (r * (to - t)) / 1000));
+    t = to;
+    c.apply(rates);
+  }
+  rates.forEach((r, i) => (totals[i]! += (r * Math.max(0, scenario.durationMs - t)) / 1000));
+  return totals;
+}
+
+/** Per service: the provider groups exporting it. */
+function providersByService(scenario: Scenario): Map<string, ProviderGroupSpec[]> {
+  const out = new Map<string, ProviderGroupSpec[]>();
+  for (const g of scenario.providers) {
+    for (const s of g.services) {
+      let list = out.get(s);
+      if (list === undefined) out.set(s, (list = []));
+      list.push(g);
+    }
+  }
+  return out;
+}
+
+function splitKey(key: string): [string, string] {
+  const dot = key.lastIndexOf('.');
+  return [key.slice(0, dot), key.slice(dot + 1)];
+}
+
+function targetGroups(scenario: Scenario, t: { zone?: string; service?: string; group?: string; instance?: string }): ProviderGroupSpec[] {
+  if (t.instance !== undefined) {
+    const hash = t.instance.lastIndexOf('#');
+    const name = hash >= 0 ? t.instance.slice(0, hash) : t.instance;
+    return scenario.providers.filter((g) => g.name === name);
+  }
+  return scenario.providers.filter(
+    (g) => (t.zone === undefined || g.zone === t.zone) && (t.service === undefined || g.services.includes(t.service)) && (t.group === undefined || g.name === t.group),
+  );
+}
+
+function amount(n: number, a: { count?: number; fraction?: number; instance?: string }): number {
+  if (a.instance !== undefined) return Math.min(1, n);
+  if (a.count !== undefined) return Math.min(n, a.count);
+  if (a.fraction !== undefined) return Math.round(n * a.fraction);
+  return n;
+}
+
+/** What the fault timeline does to the provider side: instances it starts, list changes, bursts. */
+interface ProviderChurn {
+  added: Map<string, number>;
+  /** Per provider group: list changes (registrations and deregistrations) pushed one by one. */
+  changes: Map<string, number>;
+  /** Re-reads of every subscription (registry back, push switch on, partition healed). */
+  resyncs: number;
+  /** The largest set of changes to one group's lists at one instant: [changes, list size]. */
+  worstBurst: { group: string; changes: number; listSize: number };
+}
+
+function providerChurn(scenario: Scenario, pushLagMaxMs: number): ProviderChurn {
+  const live = new Map(scenario.providers.map((g) => [g.name, g.count]));
+  const down = new Map<string, { n: number; crashed: boolean }>();
+  const added = new Map<string, number>();
+  const changes = new Map<string, number>();
+  let resyncs = 0;
+  let worstBurst = { group: '', changes: 0, listSize: 0 };
+  const bump = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
+  const burst = (group: string, k: number, size: number) => {
+    if (k * (size + k / 2) > worstBurst.changes * (worstBurst.listSize + worstBurst.changes / 2)) worstBurst = { group, changes: k, listSize: size };
+  };
+  if (scenario.registry.registerDelayMs > 0) {
+    for (const g of scenario.providers) {
+      bump(changes, g.name, g.count);
+      burst(g.name, g.count, 0);
+    }
+  }
+  const inTime = scenario.faults.filter((f) => f.atMs <= scenario.durationMs).sort((x, y) => x.atMs - y.atMs);
+  for (const f of inTime) {
+    const a: FaultAction = f.action;
+    const undone = f.forMs !== undefined && f.atMs + f.forMs <= scenario.durationMs;
+    switch (a.kind) {
+      case 'scale':
+        for (const g of targetGroups(scenario, a)) {
+          const before = live.get(g.name) ?? 0;
+          const delta = a.count - before;
+          bump(changes, g.name, Math.abs(delta) * (undone ? 2 : 1));
+          if (delta > 0) bump(added, g.name, delta);
+          if (undone && delta < 0) bump(added, g.name, -delta);
+          burst(g.name, Math.abs(delta), Math.min(before, a.count));
+          live.set(g.name, undone ? before : a.count);
+        }
+        break;
+      case 'restart':
+        for (const g of targetGroups(scenario, a)) {
+          const n = amount(live.get(g.name) ?? 0, a);
+          bump(added, g.name, n);
+          bump(changes, g.name, 2 * n);
+          burst(g.name, 2 * n, live.get(g.name) ?? 0);
+        }
+        break;
+      case 'rollingRestart':
+        for (const g of targetGroups(scenario, a)) {
+          const n = live.get(g.name) ?? 0;
+          bump(added, g.name, n);
+          bump(changes, g.name, 2 * n);
+          const overlap = Math.max(1, Math.ceil(pushLagMaxMs / Math.max(1, a.intervalMs)));
+          burst(g.name, Math.min(2 * n, 2 * a.batch * overlap), n);
+        }
+        break;
+      case 'crash':
+      case 'zoneDown': {
+        const target = a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined ? { zone: a.zone } : a;
+        const crashed = (a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) === 'crash';
+        for (const g of targetGroups(scenario, target)) {
+          const n = a.kind === 'crash' ? amount(live.get(g.name) ?? 0, a) : a.instance !== undefined ? 1 : (live.get(g.name) ?? 0);
+          bump(changes, g.name, 1);
+          if (undone) {
+            // Replaced (crash) or heard again (black hole): each comes back with its own push.
+            if (crashed) bump(added, g.name, n);
+            bump(changes, g.name, n);
+            burst(g.name, n, (live.get(g.name) ?? 0) - n);
+          } else down.set(g.name, { n: (down.get(g.name)?.n ?? 0) + n, crashed });
+        }
+        break;
+      }
+      case 'zoneUp':
+        for (const g of targetGroups(scenario, { zone: a.zone })) {
+          const d = down.get(g.name);
+          if (d === undefined) continue;
+          if (d.crashed) bump(added, g.name, d.n);
+          bump(changes, g.name, d.n);
+          burst(g.name, d.n, (live.get(g.name) ?? 0) - d.n);
+          down.delete(g.name);
+        }
+        break;
+      case 'registryDown':
+      case 'pushSwitch':
+      case 'registryPartition':
+        resyncs += undone ? 2 : 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return { added, changes, resyncs, worstBurst };
+}
+
+/** The pings or heartbeats of one provider instance per simulated ms, under `spec`. */
+function ticksPerMs(spec: RegistrySpec): number {
+  if (spec.type === 'static') return 0;
+  if (spec.type === 'nacos') return 1 / Math.max(1, spec.heartbeatMs);
+  const half = spec.sessionTimeoutMs / 3;
+  return 1 / Math.max(1, Math.min(half > 1000 ? half - 1000 : half, 10_000));
+}
+
+/** Estimates the cost of one simulation of `scenario` (any seed). */
+export function estimateCost(scenario: Scenario): CostEstimate {
+  const m = COST_MODEL;
+  const simulatedMs = scenario.durationMs;
+  const measuredMs = Math.max(0, scenario.durationMs - scenario.warmupMs);
+  const buckets = Math.max(0, Math.ceil(measuredMs / scenario.bucketMs));
+  const byService = providersByService(scenario);
+  const providerCount = (service: string) => (byService.get(service) ?? []).reduce((s, g) => s + g.count, 0);
+
+  // The largest `slowdown` factor that may apply to a method (for requests in flight).
+  const slowest = (service: string, method: string): number => {
+    let f = 1;
+    for (const fault of scenario.faults) {
+      const a = fault.action;
+      if (a.kind !== 'slowdown' || (a.service !== undefined && a.service !== service) || (a.method !== undefined && a.method !== method)) continue;
+      if (targetGroups(scenario, { zone: a.zone, group: a.group, instance: a.instance }).some((g) => g.services.includes(service))) f = Math.max(f, a.factor);
+    }
+    return f;
+  };
+
+  // Requests and attempts, tier by tier.
+  let edgeRequests = 0;
+  let downstreamRequests = 0;
+  let worstCase = 0;
+  let attempts = 0;
+  let inFlight = 0;
+  const cells = new Set<string>();
+  let steps = 0;
+  const rttMeanMs = Math.max(distMeanMs(scenario.network.sameZone), 0);
+  const visit = (zone: string, service: string, method: string, requests: number, worstRequests: number, ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, depth: number) => {
+    if (++steps > 100_000 || depth > 32) return;
+    cells.add(`${zone}\u0000${service}.${method}`);
+    const [expected, worst] = attemptsOf(ref, defaults, method, providerCount(service));
+    attempts += requests * expected;
+    const spec = scenario.services[service]?.methods[method];
+    const timeoutMs = attribute(ref, defaults, method, 'timeoutMs') ?? DEFAULT_TIMEOUT;
+    const meanMs = spec === undefined ? 0 : distMeanMs(spec.serviceTime) * slowest(service, method);
+    // Little's law per second of simulated time; a call waits at most its timeout per attempt.
+    inFlight += ((requests / Math.max(1, simulatedMs)) * Math.min(meanMs + rttMeanMs, timeoutMs * worst));
+    for (const call of spec?.calls ?? []) {
+      const down = requests * expected;
+      const downWorst = worstRequests * worst;
+      downstreamRequests += down;
+      worstCase += downWorst;
+      for (const g of byService.get(service) ?? []) {
+        // Downstream calls start in the zones of the providers executing; spread like the instances.
+        const share = g.count / Math.max(1, providerCount(service));
+        visit(g.zone, call.service, call.method, down * share, downWorst * share, call.reference, undefined, depth + 1);
+      }
+    }
+  };
+  const groupRequests = edgeRequestsByGroup(scenario);
+  /** Per consumer group and service: attempts over the run (which providers an instance touches). */
+  const groupAttempts = scenario.consumers.map(() => new Map<string, number>());
+  scenario.consumers.forEach((c: ConsumerGroupSpec, i) => {
+    const total = groupRequests[i]!;
+    edgeRequests += total;
+    worstCase += total;
+    const weights = Object.values(c.calls).reduce((s, w) => s + w, 0);
+    for (const [key, w] of Object.entries(c.calls)) {
+      const [service, method] = splitKey(key);
+      const share = weights > 0 ? w / weights : 0;
+      visit(c.zone, service, method, total * share, total * share, c.reference[service], c.consumerDefaults, 0);
+      const [perCall] = attemptsOf(c.reference[service], c.consumerDefaults, method, providerCount(service));
+      groupAttempts[i]!.set(service, (groupAttempts[i]!.get(service) ?? 0) + total * share * perCall);
+    }
+  });
+  const requests = edgeRequests + downstreamRequests;
+
+  // Instances, references, registry.
+  const registries = Object.keys(scenario.registries).length > 0 ? Object.values(scenario.registries) : [scenario.registry];
+  const discovery = registries.filter((r) => r.type !== 'static');
+  const pushLagMaxMs = Math.max(0, ...discovery.map((r) => 3 * distMeanMs(r.pushLag)));
+  const churn = providerChurn(scenario, Number.isFinite(pushLagMaxMs) ? pushLagMaxMs : 0);
+  const providersAtStart = scenario.providers.reduce((s, g) => s + g.count, 0);
+  const providersAddedByFaults = [...churn.added.values()].reduce((s, n) => s + n, 0);
+  const consumerInstances = scenario.consumers.reduce((s, c) => s + c.instances, 0);
+  const subscribers = new Map<string, number>();
+  const addSubs = (service: string, n: number) => subscribers.set(service, (subscribers.get(service) ?? 0) + n);
+  let references = 0;
+  let loadBalancerBytes = 0;
+  let touchedPairs = 0;
+  scenario.consumers.forEach((c, gi) => {
+    const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
+    for (const s of services) {
+      addSubs(s, c.instances);
+      references += c.instances;
+      // Distinct providers an instance calls: P (1 - e^(-calls / P)) for random picks over P.
+      const p = providerCount(s) + (byService.get(s) ?? []).reduce((n, g) => n + (churn.added.get(g.name) ?? 0), 0);
+      const perInstance = (groupAttempts[gi]!.get(s) ?? 0) / Math.max(1, c.instances);
+      if (p > 0) touchedPairs += c.instances * p * (1 - Math.exp(-perInstance / p));
+      const lbs = [c.reference[s]?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(c.reference[s]?.methods ?? {}).map((r) => r.loadbalance)];
+      const perEntry = Math.max(0, ...lbs.map((lb) => (lb === undefined ? 0 : (STATEFUL_LOAD_BALANCES[lb] ?? 0))));
+      loadBalancerBytes += c.instances * providerCount(s) * perEntry;
+    }
+  });
+  let extraExports = 0;
+  for (const g of scenario.providers) {
+    const instances = g.count + (churn.added.get(g.name) ?? 0);
+    extraExports += instances * Math.max(0, g.services.length - 1);
+    const downstream = new Set(g.services.flatMap((s) => Object.values(scenario.services[s]?.methods ?? {}).flatMap((mm) => mm.calls.map((c) => c.service))));
+    for (const s of downstream) {
+      addSubs(s, instances);
+      references += instances;
+    }
+  }
+
+  const providerInstances = providersAtStart + providersAddedByFaults;
+  let heartbeats = 0;
+  let pushDeliveries = 0;
+  for (const r of discovery) {
+    heartbeats += providerInstances * ticksPerMs(r) * simulatedMs;
+    for (const g of scenario.providers) {
+      const changed = churn.changes.get(g.name) ?? 0;
+      for (const s of g.services) pushDeliveries += changed * (subscribers.get(s) ?? 0);
+    }
+    pushDeliveries += churn.resyncs * [...subscribers.values()].reduce((s, n) => s + n, 0);
+  }
+  const events = m.eventsPerRequest * (requests + Math.max(0, attempts - requests)) + heartbeats + pushDeliveries;
+
+  // Memory.
+  const burst = churn.worstBurst;
+  const burstGroup = scenario.providers.find((g) => g.name === burst.group);
+  const burstSubscribers = burstGroup === undefined ? 0 : Math.max(0, ...burstGroup.services.map((s) => subscribers.get(s) ?? 0));
+  const burstBytes =
+    discovery.length === 0 || burst.changes === 0
+      ? 0
+      : burst.changes * (burst.listSize + burst.changes / 2) * m.bytesPerSnapshotEntry * Math.max(1, burstGroup?.services.length ?? 1) +
+        burst.changes * burstSubscribers * m.bytesPerDelivery;
+  const memory = {
+    base: m.baseMb,
+    consumers: (references * m.bytesPerReference + touchedPairs * m.bytesPerTouchedProvider) / MB,
+    providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
+    timeline: (buckets * m.bytesPerBucket) / MB,
+    inFlight: (inFlight * m.bytesPerInFlight) / MB,
+    loadBalancers: loadBalancerBytes / MB,
+    metrics: (cells.size * m.bytesPerCell) / MB,
+    registry: burstBytes / MB,
+  };
+  const total = Object.values(memory).reduce((s, x) => s + x, 0);
+
+  return {
+    simulatedMs,
+    measuredMs,
+    bucketMs: scenario.bucketMs,
+    buckets,
+    edgeRequests,
+    downstreamRequests,
+    requests,
+    requestsWorstCase: worstCase,
+    attempts,
+    events,
+    heartbeats,
+    pushDeliveries,
+    consumerInstances,
+    references,
+    providersAtStart,
+    providersAddedByFaults,
+    inFlight,
+    memoryMb: { total, ...memory },
+  };
+}
+
+/** What a simulation may use; the CLI fills it from the machine and its options. */
+export interface CostLimits {
+  /** `--max-requests`: simulated requests per simulation. */
+  maxRequests: number;
+  /** Memory one simulation may take (MB). */
+  memoryMb: number;
+  /** Timeline buckets per simulation. */
+  maxBuckets: number;
+  /** Where `memoryMb` comes from, for messages ("the V8 heap limit"). */
+  memorySource?: string;
+}
+
+/** Kernel events allowed per allowed request (registry storms count against `--max-requests` too). */
+export const EVENTS_PER_ALLOWED_REQUEST = 10;
+
+/** Timeline buckets allowed by default: a timeline of a million rows is more than anyone reads. */
+export const MAX_BUCKETS = 1_000_000;
+
+const fmt = (n: number): string => (Number.isFinite(n) ? (n >= 1e15 ? n.toExponential(2) : Math.round(n).toLocaleString('en-US')) : 'infinitely many');
+
+/** Why the estimate exceeds the limits, one sentence each; empty when it fits. */
+export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
+  const out: string[] = [];
+  if (!(e.buckets <= limits.maxBuckets)) {
+    out.push(
+      `the timeline would have ${fmt(e.buckets)} buckets (bucket ${e.bucketMs} ms over ${fmt(e.measuredMs)} ms measured); at most ${fmt(limits.maxBuckets)}: use a wider bucket`,
+    );
+  }
+  if (!(e.requests <= limits.maxRequests)) {
+    out.push(`${fmt(e.requests)} simulated requests exceed --max-requests ${fmt(limits.maxRequests)}`);
+  }
+  const maxEvents = limits.maxRequests * EVENTS_PER_ALLOWED_REQUEST;
+  if (!(e.events <= maxEvents) && e.requests <= limits.maxRequests) {
+    out.push(`${fmt(e.events)} kernel events (registry pushes and heartbeats included) exceed ${fmt(maxEvents)} (${EVENTS_PER_ALLOWED_REQUEST} per request of --max-requests)`);
+  }
+  if (!(e.memoryMb.total <= limits.memoryMb)) {
+    out.push(`estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}`);
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+/**
+ * Reads a text input file (a scenario, a rule or provider list named on the command line) without
+ * ever reading unbounded input: the path is checked with `stat` first (a directory, a FIFO, a
+ * device such as /dev/zero or a socket is refused without being opened), then at most
+ * `maxBytes + 1` bytes are read, and a file holding NUL bytes is refused as not text. What a
+ * caller does with a refusal (a scenario error, a usage error) is its own business.
+ */
+import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+
+/** Scenario files and other text inputs above this size are refused before parsing (10 MB). */
+export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
+
+/** Why a file cannot be read as text; `message` is the reason, without the path. */
+export class TextFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TextFileError';
+  }
+}
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MB`;
+
+/** The UTF-8 text of the regular file at `path`, at most `maxBytes` long; throws TextFileError otherwise. */
+export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new TextFileError(code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message);
+  }
+  if (!st.isFile()) throw new TextFileError(`${kindOf(st)}, not a file; expected a text file`);
+  if (st.size > maxBytes) throw new TextFileError(`the file is ${mb(st.size)}; at most ${mb(maxBytes)} is read`);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new TextFileError(code === 'EACCES' ? 'permission denied' : (e as Error).message);
+  }
+  // The size can change between stat and read (a file being written, /proc files report 0): read
+  // until the end, but never more than maxBytes + 1 bytes.
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const want = Math.min(64 * 1024, maxBytes + 1 - total);
+      if (want <= 0) break;
+      const buf = Buffer.allocUnsafe(want);
+      const n = readSync(fd, buf, 0, want, null);
+      if (n === 0) break;
+      chunks.push(n === want ? buf : buf.subarray(0, n));
+      total += n;
+    }
+  } catch (e) {
+    throw new TextFileError((e as Error).message);
+  } finally {
+    closeSync(fd);
+  }
+  if (total > maxBytes) throw new TextFileError(`the file is larger than ${mb(maxBytes)}; at most ${mb(maxBytes)} is read`);
+  const bytes = Buffer.concat(chunks, total);
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) throw new TextFileError(`not a text file (a NUL byte at offset ${nul})`);
+  return bytes.toString('utf8');
+}

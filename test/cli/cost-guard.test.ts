@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const BASELINE = 'scenarios/dual-zone-baseline.yaml';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { stdout: (s: string) => out.push(s), stderr: (s: string) => err.push(s), cwd: root }, out, err };
+}
+
+/** Runs the CLI in this process; returns its exit code, output, and how much the heap grew meanwhile. */
+async function cli(args: string[]) {
+  const c = capture();
+  const before = process.memoryUsage().heapUsed;
+  const code = await main(args, c.io);
+  const grewMb = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  return { code, out: c.out.join(''), err: c.err.join(''), grewMb };
+}
+
+/** A refusal: exit 2, the reason on the first stderr line, the estimate below it, the --force hint, nothing on stdout, little memory. */
+function expectRefused(r: Awaited<ReturnType<typeof cli>>, reason: RegExp) {
+  expect(r.code).toBe(2);
+  expect(r.out).toBe('');
+  const lines = r.err.split('\n');
+  expect(lines[0]).toMatch(/^zonesim: refusing to run /);
+  expect(r.err).toMatch(reason);
+  expect(r.err).toContain('peak memory    ~');
+  expect(r.err).toContain('hint: --force runs it anyway; --dry-run prints the estimate without running anything');
+  expect(r.grewMb).toBeLessThan(200);
+}
+
+describe('the cost estimate before a run (issue 10: resource limits)', () => {
+  it('run --dry-run validates, prints the estimate and runs nothing', async () => {
+    const out = tempDir('zs-cost-');
+    const r = await cli(['run', BASELINE, '--dry-run', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('run dual-zone-baseline: cost estimate of 1 simulation');
+    expect(r.out).toContain('requests       150,000 (edge 150,000, call graphs 0)');
+    expect(r.out).toContain('timeline 55 buckets of 1 s');
+    expect(r.out).toContain('within the limits: it would run');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('run --dry-run --json prints one JSON document with the estimate and the limits', async () => {
+    const r = await cli(['run', BASELINE, '--dry-run', '--json', '--seeds', '3']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc).toMatchObject({ command: 'run', dryRun: true, withinLimits: true, problems: [] });
+    expect(doc.limits.maxRequests).toBe(2e8);
+    expect(doc.simulations).toHaveLength(1);
+    expect(doc.simulations[0]).toMatchObject({ label: 'seeds 1..3', scenario: 'dual-zone-baseline', count: 3 });
+    expect(doc.simulations[0].estimate).toMatchObject({ requests: 150000, buckets: 55, consumerInstances: 14, providersAtStart: 25 });
+    expect(doc.simulations[0].estimate.memoryMb.total).toBeGreaterThan(50);
+  });
+
+  it('a scenario error still comes first in a dry run (file:line:col, exit 2)', async () => {
+    const r = await cli(['run', BASELINE, '--dry-run', '--set', 'duration=10x']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('duration: expected a duration');
+  });
+
+  it('refuses duration=1e300 (was "Invalid typed array length") with the estimate', async () => {
+    expectRefused(await cli(['run', BASELINE, '--set', 'duration=1e300']), /timeline would have 1\.00e\+297 buckets[\s\S]*2\.50e\+300 simulated requests exceed --max-requests 200,000,000/);
+  });
+
+  it('refuses --bucket 0.001ms (was "Invalid string length") naming the buckets', async () => {
+    expectRefused(await cli(['run', BASELINE, '--bucket', '0.001ms']), /the timeline would have 55,000,000 buckets \(bucket 0\.001 ms over 55,000 ms measured\); at most 1,000,000: use a wider bucket/);
+  });
+
+  it('refuses bucket: 0.001ms in the file (was a 4.5 GB abort)', async () => {
+    expectRefused(await cli(['run', BASELINE, '--set', 'bucket=0.001ms']), /55,000,000 buckets/);
+  });
+
+  it('refuses rate: 1e9/s (was minutes at 4 GB)', async () => {
+    expectRefused(await cli(['run', BASELINE, '--set', 'consumers[0].rate=1000000000']), /60,000,030,000 simulated requests exceed --max-requests 200,000,000/);
+  });
+
+  it('refuses duration: 1000h', async () => {
+    expectRefused(await cli(['run', BASELINE, '--set', 'duration=1000h']), /9,000,000,000 simulated requests exceed --max-requests/);
+  });
+
+  it('refuses 10^7 consumer instances in a /8 (was a V8 abort after 30 s at 4.4 GB)', async () => {
+    expectRefused(
+      await cli(['run', BASELINE, '--set', 'zones.zoneA.cidr=10.0.0.0/8', '--set', 'consumers[0].instances=10000000']),
+      /estimated peak memory [\d,]+ MB exceeds the [\d,]+ MB one simulation may use \(the V8 heap limit\)/,
+    );
+  });
+
+  it('refuses 10^6 providers (ran past 2 minutes)', async () => {
+    expectRefused(await cli(['run', 'bench/many-providers.yaml', '--set', 'providers[0].count=1000000']), /estimated peak memory/);
+  });
+
+  it('refuses a scale fault to 10^7 providers', async () => {
+    const r = await cli([
+      'run', BASELINE,
+      '--set', 'zones.zoneA.cidr=10.0.0.0/8',
+      '--set', 'registry.type=nacos',
+      '--set', 'faults=[{at: 2s, scale: {group: users-a, count: 10000000}}]',
+    ]);
+    expectRefused(r, /estimated peak memory/);
+    expect(r.err).toMatch(/10,000,005 provider \(25 at start, 9,999,980 started by faults\)/);
+  });
+
+  it('--max-requests lowers the limit, and --force runs anyway with a warning on stderr', async () => {
+    const short = ['--set', 'duration=2s', '--set', 'warmup=1s'];
+    expectRefused(await cli(['run', BASELINE, ...short, '--max-requests', '1000']), /5,000 simulated requests exceed --max-requests 1,000/);
+    const out = tempDir('zs-cost-');
+    const forced = await cli(['run', BASELINE, ...short, '--max-requests', '1000', '--force', '--json', '--out', out]);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.out).scenario).toBe('dual-zone-baseline');
+    expect(forced.err).toContain('zonesim: warning: running despite the estimate (--force): 5,000 simulated requests exceed --max-requests 1,000');
+  });
+
+  it('rejects a --max-requests that is not a positive number', async () => {
+    for (const bad of ['abc', '0', '-5']) {
+      const r = await cli(['run', BASELINE, '--dry-run', '--max-requests', bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.err, bad).toMatch(/^zonesim: --max-requests: expected a positive number such as 2e8, found /);
+    }
+  });
+
+  it('a dry run of a refused scenario exits 0 and says it would be refused', async () => {
+    const r = await cli(['run', BASELINE, '--dry-run', '--set', 'duration=1000h']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('it would be refused (--force runs it anyway):');
+    expect(r.out).toContain('  - 9,000,000,000 simulated requests exceed --max-requests 200,000,000');
+  });
+
+  it('compare estimates each strategy and refuses per strategy', async () => {
+    const dry = await cli(['compare', 'scenarios/zone-router-fallback.yaml', '--dry-run', '--seeds', '2', '--json']);
+    expect(dry.code).toBe(0);
+    const doc = JSON.parse(dry.out);
+    expect(doc.command).toBe('compare');
+    expect(doc.simulations.map((s: { label: string; count: number }) => [s.label, s.count])).toEqual([
+      ['strategy fallback', 2],
+      ['strategy strict', 2],
+    ]);
+    const r = await cli(['compare', 'scenarios/zone-router-fallback.yaml', '--set', 'duration=1000h', '--out', tempDir('zs-cost-')]);
+    expectRefused(r, /strategy fallback: [\d,]+ simulated requests exceed --max-requests/);
+  });
+
+  it('recommend estimates the run as written and the recommended one, and refuses too', async () => {
+    const dry = await cli(['recommend', BASELINE, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('recommend dual-zone-baseline: cost estimate of 2 simulations');
+    expect(dry.out).toContain('as written:');
+    expect(dry.out).toContain('recommended:');
+    expectRefused(await cli(['recommend', BASELINE, '--set', 'duration=1000h']), /as written: [\d,]+ simulated requests exceed/);
+  });
+
+  it('check refuses to build worlds that do not fit in memory, unless --force', async () => {
+    const r = await cli(['check', BASELINE, '--set', 'zones.zoneA.cidr=10.0.0.0/8', '--set', 'consumers[0].instances=10000000']);
+    expectRefused(r, /estimated peak memory/);
+    // Requests do not count for check (it sends none).
+    const ok = await cli(['check', BASELINE, '--set', 'duration=1000h', '--set', 'bucket=1h']);
+    expect(ok.code).toBe(0);
+  });
+});

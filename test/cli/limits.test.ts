@@ -1,0 +1,156 @@
+// The built CLI (`node bin/zonesim.js`, as users run it) against inputs that used to exhaust the
+// machine: each is refused quickly in bounded memory. The child runs with a small V8 heap, so
+// reading unbounded input or building what the estimate refuses would end in an out-of-memory
+// exit 1 instead of the expected exit 2; the timeouts are only a safety net.
+import { describe, expect, it } from 'vitest';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const BIN = join(root, 'bin', 'zonesim.js');
+const BASELINE = 'scenarios/dual-zone-baseline.yaml';
+const SAFETY_MS = 120_000;
+
+function env(): NodeJS.ProcessEnv {
+  const e = { ...process.env };
+  delete e.ZONESIM_SUPERVISED;
+  delete e.ZONESIM_NO_SUPERVISOR;
+  delete e.NODE_OPTIONS;
+  return e;
+}
+
+/** Runs the built CLI with a `heapMb` V8 heap; returns exit code and output. */
+function zonesim(args: string[], heapMb = 96) {
+  const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, BIN, ...args], { cwd: root, env: env(), encoding: 'utf8', timeout: SAFETY_MS });
+  return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
+}
+
+async function inProcess(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s), cwd: root });
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+describe('scenario files that are not text, or too large, are refused before parsing', () => {
+  it('zonesim run /dev/zero exits 2 at once (was 16.8 GB, then std::bad_alloc)', () => {
+    const r = zonesim(['run', '/dev/zero']);
+    expect(r.err).toBe('/dev/zero: cannot read the scenario: a character device, not a file; expected a text file\n');
+    expect(r.code).toBe(2);
+  });
+
+  it('a FIFO is refused without waiting for a writer', () => {
+    const fifo = join(tempDir('zs-limits-'), 'scenario.yaml');
+    execFileSync('mkfifo', [fifo]);
+    const r = zonesim(['run', fifo]);
+    expect(r.err).toBe(`${fifo}: cannot read the scenario: a FIFO (named pipe), not a file; expected a text file\n`);
+    expect(r.code).toBe(2);
+  });
+
+  it('a directory is refused', async () => {
+    const dir = join(tempDir('zs-limits-'), 'scenarios.yaml');
+    mkdirSync(dir);
+    const r = await inProcess(['run', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${dir}: cannot read the scenario: a directory, not a file; expected a text file\n`);
+  });
+
+  it('a file above 10 MB is refused before it is parsed', async () => {
+    const f = join(tempDir('zs-limits-'), 'big.yaml');
+    writeFileSync(f, `# ${'x'.repeat(11 * 1024 * 1024)}\n`);
+    const r = await inProcess(['check', f]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${f}: cannot read the scenario: the file is 11.0 MB; at most 10.0 MB is read\n`);
+  });
+
+  it('a file with NUL bytes is refused as not text', async () => {
+    const f = join(tempDir('zs-limits-'), 'bin.yaml');
+    writeFileSync(f, Buffer.concat([Buffer.from('name: x\n'), Buffer.alloc(64)]));
+    const r = await inProcess(['run', f, '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${f}: cannot read the scenario: not a text file (a NUL byte at offset 8)\n`);
+  });
+
+  it('files named on the command line (route --providers-file) are bounded the same way', () => {
+    const r = zonesim(['route', '--consumer', 'consumer://10.0.0.1/S', '--providers-file', '/dev/zero']);
+    expect(r.err).toBe('zonesim: cannot read file "/dev/zero": a character device, not a file; expected a text file\n');
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('select --count is bounded', () => {
+  it('refuses --count 1e9 with exit 2 (was a 5.9 GB abort)', () => {
+    const r = zonesim(['select', '--loadbalance', 'random', '--provider', 'dubbo://10.0.0.1:20880/S', '--count', '1e9']);
+    expect(r.err).toBe(
+      'zonesim: --count: at most 10,000,000 picks, found 1000000000\nhint: the shares settle long before; run several times with other --seed values for more\n',
+    );
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('out of memory ends with one zonesim line and exit 1', () => {
+  it('a forced run that exceeds the heap ends with one line, not V8\'s dump', () => {
+    const out = tempDir('zs-limits-');
+    const r = zonesim(['run', BASELINE, '--force', '--set', 'consumers[0].instances=60000', '--jobs', '1', '--out', out], 64);
+    expect(r.code).toBe(1);
+    expect(r.err).not.toContain('Last few GCs');
+    expect(r.err).not.toContain('FATAL ERROR');
+    expect(r.err).not.toContain('Native stack trace');
+    const lines = r.err.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^zonesim: warning: running despite the estimate \(--force\): estimated peak memory/);
+    expect(lines[1]).toMatch(/^zonesim: out of memory \(.*heap out of memory\): the run needed more than the \d+ MB this process may use; see what it needs with --dry-run/);
+    expect(r.out).toBe('');
+  });
+
+  it('a worker thread that reaches its heap limit ends the same way (was an unhandled pool error with a stack)', () => {
+    const out = tempDir('zs-limits-');
+    const r = zonesim(['run', BASELINE, '--force', '--set', 'consumers[0].instances=60000', '--seeds', '2', '--jobs', '2', '--out', out], 64);
+    expect(r.code).toBe(1);
+    expect(r.err).not.toMatch(/ERR_WORKER_OUT_OF_MEMORY|node:events|\n\s+at /);
+    expect(r.err.trimEnd().split('\n').at(-1)).toMatch(/^zonesim: out of memory: a simulation worker thread reached its heap limit \(\d+ MB\)/);
+  });
+
+  it('the supervisor passes ordinary output and exit codes through unchanged', () => {
+    const version = zonesim(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.out).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(version.err).toBe('');
+    const missing = zonesim(['run', 'no-such-file.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe(`${join(root, 'no-such-file.yaml')}: cannot read the scenario: no such file\n`);
+  });
+
+  it('SIGTERM to zonesim ends the simulation it supervises too', async () => {
+    const out = tempDir('zs-limits-');
+    const parent = spawn(process.execPath, [BIN, 'run', 'scenarios/mmc-validation.yaml', '--jobs', '1', '--out', out], { cwd: root, env: env(), stdio: 'ignore' });
+    const children = () => {
+      const ps = spawnSync('ps', ['-o', 'pid=', '--ppid', String(parent.pid)], { encoding: 'utf8' });
+      return ps.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+    };
+    let kids: number[] = [];
+    for (let i = 0; i < 600 && kids.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      kids = children();
+    }
+    expect(kids).toHaveLength(1);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => parent.on('exit', (_code, signal) => resolve(signal)));
+    parent.kill('SIGTERM');
+    expect(await exited).toBe('SIGTERM');
+    const alive = () => {
+      try {
+        process.kill(kids[0]!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 200 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(alive()).toBe(false);
+  });
+});

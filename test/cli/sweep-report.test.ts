@@ -1,0 +1,112 @@
+/**
+ * The sweep report: written by `sweep --report` and `zonesim report`, self-contained, with a chart
+ * per main figure, heat maps for two numeric axes and the best cell. When a Chromium is installed
+ * (`chromium`, `chromium-browser`, `google-chrome` on the PATH, or `CHROMIUM=path`), the page is
+ * loaded headless and must draw every chart without a script error; without one those checks skip.
+ */
+import { describe, expect, it } from 'vitest';
+import { execFileSync, execFile } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { main } from '../../src/cli/main.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const run = promisify(execFile);
+
+function findChromium(): string | undefined {
+  const candidates = [process.env.CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome', 'chrome-headless-shell'].filter(
+    (c): c is string => typeof c === 'string' && c !== '',
+  );
+  for (const c of candidates) {
+    try {
+      execFileSync(c, ['--version'], { stdio: 'ignore', timeout: 20_000 });
+      return c;
+    } catch {
+      // not installed
+    }
+  }
+  return undefined;
+}
+const chromium = findChromium();
+
+/** The page's DOM after its scripts ran, from headless Chromium. */
+async function renderedDom(file: string): Promise<string> {
+  const profile = tempDir('zs-chromium-');
+  const { stdout } = await run(
+    chromium!,
+    ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--virtual-time-budget=10000', '--window-size=1300,900', '--dump-dom', pathToFileURL(file).href],
+    { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+  );
+  rmSync(profile, { recursive: true, force: true });
+  return stdout;
+}
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s), cwd: root });
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+const SHORT = ['--set', 'duration=4s', '--set', 'warmup=1s', '--jobs', '1'];
+const TIMEOUT = 'consumers[0].consumerDefaults.timeout';
+const RETRIES = 'consumers[0].consumerDefaults.retries';
+
+async function sweepReport(args: string[]): Promise<{ dir: string; html: string }> {
+  const out = tempDir('zs-sweep-report-');
+  const r = await cli(['sweep', 'scenarios/timeout-sweep.yaml', ...args, '--report', '--out', out, ...SHORT]);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  const [run] = readdirSync(join(out, 'timeout-sweep'));
+  const dir = join(out, 'timeout-sweep', run!);
+  return { dir, html: readFileSync(join(dir, 'report.html'), 'utf8') };
+}
+
+describe('sweep report', () => {
+  // 11 charts: every main figure except duplicate writes (this service is idempotent).
+  const CHARTS = 11;
+
+  it('is self-contained, with a chart per figure, heat maps for two numeric axes and the best cell', async () => {
+    const { html } = await sweepReport(['--grid', `${TIMEOUT}=100ms,300ms,600ms`, '--grid', `${RETRIES}=0,1`, '--max-timeout-rate', '0.2']);
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script src=|<link /);
+    expect(html).toContain('uPlot');
+    expect(html.match(/<div id="fig-[^"]+" class="chart">/g)).toHaveLength(CHARTS);
+    expect(html).toContain('"series":["retries=0","retries=1"]');
+    expect(html).toContain('"xs":[100,300,600]');
+    expect(html).toContain('<table class="heatmap" data-figure="latencyMs.p99">');
+    expect(html).toContain('<table class="heatmap" data-figure="timeoutRate">');
+    expect(html).toMatch(/<p id="best">Best by lowest p99 ms among cells with timeout rate under 20\.000 %: <b>cell #\d+<\/b>/);
+    expect(html.match(/<tr class="best">/g)).toHaveLength(1);
+  });
+
+  it('is rebuilt by zonesim report from a sweep folder', async () => {
+    const { dir, html } = await sweepReport(['--grid', `${RETRIES}=0,1`]);
+    rmSync(join(dir, 'report.html'));
+    const r = await cli(['report', dir]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toBe(html);
+  });
+
+  it.skipIf(!chromium)('draws every chart in headless Chromium without a script error (numeric axes)', async () => {
+    const { dir } = await sweepReport(['--grid', `${TIMEOUT}=100ms,300ms,600ms`, '--grid', `${RETRIES}=0,1`]);
+    const dom = await renderedDom(join(dir, 'report.html'));
+    expect(dom).toMatch(new RegExp(`<body[^>]* data-charts="${CHARTS}"`));
+    expect(dom).not.toMatch(/data-errors=/);
+    expect(dom.match(/class="uplot/g)?.length).toBe(CHARTS);
+  });
+
+  it.skipIf(!chromium)('draws a first axis of names as categories, one line per strategy', async () => {
+    const { dir, html } = await sweepReport(['--grid', 'consumers[0].consumerDefaults.loadbalance=random,roundrobin,leastactive', '--strategies', 'dubbo-default,zone-failover']);
+    expect(html).toContain('"numeric":false');
+    expect(html).toContain('"series":["dubbo-default","zone-failover"]');
+    expect(html).not.toContain('class="heatmap"');
+    const dom = await renderedDom(join(dir, 'report.html'));
+    expect(dom).toMatch(new RegExp(`<body[^>]* data-charts="${CHARTS}"`));
+    expect(dom).not.toMatch(/data-errors=/);
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { COST_MODEL, costProblems, distMeanMs, estimateCost, MAX_BUCKETS, type CostLimits } from '../../src/scenario/estimate.js';
+import { parseScenario } from '../../src/scenario/load.js';
+
+/** A small valid scenario; `extra` lines are appended at the top level, `sets` are --set overrides. */
+function scenario(extra = '', sets: string[] = []) {
+  const text = `
+name: est
+duration: 60s
+warmup: 10s
+zones:
+  zoneA: { cidr: 10.0.0.0/8 }
+  zoneB: { cidr: 11.20.0.0/16 }
+registry: { type: nacos }
+services:
+  com.example.S:
+    methods:
+      get: { serviceTime: 10ms }
+      put: { serviceTime: 20ms }
+providers:
+  - { name: s-a, service: com.example.S, zone: zoneA, count: 10 }
+  - { name: s-b, service: com.example.S, zone: zoneB, count: 5 }
+consumers:
+  - application: web
+    zone: zoneA
+    instances: 4
+    rate: 100/s
+    calls: { com.example.S.get: 3, com.example.S.put: 1 }
+${extra}`;
+  return parseScenario(text, 'est.yaml', sets);
+}
+
+const LIMITS: CostLimits = { maxRequests: 2e8, memoryMb: 4000, maxBuckets: MAX_BUCKETS };
+
+describe('estimateCost', () => {
+  it('counts rate x duration as the edge requests and one bucket per bucket width of the measured window', () => {
+    const e = estimateCost(scenario());
+    expect(e.edgeRequests).toBe(6000);
+    expect(e.requests).toBe(6000);
+    expect(e.buckets).toBe(50);
+    expect(e.consumerInstances).toBe(4);
+    expect(e.providersAtStart).toBe(15);
+    expect(e.providersAddedByFaults).toBe(0);
+  });
+
+  it('integrates traffic faults: a rate set for a while, then restored', () => {
+    const e = estimateCost(scenario(`faults:\n  - { at: 20s, for: 10s, traffic: { consumer: web, rate: 1000/s } }\n`));
+    // 50 s at 100/s + 10 s at 1000/s.
+    expect(e.edgeRequests).toBeCloseTo(5000 + 10000, 6);
+  });
+
+  it('multiplies by a traffic factor until the end when there is no for:', () => {
+    const e = estimateCost(scenario(`faults:\n  - { at: 30s, traffic: { consumer: web, factor: 3 } }\n`));
+    expect(e.edgeRequests).toBeCloseTo(3000 + 9000, 6);
+  });
+
+  it('adds call-graph requests, and every retry at every tier in the worst case', () => {
+    const s = parseScenario(
+      `
+name: graph
+duration: 10s
+warmup: 1s
+zones: { dc: { cidr: 10.0.0.0/16 } }
+services:
+  com.example.A:
+    methods:
+      a:
+        serviceTime: 1ms
+        calls: [{ service: com.example.B, method: b, reference: { retries: 2 } }, { service: com.example.B, method: b }]
+  com.example.B:
+    methods:
+      b: { serviceTime: 1ms }
+providers:
+  - { name: a, service: com.example.A, zone: dc, count: 2 }
+  - { name: b, service: com.example.B, zone: dc, count: 2 }
+consumers:
+  - application: web
+    zone: dc
+    instances: 1
+    rate: 10/s
+    calls: { com.example.A.a: 1 }
+    reference: { com.example.A: { retries: 1 } }
+`,
+      'graph.yaml',
+    );
+    const e = estimateCost(s);
+    expect(e.edgeRequests).toBe(100);
+    // Each execution of a makes two calls to b.
+    expect(e.downstreamRequests).toBe(200);
+    expect(e.requests).toBe(300);
+    // Worst case: 2 attempts of a per request, each making 2 calls of b.
+    expect(e.requestsWorstCase).toBe(100 + 2 * 100 * 2);
+    // Two providers of a each hold a consumer side for B; they subscribe to B.
+    expect(e.references).toBe(1 + 2);
+  });
+
+  it('counts providers that faults start: scale-out, restarts and the replacements of crashed instances', () => {
+    const e = estimateCost(
+      scenario(`faults:
+  - { at: 5s, scale: { group: s-a, count: 30 } }
+  - { at: 10s, restart: { group: s-b, count: 2 } }
+  - { at: 20s, for: 5s, crash: { group: s-b, count: 3 } }
+`),
+    );
+    expect(e.providersAddedByFaults).toBe(20 + 2 + 3);
+    expect(e.pushDeliveries).toBeGreaterThan(0);
+  });
+
+  it('grows memory with consumer instances, providers, buckets and registry bursts', () => {
+    const base = estimateCost(scenario()).memoryMb;
+    expect(estimateCost(scenario('', ['consumers[0].instances=40000'])).memoryMb.consumers).toBeGreaterThan(base.consumers + 200);
+    expect(estimateCost(scenario('', ['providers[0].count=100000'])).memoryMb.providers).toBeGreaterThan(base.providers + 400);
+    expect(estimateCost(scenario('', ['bucket=1ms'])).memoryMb.timeline).toBeCloseTo((50_000 * COST_MODEL.bytesPerBucket) / 2 ** 20, 6);
+    const burst = estimateCost(scenario(`faults:\n  - { at: 5s, scale: { group: s-a, count: 5000 } }\n`)).memoryMb.registry;
+    expect(burst).toBeGreaterThan(1000);
+  });
+
+  it('says how many requests are in flight by Little\'s law', () => {
+    // 100/s over a mean of 0.75 x 10 ms + 0.25 x 20 ms + 0.2 ms RTT.
+    expect(estimateCost(scenario()).inFlight).toBeCloseTo(100 * 0.0127, 3);
+  });
+
+  it('stays finite-or-Infinity and fast for absurd values', () => {
+    const e = estimateCost(scenario('', ['duration=1e300', 'warmup=1s']));
+    expect(e.buckets).toBeGreaterThan(1e290);
+    expect(e.requests).toBeGreaterThan(1e290);
+    expect(costProblems(e, LIMITS)).toHaveLength(3);
+  });
+});
+
+describe('costProblems', () => {
+  it('is empty for a scenario within the limits', () => {
+    expect(costProblems(estimateCost(scenario()), LIMITS)).toEqual([]);
+  });
+
+  it('names too many buckets with the bucket width and the way out', () => {
+    const [p] = costProblems(estimateCost(scenario('', ['bucket=0.001ms'])), { ...LIMITS, memoryMb: Infinity });
+    expect(p).toBe('the timeline would have 50,000,000 buckets (bucket 0.001 ms over 50,000 ms measured); at most 1,000,000: use a wider bucket');
+  });
+
+  it('names requests above --max-requests', () => {
+    expect(costProblems(estimateCost(scenario()), { ...LIMITS, maxRequests: 1000 })).toEqual([
+      '6,000 simulated requests exceed --max-requests 1,000',
+    ]);
+  });
+
+  it('names memory above the limit', () => {
+    const problems = costProblems(estimateCost(scenario('', ['providers[0].count=1000000'])), { ...LIMITS, memorySource: 'the V8 heap limit' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^estimated peak memory [\d,]+ MB exceeds the 4,000 MB one simulation may use \(the V8 heap limit\)$/);
+  });
+});
+
+describe('distMeanMs', () => {
+  it.each([
+    [{ dist: 'constant', value: 5 }, 5],
+    [{ dist: 'uniform', min: 2, max: 4 }, 3],
+    [{ dist: 'exponential', mean: 7 }, 7],
+    [{ dist: 'lognormal', mu: 0, sigma: 0 }, 1],
+    [{ dist: 'pareto', scale: 1, shape: 2 }, 2],
+    [{ dist: 'pareto', scale: 1, shape: 1 }, Infinity],
+    [{ dist: 'mixture', components: [{ weight: 1, dist: 'constant', value: 10 }, { weight: 3, dist: 'constant', value: 2 }] }, 4],
+    [{ dist: 'samples', values: [1, 2, 6] }, 3],
+    [{ dist: 'histogram', le: [10, 20], counts: [50, 100], total: 100 }, 10],
+  ] as const)('is the mean of %j', (d, mean) => {
+    expect(distMeanMs(d as never)).toBeCloseTo(mean, 9);
+  });
+});
