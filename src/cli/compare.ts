@@ -11,11 +11,12 @@ import { formatCompareTable, summaryCsv } from './format.js';
 import { inShard, parseShard } from './grid.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
+import { checkSeedRange } from './seed-options.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { jobHash, partFileName, writePart, type CompareHeader, type ComparePart } from './parts.js';
-import { newRunId, safeName, writeResults } from './results.js';
+import { checkResultsDir, newRunId, resultsRoot, safeName, writeResultsOrSay } from './results.js';
 import { VERSION } from './version.js';
 
 export interface CompareOptions extends CostOptions {
@@ -48,8 +49,11 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   const planned = Object.entries(strategies).map(([name, st]) => ({ label: `strategy ${name}`, scenario: applyStrategy(scenario, st), count: opts.seeds }));
   const dryRun = guardCost('compare', planned, opts, io);
   if (dryRun !== undefined) return dryRun;
+  // A bad --out is found now, not after a long simulation.
+  checkResultsDir(resultsRoot(io.cwd, opts.out), scenario.name);
   await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
+  checkSeedRange(seed, opts.seeds);
   const seeds = Array.from({ length: opts.seeds }, (_, i) => seed + i);
   // Strategies outermost, seeds inside: one task per (strategy, seed), all independent.
   const names = Object.keys(strategies);
@@ -85,13 +89,13 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
       runs: picked.map((i, j) => ({ index: i, strategy: strategyOf(i), seed: seeds[i % seeds.length]!, summary: summaries[j]! })),
     };
     const json = JSON.stringify(part, null, 2) + '\n';
-    const file = writePart(resolve(io.cwd, opts.out ?? 'results', safeName(scenario.name)), partFileName('compare', shard), json);
+    const file = writePart(resolve(resultsRoot(io.cwd, opts.out), safeName(scenario.name)), partFileName('compare', shard), json);
     if (opts.json) io.stdout(json);
     else io.stdout(`compare shard ${shard.k}/${shard.n}: ${picked.length} of ${tasks.length} runs (strategy x seed)\npart: ${file}\n`);
     return 0;
   }
-  await writeCompare({ ...header, byStrategy: compareByStrategy(names, seeds.length, summaries) }, { fileName: path, text: rawText }, opts, io);
-  return 0;
+  const dir = await writeCompare({ ...header, byStrategy: compareByStrategy(names, seeds.length, summaries) }, { fileName: path, text: rawText }, opts, io);
+  return dir === undefined ? 1 : 0;
 }
 
 /** One summary per strategy from the (strategy, seed) summaries in that order: the seed's own, or the mean of several. */
@@ -105,13 +109,16 @@ export function compareByStrategy(names: string[], seedCount: number, summaries:
   return byStrategy;
 }
 
-/** Writes a comparison's results folder and prints its JSON or table (also for `zonesim merge`); returns the folder. */
+/**
+ * Writes a comparison's results folder and prints its JSON or table (also for `zonesim merge`); returns the folder,
+ * or undefined when it could not be written (the output is printed all the same, and stderr says so).
+ */
 export async function writeCompare(
   doc: CompareHeader & { byStrategy: Record<string, Summary> },
   scenarioFile: { fileName: string; text: string },
   opts: { out?: string; json: boolean; report: boolean },
   io: Io,
-): Promise<string> {
+): Promise<string | undefined> {
   const { byStrategy } = doc;
   const json = JSON.stringify(doc, null, 2) + '\n';
   const csv = Object.entries(byStrategy)
@@ -130,11 +137,11 @@ export async function writeCompare(
     const { renderReport } = await import('./report.js');
     files['report.html'] = renderReport(byStrategy, `${doc.scenario}: strategies compared`);
   }
-  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), doc.scenario, `${newRunId(doc.seed)}-compare`, files);
+  const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-compare`, files);
   if (opts.json) io.stdout(json);
   else {
     io.stdout(formatCompareTable(byStrategy));
-    io.stdout(`\nresults: ${dir}\n`);
+    if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
   return dir;
 }

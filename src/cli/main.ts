@@ -8,6 +8,7 @@ import { clipMessage } from '../scenario/clip-text.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
 import { outOfMemoryMessage } from './out-of-memory.js';
+import { seedOption, seedsOption } from './seed-options.js';
 import { VERSION } from './version.js';
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
@@ -25,8 +26,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       (y) =>
         y
           .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
-          .option('seed', { type: 'number', describe: 'random seed (default: the scenario\'s seed)' })
-          .option('seeds', { type: 'number', default: 1, describe: 'run seeds N..N+K-1 and aggregate with 95% confidence intervals' })
+          .option('seed', { type: 'string', coerce: seedOption, describe: 'random seed (default: the scenario\'s seed)' })
+          .option('seeds', { type: 'string', default: '1', coerce: seedsOption, describe: 'run seeds N..N+K-1 and aggregate with 95% confidence intervals' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the summary JSON' })
@@ -61,8 +62,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
         y
           .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
           .option('strategies', { type: 'string', describe: 'comma-separated strategy names (default: the scenario\'s, or the built-in set)' })
-          .option('seed', { type: 'number', describe: 'first seed (default: the scenario\'s seed)' })
-          .option('seeds', { type: 'number', default: 1, describe: 'seeds per strategy' })
+          .option('seed', { type: 'string', coerce: seedOption, describe: 'first seed (default: the scenario\'s seed)' })
+          .option('seeds', { type: 'string', default: '1', coerce: seedsOption, describe: 'seeds per strategy' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the comparison JSON' })
@@ -100,8 +101,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('grid', { type: 'string', array: true, default: [], describe: "an axis: 'path=v1,v2,...' (a --set path; values may be ranges such as 100ms..1s/100ms; repeatable)" })
           .option('grid-file', { type: 'string', describe: 'YAML file of axes: path: [v1, v2] or path: "start..end/step"' })
           .option('strategies', { type: 'string', describe: 'comma-separated strategies to cross with the grid (default: the scenario as written)' })
-          .option('seed', { type: 'number', describe: 'first seed (default: the scenario\'s seed)' })
-          .option('seeds', { type: 'number', default: 1, describe: 'seeds per cell (the cell shows their mean)' })
+          .option('seed', { type: 'string', coerce: seedOption, describe: 'first seed (default: the scenario\'s seed)' })
+          .option('seeds', { type: 'string', default: '1', coerce: seedsOption, describe: 'seeds per cell (the cell shows their mean)' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field for every cell: path=value (repeatable)' })
           .option('shard', { type: 'string', describe: 'k/n: run only the cells i with i mod n = k-1 and write sweep.part-k-of-n.json for zonesim merge' })
           .option('objective', { type: 'string', describe: 'best cell: [min:|max:]figure, e.g. p99, p99-all, duplicates, max:ok (default: lowest p99)' })
@@ -260,7 +261,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('arg', { type: 'string', array: true, default: [], describe: 'invocation argument (repeatable; consistenthash)' })
           .option('args-file', { type: 'string', describe: 'file with one invocation per line: its arguments, space-separated or a JSON array (consistenthash keys)' })
           .option('count', { type: 'number', describe: 'number of picks (default 10; with --args-file one per line, cycling)' })
-          .option('seed', { type: 'number', default: 1 })
+          .option('seed', { type: 'string', default: '1', coerce: seedOption })
           .option('now', { type: 'number', describe: 'clock in ms for warmup (timestamp/warmup URL params)' })
           .option('consumer', { type: 'string', describe: 'consumer URL (zone balancers read its zone and envoy.* parameters)' })
           .option('json', { type: 'boolean', default: false }),
@@ -348,13 +349,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .alias('h', 'help')
     .help()
     .fail((msg, err) => {
+      // An option's coerce (--seed) that throws reaches here re-wrapped by yargs as a YError: bad input.
+      if (err && err.name === 'YError') throw new UsageError(err.message);
       if (err) throw err;
       throw new UsageError(msg ?? 'bad usage', 'see zonesim --help');
     });
 
   try {
     let out = '';
-    await parser.parseAsync(argv, {}, (_err, _args, output) => {
+    await parser.parseAsync(joinDashValues(argv), {}, (_err, _args, output) => {
       out = output ?? '';
     });
     if (out) io.stdout(out.endsWith('\n') ? out : out + '\n');
@@ -362,6 +365,31 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/**
+ * `--bucket -1s`: yargs takes a value that starts with '-' for an option of its own (only plain
+ * negative numbers such as -1 pass), so "-1s" became the short flags 1 and s. A value that starts
+ * with '-' and a digit or '.' after `--name` is joined as `--name=-1s`, so that the option's own
+ * check reports it ("--bucket: expected a positive duration ..., found "-1s"").
+ */
+export function joinDashValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const next = argv[i + 1];
+    if (/^--[^=\s]+$/.test(a) && next !== undefined && /^-[0-9.]/.test(next) && !/^-([0-9]+(\.[0-9]+)?|\.[0-9]+)$/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
 }
 
 /** Prints an error the way SPEC 1 wants and returns its exit code. */

@@ -27,13 +27,13 @@ export async function runMerge(opts: MergeOptions, io: Io): Promise<number> {
   if (first.zonesim === 'sweep-part') {
     const cells = (parts as SweepPart[]).flatMap((p) => p.cells).sort((a, b) => a.index - b.index);
     const doc: SweepDoc = { ...first.header, cells };
-    await writeSweep(doc, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
-    return 0;
+    const dir = await writeSweep(doc, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
+    return dir === undefined ? 1 : 0;
   }
   const header = (first as ComparePart).header;
   const runs = (parts as ComparePart[]).flatMap((p) => p.runs).sort((a, b) => a.index - b.index);
   const names = Object.keys(header.strategies);
   const byStrategy = compareByStrategy(names, header.seeds.length, runs.map((r) => r.summary));
-  await writeCompare({ ...header, byStrategy }, scenarioFile, opts, io);
-  return 0;
+  const dir = await writeCompare({ ...header, byStrategy }, scenarioFile, opts, io);
+  return dir === undefined ? 1 : 0;
 }

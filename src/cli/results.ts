@@ -3,8 +3,10 @@
  * timeline.csv, the scenario as run, and report.html when asked. Written into a hidden temporary
  * folder and renamed into place, so an interrupted run leaves no partial folder behind.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { UsageError, type Io } from './io.js';
 
 /** A run id from the wall clock (the CLI is the only layer allowed to read it). */
 export function newRunId(seed: number, now = new Date()): string {
@@ -15,24 +17,100 @@ export function newRunId(seed: number, now = new Date()): string {
   );
 }
 
+/** The results root for `--out` (absent or empty: `results`), resolved against `cwd`. */
+export function resultsRoot(cwd: string, out: string | undefined): string {
+  return resolve(cwd, out === undefined || out === '' ? 'results' : out);
+}
+
+/**
+ * Checks, before any simulation, that results can be written under `<root>/<scenario>/`: creates
+ * that folder, writes and removes a probe file, and removes again the folders it created. Throws a
+ * UsageError (exit 2) naming `--out` when it cannot.
+ */
+export function checkResultsDir(root: string, scenario: string): void {
+  const parent = resolve(root, safeName(scenario));
+  let created: string | undefined;
+  try {
+    created = mkdirSync(parent, { recursive: true });
+    const probe = join(parent, `.tmp-probe-${randomBytes(4).toString('hex')}-${process.pid}`);
+    mkdirSync(probe);
+    writeFileSync(join(probe, 'probe'), '');
+    rmSync(probe, { recursive: true, force: true });
+  } catch (error) {
+    throw new UsageError(`--out: cannot write results under ${root} (${describeFsError(error)})`, 'give --out a writable folder');
+  } finally {
+    // Leave no empty folders behind: remove what this check created, innermost first.
+    if (created !== undefined) {
+      for (let dir = parent; dir.length >= created.length; dir = dirname(dir)) {
+        try {
+          rmdirSync(dir);
+        } catch {
+          break;
+        }
+        if (dir === created) break;
+      }
+    }
+  }
+}
+
+/** A file-system error as one short phrase: `ENOTDIR: not a directory, mkdir '…'` → `not a directory`. */
+export function describeFsError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  const reasons: Record<string, string> = {
+    ENOTDIR: 'a file is in the way: not a directory',
+    EEXIST: 'a file is in the way',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENAMETOOLONG: 'name too long',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+  };
+  if (e && typeof e.code === 'string' && reasons[e.code]) return `${e.code}: ${reasons[e.code]}`;
+  return e?.message ?? String(error);
+}
+
 /** Writes `files` (name → content) atomically into `<root>/<scenario>/<runId>/` and returns that path. */
 export function writeResults(root: string, scenario: string, runId: string, files: Record<string, string>): string {
   const parent = resolve(root, safeName(scenario));
   mkdirSync(parent, { recursive: true });
   removeAbandoned(parent);
-  let finalDir = join(parent, runId);
-  for (let i = 2; existsSync(finalDir); i++) finalDir = join(parent, `${runId}-${i}`);
-  const tmp = join(parent, `.tmp-${runId}-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
+  // A random part besides the pid: two writers with one pid (containers sharing a folder) never share it.
+  const tmp = join(parent, `.tmp-${runId}-${randomBytes(4).toString('hex')}-${process.pid}`);
   mkdirSync(tmp);
   try {
     for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
-    renameSync(tmp, finalDir);
+    // The final name is picked at rename time: another run may take `runId` (or `runId-2`, …)
+    // between a check and the rename, and then this one moves on to the next suffix.
+    for (let i = 1; ; i++) {
+      const finalDir = join(parent, i === 1 ? runId : `${runId}-${i}`);
+      if (existsSync(finalDir)) continue;
+      try {
+        renameSync(tmp, finalDir);
+        return finalDir;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EISDIR' && code !== 'EPERM') throw error;
+        if (!existsSync(finalDir) || i > 10_000) throw error;
+      }
+    }
   } catch (error) {
     rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
-  return finalDir;
+}
+
+/**
+ * Writes a results folder after a run. Returns the folder, or undefined after saying on stderr
+ * that nothing was written (the caller still prints its output, then exits 1).
+ */
+export function writeResultsOrSay(io: Io, root: string, scenario: string, runId: string, files: Record<string, string>): string | undefined {
+  try {
+    return writeResults(root, scenario, runId, files);
+  } catch (error) {
+    io.stderr(`zonesim: could not write the results folder under ${root} (${describeFsError(error)}): nothing was written\n`);
+    return undefined;
+  }
 }
 
 // A run killed while writing (SIGKILL, power loss) leaves its hidden temporary folder: remove those
@@ -44,14 +122,22 @@ function removeAbandoned(parent: string): void {
     let alive = true;
     try {
       process.kill(Number(m[1]), 0);
-    } catch {
-      alive = false;
+    } catch (error) {
+      // EPERM: the process exists but belongs to someone else.
+      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
     }
     if (!alive) rmSync(resolve(parent, entry), { recursive: true, force: true });
   }
 }
 
-/** A scenario name as a folder name. */
+/** Longest folder name made from a scenario name (file systems allow 255 bytes; the run id goes below it). */
+const MAX_NAME = 100;
+
+/**
+ * A scenario name as one folder name inside the results root: only `A-Z a-z 0-9 . _ -` (so no
+ * `/` or `\`), no leading dot (so never `.`, `..` or a hidden folder), at most 100 characters.
+ */
 export function safeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '_') || 'scenario';
+  const s = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length)).slice(0, MAX_NAME);
+  return s || 'scenario';
 }

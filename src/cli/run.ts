@@ -4,15 +4,16 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
-import { parseDuration } from '../scenario/units.js';
+import { MAX_SIMULATED_MS, parseDuration } from '../scenario/units.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
+import { checkSeedRange } from './seed-options.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
-import { newRunId, writeResults } from './results.js';
+import { checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 
 export interface RunCommandOptions extends CostOptions {
   scenario: string;
@@ -34,14 +35,19 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   if (opts.bucket !== undefined) {
     const ms = parseDuration(opts.bucket);
     if (ms === undefined || !(ms > 0)) throw new UsageError(`--bucket: expected a positive duration such as 1s or 500ms, found "${opts.bucket}"`);
+    if (ms > MAX_SIMULATED_MS) throw new UsageError(`--bucket: expected at most 8760h (365 days of simulated time), found "${opts.bucket}"`);
     scenario.bucketMs = ms;
   }
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
   const seed = opts.seed ?? scenario.seed;
+  checkSeedRange(seed, opts.seeds);
   // Before any plugin code or simulation: the estimate, and a refusal or a dry run's end.
   const label = opts.seeds === 1 ? `seed ${seed}` : `seeds ${seed}..${seed + opts.seeds - 1}`;
   const dryRun = guardCost('run', [{ label, scenario, count: opts.seeds }], opts, io);
   if (dryRun !== undefined) return dryRun;
+  // A bad --out is found now, not after a long simulation.
+  const root = resultsRoot(io.cwd, opts.out);
+  checkResultsDir(root, scenario.name);
   await loadPlugins(scenario, path);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
@@ -58,12 +64,13 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     const { renderReport } = await import('./report.js');
     files['report.html'] = renderReport({ [scenario.name]: summary });
   }
-  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), scenario.name, newRunId(seed), files);
+  // Should writing fail after all, the output is still printed and stderr says nothing was written.
+  const dir = writeResultsOrSay(io, root, scenario.name, newRunId(seed), files);
   if (opts.json) {
     io.stdout(summaryJson);
   } else {
     io.stdout(formatRunTable(summary));
-    io.stdout(`\nresults: ${dir}\n`);
+    if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
-  return 0;
+  return dir === undefined ? 1 : 0;
 }

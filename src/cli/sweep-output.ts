@@ -9,7 +9,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Summary } from '../metrics/summary.js';
 import { figureAt } from '../metrics/aggregate.js';
 import { UsageError, type Io } from './io.js';
-import { newRunId, writeResults } from './results.js';
+import { newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 
 /** One cell of a finished sweep. */
 export interface SweepCell {
@@ -218,14 +218,15 @@ export interface SweepWriteOptions {
 
 /**
  * Writes the sweep's results folder (`sweep.json`, `sweep.csv`, the scenario as run, and
- * `report.html` when asked) and prints the JSON or the table; returns the folder.
+ * `report.html` when asked) and prints the JSON or the table; returns the folder, or undefined when it
+ * could not be written (the output is printed all the same, and stderr says so).
  */
 export async function writeSweep(
   doc: SweepDoc,
   scenario: { fileName: string; text: string },
   opts: SweepWriteOptions,
   io: Io,
-): Promise<string> {
+): Promise<string | undefined> {
   const json = JSON.stringify(doc, null, 2) + '\n';
   const files: Record<string, string> = {
     'sweep.json': json,
@@ -236,11 +237,11 @@ export async function writeSweep(
     const { renderSweepReport } = await import('./sweep-report.js');
     files['report.html'] = renderSweepReport(doc, opts.objective);
   }
-  const dir = writeResults(resolve(io.cwd, opts.out ?? 'results'), doc.scenario, `${newRunId(doc.seed)}-sweep`, files);
+  const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-sweep`, files);
   if (opts.json) io.stdout(json);
   else {
     io.stdout(`${sweepHeading(doc)}\n\n${formatSweepTable(doc)}\n${bestLine(doc, opts.objective)}\n`);
-    io.stdout(`\nresults: ${dir}\n`);
+    if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
   return dir;
 }

@@ -16,11 +16,12 @@ import type { Scenario, StrategySpec } from '../scenario/types.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption, parseShard, shellWord, type GridAxis, type GridCell } from './grid.js';
 import { UsageError, type Io } from './io.js';
+import { checkSeedRange } from './seed-options.js';
 import { loadPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
 import { progressBars, type ProgressSink } from './progress.js';
-import { safeName } from './results.js';
+import { checkResultsDir, resultsRoot, safeName } from './results.js';
 import type { SimTask } from './sim-task.js';
 import { cellWords, parseObjective, writeSweep, type SweepCell, type SweepDoc } from './sweep-output.js';
 import { VERSION } from './version.js';
@@ -137,6 +138,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     for (const v of axis.values) loadCell(path, opts.set, { index: -1, values: { [axis.path]: v }, strategy: null }, strategies);
   }
   const firstSeed = opts.seed ?? base.seed;
+  checkSeedRange(firstSeed, opts.seeds);
   const seeds = Array.from({ length: opts.seeds }, (_, i) => firstSeed + i);
 
   if (opts.explain !== undefined) return explain(opts, cells, cells[opts.explain]!, path, strategies, io);
@@ -147,6 +149,8 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
   const planned = picked.map((cell, i) => ({ label: `cell ${cell.index} (${cellWords(axes.map((a) => a.path), cell)})`, scenario: cellScenarios[i]!, count: opts.seeds }));
   const dryRun = guardCost('sweep', planned, opts, io);
   if (dryRun !== undefined) return dryRun;
+  // A bad --out is found now, not after a long simulation.
+  checkResultsDir(resultsRoot(io.cwd, opts.out), base.name);
   await loadPlugins(base, path);
   const tasks: SimTask[] = [];
   picked.forEach((_, i) => {
@@ -182,13 +186,13 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
       cells: done,
     };
     const json = JSON.stringify(part, null, 2) + '\n';
-    const file = writePart(resolve(io.cwd, opts.out ?? 'results', safeName(base.name)), partFileName('sweep', shard), json);
+    const file = writePart(resolve(resultsRoot(io.cwd, opts.out), safeName(base.name)), partFileName('sweep', shard), json);
     if (opts.json) io.stdout(json);
     else io.stdout(`sweep shard ${shard.k}/${shard.n}: ${picked.length} of ${cells.length} cells\npart: ${file}\n`);
     return 0;
   }
-  await writeSweep({ ...header, cells: done }, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
-  return 0;
+  const dir = await writeSweep({ ...header, cells: done }, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
+  return dir === undefined ? 1 : 0;
 }
 
 /** `--explain INDEX`: the command that reproduces one cell alone. */

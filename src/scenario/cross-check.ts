@@ -37,6 +37,15 @@ export function cidrPrefix(cidr: string): number | undefined {
   return octets.every((o) => o <= 255) && prefix <= 32 ? prefix : undefined;
 }
 
+/** First and last address (as numbers) of a valid IPv4 CIDR with this prefix length. */
+function cidrRange(cidr: string, prefix: number): { first: number; last: number } {
+  const octets = cidr.trim().split('/')[0]!.split('.').map(Number);
+  const ip = ((octets[0]! * 256 + octets[1]!) * 256 + octets[2]!) * 256 + octets[3]!;
+  const size = 2 ** (32 - prefix);
+  const first = Math.floor(ip / size) * size;
+  return { first, last: first + size - 1 };
+}
+
 /** Usable host addresses in a CIDR of this prefix length (network and broadcast excluded below /31). */
 export function usableAddresses(prefix: number): number {
   if (prefix >= 32) return 1;
@@ -131,6 +140,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     }
   }
   if (isObj(raw.zones)) {
+    const zoneRanges: Array<{ zone: string; cidr: string; first: number; last: number }> = [];
     for (const [z, spec] of Object.entries(raw.zones)) {
       if (z.includes('<') || z.includes('>') || z === 'same-zone' || z === 'default' || z.trim() === '') {
         issues.push({ path: ['zones', z], atKey: true, message: `zone name "${z}" cannot be empty, contain < or >, or be same-zone or default` });
@@ -142,6 +152,13 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
         issues.push({ path: ['zones', z, 'cidr'], message: `expected an IPv4 CIDR such as 10.10.0.0/16, found ${describeFound(cidr)}` });
         continue;
       }
+      // Two zones may not share addresses: an IP would belong to both (zone of a call, --zone-from cidr).
+      const range = cidrRange(cidr, prefix);
+      const other = zoneRanges.find((r) => range.first <= r.last && r.first <= range.last);
+      if (other !== undefined) {
+        issues.push({ path: ['zones', z, 'cidr'], message: `${cidr} overlaps ${other.cidr} of zone ${other.zone}: the same addresses would be in two zones` });
+      }
+      zoneRanges.push({ zone: z, cidr, ...range });
       const need = instancesByZone.get(z) ?? 0;
       const have = usableAddresses(prefix);
       if (need > have) {
@@ -226,7 +243,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
       issues.push({
         path: p.name === undefined ? path : [...path, 'name'],
         message: `provider group name "${g}" is already used by providers[${first}]`,
-        hint: 'give each provider group a distinct name:',
+        hint: `give each provider group a distinct name: e.g. name: ${g}-${i} on providers[${i}]`,
       });
     }
   });
@@ -267,6 +284,11 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
             path: [...path, 'attachments', k, 'when'],
             message: `expected an expression such as "userId % 1000 < 5" (userId [% N] <, <=, >, >=, ==, != K), found ${JSON.stringify(a.when)}`,
           });
+        }
+        const when = isObj(a) && typeof a.when === 'string' ? a.when : undefined;
+        const mod = when === undefined ? null : /%\s*(\d+)/.exec(when);
+        if (mod !== null && Number(mod[1]) === 0) {
+          issues.push({ path: [...path, 'attachments', k, 'when'], message: `userId % 0 divides by zero: expected userId % N with N >= 1, found ${JSON.stringify(when)}` });
         }
       }
     }
@@ -338,6 +360,15 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     zone(f.registryPartition, [...path, 'registryPartition']);
     if (isObj(f.rtt)) pair(f.rtt.between, 'rtt');
     if (isObj(f.rule)) for (const op of ['add', 'replace', 'remove']) if (isObj(f.rule[op])) router(f.rule[op], [...path, 'rule', op]);
+    if (isObj(f.rule) && typeof f.rule.index === 'number' && Number.isInteger(f.rule.index)) {
+      const count = list(raw.routers).length;
+      if (f.rule.index < 0 || f.rule.index >= count) {
+        issues.push({
+          path: [...path, 'rule', 'index'],
+          message: count === 0 ? `there is no routers[${f.rule.index}]: the scenario has no routers` : `expected an index of routers (0 to ${count - 1}), found ${f.rule.index}`,
+        });
+      }
+    }
     if (isObj(f.traffic)) {
       const t = f.traffic;
       const tpath: Path = [...path, 'traffic'];

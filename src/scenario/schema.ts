@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestion } from './did-you-mean.js';
-import { distSchema, durationSchema, rateSchema } from './units.js';
+import { bucketSchema, distSchema, durationSchema, rateSchema, simulatedTimeSchema } from './units.js';
 
 /** A schema-level error that words only type mismatches, leaving other issues (unknown keys) to the parse-level map. */
 const onType = (message: string) => (iss: { code: string }) => (iss.code === 'invalid_type' ? message : undefined);
@@ -615,9 +615,9 @@ export const rawScenarioSchema = z
       name: str().optional().describe('Scenario name; default the file name without extension.'),
       description: str().default(''),
       seed: z.int({ error: 'expected an integer' }).default(1).describe('Seed of the run (default 1).'),
-      duration: durationSchema.prefault('60s').describe('Simulated time (default 60s).'),
-      warmup: durationSchema.prefault('5s').describe('Excluded from metrics (default 5s).'),
-      bucket: durationSchema.prefault('1s').describe('Timeline bucket width (default 1s).'),
+      duration: simulatedTimeSchema.prefault('60s').describe('Simulated time (default 60s).'),
+      warmup: simulatedTimeSchema.prefault('5s').describe('Excluded from metrics (default 5s).'),
+      bucket: bucketSchema.prefault('1s').describe('Timeline bucket width (default 1s).'),
       zones: z
         .record(z.string(), zoneSchema, { error: 'expected a map of zone name to { cidr }' })
         .describe('Zones (data centers) by name.'),

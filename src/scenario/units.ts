@@ -61,6 +61,19 @@ export const durationSchema = z
   .transform((v) => parseDuration(v)!)
   .meta({ id: 'Duration', description: 'Duration: 0.2ms, 450ms, 1.5s, 2m, 1h, or a number of milliseconds.' });
 
+/** The longest simulated time a scenario may ask for (`duration`, `warmup`, `bucket`): 365 days (1000h still loads and meets the cost estimate; 1000000h does not). */
+export const MAX_SIMULATED_MS = 365 * 86_400_000;
+const TOO_LONG = 'expected at most 8760h (365 days of simulated time)';
+
+/** `duration` and `warmup`: a duration of at most MAX_SIMULATED_MS. */
+export const simulatedTimeSchema = durationSchema.refine((ms) => ms <= MAX_SIMULATED_MS, { error: TOO_LONG });
+
+/** `bucket`: a duration > 0 and at most MAX_SIMULATED_MS. */
+export const bucketSchema = durationSchema.superRefine((ms, ctx) => {
+  if (!(ms > 0)) ctx.addIssue({ code: 'custom', input: ms, message: 'expected a bucket width > 0 such as 1s or 500ms' });
+  else if (ms > MAX_SIMULATED_MS) ctx.addIssue({ code: 'custom', input: ms, message: TOO_LONG });
+});
+
 /** A rate field: `2000/s`, `120/m`, or a number per second, parsed to events per second. */
 export const rateSchema = z
   .union(
@@ -243,6 +256,17 @@ function distObjects(withWeight: boolean) {
       if (v.p50 !== undefined && v.p50 <= 0) {
         ctx.addIssue({ code: 'custom', path: ['p50'], message: 'p50 of a lognormal must be above 0' });
       }
+      // mu is the log of milliseconds: mu 800 or a huge sigma gives an infinite (or absurd) mean.
+      if (v.mu !== undefined && v.sigma !== undefined) {
+        const mean = Math.exp(v.mu + (v.sigma * v.sigma) / 2);
+        if (!(mean <= MAX_SIMULATED_MS)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [Math.exp(v.mu) > MAX_SIMULATED_MS ? 'mu' : 'sigma'],
+            message: `mu ${v.mu} and sigma ${v.sigma} give a mean exp(mu + sigma²/2) of ${Number.isFinite(mean) ? `${mean.toExponential(2)} ms` : 'infinity'}, above 8760h (365 days); mu is the log of milliseconds (mu 3 ≈ 20ms)`,
+          });
+        }
+      }
       ordered(ctx, v, ['p50', 'p99']);
     }),
     z.strictObject({ ...shapes.pareto, ...weight }).superRefine((v, ctx) => {
@@ -316,8 +340,19 @@ function histogramIssues(v: RawHistogram, ctx: Ctx): void {
 const distDiscriminatorError = (iss: { code: string; input?: unknown }) =>
   iss.code === 'invalid_union' ? `expected dist to be one of ${DIST_NAMES.join(', ')}` : undefined;
 
+const NESTED_MIXTURE = 'a mixture cannot contain a mixture: list the inner components in the outer mixture (multiply their weights)';
+const isNestedMixture = (v: unknown) =>
+  v !== null && typeof v === 'object' && ((v as Record<string, unknown>).dist === 'mixture' || 'mixture' in (v as object));
+// Components are any distribution but a mixture: nesting is not supported, and said so.
+const componentDiscriminatorError = (iss: { code: string; input?: unknown }) =>
+  iss.code === 'invalid_union'
+    ? isNestedMixture(iss.input)
+      ? NESTED_MIXTURE
+      : `expected dist to be one of ${DIST_NAMES.filter((n) => n !== 'mixture').join(', ')}`
+    : undefined;
+
 const mixtureComponents = z
-  .array(z.discriminatedUnion('dist', [...distObjects(true)], { error: distDiscriminatorError }), {
+  .array(z.discriminatedUnion('dist', [...distObjects(true)], { error: componentDiscriminatorError }), {
     error: 'expected a list of weighted distributions ({ weight, dist, ... })',
   })
   .min(1, { error: 'expected at least one mixture component' })

@@ -122,3 +122,36 @@ describe('bad input', () => {
     expect(c.err.join('')).toMatch(/zonesim: /);
   });
 });
+
+describe('zonesim run: --out', () => {
+  it('refuses an --out that is a file before simulating: exit 2, a clear message, nothing written', async () => {
+    const tmp = tempDir('zs-');
+    writeFileSync(join(tmp, 'file'), 'x');
+    const c = capture();
+    const started = Date.now();
+    // A run of simulated hours: only a check before simulating ends this quickly.
+    const code = await main(['run', 'scenarios/dual-zone-baseline.yaml', '--out', join(tmp, 'file'), '--set', 'duration=2h'], c.io);
+    expect(code).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(c.err.join('')).toMatch(/^zonesim: --out: cannot write results under .*file \(ENOTDIR: a file is in the way/);
+    expect(c.out.join('')).toBe('');
+    expect(readFileSync(join(tmp, 'file'), 'utf8')).toBe('x');
+  });
+
+  it('refuses an --out whose name is too long before simulating', async () => {
+    const tmp = tempDir('zs-');
+    const c = capture();
+    const code = await main(['run', 'scenarios/dual-zone-baseline.yaml', '--out', join(tmp, 'n'.repeat(300)), '--set', 'duration=2h'], c.io);
+    expect(code).toBe(2);
+    expect(c.err.join('')).toMatch(/--out: .*name too long/);
+  });
+
+  it("reads --out '' as the default results folder, not the working directory", async () => {
+    const cwd = tempDir('zs-');
+    const c = capture(cwd);
+    const code = await main(['run', join(root, 'scenarios/dual-zone-baseline.yaml'), '--out', '', ...SHORT], c.io);
+    expect(code).toBe(0);
+    expect(readdirSync(cwd)).toEqual(['results']);
+    expect(readdirSync(join(cwd, 'results'))).toEqual(['dual-zone-baseline']);
+  });
+});
