@@ -251,6 +251,36 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   const ignore = (p: Property, reason: string): void => {
     ignored.push({ line: p.line, key: p.key, value: p.value, reason });
   };
+  /**
+   * Where a `dubbo.reference.*` / `dubbo.service.*` property points: its interface (or id), method and
+   * item. Spring's list of MethodConfig (`<id>.methods[i].<item>`) takes the method from the
+   * `methods[i].name` beside it. Undefined when the property was recorded (a method name) or ignored.
+   */
+  const locate = (
+    p: Property,
+    value: string,
+    tail: string,
+    kind: 'reference' | 'service',
+    methodNames: Map<string, string>,
+  ): { target: string; method?: string; item: string; param?: string } | undefined => {
+    const listed = /^(.+?)\.methods\[(\d+)\]\.(.+)$/.exec(tail);
+    if (!listed) {
+      const split = splitServiceKey(tail);
+      if (split === undefined) ignore(p, `expected dubbo.${kind}.<interface>.<item> or dubbo.${kind}.<interface>.<method>.<item>`);
+      return split;
+    }
+    const [, id, idx, it] = listed;
+    if (canon(it!) === 'name') {
+      methodNames.set(`${id}[${idx}]`, value);
+      return undefined;
+    }
+    const method = all.get(`${p.key.slice(0, p.key.lastIndexOf('.'))}.name`) ?? methodNames.get(`${id}[${idx}]`);
+    if (method === undefined) {
+      ignore(p, `no name for ${id}.methods[${idx}]`);
+      return undefined;
+    }
+    return { target: id!, method, item: it! };
+  };
   const exportOf = (iface: string) => {
     let e = exportsOf.get(iface);
     if (e === undefined) exportsOf.set(iface, (e = { params: {}, methods: {} }));
@@ -396,34 +426,9 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       }
       case 'reference':
       case 'references': {
-        let target: string;
-        let method: string | undefined;
-        let itemName: string;
-        let param: string | undefined;
-        const listed = /^(.+?)\.methods\[(\d+)\]\.(.+)$/.exec(tail);
-        if (listed) {
-          // Spring's list of MethodConfig: methods[i].name names the method of the items beside it.
-          const [, id, idx, it] = listed;
-          const nameKey = `${p.key.slice(0, p.key.lastIndexOf('.'))}.name`;
-          if (canon(it!) === 'name') {
-            referenceMethodNames.set(`${id}[${idx}]`, value);
-            continue;
-          }
-          target = id!;
-          method = all.get(nameKey) ?? referenceMethodNames.get(`${id}[${idx}]`);
-          if (method === undefined) {
-            ignore(p, `no name for ${id}.methods[${idx}]`);
-            continue;
-          }
-          itemName = it!;
-        } else {
-          const split = splitServiceKey(tail);
-          if (split === undefined) {
-            ignore(p, 'expected dubbo.reference.<interface>.<item> or dubbo.reference.<interface>.<method>.<item>');
-            continue;
-          }
-          ({ target, method, item: itemName, param } = split);
-        }
+        const at = locate(p, value, tail, 'reference', referenceMethodNames);
+        if (at === undefined) continue;
+        const { target, method, item: itemName, param } = at;
         if (canon(itemName) === 'interface' && method === undefined) {
           referenceIds.set(target, value);
           continue;
@@ -457,32 +462,9 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       }
       case 'service':
       case 'services': {
-        const listed = /^(.+?)\.methods\[(\d+)\]\.(.+)$/.exec(tail);
-        let target: string;
-        let method: string | undefined;
-        let itemName: string;
-        let param: string | undefined;
-        if (listed) {
-          const [, id, idx, it] = listed;
-          if (canon(it!) === 'name') {
-            serviceMethodNames.set(`${id}[${idx}]`, value);
-            continue;
-          }
-          target = id!;
-          method = all.get(`${p.key.slice(0, p.key.lastIndexOf('.'))}.name`) ?? serviceMethodNames.get(`${id}[${idx}]`);
-          if (method === undefined) {
-            ignore(p, `no name for ${id}.methods[${idx}]`);
-            continue;
-          }
-          itemName = it!;
-        } else {
-          const split = splitServiceKey(tail);
-          if (split === undefined) {
-            ignore(p, 'expected dubbo.service.<interface>.<item> or dubbo.service.<interface>.<method>.<item>');
-            continue;
-          }
-          ({ target, method, item: itemName, param } = split);
-        }
+        const at = locate(p, value, tail, 'service', serviceMethodNames);
+        if (at === undefined) continue;
+        const { target, method, item: itemName, param } = at;
         const c = canon(itemName);
         if (c === 'interface' && method === undefined) {
           serviceIds.set(target, value);
