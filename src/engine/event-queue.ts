@@ -34,6 +34,22 @@ export class EventQueue {
     return entry;
   }
 
+  /**
+   * Takes the sequence number the next `push` would get, without adding an entry: `pushReserved`
+   * later places an entry exactly where a `push` made now would have placed it.
+   */
+  reserveSeq(): number {
+    return this.#seq++;
+  }
+
+  /** Adds an entry with a sequence number taken earlier by `reserveSeq`. */
+  pushReserved(time: number, priority: number, seq: number, fire: (arg: unknown) => void, arg: unknown): QueueEntry {
+    const entry: QueueEntry = { time, priority, seq, fire, arg, index: this.#heap.length };
+    this.#heap.push(entry);
+    this.#up(entry.index);
+    return entry;
+  }
+
   /** Time of the next entry, or Infinity when empty. */
   peekTime(): number {
     return this.#heap.length > 0 ? this.#heap[0]!.time : Infinity;

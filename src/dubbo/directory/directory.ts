@@ -120,7 +120,7 @@ export abstract class AbstractDirectory implements Directory {
   /** Replaces the invoker list (full replace, as a registry notification does). */
   protected setInvokers(invokers: Invoker[]): void {
     this.#invokers = invokers;
-    for (const inv of [...this.#invalidated]) if (!invokers.includes(inv)) this.#invalidated.delete(inv);
+    if (this.#invalidated.size > 0) for (const inv of [...this.#invalidated]) if (!invokers.includes(inv)) this.#invalidated.delete(inv);
     this.#refreshValid();
     this.#routerChain.setInvokers(invokers);
   }

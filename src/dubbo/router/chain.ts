@@ -153,8 +153,14 @@ export class RouterChain implements RouterChainLike {
   /** A new address list: every router is notified (tag rules re-initialise) and the cache is dropped. */
   setInvokers(invokers: Invoker[]): void {
     this.#allInvokers = invokers;
-    for (const router of this.#notified()) router.notify?.(invokers);
-    this.#reconfigure();
+    for (const router of this.#notifiedRouters) router.notify?.(invokers);
+    // PERF: a push changes no router's place in the chain, so the effective routers are not rebuilt
+    // (every consumer instance gets every push); the listenable routers forget their selections, as
+    // the providers' application may have changed, and the route cache and its key parts are redone.
+    this.#serviceRouter.invalidate();
+    this.#providerAppRouter.invalidate();
+    this.#appRouter.invalidate();
+    this.#rekey();
   }
 
   /** Adds a router at its order (after routers of the same order), as a rule pushed at run time. */
@@ -214,6 +220,9 @@ export class RouterChain implements RouterChainLike {
     return out;
   }
 
+  /** `#notified()` as of the last change of `#routers`. */
+  #notifiedRouters: StateRouter[] = [];
+
   // `#routers` with keyed condition rules handed to the listenable routers of their scope; each
   // listenable router that holds a rule takes the place of its first rule, then all sort by order.
   #buildEffective(): void {
@@ -251,8 +260,14 @@ export class RouterChain implements RouterChainLike {
   }
 
   #reconfigure(): void {
-    this.clearCache();
     this.#buildEffective();
+    this.#notifiedRouters = this.#notified();
+    this.#rekey();
+  }
+
+  // Drops the route cache and recomputes whether and by what the routes can be cached.
+  #rekey(): void {
+    this.clearCache();
     let cacheable = this.#cacheEnabled;
     const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
     for (const router of this.#effective) {

@@ -97,8 +97,8 @@ export abstract class ListenableStateRouter implements StateRouter {
     return this.rules.length > 0;
   }
 
-  /** Forgets the memoised selection (state changed). */
-  protected invalidate(): void {
+  /** Forgets the memoised selection (state changed, or a router it reads from may have changed). */
+  invalidate(): void {
     this.#selectionFor = null;
     this.#selection = null;
   }
