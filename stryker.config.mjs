@@ -1,4 +1,4 @@
-// StrykerJS mutation testing: `npm run mutate` (too slow for CI; see README, Contributing).
+// StrykerJS mutation testing: `npm run mutate` (too slow for CI; see docs/contributing.md).
 // Report: reports/mutation/mutation.html and mutation.json (git-ignored).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -8,6 +8,8 @@
  * providers is a problem naming the router, its rule and why. Configuration smells that do not
  * empty a list (load balancers without `actives`, timeouts below the P99, group/version
  * mismatches, services without providers, keyed rules whose key names nothing here) are warnings. Output: SPEC 4.2 JSON or text.
+ * Only the router plugins on those routes are imported (on a worker thread, under the plugin time
+ * budget); load-balancer and cluster plugins never are, since check routes and never invokes.
  */
 import { resolve } from 'node:path';
 import { quantile, sampler, Z99, type DistSpec } from '../engine/distributions.js';
@@ -27,7 +29,8 @@ import { faultBoundaries, faultLabel } from '../world/faults.js';
 import { ruleKeyWarnings } from './check-rule-keys.js';
 import { guardCost } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
-import { loadPlugins } from './plugins.js';
+import { runWatchedJob } from './plugin-watchdog.js';
+import { checkClusterStandIns, checkRouterPlugins, pluginPolicy, preflightPlugins } from './plugins.js';
 
 /** Options of `zonesim check` (the yargs command in main.ts passes them). */
 export interface CheckOptions {
@@ -131,8 +134,18 @@ export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
   // Each phase builds the whole world (instances, providers, timeline) with no traffic: its memory is checked first.
   const built: Scenario = { ...scenario, consumers: scenario.consumers.map((c) => ({ ...c, ratePerSec: 0 })), faults: scenario.faults.filter((f) => f.action.kind !== 'traffic') };
   guardCost('check', [{ label: 'each phase', scenario: built, count: 1 }], { force: opts.force, maxRequests: Infinity }, io);
-  const plugins = await loadPlugins(scenario, path);
-  const report = checkScenario(scenario, { plugins });
+  preflightPlugins(scenario, path);
+  // Check routes and never invokes: only the router plugins its routes go through are imported, on a
+  // worker thread under the plugin time budget; nothing is imported when no route goes through one.
+  const routers = checkRouterPlugins(scenario);
+  const report =
+    routers.length === 0
+      ? checkScenario(scenario)
+      : await runWatchedJob<CheckReport>(
+          { kind: 'check', scenario, scenarioPath: path, routers },
+          [...new Set(routers.map((r) => r.module))],
+          pluginPolicy().timeoutMs,
+        );
   io.stdout(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatCheckReport(scenario, report));
   return opts.strict && report.problems.length > 0 ? 1 : 0;
 }
@@ -140,12 +153,15 @@ export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
 /** Checks a normalized scenario (no file I/O): phases, routes, problems and warnings. */
 export function checkScenario(scenario: Scenario, options: { plugins?: Plugins } = {}): CheckReport {
   const quiet: Scenario = { ...scenario, consumers: scenario.consumers.map((c) => ({ ...c, ratePerSec: 0 })) };
+  // Consumer stacks build their cluster invokers as they subscribe; check never invokes, so cluster
+  // plugins are stood in for (plugins.ts), not imported.
+  const plugins: Plugins = { ...options.plugins, clusters: { ...checkClusterStandIns(scenario), ...options.plugins?.clusters } };
   const bounds = faultBoundaries(scenario);
   const phases: CheckPhase[] = [];
   const problems: CheckProblem[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
     const span = { fromMs: bounds[i]!, toMs: bounds[i + 1]! };
-    const phase = probePhase(quiet, span, options.plugins);
+    const phase = probePhase(quiet, span, plugins);
     phases.push(phase);
     problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
   }
@@ -161,8 +177,10 @@ function probePhase(scenario: Scenario, span: PhaseSpan, plugins: Plugins | unde
     bucketMs: scenario.bucketMs,
     providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
   });
+  // Without traffic: a `traffic` fault that sets a rate would start requests (and invoke) in the probe.
+  const probed: Scenario = { ...scenario, faults: scenario.faults.filter((f) => f.action.kind !== 'traffic') };
   const world = withRuleErrors(() => {
-    const w = buildWorld(scenario, scenario.seed, recorder, plugins);
+    const w = buildWorld(probed, scenario.seed, recorder, plugins);
     w.sim.run({ until: probeMs });
     return w;
   });

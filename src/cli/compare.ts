@@ -12,10 +12,11 @@ import { inShard, parseShard } from './grid.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
-import { loadPlugins } from './plugins.js';
+import { preflightPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { jobHash, partFileName, writePart, type CompareHeader, type ComparePart } from './parts.js';
+import { strategyInfo, withStrategy } from './report-strategy.js';
 import { checkResultsDir, newRunId, resultsRoot, safeName, writeResultsOrSay } from './results.js';
 import { VERSION } from './version.js';
 
@@ -47,11 +48,11 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   if (!Number.isInteger(opts.seeds) || opts.seeds < 1) throw new UsageError(`--seeds: expected a whole number >= 1, found ${opts.seeds}`);
   // Before any plugin code or simulation: one estimate per strategy (each runs every seed).
   const planned = Object.entries(strategies).map(([name, st]) => ({ label: `strategy ${name}`, scenario: applyStrategy(scenario, st), count: opts.seeds }));
+  preflightPlugins(scenario, path);
   const dryRun = guardCost('compare', planned, opts, io);
   if (dryRun !== undefined) return dryRun;
   // A bad --out is found now, not after a long simulation.
   checkResultsDir(resultsRoot(io.cwd, opts.out), scenario.name);
-  await loadPlugins(scenario, path);
   const seed = opts.seed ?? scenario.seed;
   checkSeedRange(seed, opts.seeds);
   const seeds = Array.from({ length: opts.seeds }, (_, i) => seed + i);
@@ -72,11 +73,14 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   const picked = tasks.map((_, i) => i).filter((i) => inShard(i, shard));
   const strategyOf = (i: number) => names[Math.floor(i / seeds.length)]!;
   const labels = picked.map((i) => `${strategyOf(i)} seed ${seeds[i % seeds.length]}`);
-  const summaries = await runSimTasks(
-    picked.map((i) => tasks[i]!),
-    opts.jobs,
-    progressBars(io.progressStream, labels, scenario.durationMs),
-  );
+  // Each summary says which strategy ran (zonesim addition `strategy`), so the JSON alone explains the comparison.
+  const summaries = (
+    await runSimTasks(
+      picked.map((i) => tasks[i]!),
+      opts.jobs,
+      progressBars(io.progressStream, labels, scenario.durationMs),
+    )
+  ).map((s, j) => withStrategy(s, strategyInfo(strategyOf(picked[j]!), strategies[strategyOf(picked[j]!)]!)));
   if (shard !== undefined) {
     const part: ComparePart = {
       zonesim: 'compare-part',

@@ -7,6 +7,7 @@ import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
 import { URL } from '../dubbo/url.js';
 import { readTextFile, TextFileError } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from './io.js';
+import type { ProviderLine } from './provider-list.js';
 
 /** The text of a file named on the command line. */
 export function readText(io: Io, file: string): string {
@@ -17,14 +18,16 @@ export function readText(io: Io, file: string): string {
   }
 }
 
-/** `--provider` values followed by the lines of `--providers-file`. */
-export function readProviders(io: Io, given: string[], file: string | undefined): string[] {
-  const out = [...given];
+/** `--provider` values followed by the lines of `--providers-file` (each with its `file:line`, for messages). */
+export function readProviders(io: Io, given: string[], file: string | undefined): Array<string | ProviderLine> {
+  const out: Array<string | ProviderLine> = [...given];
   if (file !== undefined) {
-    for (const line of readText(io, file).split(/\r?\n/)) {
-      const t = line.trim();
-      if (t && !t.startsWith('#')) out.push(t);
-    }
+    readText(io, file)
+      .split(/\r?\n/)
+      .forEach((line, i) => {
+        const t = line.trim();
+        if (t && !t.startsWith('#')) out.push({ text: t, origin: `${file}:${i + 1}` });
+      });
   }
   if (out.length === 0) throw new UsageError('give at least one provider: --provider URL or --providers-file F');
   return out;

@@ -8,18 +8,38 @@ import { clipMessage } from '../scenario/clip-text.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
 import { outOfMemoryMessage } from './out-of-memory.js';
+import { DEFAULT_PLUGIN_TIMEOUT_MS } from './plugin-watchdog.js';
+import { pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from './plugins.js';
 import { seedOption, seedsOption } from './seed-options.js';
 import { VERSION } from './version.js';
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
+  // What this invocation allows plugins (--no-plugins, --plugin-timeout); set before any command runs.
+  const policy: PluginPolicy = { allowed: true, timeoutMs: DEFAULT_PLUGIN_TIMEOUT_MS };
   const parser: Argv = yargs()
     .scriptName('zonesim')
     .usage('$0 <command> [options]\n\nSimulate Dubbo RPC across zones: latency, timeouts, retries, No-provider and cross-zone calls.')
     .exitProcess(false)
     .strict()
     .wrap(Math.min(110, process.stdout.columns || 100))
+    .option('plugins', {
+      type: 'boolean',
+      default: true,
+      global: true,
+      describe: 'run the plugin modules a scenario names (their code runs with your rights); --no-plugins refuses any scenario or --loadbalance that names one (exit 2)',
+    })
+    .option('plugin-timeout', {
+      type: 'string',
+      global: true,
+      coerce: pluginTimeoutOption,
+      describe: 'time budget of one plugin call (default 10s): a call that runs longer stops the run with exit 1',
+    })
+    .middleware((a) => {
+      policy.allowed = a.plugins !== false;
+      if (a['plugin-timeout'] !== undefined) policy.timeoutMs = a['plugin-timeout'] as number;
+    })
     .command(
       'run <scenario>',
       'run one scenario and write its results folder',
@@ -268,12 +288,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       async (a) => {
         const { runSelect } = await import('./select.js');
         const { readProviders, readText } = await import('./inputs.js');
-        const { isModulePath, loadLoadBalancePlugin } = await import('./plugins.js');
+        const { isModulePath, runSelectPlugin } = await import('./plugins.js');
         const lb = a.loadbalance as string;
-        const plugins = isModulePath(lb) ? ((await loadLoadBalancePlugin(lb, io.cwd)) as never) : undefined;
-        code = runSelect(
+        // A plugin balancer runs on a worker thread under the plugin time budget.
+        code = await (isModulePath(lb) ? runSelectPlugin : runSelect)(
           {
-            plugins,
             loadbalance: a.loadbalance as string,
             providers: readProviders(io, a.provider as string[], a['providers-file'] as string | undefined),
             method: a.method as string | undefined,
@@ -348,6 +367,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .version(VERSION)
     .alias('h', 'help')
     .help()
+    .epilogue(
+      'Documentation, in the zonesim package folder: README.md (start here), docs/cli.md (commands and options), ' +
+        'docs/scenario-format.md (scenario files), docs/outputs.md (output fields); docs/README.md lists every page.',
+    )
     .fail((msg, err) => {
       // An option's coerce (--seed) that throws reaches here re-wrapped by yargs as a YError: bad input.
       if (err && err.name === 'YError') throw new UsageError(err.message);
@@ -357,9 +380,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   try {
     let out = '';
-    await parser.parseAsync(joinDashValues(argv), {}, (_err, _args, output) => {
-      out = output ?? '';
-    });
+    await withPluginPolicy(policy, () =>
+      parser.parseAsync(joinDashValues(argv), {}, (_err, _args, output) => {
+        out = output ?? '';
+      }),
+    );
     if (out) io.stdout(out.endsWith('\n') ? out : out + '\n');
     return code;
   } catch (error) {

@@ -15,7 +15,7 @@ import {
 } from '../scenario/recommend.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
-import { loadPlugins } from './plugins.js';
+import { preflightPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { combinedProgress } from './sweep.js';
@@ -39,6 +39,8 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
   if (!(t > 0 && t < 1)) throw new UsageError(`--target-timeout-rate: expected a fraction between 0 and 1, found ${t}`);
   const path = resolve(io.cwd, opts.scenario);
   const { scenario } = loadScenarioWithRaw(path, opts.set);
+  // --no-plugins refuses a plugin scenario in a dry run too.
+  preflightPlugins(scenario, path);
   {
     // Before any plugin code or simulation: the estimate of every run to come (grid cells included).
     const { recs: planRecs, runs: planRuns } = recommendationRuns(scenario, t);
@@ -50,7 +52,6 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
     const dryRun = guardCost('recommend', planned, opts, io);
     if (dryRun !== undefined) return dryRun;
   }
-  await loadPlugins(scenario, path);
   const { recs, runs } = recommendationRuns(scenario, t);
   const plans = opts.verifyGrid ? verifyGridPlans(scenario, recs) : [];
   const all = [...runs, ...plans.flatMap((p) => p.cells.map((c) => c.scenario))];

@@ -1,35 +1,29 @@
 /**
  * `zonesim report <results-dir>`: rebuilds report.html from the summary.json (run) or
  * compare.json (comparison) or sweep.json (sweep, best cell by the default objective) in a results
- * folder. The file is written atomically.
+ * folder. The JSON is checked first (`report-input.ts`): a malformed file is one positioned line
+ * and exit 2. The file is written atomically.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Summary } from '../metrics/summary.js';
 import { UsageError, type Io } from './io.js';
 import { renderReport } from './report.js';
+import { readCompareFile, readSummaryFile, readSweepFile } from './report-input.js';
 import { renderSweepReport } from './sweep-report.js';
-import { parseObjective, type SweepDoc } from './sweep-output.js';
+import { parseObjective } from './sweep-output.js';
 
 /** Runs the command; returns the exit code. */
 export function runReport(opts: { dir: string }, io: Io): number {
   const dir = resolve(io.cwd, opts.dir);
   let html: string;
-  const read = (file: string): unknown => {
-    try {
-      return JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    } catch (error) {
-      throw new UsageError(`${join(dir, file)}: not a readable JSON file (${(error as Error).message})`);
-    }
-  };
   if (existsSync(join(dir, 'sweep.json'))) {
-    html = renderSweepReport(read('sweep.json') as SweepDoc, parseObjective(undefined, 0.001));
+    html = renderSweepReport(readSweepFile(join(dir, 'sweep.json')), parseObjective(undefined, 0.001));
   } else if (existsSync(join(dir, 'compare.json'))) {
-    const doc = read('compare.json') as { scenario: string; byStrategy: Record<string, Summary> };
-    html = renderReport(doc.byStrategy, `${doc.scenario}: strategies compared`);
+    const doc = readCompareFile(join(dir, 'compare.json'));
+    html = renderReport(doc.byStrategy, `${doc.scenario}: strategies compared`, doc.strategies);
   } else if (existsSync(join(dir, 'summary.json'))) {
-    const s = read('summary.json') as Summary;
-    html = renderReport({ [s.scenario]: s });
+    const summary = readSummaryFile(join(dir, 'summary.json'));
+    html = renderReport({ [summary.scenario]: summary });
   } else {
     throw new UsageError(`${dir}: no summary.json or compare.json (or sweep.json) here`, 'give a folder that zonesim run, compare, sweep or merge wrote');
   }

@@ -18,15 +18,15 @@ import type { RouteTraceEntry, StateRouter } from '../dubbo/router/router.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
-import { parseCliUrl, UrlInvoker } from './inputs.js';
+import { UrlInvoker } from './inputs.js';
 import { UsageError, type Io } from './io.js';
-import { expandProviders } from './provider-list.js';
+import { expandProviders, parsePastedUrl, type ProviderLine } from './provider-list.js';
 
 /** The options of `zonesim route` (file contents already read by the caller). */
 export interface RouteOptions {
   consumer: string;
-  /** Provider URLs in directory order; echoed exactly as given. URL-encoded URLs and zkCli `ls` answers are accepted. */
-  providers: string[];
+  /** Provider URLs in directory order; echoed exactly as given. URL-encoded URLs and zkCli `ls` answers are accepted. A string is a `--provider`; a line of `--providers-file` says where it is. */
+  providers: Array<string | ProviderLine>;
   /** A URL rule (`host = a => host = b`), a `condition://` URL or Dubbo Admin YAML. */
   condition?: string;
   /** `force: true` for the condition rule. */
@@ -93,9 +93,9 @@ function noProviderMessage(consumerUrl: URL, invokers: readonly Invoker[], metho
 export function evaluateRoute(opts: RouteOptions): RouteReport {
   if (opts.providers.length === 0) throw new UsageError('give at least one provider: --provider URL or --providers-file F');
   if (opts.force && opts.condition === undefined) throw new UsageError('--force applies to a condition rule: add --condition or --condition-file');
-  const consumerUrl = parseCliUrl(opts.consumer, '--consumer');
+  const consumerUrl = parsePastedUrl(opts.consumer, '--consumer');
   const pasted = expandProviders(opts.providers);
-  const invokers = pasted.map((p) => new UrlInvoker(new ServiceAddressURL(parseCliUrl(p.url, '--provider'), consumerUrl)));
+  const invokers = pasted.map((p) => new UrlInvoker(new ServiceAddressURL(parsePastedUrl(p.url, p.origin), consumerUrl)));
   // DIVERGENCE: Dubbo draws v3.1 weighted destinations from ThreadLocalRandom; `route` uses a fixed seed so a command repeats.
   const runtime = { random: new RandomStreams(1).stream('route') };
 

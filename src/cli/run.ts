@@ -10,7 +10,7 @@ import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
-import { loadPlugins } from './plugins.js';
+import { preflightPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
@@ -43,12 +43,13 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   checkSeedRange(seed, opts.seeds);
   // Before any plugin code or simulation: the estimate, and a refusal or a dry run's end.
   const label = opts.seeds === 1 ? `seed ${seed}` : `seeds ${seed}..${seed + opts.seeds - 1}`;
+  // --no-plugins refuses a plugin scenario in a dry run too (pipelines vet scenarios that way).
+  preflightPlugins(scenario, path);
   const dryRun = guardCost('run', [{ label, scenario, count: opts.seeds }], opts, io);
   if (dryRun !== undefined) return dryRun;
   // A bad --out is found now, not after a long simulation.
   const root = resultsRoot(io.cwd, opts.out);
   checkResultsDir(root, scenario.name);
-  await loadPlugins(scenario, path);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));

@@ -19,15 +19,15 @@ import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-ba
 import { RpcInvocation } from '../dubbo/rpc.js';
 import { createRuntime } from '../dubbo/runtime.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
-import { parseCliUrl, UrlInvoker } from './inputs.js';
+import { UrlInvoker } from './inputs.js';
 import { UsageError, type Io } from './io.js';
-import { expandProviders } from './provider-list.js';
+import { expandProviders, parsePastedUrl, type ProviderLine } from './provider-list.js';
 
 /** The options of `zonesim select`. */
 export interface SelectOptions {
   loadbalance: string;
-  /** Provider URLs in directory order (URL-encoded URLs and zkCli `ls` answers are accepted). */
-  providers: string[];
+  /** Provider URLs in directory order (URL-encoded URLs and zkCli `ls` answers are accepted). A string is a `--provider`; a line of `--providers-file` says where it is. */
+  providers: Array<string | ProviderLine>;
   method?: string;
   /** Invocation arguments in order (the consistent-hash key). */
   args: string[];
@@ -77,10 +77,10 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   if (opts.nowMs !== undefined && !Number.isFinite(opts.nowMs)) {
     throw new UsageError(`--now: expected milliseconds, found ${opts.nowMs}`);
   }
-  const providerUrls = expandProviders(opts.providers).map((p) => parseCliUrl(p.url, '--provider'));
+  const providerUrls = expandProviders(opts.providers).map((p) => parsePastedUrl(p.url, p.origin));
   const consumerUrl =
     opts.consumer !== undefined
-      ? parseCliUrl(opts.consumer, '--consumer')
+      ? parsePastedUrl(opts.consumer, '--consumer')
       : new URL({ protocol: 'consumer', host: '127.0.0.1', path: providerUrls[0]!.getServiceInterface() });
   const invokers = providerUrls.map(
     (u) => new UrlInvoker(opts.consumer !== undefined ? new ServiceAddressURL(u, consumerUrl) : u),

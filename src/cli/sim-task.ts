@@ -6,7 +6,8 @@
 import type { Summary } from '../metrics/summary.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
-import { loadPlugins } from './plugins.js';
+import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
+import { importPlugins } from './plugins.js';
 import { VERSION } from './version.js';
 
 export interface SimTask {
@@ -16,6 +17,8 @@ export interface SimTask {
   seed: number;
   /** Where a worker reports progress: `[2i]` simulated ms, `[2i+1]` requests started, as Float64. */
   progress?: { buffer: SharedArrayBuffer; index: number };
+  /** Where plugin calls report themselves to the watchdog (a task whose scenario names plugins, on a worker). */
+  pluginSlot?: PluginSlot;
 }
 
 const pluginsByPath = new Map<string, Promise<Plugins>>();
@@ -33,7 +36,12 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
   }
   // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
   const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;
-  let plugins = pluginsByPath.get(key);
-  if (plugins === undefined) pluginsByPath.set(key, (plugins = loadPlugins(task.scenario, task.scenarioPath)));
-  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch }).summary;
+  usePluginSlot(task.pluginSlot);
+  try {
+    let plugins = pluginsByPath.get(key);
+    if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath)));
+    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch }).summary;
+  } finally {
+    usePluginSlot(undefined);
+  }
 }

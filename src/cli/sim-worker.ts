@@ -3,8 +3,13 @@
  * worker thread and returns its summary. Plugins are loaded here, once per scenario file.
  */
 import { runSimTask, type SimTask } from './sim-task.js';
+import { toTransferable } from './worker-error.js';
 
-/** Piscina calls the default export with each task. */
-export default function run(task: SimTask) {
-  return runSimTask(task);
+/** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
+export default async function run(task: SimTask) {
+  try {
+    return await runSimTask(task);
+  } catch (error) {
+    throw toTransferable(error);
+  }
 }

@@ -40,9 +40,9 @@ export interface SweepFigure {
 /** The main figures of a cell, in the order of `sweep.csv`, the table and the report. */
 export const SWEEP_FIGURES: SweepFigure[] = [
   { path: 'requests', label: 'requests', kind: 'count' },
-  { path: 'latencyMs.p50', label: 'p50 ms', kind: 'ms' },
-  { path: 'latencyMs.p99', label: 'p99 ms', kind: 'ms' },
-  { path: 'latencyMs.p999', label: 'p999 ms', kind: 'ms' },
+  { path: 'latencyMs.p50', label: 'p50 ok ms', kind: 'ms' },
+  { path: 'latencyMs.p99', label: 'p99 ok ms', kind: 'ms' },
+  { path: 'latencyMs.p999', label: 'p999 ok ms', kind: 'ms' },
   { path: 'latencyAllMs.p99', label: 'p99 all ms', kind: 'ms' },
   { path: 'timeoutRate', label: 'timeout %', kind: 'percent' },
   { path: 'noProviderRate', label: 'no-provider %', kind: 'percent' },
@@ -92,7 +92,7 @@ export interface Objective {
   path: string;
   direction: 'min' | 'max';
   maxTimeoutRate: number;
-  /** e.g. "lowest p99 ms". */
+  /** e.g. "lowest p99 ok ms". */
   describe: string;
 }
 

@@ -12,12 +12,13 @@ import { aggregateSummaries } from '../metrics/aggregate.js';
 import type { Summary } from '../metrics/summary.js';
 import { loadScenarioWithRaw, ScenarioError } from '../scenario/load.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
+import { strategyInfo, withStrategy } from './report-strategy.js';
 import type { Scenario, StrategySpec } from '../scenario/types.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption, parseShard, shellWord, type GridAxis, type GridCell } from './grid.js';
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
-import { loadPlugins } from './plugins.js';
+import { preflightPlugins } from './plugins.js';
 import { runSimTasks } from './parallel.js';
 import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
 import { progressBars, type ProgressSink } from './progress.js';
@@ -147,11 +148,11 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
   const cellScenarios = picked.map((cell) => loadCell(path, opts.set, cell, strategies));
   // Before any plugin code or simulation: the estimate of every cell this shard runs.
   const planned = picked.map((cell, i) => ({ label: `cell ${cell.index} (${cellWords(axes.map((a) => a.path), cell)})`, scenario: cellScenarios[i]!, count: opts.seeds }));
+  preflightPlugins(base, path);
   const dryRun = guardCost('sweep', planned, opts, io);
   if (dryRun !== undefined) return dryRun;
   // A bad --out is found now, not after a long simulation.
   checkResultsDir(resultsRoot(io.cwd, opts.out), base.name);
-  await loadPlugins(base, path);
   const tasks: SimTask[] = [];
   picked.forEach((_, i) => {
     const scenario = cellScenarios[i]!;
@@ -162,7 +163,10 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
   const label = `sweep ${picked.length} cells${opts.seeds > 1 ? ` x ${opts.seeds} seeds` : ''}`;
   const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)));
   const done: SweepCell[] = picked.map((cell, i) => {
-    const perSeed: Summary[] = summaries.slice(i * opts.seeds, (i + 1) * opts.seeds);
+    // A strategy cell's summary says which strategy ran, as the comparison's does (`--explain` points there).
+    const perSeed: Summary[] = summaries
+      .slice(i * opts.seeds, (i + 1) * opts.seeds)
+      .map((s) => (cell.strategy === null ? s : withStrategy(s, strategyInfo(cell.strategy, strategies[cell.strategy]!))));
     return { index: cell.index, values: cell.values, strategy: cell.strategy, summary: perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed) };
   });
   const header: Omit<SweepDoc, 'cells'> = {

@@ -104,6 +104,12 @@ export interface Invoker {
   isAvailable(): boolean;
   invoke(invocation: RpcInvocation): Proc<Result>;
   destroy?(): void;
+  /**
+   * Optional: the cluster invoker invoked this provider, but the consumer's own filter chain refused
+   * the call before it was sent (ActiveLimitFilter's LIMIT_EXCEEDED). In Dubbo the filter chain wraps
+   * the provider's invoker, so this is still one invoke of the provider (an attempt), never an execution.
+   */
+  refusedByFilter?(invocation: RpcInvocation): void;
 }
 
 /** A cluster invoker also exposes its registry URL (multi-registry weights, zone-aware). */

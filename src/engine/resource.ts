@@ -15,6 +15,8 @@ export class Resource<A = unknown> {
   readonly queueLimit: number;
   inUse = 0;
   peakInUse = 0;
+  /** Highest `inUse` since the last `takeWindowPeak()` (per-bucket peaks of a timeline). */
+  windowPeakInUse = 0;
   #waiting: Array<{ grant: (arg: A) => void; arg: A }> = [];
   #head = 0;
   #busyArea = 0;
@@ -63,6 +65,13 @@ export class Resource<A = unknown> {
     }
   }
 
+  /** The highest `inUse` of the window that ends now; the next window starts at the current use. */
+  takeWindowPeak(): number {
+    const peak = this.windowPeakInUse;
+    this.windowPeakInUse = this.inUse;
+    return peak;
+  }
+
   /** Slot-milliseconds used so far (for utilization). */
   busyMs(): number {
     this.#account();
@@ -73,6 +82,7 @@ export class Resource<A = unknown> {
     this.#account();
     this.inUse++;
     if (this.inUse > this.peakInUse) this.peakInUse = this.inUse;
+    if (this.inUse > this.windowPeakInUse) this.windowPeakInUse = this.inUse;
   }
 
   #account(): void {

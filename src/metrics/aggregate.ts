@@ -4,8 +4,10 @@
  * main figures. It owns the statistics across runs, not the runs themselves.
  *
  * Rules: a figure missing from a seed (a consumer zone or cause that never showed up) counts as 0
- * for that seed, which is exactly what the seed measured; strings and fault markers come from the
- * first summary; `seeds` lists every seed in input order and `seed` is the first.
+ * for that seed, which is exactly what the seed measured; strings, fault markers and `strategy`
+ * come from the first summary; `seeds` lists every seed in input order and `seed` is the first.
+ * Timeline rows (`timeline`, `timelineByZone`, `timelineByProviderGroup`) are averaged bucket by
+ * bucket like every other figure.
  */
 import { sampleStandardDeviation } from 'simple-statistics';
 import { roundMs, roundRatio, type Summary } from './summary.js';
@@ -57,9 +59,19 @@ export function ci95HalfWidth(values: number[]): number {
 }
 
 // Objects keyed by data (zones, services, groups, causes, counters): their key union is sorted.
-const MAP_KEYS = new Set(['byConsumerZone', 'byService', 'byProviderGroup', 'noProviderCauses', 'rejectedCauses', 'events', 'byStrategy']);
+const MAP_KEYS = new Set([
+  'byConsumerZone',
+  'byService',
+  'byProviderGroup',
+  'noProviderCauses',
+  'rejectedCauses',
+  'events',
+  'byStrategy',
+  'timelineByZone',
+  'timelineByProviderGroup',
+]);
 // Keys whose values are milliseconds (rounded to 3 decimals rather than 6).
-const MS_KEYS = new Set(['tMs', 'p99Ms', 'simulatedMs', 'measuredFromMs']);
+const MS_KEYS = new Set(['tMs', 'p99Ms', 'p99OkMs', 'simulatedMs', 'measuredFromMs']);
 const LATENCY_PARENTS = new Set(['latencyMs', 'latencyAllMs']);
 
 /** The mean of several seeds' summaries of one scenario, with `ci95` when there are at least two. */
@@ -76,6 +88,7 @@ export function aggregateSummaries(summaries: Summary[]): Summary {
     if (key === 'seed') add(key, first.seed);
     else if (key === 'seeds') add(key, summaries.flatMap((s) => s.seeds));
     else if (key === 'faults') add(key, structuredClone(first.faults));
+    else if (key === 'strategy') add(key, structuredClone(first.strategy));
     else if (key === 'byStrategy') add(key, aggregateStrategies(summaries));
     else add(key, meanOf(values, key, ''));
     if (key === 'timeline' && summaries.length > 1) add('ci95', ci95Of(summaries));

@@ -4,18 +4,27 @@
  * It keeps no per-request data once a request has ended (memory is bounded by what is in flight)
  * and checks the invariants of SPEC 5 at the end. It knows nothing of how the world simulates.
  *
- * Attribution rules (documented in the README):
+ * Attribution rules (documented in docs/outputs.md, "Definitions"):
  * - a request is measured iff `warmupMs <= startMs < durationMs`; its attempts, executions,
  *   duplicates and orphans count in the figures, even when they happen after the window;
  * - `byProviderGroup` is the provider-side load over the whole run, warm-up included, like
  *   `utilization`; so are the `registry` push counts, `events` and `faults`;
  * - the timeline counts each measured request in the bucket where it started; buckets run from
  *   `warmupMs` to `durationMs` (no request starts later); `p99Ms` is over all the bucket's
- *   requests (like `latencyAllMs`), so timeouts show in it.
+ *   requests (like `latencyAllMs`), so timeouts show in it, `p99OkMs` over its ok ones;
+ *   `timelineByZone` splits the same rows by consumer zone;
+ * - the provider side of the timeline (`pushes`, `timelineByProviderGroup`) is read at the
+ *   window's start and at each bucket's end through `sample`, which the runner calls at
+ *   `sampleTimeMs(k)` before any other event of that instant: a bucket holds what happened in
+ *   `[tMs, tMs + bucketMs)`, whichever request it belongs to;
+ * - `timelineByZone` and `timelineByProviderGroup` exist only while (zones + provider groups) ×
+ *   buckets stays within `MAX_SCOPE_TIMELINE_ROWS`, so a very long timeline costs no more memory
+ *   per bucket than before they existed.
  */
 import { ScopeCell } from './scope-cell.js';
-import { OUTCOMES, ratio, roundRatio, type FaultMarker, type Outcome, type Summary } from './summary.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary } from './summary.js';
 import { Timeline } from './timeline.js';
+import { EMPTY_RESULT_CAUSE } from '../world/observer.js';
 
 export type { Outcome, Summary } from './summary.js';
 
@@ -33,6 +42,8 @@ export class RequestRecord {
   readonly cell: ScopeCell | null;
   /** Timeline bucket; -1 when not measured. */
   readonly bucket: number;
+  /** Timeline scope (the consumer zone's); -1 when not measured. */
+  readonly scope: number;
   attempts = 0;
   executions = 0;
   /** The outcome once ended, null while in flight. */
@@ -40,17 +51,20 @@ export class RequestRecord {
   /** True once the request has ended (the world's `RequestHandle`). */
   ended = false;
 
-  constructor(startMs: number, idempotent: boolean, cell: ScopeCell | null, bucket: number) {
+  constructor(startMs: number, idempotent: boolean, cell: ScopeCell | null, bucket: number, scope = -1) {
     this.startMs = startMs;
     this.idempotent = idempotent;
     this.measured = cell !== null;
     this.cell = cell;
     this.bucket = bucket;
+    this.scope = scope;
   }
 }
 
 interface GroupAcc {
   name: string;
+  /** Row of the group in the provider timeline; -1 for a group not declared up front. */
+  index: number;
   instances: number;
   threads: number;
   executions: number;
@@ -68,6 +82,25 @@ interface FinalState {
   inFlight: number;
 }
 
+/** What `sample` reads from the world for one provider group. */
+export interface ProviderGroupSample {
+  name: string;
+  /** Busy thread-ms of the group's shared pools since the start of the run. */
+  busyMs: number;
+  /** Most threads of one instance's shared pool busy at once since the previous sample. */
+  peakActiveThreads: number;
+}
+
+/** Most rows `timelineByZone` and `timelineByProviderGroup` may hold together (beyond that both are left out). */
+export const MAX_SCOPE_TIMELINE_ROWS = 250_000;
+
+// Column layout of one (provider group, bucket) in `#providerTimeline`.
+const P_EXECUTIONS = 0;
+const P_REJECTED = 1;
+const P_BUSY_MS = 2;
+const P_PEAK = 3;
+const P_COLS = 4;
+
 /** Streams simulation events into the SPEC 4.1 figures; see the module comment for attribution rules. */
 export class Recorder {
   readonly warmupMs: number;
@@ -84,6 +117,15 @@ export class Recorder {
   #pushes = 0;
   #pushBytes = 0;
   readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
+  /** Pushes per timeline bucket, then per (declared group, bucket) executions, rejections, busy ms, peak. */
+  readonly #pushTimeline: Float64Array;
+  readonly #providerTimeline: Float64Array;
+  /** Samples taken so far; the cumulative values of the last one. */
+  #samples = 0;
+  #lastPushes = 0;
+  readonly #lastGroup: Float64Array;
+  /** Whether the summary has `timelineByZone` and `timelineByProviderGroup`. */
+  readonly #perScope: boolean;
   // Invariant bookkeeping over every request, measured or not.
   #started = 0;
   #ended = 0;
@@ -94,6 +136,7 @@ export class Recorder {
   #reachedProvider = 0;
   #executionsWithoutAttempt = 0;
   #negativeLatencies = 0;
+  #okWithoutAttempt = 0;
   #final: FinalState | null = null;
 
   constructor(opts: {
@@ -101,14 +144,22 @@ export class Recorder {
     durationMs: number;
     bucketMs: number;
     providerGroups: Array<{ name: string; instances: number; threads: number; services?: readonly string[] }>;
+    /** How many consumer zones there can be (for the per-zone timeline's memory bound; default 1). */
+    zones?: number;
   }) {
     this.warmupMs = opts.warmupMs;
     this.durationMs = opts.durationMs;
     this.bucketMs = opts.bucketMs;
-    this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs);
+    const buckets = Math.max(0, Math.ceil((opts.durationMs - opts.warmupMs) / opts.bucketMs));
+    this.#perScope = ((opts.zones ?? 1) + opts.providerGroups.length) * buckets <= MAX_SCOPE_TIMELINE_ROWS;
+    this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs, { perScope: this.#perScope });
+    this.#pushTimeline = new Float64Array(buckets);
+    this.#providerTimeline = new Float64Array(this.#perScope ? opts.providerGroups.length * buckets * P_COLS : 0);
+    this.#lastGroup = new Float64Array(opts.providerGroups.length * P_COLS);
     for (const g of opts.providerGroups) {
       this.#groups.set(g.name, {
         name: g.name,
+        index: this.#groups.size,
         instances: g.instances,
         threads: g.threads,
         executions: 0,
@@ -146,8 +197,9 @@ export class Recorder {
     const cell = this.#cell(init.consumerZone, init.service, init.method);
     cell.requests++;
     const bucket = this.#timeline.bucketOf(startMs);
-    this.#timeline.start(bucket);
-    return new RequestRecord(startMs, init.idempotent, cell, bucket);
+    const scope = this.#timeline.scopeOf(init.consumerZone);
+    this.#timeline.start(bucket, scope);
+    return new RequestRecord(startMs, init.idempotent, cell, bucket, scope);
   }
 
   /** One attempt sent to a provider (`stale`: the registry already knew the provider was gone). */
@@ -159,7 +211,7 @@ export class Recorder {
     cell.attempts++;
     if (info.crossZone) cell.crossZoneAttempts++;
     if (info.stale) cell.staleAttempts++;
-    this.#timeline.attempt(req.bucket, info.crossZone);
+    this.#timeline.attempt(req.bucket, req.scope, info.crossZone);
   }
 
   /** A provider of `providerGroup` started executing the request on a thread (also after the request ended). */
@@ -201,7 +253,8 @@ export class Recorder {
 
   /**
    * The request ended with `outcome` at `endMs`. `cause` names why a noProvider/forbidden outcome
-   * happened (`router:condition`, `registry:forbidden`, ...); it is ignored for other outcomes.
+   * happened (`router:condition`, `registry:forbidden`, ...); for `ok` only EMPTY_RESULT_CAUSE
+   * matters (an ok without attempt is then no invariant violation); other outcomes ignore it.
    * A second end of the same request is counted as an invariant violation and otherwise ignored.
    */
   endRequest(req: RequestRecord, outcome: Outcome, endMs: number, cause?: string): void {
@@ -214,6 +267,8 @@ export class Recorder {
     req.outcome = outcome;
     req.ended = true;
     this.#ended++;
+    // An ok answer comes from a provider; only a cluster's empty result (a swallowed failure) may have no attempt.
+    if (index === 0 && req.attempts === 0 && cause !== EMPTY_RESULT_CAUSE) this.#okWithoutAttempt++;
     const cell = req.cell;
     if (cell === null) return;
     let latencyMs = endMs - req.startMs;
@@ -228,7 +283,7 @@ export class Recorder {
       if (outcome === 'noProvider' || outcome === 'forbidden') cell.addCause(cause ?? 'unspecified');
       else if (outcome === 'rejected') cell.addRejectedCause(cause ?? 'unspecified');
     }
-    this.#timeline.end(req.bucket, index, latencyMs);
+    this.#timeline.end(req.bucket, req.scope, index, latencyMs);
   }
 
   /** One registry notification delivered to a consumer instance, `bytes` long. */
@@ -244,6 +299,49 @@ export class Recorder {
   /** Adds `by` to the free-form counter `name` (summary `events`). */
   count(name: string, by = 1): void {
     this.#events.set(name, (this.#events.get(name) ?? 0) + by);
+  }
+
+  /**
+   * When the `k`-th `sample` is due: the start of the timeline window, then the end of each bucket
+   * (the last one at `durationMs`); undefined once every bucket has been sampled.
+   */
+  sampleTimeMs(k: number): number | undefined {
+    const buckets = this.#timeline.buckets;
+    if (!(k >= 0 && k <= buckets) || buckets === 0) return undefined;
+    return Math.min(this.warmupMs + k * this.bucketMs, this.durationMs);
+  }
+
+  /**
+   * The world's provider-side state at `sampleTimeMs(k)` for the k-th call: the first call sets
+   * the baseline (none when the window starts at 0), each later one closes a bucket with the pushes, executions, rejections, busy
+   * time and peak threads since the previous call. Groups not declared to the recorder are ignored.
+   */
+  sample(groups: readonly ProviderGroupSample[]): void {
+    const k = this.#samples++;
+    const buckets = this.#timeline.buckets;
+    if (k > buckets) return;
+    // A window that starts at 0 has no baseline: what the world did while being built counts too.
+    if (k === 0 && this.warmupMs <= 0) return;
+    const b = k - 1;
+    if (b >= 0) this.#pushTimeline[b] = this.#pushes - this.#lastPushes;
+    this.#lastPushes = this.#pushes;
+    const last = this.#lastGroup;
+    for (const sample of groups) {
+      const g = this.#groups.get(sample.name);
+      if (g === undefined || g.index < 0) continue;
+      const prev = g.index * P_COLS;
+      if (b >= 0 && this.#perScope) {
+        const row = (g.index * buckets + b) * P_COLS;
+        const t = this.#providerTimeline;
+        t[row + P_EXECUTIONS] = g.executions - last[prev + P_EXECUTIONS]!;
+        t[row + P_REJECTED] = g.rejected - last[prev + P_REJECTED]!;
+        t[row + P_BUSY_MS] = sample.busyMs - last[prev + P_BUSY_MS]!;
+        t[row + P_PEAK] = sample.peakActiveThreads;
+      }
+      last[prev + P_EXECUTIONS] = g.executions;
+      last[prev + P_REJECTED] = g.rejected;
+      last[prev + P_BUSY_MS] = sample.busyMs;
+    }
   }
 
   /** A fault started or ended (summary `faults`). */
@@ -311,6 +409,9 @@ export class Recorder {
       problems.push(`orphaned executions (${this.#allOrphaned}) > executions (${this.#allExecutions})`);
     }
     if (this.#negativeLatencies > 0) problems.push(`${this.#negativeLatencies} requests ended before they started`);
+    if (this.#okWithoutAttempt > 0) {
+      problems.push(`${this.#okWithoutAttempt} requests ended ok without any attempt (an ok outcome needs a provider's answer, or a cluster's empty result)`);
+    }
     const late = this.#timeline.lateStarts;
     if (late > 0) problems.push(`${late} requests started in a timeline bucket already closed (start times went backwards)`);
     return problems;
@@ -365,10 +466,36 @@ export class Recorder {
       byConsumerZone: scopes(byZone),
       byService: scopes(byService),
       byProviderGroup,
-      timeline: this.#timeline.rows(),
+      timeline: this.#timeline.rows().map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]! })),
       events,
       faults,
+      ...(this.#perScope ? { timelineByZone: this.#timeline.scopeRows(), timelineByProviderGroup: this.#providerRows() } : {}),
     };
+  }
+
+  #providerRows(): Record<string, ProviderTimelineRow[]> {
+    const out: Record<string, ProviderTimelineRow[]> = {};
+    const buckets = this.#timeline.buckets;
+    const t = this.#providerTimeline;
+    for (const name of [...this.#groups.keys()].sort()) {
+      const g = this.#groups.get(name)!;
+      if (g.index < 0) continue;
+      const rows: ProviderTimelineRow[] = [];
+      for (let b = 0; b < buckets; b++) {
+        const row = (g.index * buckets + b) * P_COLS;
+        const startMs = this.warmupMs + b * this.bucketMs;
+        const widthMs = Math.min(this.bucketMs, this.durationMs - startMs);
+        rows.push({
+          tMs: roundMs(startMs),
+          executions: t[row + P_EXECUTIONS]!,
+          rejected: t[row + P_REJECTED]!,
+          utilization: roundRatio(ratio(t[row + P_BUSY_MS]!, g.instances * g.threads * widthMs)),
+          peakActiveThreads: t[row + P_PEAK]!,
+        });
+      }
+      out[name] = rows;
+    }
+    return out;
   }
 
   #cell(zone: string, service: string, method: string): ScopeCell {
@@ -388,7 +515,7 @@ export class Recorder {
   #group(name: string): GroupAcc {
     let g = this.#groups.get(name);
     if (g === undefined) {
-      g = { name, instances: 0, threads: 0, executions: 0, rejected: 0, byService: null, busyMs: 0, peakActiveThreads: 0, known: false };
+      g = { name, index: -1, instances: 0, threads: 0, executions: 0, rejected: 0, byService: null, busyMs: 0, peakActiveThreads: 0, known: false };
       this.#groups.set(name, g);
     }
     return g;

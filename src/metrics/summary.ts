@@ -64,8 +64,8 @@ export interface ProviderGroupSummary {
   byService?: Record<string, { executions: number; rejected: number }>;
 }
 
-/** One timeline bucket: the requests that started in `[tMs, tMs + bucketMs)`. */
-export interface TimelineRow {
+/** The request figures of one timeline bucket of one scope (the run, or one consumer zone). */
+export interface ScopeTimelineRow {
   tMs: number;
   requests: number;
   ok: number;
@@ -78,7 +78,39 @@ export interface TimelineRow {
   biz: number;
   /** p99 latency of all the bucket's requests (like `latencyAllMs`, so timeouts show). */
   p99Ms: number;
+  /** zonesim addition: p99 latency of the bucket's `ok` requests only (like `latencyMs`); 0 when none. */
+  p99OkMs: number;
   crossZoneRatio: number;
+}
+
+/** One timeline bucket: the requests that started in `[tMs, tMs + bucketMs)`. */
+export interface TimelineRow extends ScopeTimelineRow {
+  /** Registry notifications delivered to consumer instances during the bucket (SPEC 4). */
+  pushes: number;
+}
+
+/**
+ * zonesim addition: the provider side of one provider group during one timeline bucket (every
+ * instance of the group, whichever request the work belongs to).
+ */
+export interface ProviderTimelineRow {
+  tMs: number;
+  /** Calls the group started executing on a thread during the bucket. */
+  executions: number;
+  /** Calls the group refused during the bucket (pool exhausted, executes, tps). */
+  rejected: number;
+  /** Busy thread-ms of the shared pools during the bucket / (instances x threads x bucket width). */
+  utilization: number;
+  /** Most threads of one instance's shared pool busy at once during the bucket. */
+  peakActiveThreads: number;
+}
+
+/** zonesim addition: what `compare` ran under a strategy's name (in each `byStrategy` summary). */
+export interface StrategyInfo {
+  name: string;
+  description: string;
+  /** The strategy's overrides, one readable line each (`reference.loadbalance = zoneAware`). */
+  settings: string[];
 }
 
 /** A fault marker (zonesim addition): when a fault of the timeline started or ended. */
@@ -88,7 +120,10 @@ export interface FaultMarker {
   label: string;
 }
 
-/** SPEC 4.1 summary JSON, with the zonesim additions `noProviderCauses`, `events` and `faults`. */
+/**
+ * SPEC 4.1 summary JSON, with the zonesim additions `noProviderCauses`, `events`, `faults`,
+ * `timelineByZone`, `timelineByProviderGroup` and `strategy`.
+ */
 export interface Summary extends ScopeSummary {
   scenario: string;
   seed: number;
@@ -109,6 +144,12 @@ export interface Summary extends ScopeSummary {
   /** Only in compare output: one summary per strategy. */
   byStrategy?: Record<string, Summary>;
   timeline: TimelineRow[];
+  /** zonesim addition: the timeline of each consumer zone (same buckets; their `requests` sum to the run's). */
+  timelineByZone?: Record<string, ScopeTimelineRow[]>;
+  /** zonesim addition: the provider side of each provider group, per timeline bucket. */
+  timelineByProviderGroup?: Record<string, ProviderTimelineRow[]>;
+  /** zonesim addition, only in `byStrategy` summaries of compare output: the strategy that ran. */
+  strategy?: StrategyInfo;
   /** Only with several seeds: 95% confidence half-widths of the main figures, by figure path. */
   ci95?: Record<string, number>;
   /** zonesim addition: free-form counters (router.forceEmpty, envoy.*, failback.*), sorted by name. */

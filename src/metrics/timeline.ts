@@ -1,22 +1,51 @@
 /**
  * The timeline of SPEC 4.1: fixed buckets over the measured window, each request counted in the
- * bucket where it started. Counts live in one flat typed array; a bucket's latency histogram
- * exists only while the bucket can still change (it may receive starts, or requests that started
- * in it are in flight), then its p99 is kept and the histogram goes back to a pool. Attribution
- * of requests to buckets is the recorder's job.
+ * bucket where it started, for the whole run and for each consumer zone (a "scope"). Counts live
+ * in flat typed arrays; a bucket's latency histograms (per scope: all requests, ok ones) exist
+ * only while the bucket can still change (it may receive starts, or requests that started in it
+ * are in flight), then its p99s are kept and the histograms go back to a pool. The run's p99s
+ * come from merging the scopes' histograms when the bucket closes, so each latency is recorded
+ * once per histogram kind. Without per-scope rows (`perScope: false`, for timelines too long to
+ * keep one per zone) every request goes to one hidden scope. Attribution of requests to buckets
+ * and scopes, and the provider side of the timeline, are the recorder's job.
  */
 import { LatencyHistogram } from './histogram.js';
-import { OUTCOMES, ratio, roundMs, roundRatio, type TimelineRow } from './summary.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type ScopeTimelineRow } from './summary.js';
 
-// Column layout of one bucket in `#counts`.
+// Column layout of one bucket in the counts of the run and of each scope.
 const REQUESTS = 0;
 const OUTCOME0 = 1; // OUTCOMES.length columns
 const ATTEMPTS = OUTCOME0 + OUTCOMES.length;
 const CROSS = ATTEMPTS + 1;
-const OPEN = CROSS + 1;
+const SCOPE_COLS = CROSS + 1;
+/** The run's counts also keep the requests of the bucket still in flight. */
+const OPEN = SCOPE_COLS;
 const COLS = OPEN + 1;
 
-/** Bucketed request counts and per-bucket p99 with memory bounded by the buckets still in flight. */
+const P99 = [99] as const;
+
+/** The counters, p99s and open histograms of one scope (a consumer zone). */
+class Scope {
+  readonly name: string;
+  readonly counts: Float64Array;
+  readonly p99Ms: Float64Array;
+  readonly p99OkMs: Float64Array;
+  /** Per bucket: the histogram of all its requests' latencies, while the bucket is open. */
+  readonly all: Array<LatencyHistogram | null>;
+  /** Per bucket: the histogram of its ok requests' latencies, while the bucket is open. */
+  readonly ok: Array<LatencyHistogram | null>;
+
+  constructor(name: string, buckets: number) {
+    this.name = name;
+    this.counts = new Float64Array(buckets * SCOPE_COLS);
+    this.p99Ms = new Float64Array(buckets);
+    this.p99OkMs = new Float64Array(buckets);
+    this.all = new Array<LatencyHistogram | null>(buckets).fill(null);
+    this.ok = new Array<LatencyHistogram | null>(buckets).fill(null);
+  }
+}
+
+/** Bucketed request counts and per-bucket p99s with memory bounded by the buckets still in flight. */
 export class Timeline {
   readonly fromMs: number;
   readonly bucketMs: number;
@@ -26,26 +55,37 @@ export class Timeline {
   // PERF: one Float64Array for every counter of every bucket; no per-request allocation.
   readonly #counts: Float64Array;
   readonly #p99Ms: Float64Array;
+  readonly #p99OkMs: Float64Array;
   readonly #closed: Uint8Array;
-  readonly #hists: Array<LatencyHistogram | null>;
+  /** 1 while the bucket holds histograms in some scope. */
+  readonly #live: Uint8Array;
+  readonly #scopes: Scope[] = [];
+  readonly #scopeIndex = new Map<string, number>();
   readonly #pool: LatencyHistogram[] = [];
+  /** Scratch histograms the scopes of a closing bucket are merged into. */
+  readonly #mergedAll = new LatencyHistogram();
+  readonly #mergedOk = new LatencyHistogram();
+  /** False: one hidden scope holds every request and `scopeRows` is empty. */
+  readonly #perScope: boolean;
   /** Highest bucket a request started in so far; buckets below it take no more starts. */
   #startFrontier = 0;
-  #live = 0;
+  #liveBuckets = 0;
   #peakLive = 0;
 
-  constructor(fromMs: number, toMs: number, bucketMs: number) {
+  constructor(fromMs: number, toMs: number, bucketMs: number, opts: { perScope?: boolean } = {}) {
     if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be > 0, got ${bucketMs}`);
+    this.#perScope = opts.perScope ?? true;
     this.fromMs = fromMs;
     this.bucketMs = bucketMs;
     this.buckets = Math.max(0, Math.ceil((toMs - fromMs) / bucketMs));
     this.#counts = new Float64Array(this.buckets * COLS);
     this.#p99Ms = new Float64Array(this.buckets);
+    this.#p99OkMs = new Float64Array(this.buckets);
     this.#closed = new Uint8Array(this.buckets);
-    this.#hists = new Array<LatencyHistogram | null>(this.buckets).fill(null);
+    this.#live = new Uint8Array(this.buckets);
   }
 
-  /** Latency histograms alive at most at once (memory check for tests and benchmarks). */
+  /** Buckets with latency histograms alive at most at once (memory check for tests and benchmarks). */
   get peakLiveHistograms(): number {
     return this.#peakLive;
   }
@@ -56,8 +96,20 @@ export class Timeline {
     return b < this.buckets ? b : this.buckets - 1;
   }
 
-  /** A measured request started in bucket `b`. */
-  start(b: number): void {
+  /** The index of the scope (consumer zone) `name`, created on first use (the hidden one without per-scope rows). */
+  scopeOf(name: string): number {
+    if (!this.#perScope) name = '';
+    let s = this.#scopeIndex.get(name);
+    if (s === undefined) {
+      s = this.#scopes.length;
+      this.#scopes.push(new Scope(name, this.buckets));
+      this.#scopeIndex.set(name, s);
+    }
+    return s;
+  }
+
+  /** A measured request of scope `s` started in bucket `b`. */
+  start(b: number, s: number): void {
     if (this.#closed[b] === 1) this.lateStarts++;
     if (b > this.#startFrontier) {
       for (let i = this.#startFrontier; i < b; i++) if (this.#counts[i * COLS + OPEN] === 0) this.#close(i);
@@ -66,28 +118,42 @@ export class Timeline {
     const base = b * COLS;
     this.#counts[base + REQUESTS]!++;
     this.#counts[base + OPEN]!++;
+    this.#scopes[s]!.counts[b * SCOPE_COLS + REQUESTS]!++;
   }
 
-  /** One attempt of a request of bucket `b`. */
-  attempt(b: number, crossZone: boolean): void {
+  /** One attempt of a request of bucket `b` and scope `s`. */
+  attempt(b: number, s: number, crossZone: boolean): void {
     const base = b * COLS;
+    const scoped = this.#scopes[s]!.counts;
+    const sBase = b * SCOPE_COLS;
     this.#counts[base + ATTEMPTS]!++;
-    if (crossZone) this.#counts[base + CROSS]!++;
+    scoped[sBase + ATTEMPTS]!++;
+    if (crossZone) {
+      this.#counts[base + CROSS]!++;
+      scoped[sBase + CROSS]!++;
+    }
   }
 
-  /** A request of bucket `b` ended with the outcome at `outcomeIndex` after `latencyMs`. */
-  end(b: number, outcomeIndex: number, latencyMs: number): void {
+  /** A request of bucket `b` and scope `s` ended with the outcome at `outcomeIndex` after `latencyMs`. */
+  end(b: number, s: number, outcomeIndex: number, latencyMs: number): void {
     const base = b * COLS;
+    const scope = this.#scopes[s]!;
     this.#counts[base + OUTCOME0 + outcomeIndex]!++;
+    scope.counts[b * SCOPE_COLS + OUTCOME0 + outcomeIndex]!++;
     // p99Ms is over every request of the bucket (like latencyAllMs), so timeouts show in it.
     if (this.#closed[b] === 0) {
-      let h = this.#hists[b] ?? null;
-      if (h === null) {
-        h = this.#pool.pop() ?? new LatencyHistogram();
-        this.#hists[b] = h;
-        if (++this.#live > this.#peakLive) this.#peakLive = this.#live;
+      if (this.#live[b] === 0) {
+        this.#live[b] = 1;
+        if (++this.#liveBuckets > this.#peakLive) this.#peakLive = this.#liveBuckets;
       }
+      let h = scope.all[b] ?? null;
+      if (h === null) scope.all[b] = h = this.#pool.pop() ?? new LatencyHistogram();
       h.record(latencyMs);
+      if (outcomeIndex === 0) {
+        let ok = scope.ok[b] ?? null;
+        if (ok === null) scope.ok[b] = ok = this.#pool.pop() ?? new LatencyHistogram();
+        ok.record(latencyMs);
+      }
     }
     if (--this.#counts[base + OPEN]! === 0 && b < this.#startFrontier) this.#close(b);
   }
@@ -104,12 +170,25 @@ export class Timeline {
     return n;
   }
 
-  /** The SPEC 4.1 timeline rows (call after `finish`). */
-  rows(): TimelineRow[] {
-    const rows: TimelineRow[] = [];
-    const c = this.#counts;
+  /** The SPEC 4.1 timeline rows of the run, without `pushes` (call after `finish`). */
+  rows(): ScopeTimelineRow[] {
+    return this.#rowsOf(this.#counts, COLS, this.#p99Ms, this.#p99OkMs);
+  }
+
+  /** The rows of each scope (consumer zone), by name in sorted order; empty without per-scope rows (call after `finish`). */
+  scopeRows(): Record<string, ScopeTimelineRow[]> {
+    const out: Record<string, ScopeTimelineRow[]> = {};
+    if (!this.#perScope) return out;
+    for (const scope of [...this.#scopes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      out[scope.name] = this.#rowsOf(scope.counts, SCOPE_COLS, scope.p99Ms, scope.p99OkMs);
+    }
+    return out;
+  }
+
+  #rowsOf(c: Float64Array, cols: number, p99Ms: Float64Array, p99OkMs: Float64Array): ScopeTimelineRow[] {
+    const rows: ScopeTimelineRow[] = [];
     for (let i = 0; i < this.buckets; i++) {
-      const base = i * COLS;
+      const base = i * cols;
       const o = base + OUTCOME0;
       rows.push({
         tMs: roundMs(this.fromMs + i * this.bucketMs),
@@ -121,7 +200,8 @@ export class Timeline {
         network: c[o + 4]!,
         forbidden: c[o + 5]!,
         biz: c[o + 6]!,
-        p99Ms: roundMs(this.#p99Ms[i]!),
+        p99Ms: roundMs(p99Ms[i]!),
+        p99OkMs: roundMs(p99OkMs[i]!),
         crossZoneRatio: roundRatio(ratio(c[base + CROSS]!, c[base + ATTEMPTS]!)),
       });
     }
@@ -131,12 +211,35 @@ export class Timeline {
   #close(b: number): void {
     if (this.#closed[b] === 1) return;
     this.#closed[b] = 1;
-    const h = this.#hists[b] ?? null;
-    if (h === null) return;
-    this.#p99Ms[b] = h.percentilesMs([99])[0]!;
+    if (this.#live[b] === 0) return;
+    this.#live[b] = 0;
+    this.#liveBuckets--;
+    const mergedAll = this.#mergedAll;
+    const mergedOk = this.#mergedOk;
+    for (const scope of this.#scopes) {
+      const h = scope.all[b] ?? null;
+      if (h !== null) {
+        scope.p99Ms[b] = h.percentilesMs(P99)[0]!;
+        mergedAll.add(h);
+        this.#release(h);
+        scope.all[b] = null;
+      }
+      const ok = scope.ok[b] ?? null;
+      if (ok !== null) {
+        scope.p99OkMs[b] = ok.percentilesMs(P99)[0]!;
+        mergedOk.add(ok);
+        this.#release(ok);
+        scope.ok[b] = null;
+      }
+    }
+    this.#p99Ms[b] = mergedAll.percentilesMs(P99)[0]!;
+    this.#p99OkMs[b] = mergedOk.percentilesMs(P99)[0]!;
+    mergedAll.reset();
+    mergedOk.reset();
+  }
+
+  #release(h: LatencyHistogram): void {
     h.reset();
-    this.#hists[b] = null;
     this.#pool.push(h);
-    this.#live--;
   }
 }

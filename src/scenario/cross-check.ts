@@ -12,6 +12,7 @@ import { describeFound } from './zod-issues.js';
 import { parseDuration } from './units.js';
 import { parseConditionRule } from '../dubbo/router/condition/condition-rule-router.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
+import { capacityOfSize } from '../world/addresses.js';
 import { isUserExpression } from '../world/consumer.js';
 
 type Obj = Record<string, unknown>;
@@ -46,11 +47,9 @@ function cidrRange(cidr: string, prefix: number): { first: number; last: number 
   return { first, last: first + size - 1 };
 }
 
-/** Usable host addresses in a CIDR of this prefix length (network and broadcast excluded below /31). */
+/** Addresses the run hands out from a CIDR of this prefix length (`world/addresses.ts`: no network, broadcast, .0 or .255 above a /24). */
 export function usableAddresses(prefix: number): number {
-  if (prefix >= 32) return 1;
-  if (prefix === 31) return 2;
-  return 2 ** (32 - prefix) - 2;
+  return capacityOfSize(2 ** (32 - prefix));
 }
 
 /** Group names of provider entries: `name`, or `<service>@<zone>#<index>` with index among groups of that service+zone. */

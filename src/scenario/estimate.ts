@@ -21,7 +21,7 @@
  *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
  *
  * Calibration (Node 20, 2 cores, 24 GB; peak RSS of the CLI's run path, as `bench/one.js` measures
- * it; the table is in the README's "Cost estimate and limits"): every shipped scenario within ±10%,
+ * it; the table is in docs/cli.md, "Cost estimate and limits"): every shipped scenario within ±10%,
  * the benchmark deployments and their scaled variants (90,000 consumer instances, 300,000 providers,
  * 1.9 M buckets, 40,000 requests in flight, stateful balancers, a scale-out of 5,000 at once) within
  * ±12%, from 100 MB to 3 GB. The exception is heavy overload with retries (`shared-pool-exhaustion`,

@@ -5,6 +5,7 @@
  * success it returns the normalized `Scenario`. This is the scenario layer's only file reader.
  */
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
+import { addressCapacityIssues } from './address-capacity.js';
 import { crossCheck } from './cross-check.js';
 import { loadDataFiles } from './data-files.js';
 import { normalizeScenario } from './normalize.js';
@@ -97,6 +98,26 @@ function yamlIssues(doc: Document, lc: LineCounter, file: string): ScenarioIssue
   });
 }
 
+/** Path issues with their positions in the file; a value written by `--set` is named instead. */
+function positioned(all: readonly PathIssue[], doc: Document, lc: LineCounter, fileName: string, applied: readonly Override[]): ScenarioIssue[] {
+  const docStart = lc.linePos(startOf(doc.contents) ?? 0);
+  const seen = new Set<string>();
+  const issues: ScenarioIssue[] = [];
+  for (const i of all) {
+    const path = formatPath(i.path);
+    if (seen.has(`${path}\u0000${i.message}`)) continue;
+    seen.add(`${path}\u0000${i.message}`);
+    // A value written by --set has no place in the file: point at the document start and name the --set.
+    const set = [...applied]
+      .reverse()
+      .find((o) => startsWith(i.path, o.path) || (startsWith(o.path, i.path) && createdBySet(doc, i.path)));
+    const { line, col } = set ? docStart : lc.linePos(offsetOf(doc, i.path, i.atKey === true));
+    const message = set ? `${i.message} (from --set ${set.expr})` : i.message;
+    issues.push({ file: fileName, line, col, path, message, ...(i.hint ? { hint: i.hint } : {}) });
+  }
+  return issues;
+}
+
 /** Parses and validates scenario text; `fileName` is used in messages and for the default scenario name. */
 export function parseScenarioWithRaw(text: string, fileName: string, overrides: readonly string[] = []): LoadedScenario {
   const lc = new LineCounter();
@@ -125,24 +146,7 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     ...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))),
     ...cross.issues,
   ];
-  if (all.length > 0) {
-    const docStart = lc.linePos(startOf(doc.contents) ?? 0);
-    const seen = new Set<string>();
-    const issues: ScenarioIssue[] = [];
-    for (const i of all) {
-      const path = formatPath(i.path);
-      if (seen.has(`${path}\u0000${i.message}`)) continue;
-      seen.add(`${path}\u0000${i.message}`);
-      // A value written by --set has no place in the file: point at the document start and name the --set.
-      const set = [...applied]
-        .reverse()
-        .find((o) => startsWith(i.path, o.path) || (startsWith(o.path, i.path) && createdBySet(doc, i.path)));
-      const { line, col } = set ? docStart : lc.linePos(offsetOf(doc, i.path, i.atKey === true));
-      const message = set ? `${i.message} (from --set ${set.expr})` : i.message;
-      issues.push({ file: fileName, line, col, path, message, ...(i.hint ? { hint: i.hint } : {}) });
-    }
-    throw new ScenarioError(issues);
-  }
+  if (all.length > 0) throw new ScenarioError(positioned(all, doc, lc, fileName, applied));
   // Measured distributions: data files are relative to the scenario file; bad data points at its own line.
   const dataIssues = loadDataFiles(parsed.data, raw, fileName, (p) => readTextFile(p, MAX_DATA_FILE_BYTES));
   if (dataIssues.length > 0) {
@@ -157,6 +161,9 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     );
   }
   const scenario = normalizeScenario(parsed.data!, fileName);
+  // Needs the normalized timeline (durations, fault targets, default CIDRs).
+  const capacity = addressCapacityIssues(scenario);
+  if (capacity.length > 0) throw new ScenarioError(positioned(capacity, doc, lc, fileName, applied));
   return { scenario, rawText: applied.length > 0 ? doc.toString() : text };
 }
 

@@ -5,7 +5,7 @@
  * into the raw YAML document before validation. Validation and error positions belong to
  * `load.ts`; malformed expressions are reported here as `ScenarioError`s naming the `--set`.
  */
-import { isAlias, isMap, isScalar, isSeq, parse as parseYaml, type Document, type Node, YAMLMap, YAMLSeq } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, parse as parseYaml, visit, type Document, type Node, YAMLMap, YAMLSeq } from 'yaml';
 import { ScenarioError } from './scenario-error.js';
 
 /** One parsed `--set` expression. */
@@ -83,38 +83,115 @@ function shown(path: ReadonlyArray<string | number>): string {
   return path.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('').replace(/^\./, '') || '(the document)';
 }
 
-/** Applies `--set` expressions to a parsed YAML document, in order; returns them parsed. */
+/** A deep copy of `node` without anchors (its aliases keep pointing at the original's anchors). */
+function copyOf(node: Node): Node {
+  const copy = node.clone() as Node;
+  visit(copy, {
+    Node(_, n) {
+      if ('anchor' in n) n.anchor = undefined;
+    },
+  });
+  if ('anchor' in copy) copy.anchor = undefined;
+  return copy;
+}
+
+/**
+ * Makes `node` private to its place before it is written: every alias of it elsewhere in the
+ * document (plain `*a` or a merge `<<: *a`) becomes a copy of its current value, so the write does
+ * not reach them.
+ */
+function unshare(doc: Document, node: unknown): void {
+  if (!isNode(node) || !('anchor' in node) || !node.anchor) return;
+  visit(doc, {
+    Alias(_, alias) {
+      if (alias.resolve(doc) === node) return copyOf(node);
+      return undefined;
+    },
+  });
+}
+
+/** A `<<` key (with `merge: true` the parser gives it a symbol value; a created one is the plain string). */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key)) return false;
+  const v = key.value;
+  return typeof v === 'symbol' ? v.description === '<<' : v === '<<' && (!key.type || key.type === 'PLAIN');
+}
+
+/** The value a merge key (`<<: *a`, `<<: [*a, *b]`, `<<: {...}`) gives `key` in `map`, if any. */
+function mergedValue(doc: Document, map: YAMLMap, key: string): Node | undefined {
+  for (const pair of map.items) {
+    if (!isMergeKey(pair.key)) continue;
+    const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
+    for (let source of sources) {
+      if (isAlias(source)) source = source.resolve(doc);
+      if (!isMap(source)) continue;
+      const found = source.items.find((p) => keyOf(p.key) === key);
+      if (found) return (isAlias(found.value) ? found.value.resolve(doc) : found.value) as Node | undefined;
+      const deeper = mergedValue(doc, source, key);
+      if (deeper !== undefined) return deeper;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Applies `--set` expressions to a parsed YAML document, in order; returns them parsed. A write
+ * changes only the path it names: an alias on the way becomes a copy of what it points at, an
+ * anchored node on the way first gives each of its aliases a copy, and a field that a map has
+ * only through a merge key is copied into the map before something inside it is written.
+ */
 export function applyOverrides(doc: Document, overrides: readonly string[], file = '<scenario>'): Override[] {
   const applied: Override[] = [];
   for (const expr of overrides) {
     const o = parseSetExpression(expr, file);
     if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = new YAMLMap() as never;
     let node: unknown = doc.contents;
+    unshare(doc, node);
     for (let k = 0; k < o.path.length; k++) {
-      if (isAlias(node)) node = node.resolve(doc);
       const seg = o.path[k]!;
       const last = k === o.path.length - 1;
       const make = (): Node =>
         last ? (doc.createNode(o.value) as Node) : typeof o.path[k + 1] === 'number' ? new YAMLSeq() : new YAMLMap();
+      // The child at `seg`: an alias there is replaced by a private copy, an anchored one is unshared.
+      const own = (child: unknown, put: (n: Node) => void): unknown => {
+        if (isAlias(child)) {
+          const copy = copyOf(child.resolve(doc) as Node);
+          put(copy);
+          return copy;
+        }
+        unshare(doc, child);
+        return child;
+      };
       if (isMap(node)) {
-        const pair = node.items.find((p) => keyOf(p.key) === String(seg));
-        const empty = !pair || pair.value === null || (isScalar(pair.value) && pair.value.value === null);
+        const map = node;
+        let pair = map.items.find((p) => keyOf(p.key) === String(seg));
+        if (!pair && !last) {
+          const merged = mergedValue(doc, map, String(seg));
+          if (merged !== undefined && merged !== null) {
+            map.items.push(doc.createPair(String(seg), copyOf(merged)) as never);
+            pair = map.items[map.items.length - 1];
+          }
+        }
+        const value = pair ? own(pair.value, (n) => (pair!.value = n)) : undefined;
+        const empty = !pair || value === null || (isScalar(value) && value.value === null);
         if (last || empty) {
           const child = make();
           if (pair) pair.value = child;
-          else node.items.push(doc.createPair(String(seg), child) as never);
+          else map.items.push(doc.createPair(String(seg), child) as never);
           node = child;
-        } else node = pair!.value;
+        } else node = value;
       } else if (isSeq(node)) {
         if (typeof seg !== 'number') fail(file, expr, `${shown(o.path.slice(0, k))} is a list; index it with [n]`);
-        const n = node.items.length;
+        const seq = node;
+        const n = seq.items.length;
         if ((seg as number) > n) fail(file, expr, `${shown(o.path.slice(0, k + 1))} is past the end of a list of ${n}`);
         if (last || seg === n) {
+          if (seg !== n) own(seq.items[seg as number], (c) => (seq.items[seg as number] = c));
           const child = make();
-          if (seg === n) node.items.push(child);
-          else node.items[seg as number] = child;
+          if (seg === n) seq.items.push(child);
+          else seq.items[seg as number] = child;
           node = child;
-        } else node = node.items[seg as number];
+        } else node = own(seq.items[seg as number], (c) => (seq.items[seg as number] = c));
       } else {
         fail(file, expr, `${shown(o.path.slice(0, k))} is a single value, not a map or list`);
       }

@@ -137,7 +137,7 @@ export function applyRecommendations(scenario: Scenario, recs: Array<Omit<Recomm
 }
 
 const overallScope = (s: Summary): ScopeSummary => {
-  const { scenario: _a, seed: _b, seeds: _c, version: _d, byConsumerZone: _e, byService: _f, byProviderGroup: _g, timeline: _h, ...rest } = s as Summary & Record<string, unknown>;
+  const { scenario: _a, seed: _b, seeds: _c, version: _d, byConsumerZone: _e, byService: _f, byProviderGroup: _g, timeline: _h, timelineByZone: _i, timelineByProviderGroup: _j, ...rest } = s as Summary & Record<string, unknown>;
   return rest as unknown as ScopeSummary;
 };
 

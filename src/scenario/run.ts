@@ -19,6 +19,7 @@ import { providerFilterChain } from '../dubbo/filter/provider-filter-chain.js';
 import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';
+import { scheduleTimelineSampling } from './timeline-sampler.js';
 import type { Scenario } from './types.js';
 
 /** Loaded plugin modules by the path the scenario names them with. */
@@ -92,8 +93,10 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
     durationMs: scenario.durationMs,
     bucketMs: scenario.bucketMs,
     providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
+    zones: Object.keys(scenario.zones).length,
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins);
+  scheduleTimelineSampling(world, recorder);
   const stats = world.run(options.onProgress);
   recorder.finish({
     simulatedMs: scenario.durationMs,

@@ -607,6 +607,9 @@ const networkSchema = z.strictObject(
   { error: onType('expected a network map { rtt }') },
 );
 
+/** The same rule as `--seed` (cli/seed-options.ts). */
+const EXPECTED_SEED = 'expected a non-negative safe integer (0 to 9007199254740991)';
+
 /** The whole raw scenario file. */
 export const rawScenarioSchema = z
   .strictObject(
@@ -614,7 +617,12 @@ export const rawScenarioSchema = z
       $schema: str().optional().describe('JSON Schema reference for editors.'),
       name: str().optional().describe('Scenario name; default the file name without extension.'),
       description: str().default(''),
-      seed: z.int({ error: 'expected an integer' }).default(1).describe('Seed of the run (default 1).'),
+      seed: z
+        .int({ error: EXPECTED_SEED })
+        .min(0, { error: EXPECTED_SEED })
+        .max(Number.MAX_SAFE_INTEGER, { error: EXPECTED_SEED })
+        .default(1)
+        .describe('Seed of the run (default 1): a non-negative safe integer, like --seed.'),
       duration: simulatedTimeSchema.prefault('60s').describe('Simulated time (default 60s).'),
       warmup: simulatedTimeSchema.prefault('5s').describe('Excluded from metrics (default 5s).'),
       bucket: bucketSchema.prefault('1s').describe('Timeline bucket width (default 1s).'),

@@ -340,19 +340,29 @@ function histogramIssues(v: RawHistogram, ctx: Ctx): void {
 const distDiscriminatorError = (iss: { code: string; input?: unknown }) =>
   iss.code === 'invalid_union' ? `expected dist to be one of ${DIST_NAMES.join(', ')}` : undefined;
 
-const NESTED_MIXTURE = 'a mixture cannot contain a mixture: list the inner components in the outer mixture (multiply their weights)';
-const isNestedMixture = (v: unknown) =>
-  v !== null && typeof v === 'object' && ((v as Record<string, unknown>).dist === 'mixture' || 'mixture' in (v as object));
-// Components are any distribution but a mixture: nesting is not supported, and said so.
+const NESTED_MIXTURE = 'a mixture component cannot itself be a mixture: list the inner components in the outer mixture (multiply their weights)';
 const componentDiscriminatorError = (iss: { code: string; input?: unknown }) =>
-  iss.code === 'invalid_union'
-    ? isNestedMixture(iss.input)
-      ? NESTED_MIXTURE
-      : `expected dist to be one of ${DIST_NAMES.filter((n) => n !== 'mixture').join(', ')}`
-    : undefined;
+  iss.code === 'invalid_union' ? `expected dist to be one of ${DIST_NAMES.filter((n) => n !== 'mixture').join(', ')}` : undefined;
+
+// Components are any distribution but a mixture: nesting is not supported, and said so, whichever
+// form the inner mixture takes (`dist: mixture` or the `mixture: [...]` shorthand, which has no
+// `dist` and would otherwise read as a component missing it). The check runs before the union, so
+// its message wins over what the union's branches would say.
+const mixtureComponent = z.preprocess(
+  (v, ctx) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const o = v as Record<string, unknown>;
+      if (o.dist === 'mixture' || 'mixture' in o) {
+        ctx.addIssue({ code: 'custom', path: [o.dist === 'mixture' ? 'dist' : 'mixture'], message: NESTED_MIXTURE, input: v });
+      }
+    }
+    return v;
+  },
+  z.discriminatedUnion('dist', [...distObjects(true)], { error: componentDiscriminatorError }),
+);
 
 const mixtureComponents = z
-  .array(z.discriminatedUnion('dist', [...distObjects(true)], { error: componentDiscriminatorError }), {
+  .array(mixtureComponent, {
     error: 'expected a list of weighted distributions ({ weight, dist, ... })',
   })
   .min(1, { error: 'expected at least one mixture component' })

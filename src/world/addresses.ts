@@ -1,6 +1,9 @@
 /**
  * IP addresses for simulated instances, handed out in order from each zone's CIDR (skipping the
- * network address and any .0/.255 last octet so addresses look like real hosts).
+ * network and broadcast addresses, and in CIDRs larger than a /24 any .0/.255 last octet, so
+ * addresses look like real hosts). An address is never handed out twice: an instance that
+ * replaces another gets a new one. `addressCapacity` says how many there are, so that scenario
+ * validation can refuse a timeline that would run out.
  */
 
 /** Parses `a.b.c.d/n` into a base number and size; throws on malformed input. */
@@ -21,22 +24,39 @@ export function ipToString(n: number): string {
   return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
+/**
+ * How many addresses an `AddressPool` over a CIDR of `size` addresses hands out: all of a /31 or
+ * /32, else all but the network and broadcast addresses, and above a /24 also no .0 or .255.
+ */
+export function capacityOfSize(size: number): number {
+  if (size <= 2) return size;
+  if (size <= 256) return size - 2;
+  return (size / 256) * 254;
+}
+
+/** How many addresses an `AddressPool` over `cidr` hands out (see `capacityOfSize`). */
+export function addressCapacity(cidr: string): number {
+  return capacityOfSize(parseCidr(cidr).size);
+}
+
 /** Sequential allocator over one CIDR. */
 export class AddressPool {
   readonly #base: number;
   readonly #size: number;
-  #next = 1;
+  #next: number;
 
   constructor(cidr: string) {
     const { base, size } = parseCidr(cidr);
     this.#base = base;
     this.#size = size;
+    // A /31 or /32 has no network or broadcast address (RFC 3021): every address is a host.
+    this.#next = size <= 2 ? 0 : 1;
   }
 
-  /** The next free address. */
+  /** The next free address; throws when the CIDR has none left (scenario validation prevents it). */
   allocate(): string {
     for (;;) {
-      if (this.#next >= this.#size - 1 && this.#size > 2) throw new Error('CIDR exhausted');
+      if (this.#next >= (this.#size <= 2 ? this.#size : this.#size - 1)) throw new Error('CIDR exhausted');
       const n = this.#base + this.#next++;
       const last = n & 255;
       if (this.#size > 256 && (last === 0 || last === 255)) continue;

@@ -128,6 +128,11 @@ export function faultBoundaries(scenario: Scenario): number[] {
   return [...times].sort((a, b) => a - b);
 }
 
+/** A fault's marker label, which applying the fault may complete with what it hit. */
+interface FaultMarkerLabel {
+  label: string;
+}
+
 /** The state of the timeline in one world: the pick stream and the instances faults have replaced. */
 class FaultTimeline {
   readonly #world: World;
@@ -144,17 +149,18 @@ class FaultTimeline {
 
   schedule(fault: FaultSpec): void {
     const world = this.#world;
-    const label = faultLabel(fault.action);
     if (fault.action.kind === 'rule' && this.#hooks.onRule === undefined) {
       throw new Error(`${fault.label}: a rule fault needs the onRule hook of scheduleFaults`);
     }
     this.#at(fault.atMs, () => {
-      world.observer.marker({ tMs: world.sim.now, kind: 'start', label });
-      const undo = this.#apply(fault.action, label);
+      // The marker names what the fault hit once it is applied (`crash 2 of ...: users-a#3, users-a#7`).
+      const marker: FaultMarkerLabel = { label: faultLabel(fault.action) };
+      const undo = this.#apply(fault.action, marker);
+      world.observer.marker({ tMs: world.sim.now, kind: 'start', label: marker.label });
       if (fault.forMs === undefined || undo === undefined) return;
       this.#at(fault.atMs + fault.forMs, () => {
         undo();
-        world.observer.marker({ tMs: world.sim.now, kind: 'end', label });
+        world.observer.marker({ tMs: world.sim.now, kind: 'end', label: marker.label });
       });
     });
   }
@@ -167,7 +173,7 @@ class FaultTimeline {
   }
 
   // Applies one action now; returns its undo, or undefined when it has none.
-  #apply(action: FaultAction, label: string): FaultUndo | undefined {
+  #apply(action: FaultAction, marker: FaultMarkerLabel): FaultUndo | undefined {
     const world = this.#world;
     switch (action.kind) {
       case 'zoneDown': {
@@ -183,7 +189,9 @@ class FaultTimeline {
         this.#bringBack(this.#current({ zone: action.zone }));
         return undefined;
       case 'crash': {
-        const hit = this.#pick(this.#live(action).filter((p) => p.state === 'up'), action);
+        const up = this.#live(action).filter((p) => p.state === 'up');
+        const hit = this.#pick(up, action);
+        if (action.instance === undefined && hit.length < up.length) marker.label += `: ${this.#names(hit)}`;
         for (const p of hit) {
           if (action.mode === 'blackhole') this.#blackhole(p);
           else this.#crash(p);
@@ -196,6 +204,7 @@ class FaultTimeline {
         const dead = all.filter((p) => p.state !== 'up');
         const n = amount(all.length, action);
         const chosen = dead.length >= n ? dead.slice(0, n) : [...dead, ...this.#pick(all.filter((p) => p.state === 'up'), { count: n - dead.length })];
+        if (action.instance === undefined && chosen.length < all.length) marker.label += `: ${this.#names(all.filter((p) => chosen.includes(p)))}`;
         for (const p of all) if (chosen.includes(p)) this.#restart(p);
         return undefined;
       }
@@ -256,7 +265,7 @@ class FaultTimeline {
         world.registry.setPushSwitch(action.on);
         return () => world.registry.setPushSwitch(!action.on);
       case 'rollingRestart':
-        this.#rollingRestart(action, label);
+        this.#rollingRestart(action, marker);
         return undefined;
       case 'traffic': {
         const undos = world.consumerGroups
@@ -397,20 +406,32 @@ class FaultTimeline {
   }
 
   // `batch` instances every `intervalMs`, oldest first, until every instance present at the start is done.
-  #rollingRestart(action: Extract<FaultAction, { kind: 'rollingRestart' }>, label: string): void {
+  #rollingRestart(action: Extract<FaultAction, { kind: 'rollingRestart' }>, marker: FaultMarkerLabel): void {
     const world = this.#world;
     const targets = this.#live(action);
     const batch = Math.max(1, action.batch);
     const batches = Math.ceil(targets.length / batch);
     const startMs = world.sim.now;
-    if (batches === 0) world.observer.marker({ tMs: startMs, kind: 'end', label });
+    marker.label += `: ${targets.length} instance${targets.length === 1 ? '' : 's'} in ${batches} batch${batches === 1 ? '' : 'es'}`;
+    // Even with nothing to restart, the end marker comes after the start marker.
+    if (batches === 0) this.#at(startMs, () => world.observer.marker({ tMs: world.sim.now, kind: 'end', label: marker.label }));
     for (let b = 0; b < batches; b++) {
       const slice = targets.slice(b * batch, (b + 1) * batch);
       this.#at(startMs + b * action.intervalMs, () => {
         for (const p of slice) if (!this.#retired.has(p)) this.#restart(p);
-        if (b === batches - 1) world.observer.marker({ tMs: world.sim.now, kind: 'end', label });
+        if (b === batches - 1) world.observer.marker({ tMs: world.sim.now, kind: 'end', label: marker.label });
       });
     }
+  }
+
+  /** `users-a#3, users-a#7` (as `instance:` targets name them now), at most four, then how many more. */
+  #names(instances: ProviderInstance[]): string {
+    const names = instances.slice(0, 4).map((p) => {
+      const name = p.group.spec.name;
+      return `${name}#${this.#current({ group: name }).indexOf(p)}`;
+    });
+    if (instances.length > 4) names.push(`${instances.length - 4} more`);
+    return instances.length === 0 ? 'no live instance' : names.join(', ');
   }
 }
 

@@ -7,6 +7,12 @@
 /** The one outcome of a request (SPEC 4). */
 export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz';
 
+/**
+ * The `cause` of an `ok` ending that is Dubbo's empty result: a cluster (failsafe, failback,
+ * mergeable) swallowed a failure and returned null, so the request may have had no attempt.
+ */
+export const EMPTY_RESULT_CAUSE = 'cluster:empty-result';
+
 /** The observer's per-request handle; the world only reads `ended`. */
 export interface RequestHandle {
   readonly ended: boolean;

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompareTable, formatRunTable, summaryCsv, timelineCsv } from '../../src/cli/format.js';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fmtBytes, formatCompareTable, formatRunTable, summaryCsv, timelineCsv } from '../../src/cli/format.js';
+import { main } from '../../src/cli/main.js';
 import { aggregateSummaries } from '../../src/metrics/aggregate.js';
 import { Recorder } from '../../src/metrics/recorder.js';
-import type { Summary } from '../../src/metrics/summary.js';
+import type { Outcome, Summary } from '../../src/metrics/summary.js';
+import { useTempDirs } from '../helpers/tmp.js';
+
+const tempDir = useTempDirs();
 
 interface Call {
   startMs: number;
@@ -68,7 +74,12 @@ function hdrReportedMs(ms: number): number {
 
 /** A latency percentile of successful calls: HdrHistogram's rank ceil(p·n), capped at the exact maximum. */
 function okPercentileMs(calls: Call[], percentile: number): number {
-  const values = calls.filter((c) => c.outcome === 'ok').map((c) => c.latencyMs).sort((a, b) => a - b);
+  return percentileMs(calls.filter((c) => c.outcome === 'ok'), percentile);
+}
+
+/** A latency percentile of the given calls, as HdrHistogram reports it. */
+function percentileMs(calls: Call[], percentile: number): number {
+  const values = calls.map((c) => c.latencyMs).sort((a, b) => a - b);
   const rank = Math.max(1, Math.ceil((percentile / 100) * values.length));
   return Math.min(hdrReportedMs(values[rank - 1]!), values.at(-1)!);
 }
@@ -91,6 +102,7 @@ function figures(calls: Call[]) {
     p50: okPercentileMs(calls, 50),
     p99: okPercentileMs(calls, 99),
     p999: okPercentileMs(calls, 99.9),
+    p99All: percentileMs(calls, 99),
   };
 }
 
@@ -140,7 +152,7 @@ describe('summaryCsv', () => {
 describe('timelineCsv', () => {
   it('has one row per bucket and puts fault markers in the bucket where they happen', () => {
     const rows = csvRows(timelineCsv(sampleSummary()));
-    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'p99Ms', 'crossZoneRatio', 'marker']);
+    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
     // Buckets start at the warmup's end; a marker before the first bucket goes to the first row.
     const starts = Array.from({ length: (DURATION_MS - WARMUP_MS) / BUCKET_MS }, (_, i) => WARMUP_MS + i * BUCKET_MS);
     const inBucket = (t: number) => CALLS.filter((c) => c.startMs >= t && c.startMs < t + BUCKET_MS).length;
@@ -154,31 +166,82 @@ describe('timelineCsv', () => {
   });
 });
 
+/** One zone, one method: `n` requests of each listed outcome, each `latencyMs` long, with optional causes. */
+function outcomeSummary(
+  groups: Array<{ outcome: Outcome; n: number; latencyMs: number; cause?: string }>,
+  opts: { pushes?: Array<[string, number]>; staleCalls?: number } = {},
+): Summary {
+  const r = new Recorder({ warmupMs: 0, durationMs: 10_000, bucketMs: 10_000, providerGroups: [{ name: 'users-a', instances: 1, threads: 10 }] });
+  let t = 1;
+  let stale = opts.staleCalls ?? 0;
+  for (const g of groups) {
+    for (let i = 0; i < g.n; i++, t++) {
+      const req = r.startRequest({ consumerGroup: 'web', consumerZone: 'zoneA', service: SERVICE, method: 'getUserById', idempotent: true, startMs: t });
+      if (g.outcome === 'ok' || g.outcome === 'timeout') {
+        r.attempt(req, { crossZone: false, stale: stale-- > 0, providerGroup: 'users-a' });
+        r.execution(req, 'users-a');
+      }
+      r.endRequest(req, g.outcome, t + g.latencyMs, g.cause);
+    }
+  }
+  for (const [consumer, bytes] of opts.pushes ?? []) r.push(consumer, bytes);
+  r.finish({ simulatedMs: 10_000, providerGroups: [{ name: 'users-a', busyMs: 0, peakActiveThreads: 1 }], inFlight: 0 });
+  return r.summary({ scenario: 'outcomes', seed: 1, seeds: [1], version: '0.1.0' });
+}
+
+/** The cell under `header` in `row`, located by the column's right edge (figures are right-aligned). */
+function cellUnder(headerLine: string, row: string, header: string): string {
+  const at = headerLine.indexOf(`  ${header}`);
+  expect(at, `column ${header}`).toBeGreaterThan(0);
+  const end = at + 2 + header.length;
+  return row.slice(0, end).trim().split(/\s+/).at(-1)!;
+}
+
 describe('formatRunTable', () => {
   /** The cells the run table shows for a scope: figures derived from its calls. */
   const runRow = (name: string, calls: Call[]) => {
     const f = figures(calls);
-    return [name, String(f.requests), ms(f.p50), ms(f.p99), ms(f.p999), pct(f.timeoutRate), pct(f.noProviderRate), '0', pct(f.crossZoneRatio)];
+    return [
+      name,
+      String(f.requests),
+      ms(f.p50),
+      ms(f.p99),
+      ms(f.p999),
+      ms(f.p99All),
+      pct(f.timeoutRate),
+      pct(f.noProviderRate),
+      pct(f.errorRate),
+      '0',
+      pct(f.crossZoneRatio),
+    ];
   };
 
-  it('prints overall and one row per consumer zone, then the noProvider causes', () => {
+  it('prints overall and one row per consumer zone, then the failed outcomes and the noProvider causes', () => {
     const lines = formatRunTable(sampleSummary()).split('\n');
     expect(lines.slice(0, 3)).toEqual(['sample: seed 1', `simulated ${DURATION_MS / 1000} s, measured from ${WARMUP_MS / 1000} s`, '']);
-    expect(lines[3]).toBe('scope    requests  p50 ms  p99 ms  p999 ms  timeout %  no-provider %  duplicates  cross-zone %');
+    expect(lines[3]).toBe(
+      'scope    requests  p50 ok ms  p99 ok ms  p999 ok ms  p99 all ms  timeout %  no-provider %  error %  duplicates  cross-zone %',
+    );
     expect(lines.slice(4, 7).map(cells)).toEqual([
       runRow('overall', CALLS),
       runRow('zoneA', CALLS.filter((c) => c.zone === 'zoneA')),
       runRow('zoneB', CALLS.filter((c) => c.zone === 'zoneB')),
     ]);
-    const noProvider = CALLS.filter((c) => c.outcome === 'noProvider').length;
-    expect(lines.slice(7)).toEqual(['', `noProvider causes: router:condition ${noProvider}`, '']);
+    const count = (o: Call['outcome']) => CALLS.filter((c) => c.outcome === o).length;
+    expect(lines.slice(7)).toEqual([
+      '',
+      `failures (${CALLS.length - count('ok')} of ${CALLS.length} requests): ${count('timeout')} timeout, ${count('noProvider')} noProvider`,
+      `noProvider causes: router:condition ${count('noProvider')}`,
+      '',
+    ]);
   });
 
   it('right-aligns every figure under the end of its column header, two spaces apart', () => {
     const lines = formatRunTable(sampleSummary()).split('\n');
     const header = lines[3]!;
-    const ends = [...header.matchAll(/\S+(?: \S+)?(?: %)?/g)].map((m) => m.index! + m[0].length);
-    expect(ends).toHaveLength(9);
+    // Headers are words joined by single spaces; columns are two or more spaces apart.
+    const ends = [...header.matchAll(/\S+(?: \S+)*/g)].map((m) => m.index! + m[0].length);
+    expect(ends).toHaveLength(11);
     for (const line of lines.slice(4, 7)) {
       const cellEnds = [...line.matchAll(/\S+/g)].map((m) => m.index! + m[0].length);
       expect(cellEnds.slice(1), line).toEqual(ends.slice(1));
@@ -198,8 +261,9 @@ describe('formatRunTable', () => {
     // changing these roundings.
     const half = (a: number, b: number) => (Math.tan(0.475 * Math.PI) * Math.abs(a - b)) / 2;
     expect(lines.at(-2)).toBe(
-      `95% CI (±): requests ${half(one.requests, two.requests).toFixed(1)}, p99 ${half(one.p99, two.p99).toFixed(3)} ms, ` +
-        `timeout ${pct(half(one.timeoutRate, two.timeoutRate))} %, no-provider ${pct(half(one.noProviderRate, two.noProviderRate))} %`,
+      `95% CI (±): requests ${half(one.requests, two.requests).toFixed(1)}, p99 ok ${half(one.p99, two.p99).toFixed(3)} ms, ` +
+        `timeout ${pct(half(one.timeoutRate, two.timeoutRate))} %, no-provider ${pct(half(one.noProviderRate, two.noProviderRate))} %, ` +
+        `error ${pct(half(one.errorRate, two.errorRate))} %`,
     );
   });
 
@@ -208,16 +272,75 @@ describe('formatRunTable', () => {
     s.noProviderCauses = {};
     expect(formatRunTable(s)).not.toContain('noProvider causes');
   });
+
+  it('shows 100.000 error % and a failures line when every request was forbidden, and no ok latency', () => {
+    const n = 40;
+    const lines = formatRunTable(outcomeSummary([{ outcome: 'forbidden', n, latencyMs: 0, cause: 'registry:forbidden' }])).split('\n');
+    const header = lines[3]!;
+    for (const scope of ['overall', 'zoneA']) {
+      const row = lines.find((l) => l.startsWith(`${scope} `))!;
+      expect(cellUnder(header, row, 'error %'), scope).toBe('100.000');
+      // No successful request: the ok latencies are a dash, never a fast-looking 0.
+      for (const col of ['p50 ok ms', 'p99 ok ms', 'p999 ok ms']) expect(cellUnder(header, row, col), `${scope} ${col}`).toBe('-');
+    }
+    expect(lines).toContain(`failures (${n} of ${n} requests): ${n} forbidden`);
+    expect(lines).toContain(`noProvider causes: registry:forbidden ${n}`);
+  });
+
+  it('counts every failed outcome in SPEC order, with the rejected causes', () => {
+    const s = outcomeSummary([
+      { outcome: 'ok', n: 5, latencyMs: 10 },
+      { outcome: 'forbidden', n: 2, latencyMs: 0, cause: 'registry:forbidden' },
+      { outcome: 'rejected', n: 3, latencyMs: 0, cause: 'entry' },
+      { outcome: 'rejected', n: 1, latencyMs: 1, cause: 'provider:threadpool' },
+      { outcome: 'network', n: 1, latencyMs: 2 },
+      { outcome: 'biz', n: 1, latencyMs: 3 },
+    ]);
+    const text = formatRunTable(s);
+    expect(text).toContain('\nfailures (8 of 13 requests): 4 rejected (entry 3, provider:threadpool 1), 1 network, 2 forbidden, 1 biz\n');
+    expect(cellUnder(text.split('\n')[3]!, text.split('\n')[4]!, 'error %')).toBe(pct(8 / 13));
+    // The rejected causes now live in the failures line only.
+    expect(text).not.toContain('rejected causes');
+  });
+
+  it('prints no failures line when every request succeeded', () => {
+    const text = formatRunTable(outcomeSummary([{ outcome: 'ok', n: 10, latencyMs: 10 }]));
+    expect(text).not.toContain('failures');
+    expect(cellUnder(text.split('\n')[3]!, text.split('\n')[4]!, 'error %')).toBe('0.000');
+  });
+
+  it('prints the registry line when the registry pushed, and none when it did not', () => {
+    const pushed = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }], {
+      pushes: [['web#0', 1_000_000], ['web#1', 234_567]],
+      staleCalls: 3,
+    });
+    expect(formatRunTable(pushed).split('\n')).toContain('registry: 2 pushes, 1.2 MB, 3 stale calls');
+    const quiet = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }]);
+    expect(quiet.registry.pushes).toBe(0);
+    expect(formatRunTable(quiet)).not.toContain('registry:');
+  });
+});
+
+describe('fmtBytes', () => {
+  it.each([
+    [0, '0 B'],
+    [999, '999 B'],
+    [1000, '1.0 kB'],
+    [1_234_567, '1.2 MB'],
+    [999_960, '1.0 MB'],
+    [5_500_000_000, '5.5 GB'],
+  ])('writes %d bytes as %s (decimal units)', (bytes, text) => {
+    expect(fmtBytes(bytes)).toBe(text);
+  });
 });
 
 describe('formatCompareTable', () => {
-  it('prints a header and one row per strategy, in the given order', () => {
+  it('prints a header and one row per strategy, in the given order, then each strategy\'s failures', () => {
     const extra = 4;
     const lines = formatCompareTable({ zoneAware: sampleSummary(1, extra), failover: sampleSummary() }).trimEnd().split('\n');
-    // The totals, then (two methods) a blank line, "by method", its header and 2 x 2 rows.
-    expect(lines).toHaveLength(10);
-    expect(lines.slice(3, 5)).toEqual(['', 'by method']);
-    expect(lines[0]).toMatch(/^strategy\s+requests\s+p50 ms\s+p99 ms\s+p999 ms\s+timeout %\s+no-provider %\s+error %\s+attempts\/req\s+duplicates\s+cross-zone %$/);
+    expect(lines[0]).toBe(
+      'strategy   requests  p50 ok ms  p99 ok ms  p999 ok ms  p99 all ms  timeout %  no-provider %  error %  attempts/req  duplicates  cross-zone %',
+    );
     expect(cells(lines[1]).slice(0, 2)).toEqual(['zoneAware', String(CALLS.length + extra)]);
     const f = figures(CALLS);
     expect(cells(lines[2])).toEqual([
@@ -226,6 +349,7 @@ describe('formatCompareTable', () => {
       ms(f.p50),
       ms(f.p99),
       ms(f.p999),
+      ms(f.p99All),
       pct(f.timeoutRate),
       pct(f.noProviderRate),
       pct(f.errorRate),
@@ -233,26 +357,131 @@ describe('formatCompareTable', () => {
       '0',
       pct(f.crossZoneRatio),
     ]);
+    // Then a blank line, one failures line per strategy, and (two methods) "by method" with 2 x 2 rows.
+    expect(lines.slice(3, 6)).toEqual([
+      '',
+      `zoneAware failures (2 of ${CALLS.length + extra} requests): 1 timeout, 1 noProvider`,
+      `failover failures (2 of ${CALLS.length} requests): 1 timeout, 1 noProvider`,
+    ]);
+    expect(lines.slice(6, 8)).toEqual(['', 'by method']);
+    expect(lines).toHaveLength(13);
   });
 
-  it('adds one row per strategy and method when there are several methods: requests, p99, timeout, rejected and error rates', () => {
+  it('shows the higher p99 over all requests of a failing strategy whose successful calls are faster', () => {
+    const healthy = outcomeSummary([{ outcome: 'ok', n: 100, latencyMs: 50 }]);
+    const failing = outcomeSummary([
+      { outcome: 'ok', n: 10, latencyMs: 5 },
+      { outcome: 'timeout', n: 90, latencyMs: 1000 },
+    ]);
+    const lines = formatCompareTable({ healthy, failing }).split('\n');
+    const header = lines[0]!;
+    const row = (name: string) => lines.find((l) => l.startsWith(`${name} `))!;
+    expect(['healthy', 'failing'].map((n) => [cellUnder(header, row(n), 'p99 ok ms'), cellUnder(header, row(n), 'p99 all ms')])).toEqual([
+      ['50.00', '50.00'],
+      ['5.00', '1000.00'],
+    ]);
+    expect(cellUnder(header, row('failing'), 'error %')).toBe('90.000');
+    expect(lines).toContain('failing failures (90 of 100 requests): 90 timeout');
+    expect(lines.some((l) => l.startsWith('healthy failures'))).toBe(false);
+  });
+
+  it('prints a registry line for each strategy whose registry pushed, and none for the others', () => {
+    const pushed = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }], { pushes: [['web#0', 2048]] });
+    const quiet = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }]);
+    const lines = formatCompareTable({ interface: pushed, static: quiet }).split('\n');
+    expect(lines).toContain('interface registry: 1 push, 2.0 kB, 0 stale calls');
+    expect(lines.some((l) => l.startsWith('static registry'))).toBe(false);
+    expect(formatCompareTable({ static: quiet })).not.toContain('registry');
+  });
+
+  it('adds one row per strategy and method when there are several methods: requests, p99 ok and all, timeout, rejected and error rates', () => {
     const lines = formatCompareTable({ failover: sampleSummary() }).trimEnd().split('\n');
-    expect(lines[4]).toMatch(/^strategy\s+method\s+requests\s+p99 ms\s+timeout %\s+rejected %\s+error %$/);
-    const rows = lines.slice(5).map(cells);
+    const at = lines.indexOf('by method');
+    expect(lines[at + 1]).toMatch(/^strategy\s+method\s+requests\s+p99 ok ms\s+p99 all ms\s+timeout %\s+rejected %\s+error %$/);
+    const rows = lines.slice(at + 2).map(cells);
     const get = CALLS.filter((c) => c.startMs >= WARMUP_MS && c.method === 'getUserById');
     const upd = CALLS.filter((c) => c.startMs >= WARMUP_MS && c.method === 'updateUser');
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
       ['failover', `${SERVICE}.getUserById`, String(get.length)],
       ['failover', `${SERVICE}.updateUser`, String(upd.length)],
     ]);
+    expect(rows.map((r) => [r[3], r[4]])).toEqual([
+      [ms(figures(get).p99), ms(figures(get).p99All)],
+      [ms(figures(upd).p99), ms(figures(upd).p99All)],
+    ]);
     // getUserById: 1 timeout of 3; updateUser: 1 noProvider of 2.
-    expect(rows.map((r) => [r[4], r[5], r[6]])).toEqual([
+    expect(rows.map((r) => [r[5], r[6], r[7]])).toEqual([
       [pct(1 / 3), pct(0), pct(1 / 3)],
       [pct(0), pct(0), pct(1 / 2)],
     ]);
-    // One method only: no second table.
+    // One method only: no second table (the header, the row, a blank line and the failures line).
     const one = sampleSummary();
     one.byService = { [`${SERVICE}.getUserById`]: one.byService[`${SERVICE}.getUserById`]! };
-    expect(formatCompareTable({ failover: one }).trimEnd().split('\n')).toHaveLength(2);
+    const oneLines = formatCompareTable({ failover: one }).trimEnd().split('\n');
+    expect(oneLines).toHaveLength(4);
+    expect(oneLines).not.toContain('by method');
+  });
+});
+
+describe('zonesim run table (through the CLI)', () => {
+  /** Nacos registry whose providers register only after the run: every call is refused with the forbidden error. */
+  const ALL_FORBIDDEN = `name: all-forbidden
+seed: 1
+duration: 3s
+warmup: 0s
+zones:
+  zoneA: { cidr: 10.10.0.0/16 }
+registry:
+  type: nacos
+  registerDelay: 100s
+services:
+  com.example.S:
+    methods:
+      m: { serviceTime: 5ms }
+providers:
+  - { service: com.example.S, zone: zoneA, count: 2 }
+consumers:
+  - application: web
+    zone: zoneA
+    instances: 2
+    rate: 100/s
+    calls: { com.example.S.m: 1 }
+`;
+
+  async function runTable(yaml: string): Promise<{ table: string; summary: Summary }> {
+    const dir = tempDir('zs-table-');
+    writeFileSync(join(dir, 'scenario.yaml'), yaml);
+    const out: string[] = [];
+    const io = { stdout: (s: string) => out.push(s), stderr: () => {}, cwd: dir };
+    expect(await main(['run', 'scenario.yaml', '--out', join(dir, 'results'), '--jobs', '1'], io)).toBe(0);
+    const name = readdirSync(join(dir, 'results'))[0]!;
+    const run = readdirSync(join(dir, 'results', name))[0]!;
+    const summary = JSON.parse(readFileSync(join(dir, 'results', name, run, 'summary.json'), 'utf8')) as Summary;
+    return { table: out.join(''), summary };
+  }
+
+  it('reads 100.000 error % with a failures line and the registry pushes when every request is forbidden', async () => {
+    const { table, summary } = await runTable(ALL_FORBIDDEN);
+    expect(summary.errorRate).toBe(1);
+    expect(summary.outcomes.forbidden).toBe(summary.requests);
+    expect(summary.requests).toBeGreaterThan(0);
+    expect(summary.registry.pushes).toBeGreaterThan(0);
+    const lines = table.split('\n');
+    const header = lines.find((l) => l.startsWith('scope '))!;
+    const overall = lines.find((l) => l.startsWith('overall '))!;
+    expect(cellUnder(header, overall, 'error %')).toBe('100.000');
+    expect(cellUnder(header, overall, 'p99 ok ms')).toBe('-');
+    expect(lines).toContain(`failures (${summary.requests} of ${summary.requests} requests): ${summary.requests} forbidden`);
+    expect(lines).toContain(
+      `registry: ${summary.registry.pushes} pushes, ${fmtBytes(summary.registry.pushBytes)}, ${summary.registry.staleCalls} stale calls`,
+    );
+  });
+
+  it('prints no registry line for a static registry, which never pushes', async () => {
+    const { table, summary } = await runTable(ALL_FORBIDDEN.replace(/registry:\n  type: nacos\n  registerDelay: 100s\n/, 'registry:\n  type: static\n'));
+    expect(summary.registry.pushes).toBe(0);
+    expect(summary.errorRate).toBe(0);
+    expect(table).not.toContain('registry:');
+    expect(table).not.toContain('failures');
   });
 });

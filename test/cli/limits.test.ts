@@ -83,6 +83,22 @@ describe('scenario files that are not text, or too large, are refused before par
   });
 });
 
+describe('a fault timeline that would run out of addresses is refused before the run', () => {
+  it('a scale-out past the zone CIDR exits 2 with the fault named (was "zonesim: CIDR exhausted", exit 1, mid-run)', async () => {
+    const f = join(tempDir('zs-limits-'), 'scale.yaml');
+    writeFileSync(
+      f,
+      `zones:\n  zoneA: { cidr: 10.10.0.0/28 }\nservices:\n  S: { methods: { m: { serviceTime: 20ms } } }\n` +
+        `providers:\n  - { service: S, zone: zoneA, count: 4 }\nconsumers:\n  - { zone: zoneA, rate: 10/s, calls: { S.m: 1 } }\n` +
+        `faults:\n  - { at: 10s, scale: { zone: zoneA, service: S, count: 20 } }\n`,
+    );
+    const r = await inProcess(['run', f, '--out', tempDir('zs-limits-')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(new RegExp(`^${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:10:57: faults\\[0\\]\\.scale\\.count: this fault starts 16 provider instances in zoneA: 21 addresses over the run`));
+    expect(r.out).toBe('');
+  });
+});
+
 describe('select --count is bounded', () => {
   it('refuses --count 1e9 with exit 2 (was a 5.9 GB abort)', () => {
     const r = zonesim(['select', '--loadbalance', 'random', '--provider', 'dubbo://10.0.0.1:20880/S', '--count', '1e9']);

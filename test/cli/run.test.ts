@@ -39,7 +39,7 @@ describe('zonesim run', () => {
     expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumer']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
-      ['biz', 'crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'rejected', 'requests', 'tMs', 'timeout'],
+      ['biz', 'crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'p99OkMs', 'pushes', 'rejected', 'requests', 'tMs', 'timeout'],
     );
   });
 

@@ -140,12 +140,12 @@ describe('zonesim sweep', () => {
     expect(csv[1]).toMatch(/^100ms,0,,\d+,/);
     const lines = r.out.split('\n');
     expect(lines[0]).toBe('timeout-sweep: 4 cells (2 × 2), seed 1');
-    expect(lines[2]).toMatch(/^#\s+timeout\s+retries\s+requests\s+p50 ms\s+p99 ms\s+p999 ms\s+p99 all ms\s+timeout %\s+no-provider %\s+error %\s+duplicates\s+attempts\/req\s+cross-zone %$/);
+    expect(lines[2]).toMatch(/^#\s+timeout\s+retries\s+requests\s+p50 ok ms\s+p99 ok ms\s+p999 ok ms\s+p99 all ms\s+timeout %\s+no-provider %\s+error %\s+duplicates\s+attempts\/req\s+cross-zone %$/);
     const doc = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'));
     // The best cell: the lowest p99 among those with a timeout rate under 50%.
     const eligible = doc.cells.filter((c: any) => c.summary.timeoutRate < 0.5);
     const best = eligible.reduce((a: any, c: any) => (c.summary.latencyMs.p99 < a.summary.latencyMs.p99 ? c : a));
-    expect(r.out).toMatch(new RegExp(`^best \\(lowest p99 ms, timeout % under 50\\.000\\): #${best.index} `, 'm'));
+    expect(r.out).toMatch(new RegExp(`^best \\(lowest p99 ok ms, timeout % under 50\\.000\\): #${best.index} `, 'm'));
     expect(r.out).toContain(`results: ${dir}`);
   });
 });

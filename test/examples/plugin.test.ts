@@ -64,6 +64,23 @@ describe('the example load-balancer plugin (examples/plugins/slowest-last-lb.js)
     expect(r.err).toMatch(/cannot load plugin "\.\/plugins\/slowest-last-lb\.js"/);
   });
 
+  it('is refused by --no-plugins, which names it and where the scenario names it (exit 2)', async () => {
+    const r = await run(['run', 'examples/plugin-scenario.yaml', '--no-plugins', '--out', out]);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      `${join(root, 'examples/plugin-scenario.yaml')}:40:22: consumers[0].reference["com.example.SearchService"].loadbalance: ` +
+        'loadbalance plugin "./plugins/slowest-last-lb.js" named, but plugins are disabled by --no-plugins (a plugin runs its code with your rights)\n',
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it.each(['run', 'compare', 'recommend'])('is refused by --no-plugins in a %s --dry-run too (pipelines vet scenarios that way)', async (command) => {
+    const r = await run([command, 'examples/plugin-scenario.yaml', '--no-plugins', '--dry-run']);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/plugin-scenario\.yaml:40:22: .*loadbalance plugin "\.\/plugins\/slowest-last-lb\.js" named, but plugins are disabled by --no-plugins/);
+    expect(r.code).toBe(2);
+  });
+
   it('can be driven by zonesim select by its path', async () => {
     const r = await run([
       'select', '--loadbalance', './examples/plugins/slowest-last-lb.js', '--json', '--count', '20',

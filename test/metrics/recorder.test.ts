@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
 import { Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
+import { EMPTY_RESULT_CAUSE } from '../../src/world/observer.js';
 
 const GROUPS = [
   { name: 'users-a', instances: 2, threads: 10 },
@@ -180,6 +181,7 @@ describe('Recorder', () => {
       'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
       'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
       'noProviderCauses', 'rejectedCauses', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline', 'events', 'faults',
+      'timelineByZone', 'timelineByProviderGroup',
     ]);
   });
 
@@ -395,12 +397,29 @@ describe('Recorder.checkInvariants', () => {
     const r = makeRecorder();
     const req = start(r, 1500);
     r.execution(req, 'users-a');
-    r.endRequest(req, 'ok', 1600);
+    r.endRequest(req, 'timeout', 1600);
     finish(r);
     expect(r.checkInvariants()).toEqual([
       '1 executions of requests that had no attempt',
       'attempts (0) < requests that reached a provider (1)',
     ]);
+  });
+
+  it('detects an ok request without any attempt, measured or not', () => {
+    const r = makeRecorder();
+    r.endRequest(start(r, 1500), 'ok', 1600);
+    r.endRequest(start(r, 10), 'ok', 20);
+    finish(r);
+    expect(r.checkInvariants()).toEqual([
+      "2 requests ended ok without any attempt (an ok outcome needs a provider's answer, or a cluster's empty result)",
+    ]);
+  });
+
+  it("accepts an ok request without attempt when it is a cluster's empty result (failsafe swallowed a refusal)", () => {
+    const r = makeRecorder();
+    r.endRequest(start(r, 1500), 'ok', 1600, EMPTY_RESULT_CAUSE);
+    finish(r);
+    expect(r.checkInvariants()).toEqual([]);
   });
 
   it('detects an execution at a provider group that was not declared', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { applyOverrides, parseScenario, parseSetExpression, ScenarioError } from '../../src/scenario/load.js';
+import { applyOverrides, parseScenario, parseScenarioWithRaw, parseSetExpression, ScenarioError } from '../../src/scenario/load.js';
 
 const BASE = `zones: { zoneA: {}, zoneB: {} }
 services:
@@ -129,5 +129,72 @@ describe('applyOverrides', () => {
     const applied = applyOverrides(doc, ['a.b=2', 'a["c.d"]=[1, 2]']);
     expect(doc.toJS()).toEqual({ a: { b: 2, 'c.d': [1, 2] } });
     expect(applied.map((o) => o.path)).toEqual([['a', 'b'], ['a', 'c.d']]);
+  });
+});
+
+// Issue 10: a node shared through a YAML anchor is written as if it were a copy, so --set changes
+// the one path it names and never the aliases or merges of the same anchor.
+describe('--set on anchored, aliased and merged nodes changes only the path given', () => {
+  const ANCHORED = `zones: { zoneA: {}, zoneB: {} }
+services:
+  S:
+    methods:
+      m: { serviceTime: 20ms }
+providers:
+  - &pa { name: a, service: S, zone: zoneA, count: 2, params: { tier: gold, rack: r1 } }
+  - { <<: *pa, name: b, zone: zoneB }
+  - *pa
+  - { <<: [ *pa ], name: d }
+consumers:
+  - { zone: zoneA, rate: 100, calls: { S.m: 1 } }
+`;
+  const counts = (sets: string[]) => parseScenario(ANCHORED.replace('  - *pa\n', '  - { <<: *pa, name: c }\n'), 'x.yaml', sets).providers.map((p) => p.count);
+  const providers = (sets: string[]) => {
+    // providers[2] is a plain alias of providers[0]: same name, so rename it through the alias first.
+    return parseScenario(ANCHORED, 'x.yaml', ['providers[2].name=c', ...sets]).providers;
+  };
+
+  it('the file as written shares the anchor', () => {
+    expect(providers([]).map((p) => [p.name, p.zone, p.count, p.params.tier])).toEqual([
+      ['a', 'zoneA', 2, 'gold'],
+      ['b', 'zoneB', 2, 'gold'],
+      ['c', 'zoneA', 2, 'gold'],
+      ['d', 'zoneA', 2, 'gold'],
+    ]);
+  });
+
+  it('writing into the anchored node leaves its merges and aliases alone (they used to change too)', () => {
+    expect(providers(['providers[0].count=7']).map((p) => p.count)).toEqual([7, 2, 2, 2]);
+    expect(counts(['providers[0].count=7'])).toEqual([7, 2, 2, 2]);
+  });
+
+  it('writing through an alias changes that entry only (it used to change the anchor and every alias)', () => {
+    expect(providers(['providers[2].count=9']).map((p) => p.count)).toEqual([2, 2, 9, 2]);
+  });
+
+  it('writing a nested field that comes from a merge keeps its merged siblings', () => {
+    const ps = providers(['providers[1].params.tier=silver']);
+    expect(ps.map((p) => p.params)).toEqual([
+      { tier: 'gold', rack: 'r1' },
+      { tier: 'silver', rack: 'r1' },
+      { tier: 'gold', rack: 'r1' },
+      { tier: 'gold', rack: 'r1' },
+    ]);
+  });
+
+  it('a nested field of the anchored node changes only there', () => {
+    expect(providers(['providers[0].params.tier=silver']).map((p) => p.params.tier)).toEqual(['silver', 'gold', 'gold', 'gold']);
+    expect(providers(['providers[3].params.rack=r9']).map((p) => p.params.rack)).toEqual(['r1', 'r1', 'r1', 'r9']);
+  });
+
+  it('replacing the anchored node as a whole keeps the aliases on the old value', () => {
+    const ps = providers(['providers[0]={name: z, service: S, zone: zoneB, count: 5}']);
+    expect(ps.map((p) => [p.name, p.count])).toEqual([['z', 5], ['b', 2], ['c', 2], ['d', 2]]);
+  });
+
+  it('the scenario as run reads back to the same scenario', () => {
+    const sets = ['providers[2].name=c', 'providers[0].count=7', 'providers[1].params.tier=silver'];
+    const { scenario, rawText } = parseScenarioWithRaw(ANCHORED, 'x.yaml', sets);
+    expect(parseScenario(rawText, 'x.yaml')).toEqual(scenario);
   });
 });

@@ -39,8 +39,21 @@ describe('actives on a reference (ActiveLimitFilter) in the timeout-retry storm'
     expect(limited.outcomes.timeout).toBeGreaterThan(0);
     expect(limited.outcomes.timeout).toBeLessThanOrEqual(limited.providerExecutions);
     expect(limited.outcomes.rejected).toBeGreaterThanOrEqual(limited.requests - SLOTS * 19);
-    // Refused attempts never reach a provider: only granted calls count as attempts.
-    expect(limited.attempts).toBe(limited.providerExecutions);
+    // A refusal by the consumer's own ActiveLimitFilter is an invoke of the provider's invoker by the
+    // cluster invoker (the filter chain wraps it), so it is an attempt, but never an execution: every
+    // request makes its 3 attempts (each a timeout or a refusal).
+    expect(limited.attempts).toBe(3 * limited.requests);
+    expect(limited.providerExecutions).toBeLessThan(limited.attempts);
+  });
+
+  it('failfast: one attempt per request whether the limit refuses it or not (refusals were left out: 0.958)', () => {
+    const failfast = run(['consumers[0].reference["com.example.OrderService"].cluster=failfast', 'consumers[0].reference["com.example.OrderService"].actives=1']);
+    expect(failfast.outcomes.rejected).toBeGreaterThan(0);
+    expect(failfast.retryAmplification).toBe(1);
+    expect(failfast.attempts).toBe(failfast.requests);
+    expect(failfast.providerExecutions).toBeLessThan(failfast.attempts);
+    // Every attempt goes to a zoneA provider from zoneA, refused or not.
+    expect(failfast.crossZoneRatio).toBe(0);
   });
 
   it('neither limits nor counts when actives is 0 (ActiveLimitFilter is not activated: ConfigUtils.isNotEmpty("0") is false)', () => {

@@ -207,6 +207,29 @@ describe('markers', () => {
     t.runTo(60_000);
     expect(t.markers).toEqual([{ tMs: 5_000, kind: 'start', label: 'registryDown' }]);
   });
+
+  it('names the instances a partial crash hit, in the start and the end marker alike', () => {
+    const t = world([fault(10_000, { kind: 'crash', zone: 'zoneA', service: USERS, count: 2 }, 5_000)]);
+    t.runTo(10_000);
+    const hit = t.groups['users-a']!.instances.map((p, i) => (p.state === 'crashed' ? `users-a#${i}` : '')).filter((n) => n !== '');
+    t.runTo(60_000);
+    const label = `crash 2 of ${USERS} in zoneA: ${hit.join(', ')}`;
+    expect(hit).toHaveLength(2);
+    expect(t.markers).toEqual([
+      { tMs: 10_000, kind: 'start', label },
+      { tMs: 15_000, kind: 'end', label },
+    ]);
+  });
+
+  it('says how many instances a rolling restart covers and in how many batches', () => {
+    const t = world([fault(20_000, { kind: 'rollingRestart', group: 'users-a', batch: 3, intervalMs: 10_000 })]);
+    t.runTo(60_000);
+    const label = 'rollingRestart group users-a (batch 3 every 10s): 4 instances in 2 batches';
+    expect(t.markers).toEqual([
+      { tMs: 20_000, kind: 'start', label },
+      { tMs: 30_000, kind: 'end', label },
+    ]);
+  });
 });
 
 describe('crash and restart', () => {

@@ -242,7 +242,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
       // DIVERGENCE: a refused attempt (LIMIT_EXCEEDED) skips every filter's before/after; in Dubbo the
       // filters earlier in the chain would see onError.
       const refused = yield* admit.call(filters[i], invoker, invocation);
-      if (refused !== null) return { kind: 'error', error: refused };
+      if (refused !== null) {
+        invoker.refusedByFilter?.(invocation);
+        return { kind: 'error', error: refused };
+      }
     }
     const start = sim.now;
     for (let i = 0; i < filters.length; i++) filters[i]!.before(invoker, invocation, start);

@@ -12,7 +12,7 @@
  */
 import type { Proc } from '../../engine/simulation.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
-import type { Outcome } from '../../world/observer.js';
+import { EMPTY_RESULT_CAUSE, type Outcome } from '../../world/observer.js';
 import type { ProviderExport } from '../../world/provider.js';
 import type { World } from '../../world/world.js';
 import type { RegistryModel } from '../../world/registry.js';
@@ -213,7 +213,10 @@ export function classify(result: Result): { outcome: Outcome; cause?: string } {
   if (result.kind === 'ok') {
     if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
     if (result.limited !== undefined) return { outcome: 'rejected', cause: 'provider:tps' };
-    return { outcome: result.bizException !== undefined ? 'biz' : 'ok' };
+    if (result.bizException !== undefined) return { outcome: 'biz' };
+    // Dubbo's empty result (null, also as a merged value): the one ok that may come without an attempt.
+    const empty = result.value === null || (Array.isArray(result.value) && result.value.includes(null));
+    return empty ? { outcome: 'ok', cause: EMPTY_RESULT_CAUSE } : { outcome: 'ok' };
   }
   const e = result.error;
   switch (e.code) {

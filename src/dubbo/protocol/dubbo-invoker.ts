@@ -145,6 +145,24 @@ export class DubboInvoker implements Invoker {
     return timeout;
   }
 
+  /**
+   * A call the consumer's ActiveLimitFilter refused before it reached this invoker: an attempt on this
+   * provider (its zone for crossZoneRatio, its registry state for staleCalls), never an execution.
+   */
+  refusedByFilter(invocation: RpcInvocation): void {
+    this.#recordAttempt((invocation.context as CallContext).request);
+  }
+
+  #recordAttempt(request: RequestHandle): void {
+    const ctx = this.#ctx;
+    const provider = this.provider;
+    ctx.observer.attempt(request, {
+      crossZone: provider.zone !== ctx.consumerZone,
+      stale: ctx.isKnownGone(provider),
+      providerGroup: provider.group.spec.name,
+    });
+  }
+
   *invoke(invocation: RpcInvocation): Proc<Result> {
     const ctx = this.#ctx;
     const sim = ctx.sim;
@@ -152,17 +170,15 @@ export class DubboInvoker implements Invoker {
     const method = invocation.getMethodName();
     const provider = this.provider;
     const timeoutMs = this.calculateTimeout(invocation, sim.now);
+    // The cluster invoked this provider's invoker: an attempt, even when nothing is sent (as an
+    // `actives` refusal is one), so attempts per request stay the cluster's invokes.
+    this.#recordAttempt(request);
     if (timeoutMs <= 0) {
       // DubboInvoker.doInvoke returns the exception as a result: failover does not retry it, and
-      // nothing is sent (so it is not counted as an attempt).
+      // nothing is sent (no execution).
       const error = noTimeLeft(invocation.serviceName, method);
       return { kind: 'ok', bizException: error.message, rpcException: error };
     }
-    ctx.observer.attempt(request, {
-      crossZone: provider.zone !== ctx.consumerZone,
-      stale: ctx.isKnownGone(provider),
-      providerGroup: provider.group.spec.name,
-    });
     if (!provider.connectable) {
       // DIVERGENCE: Dubbo fails at once with "channel is closed" when the connection is gone and
       // reconnects in the background; zonesim fails the same way without modelling reconnects.

@@ -7,6 +7,7 @@
  */
 import type { Invoker } from '../../rpc.js';
 import { loadRuleYaml, parseRouterRuleMeta, type RouterRuleMeta } from '../condition/condition-rule-parser.js';
+import { compileJavaRegex, javaMatches } from '../java-regex.js';
 import { RouterRuleError } from '../router-rule-error.js';
 
 /** StringMatch: the first field set decides (exact, prefix, regex, wildcard, empty, noempty). */
@@ -32,22 +33,12 @@ export interface Tag {
   match?: ParamMatch[];
 }
 
-// PERF: a tag rule is re-initialised on every address notification; regexes are compiled once.
-const regexCache = new Map<string, RegExp>();
-
 /** StringMatch.isMatch(input). */
 export function isStringMatch(m: StringMatch, input: string | undefined): boolean {
   if (m.exact !== undefined && input !== undefined) return input === m.exact;
   if (m.prefix !== undefined && input !== undefined) return input.startsWith(m.prefix);
-  if (m.regex !== undefined && input !== undefined) {
-    let re = regexCache.get(m.regex);
-    if (re === undefined) {
-      // Java String.matches: the whole input must match.
-      re = new RegExp(`^(?:${m.regex})$`);
-      regexCache.set(m.regex, re);
-    }
-    return re.test(input);
-  }
+  // Java String.matches (the whole input), in linear time (java-regex.ts; compiled once per pattern).
+  if (m.regex !== undefined && input !== undefined) return javaMatches(m.regex, input);
   // Only "*" is supported as a wildcard.
   if (m.wildcard !== undefined && input !== undefined) return input === m.wildcard || m.wildcard === '*';
   if (m.empty !== undefined) return input === undefined || input === '';
@@ -137,7 +128,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function parseStringMatch(v: unknown, where: string): StringMatch | undefined {
+function parseStringMatch(v: unknown, where: string, tag: string): StringMatch | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw new RouterRuleError(`${where}: expected a StringMatch map (exact, prefix, regex, wildcard, empty, noempty), found ${JSON.stringify(v)}`);
   const m: StringMatch = {};
@@ -145,11 +136,8 @@ function parseStringMatch(v: unknown, where: string): StringMatch | undefined {
     if (v[k] !== undefined && v[k] !== null) m[k] = String(v[k]);
   }
   if (m.regex !== undefined) {
-    try {
-      new RegExp(m.regex);
-    } catch {
-      throw new RouterRuleError(`${where}.regex: not a valid regular expression: ${m.regex}`);
-    }
+    const compiled = compileJavaRegex(m.regex);
+    if (!compiled.ok) throw new RouterRuleError(`${where}.regex (tag "${tag}"): ${JSON.stringify(m.regex)} ${compiled.problem}`);
   }
   return m;
 }
@@ -180,7 +168,7 @@ export function parseTagRule(rule: string | Record<string, unknown>): TagRouterR
         if (!isObject(m) || typeof m.key !== 'string') {
           throw new RouterRuleError(`${where}.match[${j}]: expected {key, value: {exact|prefix|regex|wildcard|empty|noempty}}, found ${JSON.stringify(m)}`);
         }
-        return { key: m.key, value: parseStringMatch(m.value, `${where}.match[${j}].value`) };
+        return { key: m.key, value: parseStringMatch(m.value, `${where}.match[${j}].value`, tag.name) };
       });
     }
     if (Array.isArray(t.addresses)) tag.addresses = t.addresses.map((a: unknown) => String(a));

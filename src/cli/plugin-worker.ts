@@ -1,0 +1,55 @@
+/**
+ * The worker side of `runWatchedJob` (plugin-watchdog.ts): a `check` whose routes go through
+ * router plugins, or a `select` of a plugin load balancer, run on a worker thread so that the main
+ * thread can stop a plugin call that does not return. Plugins are imported here, wrapped, with
+ * their calls reported into the job's slot. Errors go back as transferable objects (worker-error.ts).
+ */
+import type { Scenario } from '../scenario/types.js';
+import { checkScenario, type CheckReport } from './check.js';
+import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
+import { checkClusterStandIns, importPlugins, loadLoadBalancePlugin, type PluginRef } from './plugins.js';
+import { runSelect, type SelectOptions } from './select.js';
+import { toTransferable } from './worker-error.js';
+
+/** `check` with the router plugins it evaluates. */
+export interface CheckJob {
+  kind: 'check';
+  scenario: Scenario;
+  scenarioPath: string;
+  routers: PluginRef[];
+}
+
+/** `select` of a plugin load balancer (`options.loadbalance` is the module path). */
+export interface SelectJob {
+  kind: 'select';
+  options: Omit<SelectOptions, 'plugins'>;
+  baseDir: string;
+}
+
+/** What a `select` job printed and its exit code. */
+export interface SelectJobResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Piscina calls the default export with each job (and the slot the watchdog reads). */
+export default async function run(job: (CheckJob | SelectJob) & { slot: PluginSlot }): Promise<CheckReport | SelectJobResult> {
+  try {
+    usePluginSlot(job.slot);
+    if (job.kind === 'check') {
+      const plugins = await importPlugins(job.scenario, job.scenarioPath, job.routers);
+      return checkScenario(job.scenario, { plugins: { ...plugins, clusters: checkClusterStandIns(job.scenario) } });
+    }
+    const plugins = await loadLoadBalancePlugin(job.options.loadbalance, job.baseDir);
+    let stdout = '';
+    let stderr = '';
+    const io = { stdout: (s: string) => void (stdout += s), stderr: (s: string) => void (stderr += s), cwd: job.baseDir };
+    const code = runSelect({ ...job.options, plugins }, io);
+    return { code, stdout, stderr };
+  } catch (error) {
+    throw toTransferable(error);
+  } finally {
+    usePluginSlot(undefined);
+  }
+}

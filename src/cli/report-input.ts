@@ -1,0 +1,326 @@
+/**
+ * Reading a results folder's JSON for `zonesim report`: `summary.json`, `compare.json` and
+ * `sweep.json` are parsed and checked against the shape the report needs (zod), and bad input
+ * becomes one `file:line:col: path: expected ..., found ...` line (exit 2), never a stack trace.
+ * Fields that older zonesim versions did not write (`timelineByZone`, `p99OkMs`, `pushes`, ...)
+ * are optional, so older folders still render. It owns the checking and the positions, not the
+ * rendering.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { Summary } from '../metrics/summary.js';
+import { ScenarioError, formatPath, type FieldPath } from '../scenario/scenario-error.js';
+import { describeFound, valueAt } from '../scenario/zod-issues.js';
+import type { SweepDoc } from './sweep-output.js';
+
+const num = z.number();
+const latency = z.object({ mean: num, p50: num, p90: num, p99: num, p999: num, max: num });
+const outcomes = z.object({ ok: num, timeout: num, noProvider: num, rejected: num, network: num, forbidden: num, biz: num });
+const counts = z.record(z.string(), num);
+
+const scope = z.object({
+  requests: num,
+  ok: num,
+  outcomes,
+  timeoutRate: num,
+  noProviderRate: num,
+  errorRate: num,
+  latencyMs: latency,
+  latencyAllMs: latency,
+  attempts: num,
+  retryAmplification: num,
+  providerExecutions: num.optional(),
+  duplicateExecutions: num,
+  duplicateWrites: num.optional(),
+  orphanedExecutions: num.optional(),
+  crossZoneRatio: num,
+  noProviderCauses: counts.optional(),
+  rejectedCauses: counts.optional(),
+});
+
+const scopeRow = z.object({
+  tMs: num,
+  requests: num,
+  ok: num,
+  timeout: num,
+  noProvider: num,
+  rejected: num,
+  network: num,
+  forbidden: num,
+  biz: num.optional(),
+  p99Ms: num,
+  p99OkMs: num.optional(),
+  crossZoneRatio: num,
+});
+
+const providerRow = z.object({ tMs: num, executions: num, rejected: num, utilization: num, peakActiveThreads: num });
+
+/** The summary JSON as the report reads it (SPEC 4.1 plus the zonesim additions, those optional). */
+export const summarySchema = scope.extend({
+  scenario: z.string(),
+  seed: num,
+  seeds: z.array(num),
+  version: z.string(),
+  simulatedMs: num,
+  measuredFromMs: num,
+  registry: z.object({ pushes: num, pushBytes: num, staleCalls: num, byConsumer: z.record(z.string(), z.unknown()).optional() }),
+  byConsumerZone: z.record(z.string(), scope),
+  byService: z.record(z.string(), scope),
+  byProviderGroup: z.record(
+    z.string(),
+    z.object({ instances: num, executions: num, rejected: num, utilization: num, peakActiveThreads: num }),
+  ),
+  timeline: z.array(scopeRow.extend({ pushes: num.optional() })),
+  timelineByZone: z.record(z.string(), z.array(scopeRow)).optional(),
+  timelineByProviderGroup: z.record(z.string(), z.array(providerRow)).optional(),
+  events: counts.optional(),
+  faults: z.array(z.object({ tMs: num, kind: z.enum(['start', 'end']), label: z.string() })).optional(),
+  strategy: z.object({ name: z.string(), description: z.string(), settings: z.array(z.string()) }).optional(),
+  ci95: counts.optional(),
+});
+
+/** `compare.json`: the comparison header and one summary per strategy. */
+export const compareSchema = z.object({
+  scenario: z.string(),
+  seeds: z.array(num),
+  version: z.string(),
+  strategies: z.record(z.string(), z.string()).optional(),
+  byStrategy: z.record(z.string(), summarySchema).refine((r) => Object.keys(r).length > 0, { message: 'expected at least one strategy' }),
+});
+
+/** `sweep.json`: the sweep header and its cells. */
+export const sweepSchema = z.object({
+  scenario: z.string(),
+  seed: num,
+  seeds: z.array(num),
+  version: z.string(),
+  grid: z.record(z.string(), z.array(z.string())),
+  strategies: z.array(z.string()),
+  cells: z.array(
+    z.object({ index: num, values: z.record(z.string(), z.string()), strategy: z.string().nullable(), summary: summarySchema }),
+  ),
+});
+
+/** Reads and checks a run's `summary.json`. */
+export function readSummaryFile(path: string): Summary {
+  return readChecked(path, summarySchema) as Summary;
+}
+
+/** Reads and checks a comparison's `compare.json` (`strategies`, descriptions by name, may be absent in old files). */
+export function readCompareFile(path: string): { scenario: string; strategies: Record<string, string>; byStrategy: Record<string, Summary> } {
+  const doc = readChecked(path, compareSchema) as { scenario: string; strategies?: Record<string, string>; byStrategy: Record<string, Summary> };
+  return { scenario: doc.scenario, strategies: doc.strategies ?? {}, byStrategy: doc.byStrategy };
+}
+
+/** Reads and checks a sweep's `sweep.json`. */
+export function readSweepFile(path: string): SweepDoc {
+  return readChecked(path, sweepSchema) as SweepDoc;
+}
+
+/** The parsed document at `path` (the original object, unknown fields kept) once it fits `schema`. */
+function readChecked(path: string, schema: z.ZodType): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ScenarioError([{ file: path, line: 0, col: 0, path: '', message: `cannot read the file (${reason})` }]);
+  }
+  const doc = parseJson(text, path);
+  const checked = schema.safeParse(doc);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const at = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    throw fileError(path, text, locateJsonPath(text, at), at, issueMessage(issue, valueAt(doc, at)));
+  }
+  return doc;
+}
+
+/** JSON.parse, with a syntax error turned into a positioned one-line error. */
+export function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const problem = scanJson(text).error ?? { offset: 0, message: 'not valid JSON' };
+    throw fileError(file, text, problem.offset, [], `not valid JSON: ${problem.message}`);
+  }
+}
+
+function issueMessage(issue: z.core.$ZodIssue, found: unknown): string {
+  if (issue.code === 'invalid_type') return `expected ${article(String(issue.expected))}, found ${describeFound(found)}`;
+  if (issue.code === 'invalid_value') return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, found ${describeFound(found)}`;
+  return issue.message;
+}
+
+function article(type: string): string {
+  switch (type) {
+    case 'object':
+    case 'record':
+      return 'a map (JSON object)';
+    case 'array':
+      return 'a list (JSON array)';
+    case 'number':
+      return 'a number';
+    case 'string':
+      return 'a string';
+    default:
+      return type;
+  }
+}
+
+/** The one-line error of a results file: `file:line:col: path: message` (exit 2, no stack trace). */
+function fileError(file: string, text: string, offset: number, path: FieldPath, message: string): ScenarioError {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return new ScenarioError([{ file, line, col: offset - lineStart + 1, path: formatPath(path), message }]);
+}
+
+/** Offset of the value at `path` in JSON `text`, or of its deepest ancestor there. */
+export function locateJsonPath(text: string, path: FieldPath): number {
+  return scanJson(text, path).targetOffset ?? 0;
+}
+
+interface Frame {
+  kind: 'object' | 'array';
+  key: string | number;
+}
+
+/**
+ * A validating scan of JSON text, iterative (no recursion, so deep nesting is safe): the first
+ * syntax error (offset and what was expected), and the offset of the value at `target` (or of its
+ * deepest ancestor) when asked.
+ */
+export function scanJson(text: string, target?: FieldPath): { error?: { offset: number; message: string }; targetOffset?: number } {
+  const stack: Frame[] = [];
+  let i = 0;
+  let best: number | undefined;
+  let bestDepth = -1;
+  const n = text.length;
+  const ws = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) i++;
+      else break;
+    }
+  };
+  const fail = (message: string) => ({ error: { offset: Math.min(i, n), message }, targetOffset: best });
+  const onValue = () => {
+    if (target === undefined || stack.length > target.length || stack.length <= bestDepth) return;
+    for (let d = 0; d < stack.length; d++) if (String(stack[d]!.key) !== String(target[d])) return;
+    best = i;
+    bestDepth = stack.length;
+  };
+  // Scans a string starting at text[i] === '"'; returns its value, or an error message.
+  const str = (): { value: string } | { message: string } => {
+    const start = i;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        return { value: JSON.parse(text.slice(start, i)) as string };
+      }
+      if (c < 32) return { message: 'a control character inside a string' };
+      if (c === 92) {
+        const e = text[i + 1];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return { message: 'a bad \\u escape in a string' };
+          i += 6;
+        } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
+        else return { message: 'a bad escape in a string' };
+      } else i++;
+    }
+    return { message: 'a string that never ends' };
+  };
+  const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+  ws();
+  if (i === n) return fail('the file is empty');
+  // expect: 'value' | 'after' (a value just ended)
+  let expect: 'value' | 'after' = 'value';
+  for (;;) {
+    ws();
+    if (expect === 'value') {
+      onValue();
+      const c = text[i];
+      if (c === '{' || c === '[') {
+        i++;
+        ws();
+        if (c === '[') {
+          if (text[i] === ']') {
+            i++;
+            expect = 'after';
+            continue;
+          }
+          stack.push({ kind: 'array', key: 0 });
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          expect = 'after';
+          continue;
+        }
+        if (text[i] !== '"') return fail('expected a key in double quotes or "}"');
+        const key = str();
+        if ('message' in key) return fail(key.message);
+        ws();
+        if (text[i] !== ':') return fail('expected ":" after a key');
+        i++;
+        stack.push({ kind: 'object', key: key.value });
+        continue;
+      }
+      if (c === '"') {
+        const s = str();
+        if ('message' in s) return fail(s.message);
+      } else if (c === 't' && text.startsWith('true', i)) i += 4;
+      else if (c === 'f' && text.startsWith('false', i)) i += 5;
+      else if (c === 'n' && text.startsWith('null', i)) i += 4;
+      else {
+        NUMBER.lastIndex = i;
+        const m = NUMBER.exec(text);
+        if (m === null) return fail(i >= n ? 'the text ends where a value was expected' : 'expected a value (a number, string, true, false, null, { or [)');
+        i += m[0].length;
+      }
+      expect = 'after';
+      continue;
+    }
+    // After a value: end of document, or a separator or closer of the enclosing container.
+    const top = stack[stack.length - 1];
+    if (top === undefined) {
+      if (i < n) return fail('unexpected text after the JSON value');
+      return { targetOffset: best };
+    }
+    const c = text[i];
+    if (top.kind === 'array') {
+      if (c === ',') {
+        i++;
+        top.key = (top.key as number) + 1;
+        expect = 'value';
+      } else if (c === ']') {
+        i++;
+        stack.pop();
+      } else return fail(i >= n ? 'the text ends inside a list' : 'expected "," or "]" after a list item');
+      continue;
+    }
+    if (c === ',') {
+      i++;
+      ws();
+      if (text[i] !== '"') return fail('expected a key in double quotes after ","');
+      const key = str();
+      if ('message' in key) return fail(key.message);
+      ws();
+      if (text[i] !== ':') return fail('expected ":" after a key');
+      i++;
+      top.key = key.value;
+      expect = 'value';
+    } else if (c === '}') {
+      i++;
+      stack.pop();
+    } else return fail(i >= n ? 'the text ends inside a map' : 'expected "," or "}" after a value in a map');
+  }
+}

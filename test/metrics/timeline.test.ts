@@ -1,0 +1,247 @@
+/**
+ * The timeline's additions: per-consumer-zone rows, the ok-only p99, registry pushes per bucket and
+ * the provider side per group (`Recorder.sample`), and their aggregation over seeds.
+ */
+import { describe, expect, it } from 'vitest';
+import { aggregateSummaries } from '../../src/metrics/aggregate.js';
+import { MAX_SCOPE_TIMELINE_ROWS, Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
+import type { Summary } from '../../src/metrics/summary.js';
+import { Timeline } from '../../src/metrics/timeline.js';
+
+const META = { scenario: 's', seed: 1, seeds: [1], version: 'test' };
+const GROUPS = [
+  { name: 'users-a', instances: 2, threads: 10 },
+  { name: 'users-b', instances: 1, threads: 5 },
+];
+
+function makeRecorder(over: Partial<ConstructorParameters<typeof Recorder>[0]> = {}): Recorder {
+  return new Recorder({ warmupMs: 1000, durationMs: 4500, bucketMs: 1000, providerGroups: GROUPS, ...over });
+}
+
+function start(r: Recorder, startMs: number, zone = 'zoneA'): RequestRecord {
+  return r.startRequest({ consumerGroup: 'web', consumerZone: zone, service: 'S', method: 'm', idempotent: true, startMs });
+}
+
+function call(r: Recorder, startMs: number, latencyMs: number, outcome: 'ok' | 'timeout' = 'ok', zone = 'zoneA', crossZone = false): void {
+  const req = start(r, startMs, zone);
+  r.attempt(req, { crossZone, stale: false, providerGroup: 'users-a' });
+  r.endRequest(req, outcome, startMs + latencyMs);
+}
+
+function finish(r: Recorder): Summary {
+  r.finish({ simulatedMs: r.durationMs, providerGroups: [], inFlight: 0 });
+  return r.summary(META);
+}
+
+/** Within HdrHistogram's 0.1% (percentiles report the top of their bin). */
+const near = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(expected * 0.001 + 0.001);
+
+describe('Timeline by consumer zone', () => {
+  it("splits each bucket by consumer zone, and the zones' rows add up to the run's row", () => {
+    const r = makeRecorder();
+    call(r, 1100, 10, 'ok', 'zoneA', true);
+    call(r, 1200, 1000, 'timeout', 'zoneA');
+    call(r, 1300, 20, 'ok', 'zoneB');
+    call(r, 2500, 30, 'ok', 'zoneB', true);
+    const s = finish(r);
+    expect(Object.keys(s.timelineByZone!)).toEqual(['zoneA', 'zoneB']);
+    const a = s.timelineByZone!.zoneA!;
+    const b = s.timelineByZone!.zoneB!;
+    expect(a.map((row) => [row.tMs, row.requests, row.ok, row.timeout, row.crossZoneRatio])).toEqual([
+      [1000, 2, 1, 1, 0.5],
+      [2000, 0, 0, 0, 0],
+      [3000, 0, 0, 0, 0],
+      [4000, 0, 0, 0, 0],
+    ]);
+    expect(b.map((row) => [row.requests, row.ok, row.crossZoneRatio])).toEqual([
+      [1, 1, 0],
+      [1, 1, 1],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+    s.timeline.forEach((row, i) => {
+      expect(a[i]!.requests + b[i]!.requests).toBe(row.requests);
+      expect(a[i]!.ok + b[i]!.ok).toBe(row.ok);
+      expect(a[i]!.timeout + b[i]!.timeout).toBe(row.timeout);
+    });
+  });
+
+  it("computes each zone's p99 over its own requests and the run's over all zones together", () => {
+    const r = makeRecorder();
+    for (let i = 1; i <= 100; i++) call(r, 1000 + i, i, 'ok', 'zoneA');
+    for (let i = 1; i <= 100; i++) call(r, 1000 + i, 1000 + i, 'ok', 'zoneB');
+    const s = finish(r);
+    near(s.timelineByZone!.zoneA![0]!.p99Ms, 99);
+    near(s.timelineByZone!.zoneB![0]!.p99Ms, 1099);
+    // 200 requests: the 198th is zoneB's 98th.
+    near(s.timeline[0]!.p99Ms, 1098);
+  });
+
+  it('keeps histograms only for buckets with requests in flight, whatever the number of zones', () => {
+    const r = makeRecorder({ warmupMs: 0, durationMs: 120_000 });
+    for (let t = 0; t < 120_000; t += 10) call(r, t, 5 + (t % 7), 'ok', t % 20 === 0 ? 'zoneA' : 'zoneB');
+    const s = finish(r);
+    expect(s.timelineByZone!.zoneA!.every((row) => row.requests === 50)).toBe(true);
+    expect(r.peakLiveBucketHistograms).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('p99OkMs', () => {
+  it('is the p99 of the ok requests only, while p99Ms counts every request', () => {
+    const r = makeRecorder();
+    for (let i = 1; i <= 90; i++) call(r, 1000 + i, 10, 'ok');
+    for (let i = 1; i <= 10; i++) call(r, 1000 + i, 1000, 'timeout');
+    call(r, 2100, 1000, 'timeout');
+    const s = finish(r);
+    near(s.timeline[0]!.p99OkMs, 10);
+    near(s.timeline[0]!.p99Ms, 1000);
+    expect(s.timeline[1]!.p99OkMs).toBe(0);
+    near(s.timeline[1]!.p99Ms, 1000);
+    near(s.timelineByZone!.zoneA![0]!.p99OkMs, 10);
+  });
+
+  it('is rounded and averaged over seeds as milliseconds', () => {
+    const one = makeRecorder();
+    call(one, 1100, 10.0004);
+    const two = makeRecorder();
+    call(two, 1100, 20.0004);
+    const agg = aggregateSummaries([finish(one), finish(two)]);
+    near(agg.timeline[0]!.p99OkMs, 15);
+    expect(String(agg.timeline[0]!.p99OkMs).split('.')[1]?.length ?? 0).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('Recorder.sample: pushes and the provider side per bucket', () => {
+  it('is due at the window start, then at each bucket end, the last at the duration', () => {
+    const r = makeRecorder();
+    const times: number[] = [];
+    for (let k = 0; r.sampleTimeMs(k) !== undefined; k++) times.push(r.sampleTimeMs(k)!);
+    expect(times).toEqual([1000, 2000, 3000, 4000, 4500]);
+  });
+
+  it('puts each push in the bucket it was delivered in, and none from before the window', () => {
+    const r = makeRecorder();
+    r.push('c1', 100); // warm-up: counted in registry.pushes only
+    r.sample([]);
+    r.push('c1', 100);
+    r.push('c2', 100);
+    r.sample([]);
+    r.sample([]);
+    r.push('c1', 100);
+    r.sample([]);
+    r.sample([]);
+    r.push('c1', 100); // after the duration (drain)
+    const s = finish(r);
+    expect(s.timeline.map((row) => row.pushes)).toEqual([2, 0, 1, 0]);
+    expect(s.registry.pushes).toBe(5);
+  });
+
+  it('counts what the world did while being built when the window starts at 0', () => {
+    const r = makeRecorder({ warmupMs: 0 });
+    r.push('c1', 100);
+    r.sample([]);
+    r.push('c1', 100);
+    r.sample([]);
+    expect(finish(r).timeline[0]!.pushes).toBe(2);
+  });
+
+  it('gives each provider group its executions, rejections, utilization and peak threads per bucket', () => {
+    const r = makeRecorder();
+    const req = start(r, 1100);
+    const sample = (busyA: number, peakA: number, busyB: number, peakB: number) =>
+      r.sample([
+        { name: 'users-a', busyMs: busyA, peakActiveThreads: peakA },
+        { name: 'users-b', busyMs: busyB, peakActiveThreads: peakB },
+        { name: 'unknown', busyMs: 1e9, peakActiveThreads: 99 },
+      ]);
+    r.execution(req, 'users-a'); // during warm-up: not in any bucket
+    sample(500, 9, 0, 0);
+    r.execution(req, 'users-a');
+    r.execution(req, 'users-a');
+    r.rejected('users-b');
+    sample(500 + 2000, 3, 100, 1);
+    sample(2500, 1, 100, 0);
+    r.rejected('users-a');
+    sample(2500 + 20_000, 10, 100 + 5000, 5);
+    sample(22_500 + 5000, 4, 5100, 0); // the last bucket is 500 ms wide
+    r.attempt(req, { crossZone: false, stale: false, providerGroup: 'users-a' });
+    r.endRequest(req, 'ok', 1200);
+    const s = finish(r);
+    expect(Object.keys(s.timelineByProviderGroup!)).toEqual(['users-a', 'users-b']);
+    expect(s.timelineByProviderGroup!['users-a']).toEqual([
+      { tMs: 1000, executions: 2, rejected: 0, utilization: 0.1, peakActiveThreads: 3 },
+      { tMs: 2000, executions: 0, rejected: 0, utilization: 0, peakActiveThreads: 1 },
+      { tMs: 3000, executions: 0, rejected: 1, utilization: 1, peakActiveThreads: 10 },
+      { tMs: 4000, executions: 0, rejected: 0, utilization: 0.5, peakActiveThreads: 4 },
+    ]);
+    expect(s.timelineByProviderGroup!['users-b']!.map((row) => [row.rejected, row.utilization, row.peakActiveThreads])).toEqual([
+      [1, 0.02, 1],
+      [0, 0, 0],
+      [0, 1, 5],
+      [0, 0, 0],
+    ]);
+    expect(s.byProviderGroup['users-a']!.executions).toBe(3);
+  });
+
+  it('leaves the provider rows at 0 when nobody samples (a recorder used without a world)', () => {
+    const r = makeRecorder();
+    r.push('c1', 1);
+    const s = finish(r);
+    expect(s.timeline.every((row) => row.pushes === 0)).toBe(true);
+    expect(s.timelineByProviderGroup!['users-a']!.every((row) => row.executions === 0 && row.utilization === 0)).toBe(true);
+  });
+});
+
+describe('memory bound of the per-zone and per-group timelines', () => {
+  it('leaves both out when (zones + groups) x buckets would pass MAX_SCOPE_TIMELINE_ROWS, and keeps the run timeline whole', () => {
+    // 2 zones + 2 groups: 62,500 buckets is the most that fits.
+    const opts = { warmupMs: 0, bucketMs: 1, zones: 2 };
+    const fits = makeRecorder({ ...opts, durationMs: MAX_SCOPE_TIMELINE_ROWS / 4 });
+    const over = makeRecorder({ ...opts, durationMs: MAX_SCOPE_TIMELINE_ROWS / 4 + 1 });
+    for (const r of [fits, over]) {
+      r.sample([]);
+      r.push('c1', 1);
+      call(r, 0.5, 10, 'ok', 'zoneA');
+      call(r, 0.5, 30, 'timeout', 'zoneB');
+      r.sample([]);
+    }
+    const [a, b] = [finish(fits), finish(over)];
+    expect(Object.keys(a.timelineByZone!)).toEqual(['zoneA', 'zoneB']);
+    expect(a.timelineByProviderGroup!['users-a']).toHaveLength(MAX_SCOPE_TIMELINE_ROWS / 4);
+    expect('timelineByZone' in b || 'timelineByProviderGroup' in b).toBe(false);
+    expect(b.timeline[0]).toMatchObject({ requests: 2, ok: 1, timeout: 1, pushes: 1 });
+    near(b.timeline[0]!.p99Ms, 30);
+    near(b.timeline[0]!.p99OkMs, 10);
+  });
+});
+
+describe('Timeline', () => {
+  it('has no rows and no zones for an empty measured window', () => {
+    const t = new Timeline(1000, 1000, 1000);
+    t.finish();
+    expect(t.rows()).toEqual([]);
+    expect(t.scopeRows()).toEqual({});
+  });
+});
+
+describe('aggregateSummaries on the timeline additions', () => {
+  it('averages zone and provider-group rows bucket by bucket and keeps the first strategy block', () => {
+    const runs = [1, 3].map((n) => {
+      const r = makeRecorder();
+      for (let i = 0; i < n; i++) call(r, 1100 + i, 10, 'ok', 'zoneB');
+      const req = start(r, 1200, 'zoneB');
+      r.sample([{ name: 'users-a', busyMs: 0, peakActiveThreads: 0 }]);
+      for (let i = 0; i < n; i++) r.execution(req, 'users-a');
+      r.sample([{ name: 'users-a', busyMs: n * 1000, peakActiveThreads: n }]);
+      r.endRequest(req, 'timeout', 2200);
+      return { ...finish(r), strategy: { name: `s${n}`, description: 'd', settings: [`x = ${n}`] } };
+    });
+    const agg = aggregateSummaries(runs);
+    expect(agg.timelineByZone!.zoneB![0]!.requests).toBe(3);
+    expect(agg.timelineByZone!.zoneB![0]!.timeout).toBe(1);
+    expect(agg.timelineByProviderGroup!['users-a']![0]).toEqual({ tMs: 1000, executions: 2, rejected: 0, utilization: 0.1, peakActiveThreads: 2 });
+    expect(agg.timeline[0]!.pushes).toBe(0);
+    expect(agg.strategy).toEqual({ name: 's1', description: 'd', settings: ['x = 1'] });
+    expect(Object.keys(agg).slice(-3)).toEqual(['timelineByZone', 'timelineByProviderGroup', 'strategy']);
+  });
+});
