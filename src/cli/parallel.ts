@@ -2,8 +2,9 @@
  * Runs independent simulations (seeds, strategies, recommendation re-runs) on worker threads: a
  * Piscina pool of `jobs` threads, results returned in task order. One run stays single-threaded
  * and deterministic; only whole runs go to workers, so the output is the same for any `jobs`.
- * With `jobs` 1 (or a single task) everything runs in this thread, unless the scenarios name
- * plugins: then every task runs on a worker, watched by the plugin time budget (plugin-watchdog.ts).
+ * With `jobs` 1 (or a single task) everything runs in this thread; with more, this thread runs its
+ * share beside `jobs - 1` workers. When the scenarios name plugins every task runs on a worker,
+ * watched by the plugin time budget (plugin-watchdog.ts).
  */
 import { availableParallelism } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -55,19 +56,23 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
     }
     const { Piscina } = await import('piscina');
     const threads = Math.min(jobs, tasks.length);
-    const pool = new Piscina({ filename: workerFile(), minThreads: threads, maxThreads: threads, idleTimeout: 100 });
+    // PERF: without plugins this thread simulates too, as one of the `threads`: its modules are loaded
+    // and its JIT warm, which a fresh worker's are not. Tasks are dealt in turn (task i to executor
+    // i mod threads, this thread first), so each executor gets a mix of strategies and seeds.
+    const local = plugins.length === 0 ? tasks.map((_, i) => i).filter((i) => i % threads === 0) : [];
+    const remote = tasks.map((_, i) => i).filter((i) => !local.includes(i));
+    const workers = Math.max(1, Math.min(threads - (local.length > 0 ? 1 : 0), remote.length));
+    const pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 100 });
     // Workers write their progress into shared memory; this thread reads it while it waits.
     const buffer = watching ? new SharedArrayBuffer(16 * tasks.length) : undefined;
     const view = buffer === undefined ? undefined : new Float64Array(buffer);
     // Plugin code runs only on the workers; this thread stops them when a plugin call overruns.
     const watchdog = plugins.length === 0 ? undefined : new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
     const finished = new Set<number>();
-    const timer =
-      view === undefined
-        ? undefined
-        : setInterval(() => {
-            for (let i = 0; i < tasks.length; i++) if (!finished.has(i)) progress.update(i, view[2 * i]!, view[2 * i + 1]!);
-          }, 250);
+    const showWorkers = (): void => {
+      if (view !== undefined) for (const i of remote) if (!finished.has(i)) progress.update(i, view[2 * i]!, view[2 * i + 1]!);
+    };
+    const timer = view === undefined ? undefined : setInterval(showWorkers, 250);
     let destroyed = false;
     const destroy = async () => {
       if (destroyed) return;
@@ -75,17 +80,32 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
       await pool.destroy();
     };
     try {
-      const work = Promise.all(
-        tasks.map(async (task, i) => {
-          const run = { ...task, progress: buffer === undefined ? undefined : { buffer, index: i }, pluginSlot: watchdog?.slot(i) };
-          const summary = (await pool.run(run).catch((error: unknown) => {
-            throw fromTransferable(error);
-          })) as Summary;
+      const results: Summary[] = new Array(tasks.length);
+      const onWorkers = remote.map(async (i) => {
+        const run = { ...tasks[i]!, progress: buffer === undefined ? undefined : { buffer, index: i }, pluginSlot: watchdog?.slot(i) };
+        results[i] = (await pool.run(run).catch((error: unknown) => {
+          throw fromTransferable(error);
+        })) as Summary;
+        finished.add(i);
+        progress.done(i);
+      });
+      const here = (async () => {
+        for (const i of local) {
+          // Let the workers' tasks be sent first (and results be taken in) before this thread is busy.
+          await new Promise((resolve) => setImmediate(resolve));
+          // While this thread simulates the timer cannot fire: the workers' bars move with this one's.
+          const onProgress = watching
+            ? (simMs: number, requests: number) => {
+                progress.update(i, simMs, requests);
+                showWorkers();
+              }
+            : undefined;
+          results[i] = await runSimTask(tasks[i]!, onProgress);
           finished.add(i);
           progress.done(i);
-          return summary;
-        }),
-      );
+        }
+      })();
+      const work = Promise.all([...onWorkers, here]).then(() => results);
       return await (watchdog === undefined ? work : watchdog.guard(work, destroy));
     } finally {
       if (timer !== undefined) clearInterval(timer);
