@@ -126,7 +126,14 @@ describe('out of memory ends with one zonesim line and exit 1', () => {
 
   it('a worker thread that reaches its heap limit ends the same way (was an unhandled pool error with a stack)', () => {
     const out = tempDir('zs-limits-');
-    const r = zonesim(['run', BASELINE, '--force', '--set', 'consumers[0].instances=60000', '--seeds', '2', '--jobs', '2', '--out', out], 64);
+    // A plugin scenario runs every simulation on a worker (with --jobs 2 this thread would take one otherwise).
+    const r = zonesim(
+      [
+        'run', 'examples/plugin-scenario.yaml', '--force', '--set', 'consumers[0].instances=60000',
+        '--set', 'zones.rack1.cidr=10.1.0.0/16', '--set', 'zones.rack2.cidr=10.2.0.0/16', '--seeds', '2', '--jobs', '2', '--out', out,
+      ],
+      64,
+    );
     expect(r.code).toBe(1);
     expect(r.err).not.toMatch(/ERR_WORKER_OUT_OF_MEMORY|node:events|\n\s+at /);
     expect(r.err.trimEnd().split('\n').at(-1)).toMatch(/^zonesim: out of memory: a simulation worker thread reached its heap limit \(\d+ MB\)/);
