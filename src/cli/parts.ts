@@ -5,7 +5,8 @@
  * themselves belongs to `merge.ts`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { MAX_RESULT_FILE_BYTES, readTextFile, TextFileError } from '../scenario/read-text-file.js';
 import { basename, join, resolve } from 'node:path';
 import type { Summary } from '../metrics/summary.js';
 import type { Shard } from './grid.js';
@@ -102,10 +103,10 @@ export function partPaths(args: string[], io: Io): string[] {
 function readPart(path: string): Part {
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(path, 'utf8'));
+    doc = JSON.parse(readTextFile(path, MAX_RESULT_FILE_BYTES));
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    throw new UsageError(`${path}: ${e.code === 'ENOENT' ? 'no such file' : `not a readable JSON file (${e.message})`}`);
+    const e = error as Error;
+    throw new UsageError(`${path}: ${e instanceof TextFileError ? e.message : `not a readable JSON file (${e.message})`}`);
   }
   const p = doc as Partial<Part> | null;
   const ok =

@@ -6,12 +6,12 @@
  * are optional, so older folders still render. It owns the checking and the positions, not the
  * rendering.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Summary } from '../metrics/summary.js';
 import { ScenarioError, formatPath, type FieldPath } from '../scenario/scenario-error.js';
 import { describeFound, valueAt } from '../scenario/zod-issues.js';
 import type { SweepDoc } from './sweep-output.js';
+import { MAX_RESULT_FILE_BYTES, readTextFile, TextFileError } from '../scenario/read-text-file.js';
 
 const num = z.number();
 const latency = z.object({ mean: num, p50: num, p90: num, p99: num, p999: num, max: num });
@@ -121,9 +121,9 @@ export function readSweepFile(path: string): SweepDoc {
 function readChecked(path: string, schema: z.ZodType): unknown {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFile(path, MAX_RESULT_FILE_BYTES);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const reason = error instanceof TextFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
     throw new ScenarioError([{ file: path, line: 0, col: 0, path: '', message: `cannot read the file (${reason})` }]);
   }
   const doc = parseJson(text, path);

@@ -6,11 +6,11 @@
  * Cells run on the worker pool; `--shard k/n` runs every n-th cell and writes a part file that
  * `zonesim merge` combines. Rendering and writing belong to `sweep-output.ts`.
  */
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import type { Summary } from '../metrics/summary.js';
 import { loadScenarioWithRaw, ScenarioError } from '../scenario/load.js';
+import { readTextFile } from '../scenario/read-text-file.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import { strategyInfo, withStrategy } from './report-strategy.js';
 import type { Scenario, StrategySpec } from '../scenario/types.js';
@@ -102,9 +102,9 @@ export function readAxes(opts: Pick<SweepOptions, 'grid' | 'gridFile'>, io: Io):
     const file = resolve(io.cwd, opts.gridFile);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new UsageError(`--grid-file: cannot read "${opts.gridFile}"`);
+      text = readTextFile(file);
+    } catch (error) {
+      throw new UsageError(`--grid-file: cannot read "${opts.gridFile}": ${(error as Error).message}`);
     }
     axes.push(...parseGridFile(text, opts.gridFile));
   }

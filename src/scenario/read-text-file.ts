@@ -10,6 +10,12 @@ import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 /** Scenario files and other text inputs above this size are refused before parsing (10 MB). */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Result files zonesim wrote itself and reads back (`summary.json`, `compare.json`, sweep part
+ * files): larger than scenarios, still far below what a string and its JSON.parse can hold.
+ */
+export const MAX_RESULT_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Why a file cannot be read as text; `message` is the reason, without the path. */
 export class TextFileError extends Error {
   constructor(message: string) {

@@ -83,6 +83,30 @@ describe('scenario files that are not text, or too large, are refused before par
   });
 });
 
+describe('files zonesim reads back (grid files, sweep parts, results) are bounded the same way', () => {
+  it('sweep --grid-file /dev/zero exits 2 at once', async () => {
+    const r = await inProcess(['sweep', BASELINE, '--grid-file', '/dev/zero', '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('zonesim: --grid-file: cannot read "/dev/zero": a character device, not a file; expected a text file\n');
+  });
+
+  it('merge of a part that is a FIFO exits 2 without waiting for a writer', () => {
+    const fifo = join(tempDir('zs-limits-'), 'sweep.part-1-of-2.json');
+    execFileSync('mkfifo', [fifo]);
+    const r = zonesim(['merge', fifo]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`zonesim: ${fifo}: a FIFO (named pipe), not a file; expected a text file\n`);
+  });
+
+  it('report on a results folder whose summary.json is a FIFO exits 2 without waiting for a writer', () => {
+    const dir = tempDir('zs-limits-');
+    execFileSync('mkfifo', [join(dir, 'summary.json')]);
+    const r = zonesim(['report', dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/summary\.json.*cannot read the file \(a FIFO \(named pipe\), not a file; expected a text file\)/);
+  });
+});
+
 describe('a fault timeline that would run out of addresses is refused before the run', () => {
   it('a scale-out past the zone CIDR exits 2 with the fault named (was "zonesim: CIDR exhausted", exit 1, mid-run)', async () => {
     const f = join(tempDir('zs-limits-'), 'scale.yaml');
