@@ -7,8 +7,6 @@
  * watched by the plugin time budget (plugin-watchdog.ts).
  */
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Summary } from '../metrics/summary.js';
 import { UsageError } from './io.js';
 import { PluginWatchdog } from './plugin-watchdog.js';
@@ -16,6 +14,7 @@ import { pluginNames, pluginPolicy, refuseDerivedPlugins } from './plugins.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { runSimTask, type SimTask } from './sim-task.js';
 import { fromTransferable } from './worker-error.js';
+import { openPool } from './worker-pool.js';
 
 /** `--jobs` default: one thread per core. */
 export function defaultJobs(): number {
@@ -27,14 +26,6 @@ export function checkJobs(jobs: number | undefined): number {
   if (jobs === undefined) return defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs: expected a whole number >= 1, found ${jobs}`);
   return jobs;
-}
-
-// The compiled worker. Under the TypeScript sources (tests) the build's copy is used.
-function workerFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  const compiled = here.endsWith('.ts') ? fileURLToPath(new URL('../../dist/cli/sim-worker.js', import.meta.url)) : fileURLToPath(new URL('./sim-worker.js', import.meta.url));
-  if (!existsSync(compiled)) throw new Error(`worker file ${compiled} is missing: run npm run build`);
-  return compiled;
 }
 
 /**
@@ -54,7 +45,6 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
       }
       return out;
     }
-    const { Piscina } = await import('piscina');
     const threads = Math.min(jobs, tasks.length);
     // PERF: without plugins this thread simulates too, as one of the `threads`: its modules are loaded
     // and its JIT warm, which a fresh worker's are not. Tasks are dealt in turn (task i to executor
@@ -62,7 +52,7 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
     const local = plugins.length === 0 ? tasks.map((_, i) => i).filter((i) => i % threads === 0) : [];
     const remote = tasks.map((_, i) => i).filter((i) => !local.includes(i));
     const workers = Math.max(1, Math.min(threads - (local.length > 0 ? 1 : 0), remote.length));
-    const pool = new Piscina({ filename: workerFile(), minThreads: workers, maxThreads: workers, idleTimeout: 100 });
+    const { pool, destroy } = await openPool('sim-worker', workers);
     // Workers write their progress into shared memory; this thread reads it while it waits.
     const buffer = watching ? new SharedArrayBuffer(16 * tasks.length) : undefined;
     const view = buffer === undefined ? undefined : new Float64Array(buffer);
@@ -73,12 +63,6 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
       if (view !== undefined) for (const i of remote) if (!finished.has(i)) progress.update(i, view[2 * i]!, view[2 * i + 1]!);
     };
     const timer = view === undefined ? undefined : setInterval(showWorkers, 250);
-    let destroyed = false;
-    const destroy = async () => {
-      if (destroyed) return;
-      destroyed = true;
-      await pool.destroy();
-    };
     try {
       const results: Summary[] = new Array(tasks.length);
       const onWorkers = remote.map(async (i) => {

@@ -7,10 +7,9 @@
  * `plugin ./my-lb.js: select() did not return within 10 s` (exit 1). Owns the wall-clock side
  * and the single-job worker that `check` and `select` use; simulations go through parallel.ts.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { callLabel, F_CALL, F_PLUGIN, F_SEQ, PLUGIN_CALLS, SLOT_FIELDS, type PluginSlot } from './plugin-guard.js';
 import { fromTransferable } from './worker-error.js';
+import { openPool } from './worker-pool.js';
 
 /** `--plugin-timeout` default. */
 export const DEFAULT_PLUGIN_TIMEOUT_MS = 10_000;
@@ -109,28 +108,14 @@ export class PluginWatchdog {
   }
 }
 
-/** The compiled file of a worker module; under the TypeScript sources (tests) the build's copy. */
-export function compiledWorker(name: string): string {
-  const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.ts') ? fileURLToPath(new URL(`../../dist/cli/${name}.js`, import.meta.url)) : fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-  if (!existsSync(file)) throw new Error(`worker file ${file} is missing: run npm run build`);
-  return file;
-}
 
 /**
  * Runs one job of plugin-worker.ts (a `check` or a `select` that calls plugins) on a worker thread
  * under the watchdog, and returns its result.
  */
 export async function runWatchedJob<T>(job: object, plugins: readonly string[], budgetMs: number): Promise<T> {
-  const { Piscina } = await import('piscina');
-  const pool = new Piscina({ filename: compiledWorker('plugin-worker'), minThreads: 1, maxThreads: 1, idleTimeout: 100 });
+  const { pool, destroy } = await openPool('plugin-worker', 1);
   const watchdog = new PluginWatchdog(1, plugins, budgetMs);
-  let destroyed = false;
-  const destroy = async () => {
-    if (destroyed) return;
-    destroyed = true;
-    await pool.destroy();
-  };
   try {
     const work = pool.run({ ...job, slot: watchdog.slot(0) }).catch((error: unknown) => {
       throw fromTransferable(error);
