@@ -10,13 +10,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { FailoverClusterInvoker } from '../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { RpcCode } from '../../src/dubbo/constants.js';
-import type { ClusterInvokerLike, Result, RpcInvocation } from '../../src/dubbo/rpc.js';
-import type { Proc } from '../../src/engine/simulation.js';
+import type { Result } from '../../src/dubbo/rpc.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario, type Plugins } from '../../src/scenario/run.js';
+import { observedFailover } from '../helpers/observed-failover.js';
 
 const file = fileURLToPath(new URL('../../scenarios/timeout-retry-storm.yaml', import.meta.url));
 const SERVICE_MS = 1500;
@@ -36,28 +35,7 @@ const busyThreadMs = (s: Summary, threads: number) =>
 const roundingMs = (threads: number) => 0.5e-6 * PROVIDERS * threads * DURATION_MS;
 
 /** A failover cluster that keeps every final Result it returns (a cluster plugin over the real one). */
-function recordingFailover(results: Result[]): Plugins {
-  return {
-    clusters: {
-      failover: (directory, runtime) => {
-        const inner = new FailoverClusterInvoker(directory, runtime);
-        const wrapper: ClusterInvokerLike = {
-          getUrl: () => inner.getUrl(),
-          getRegistryUrl: () => inner.getRegistryUrl(),
-          isAvailable: () => inner.isAvailable(),
-          isDestroyed: () => inner.isDestroyed(),
-          destroy: () => inner.destroy(),
-          *invoke(invocation: RpcInvocation): Proc<Result> {
-            const result = yield* inner.invoke(invocation);
-            results.push(result);
-            return result;
-          },
-        };
-        return wrapper;
-      },
-    },
-  };
-}
+const recordingFailover = (results: Result[]): Plugins => observedFailover({ after: (_invocation, result) => results.push(result) });
 
 describe('a provider keeps working after the consumer timed out (20 threads, unbounded queue)', () => {
   const THREADS = 20;

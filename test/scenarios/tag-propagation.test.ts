@@ -11,12 +11,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { FailoverClusterInvoker } from '../../src/dubbo/cluster/failover-cluster-invoker.js';
-import type { ClusterInvokerLike, Result, RpcInvocation } from '../../src/dubbo/rpc.js';
-import type { Proc } from '../../src/engine/simulation.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario, type Plugins } from '../../src/scenario/run.js';
+import { observedFailover } from '../helpers/observed-failover.js';
 
 const file = fileURLToPath(new URL('../../scenarios/call-graph-amplification.yaml', import.meta.url));
 const INVENTORY = 'com.example.InventoryService';
@@ -28,29 +26,14 @@ const CANARY_TIER2 = [
 ];
 
 /** Attachments of every call as its cluster invoker saw them, by service (a cluster plugin over failover). */
-function recording(seen: Map<string, Array<Map<string, string>>>): Plugins {
-  return {
-    clusters: {
-      failover: (directory, runtime) => {
-        const inner = new FailoverClusterInvoker(directory, runtime);
-        const wrapper: ClusterInvokerLike = {
-          getUrl: () => inner.getUrl(),
-          getRegistryUrl: () => inner.getRegistryUrl(),
-          isAvailable: () => inner.isAvailable(),
-          isDestroyed: () => inner.isDestroyed(),
-          destroy: () => inner.destroy(),
-          *invoke(invocation: RpcInvocation): Proc<Result> {
-            const list = seen.get(invocation.serviceName) ?? [];
-            seen.set(invocation.serviceName, list);
-            list.push(new Map(invocation.attachments));
-            return yield* inner.invoke(invocation);
-          },
-        };
-        return wrapper;
-      },
+const recording = (seen: Map<string, Array<Map<string, string>>>): Plugins =>
+  observedFailover({
+    before: (invocation) => {
+      const list = seen.get(invocation.serviceName) ?? [];
+      seen.set(invocation.serviceName, list);
+      list.push(new Map(invocation.attachments));
     },
-  };
-}
+  });
 
 function run(sets: string[], seen?: Map<string, Array<Map<string, string>>>): Summary {
   const { scenario } = loadScenarioWithRaw(file, [...CANARY_TIER2, ...sets]);

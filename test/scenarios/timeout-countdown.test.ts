@@ -15,13 +15,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { FailoverClusterInvoker } from '../../src/dubbo/cluster/failover-cluster-invoker.js';
-import type { ClusterInvokerLike, Result, RpcInvocation } from '../../src/dubbo/rpc.js';
-import type { Proc } from '../../src/engine/simulation.js';
+import type { Result } from '../../src/dubbo/rpc.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario, type Plugins } from '../../src/scenario/run.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
+import { observedFailover } from '../helpers/observed-failover.js';
 
 const file = fileURLToPath(new URL('../../scenarios/call-graph-amplification.yaml', import.meta.url));
 const PLACE = 'com.example.OrderService.place';
@@ -36,28 +35,8 @@ interface Call {
 }
 
 /** Every call's final `_TO` and Result, through a cluster plugin over failover. */
-function recording(calls: Call[]): Plugins {
-  return {
-    clusters: {
-      failover: (directory, runtime) => {
-        const inner = new FailoverClusterInvoker(directory, runtime);
-        const wrapper: ClusterInvokerLike = {
-          getUrl: () => inner.getUrl(),
-          getRegistryUrl: () => inner.getRegistryUrl(),
-          isAvailable: () => inner.isAvailable(),
-          isDestroyed: () => inner.isDestroyed(),
-          destroy: () => inner.destroy(),
-          *invoke(invocation: RpcInvocation): Proc<Result> {
-            const result = yield* inner.invoke(invocation);
-            calls.push({ service: invocation.serviceName, to: invocation.getAttachment('_TO'), result });
-            return result;
-          },
-        };
-        return wrapper;
-      },
-    },
-  };
-}
+const recording = (calls: Call[]): Plugins =>
+  observedFailover({ after: (invocation, result) => calls.push({ service: invocation.serviceName, to: invocation.getAttachment('_TO'), result }) });
 
 function run(sets: string[], calls?: Call[], strategy?: string): Summary {
   let { scenario } = loadScenarioWithRaw(file, sets);
