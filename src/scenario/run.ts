@@ -8,7 +8,7 @@ import { clusters, unknownName } from '../dubbo/extensions.js';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
-import { buildRouterChain } from '../dubbo/router/chain.js';
+import { buildRouterChain, SharedRouteCache } from '../dubbo/router/chain.js';
 import { createRuntime } from '../dubbo/runtime.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { Recorder } from '../metrics/recorder.js';
@@ -53,6 +53,13 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
   const extraParams = { 'envoy.local_zones': [...perZone].map(([z, n]) => `${z}:${n}`).join(',') };
   const events = { count: (name: string, by = 1) => recorder.count(name, by) };
   const shared = new SharedInvokers();
+  // One route-result store per service, shared by every instance's chain for it (see SharedRouteCache).
+  const routeCaches = new Map<string, SharedRouteCache>();
+  const routeCacheOf = (service: string): SharedRouteCache => {
+    let cache = routeCaches.get(service);
+    if (cache === undefined) routeCaches.set(service, (cache = new SharedRouteCache()));
+    return cache;
+  };
   return new World(scenario, {
     seed,
     observer: recorder,
@@ -71,7 +78,8 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         runtime,
         extraParams,
         shared,
-        routerChain: (service) => buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers }),
+        routerChain: (service) =>
+          buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers, sharedCache: routeCacheOf(service) }),
         cluster: (name) => {
           const f = plugins.clusters?.[name] ?? clusters[name];
           if (f === undefined) throw new Error(unknownName('cluster', name, clusters));

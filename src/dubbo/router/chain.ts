@@ -38,6 +38,47 @@ export interface RouterChainOptions {
   cache?: boolean;
   /** Entries kept before the cache is cleared (default 1024). */
   cacheMaxEntries?: number;
+  /**
+   * Route results shared with the chains of other consumer instances built from the same routers
+   * (one store per service and `routers:` list); see `SharedRouteCache`.
+   */
+  sharedCache?: SharedRouteCache;
+}
+
+/**
+ * PERF: route results shared by the chains of every consumer instance of one service built from one
+ * `routers:` list. Thousands of instances receive the same pushed lists (the registry layer shares
+ * each list version's invoker array); without sharing each instance would route every list version
+ * itself, and keep its own cache cold in memory. A chain uses the store only while every router it
+ * routes with is one whose result is a function of the invokers, the consumer URL's parameters and
+ * the call (the mock selector, the tag router, the zone router) and no rule was changed on it since
+ * it was built; entries are then keyed by the consumer URL's parameters (never its host), the list
+ * (by identity) and the chain's cache key. Anything else keeps a private cache, as before.
+ */
+export class SharedRouteCache {
+  readonly #scopes = new Map<string, WeakMap<Invoker[], Map<string, CachedRoute>>>();
+
+  /** The shared entries of one consumer-URL scope and one list. */
+  entriesFor(scope: string, invokers: Invoker[]): Map<string, CachedRoute> {
+    let byList = this.#scopes.get(scope);
+    if (byList === undefined) this.#scopes.set(scope, (byList = new WeakMap()));
+    let entries = byList.get(invokers);
+    if (entries === undefined) byList.set(invokers, (entries = new Map()));
+    return entries;
+  }
+}
+
+// Routers whose result depends on nothing of the consumer URL but its parameters (not its host or
+// port), on no random stream and on no state but the invokers they were notified of and their rule.
+function routesByParameters(router: StateRouter): boolean {
+  return router instanceof MockInvokersSelector || router instanceof TagStateRouter || router instanceof ZoneStateRouter;
+}
+
+// The part of a consumer URL that sharable routers can read: everything but the host and port.
+function parameterScope(url: URL): string {
+  let scope = `${url.protocol}\u0000${url.path}`;
+  for (const k of [...url.params.keys()].sort()) scope += `\u0000${k}=${url.params.get(k)}`;
+  return scope;
 }
 
 // A router's cache inputs, or null when its result must not be cached.
@@ -101,17 +142,31 @@ export class RouterChain implements RouterChainLike {
   #cacheable = false;
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
   #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
-  readonly #cache = new Map<string, CachedRoute>();
+  /** Route results for `#cacheInvokers` and `#cacheConsumerUrl`: this chain's own, or shared ones. */
+  #cache = new Map<string, CachedRoute>();
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
+  readonly #shared: SharedRouteCache | null;
+  /** True while the routers are as built and all route by parameters (see `SharedRouteCache`). */
+  #sharing = false;
+  /** A rule was changed on this chain since it was built: it never shares again. */
+  #diverged = false;
+  #scopeUrl: URL | null = null;
+  #scope = '';
   #hits = 0;
   #misses = 0;
 
   constructor(routers: readonly StateRouter[] = [], options: RouterChainOptions = {}) {
     this.#cacheEnabled = options.cache ?? true;
     this.#cacheMaxEntries = Math.max(1, options.cacheMaxEntries ?? DEFAULT_ROUTE_CACHE_ENTRIES);
+    this.#shared = options.sharedCache ?? null;
     this.replaceRouters(routers);
+    // The routers as built: a later replaceRouters, addRouter, removeRouter or setTagRule diverges.
+    this.#built = true;
+    this.#rekey();
   }
+
+  #built = false;
 
   /** The routers in chain order, as added (a keyed condition rule is listed as itself). */
   getRouters(): readonly StateRouter[] {
@@ -131,7 +186,7 @@ export class RouterChain implements RouterChainLike {
     if (invokers.length === 0 || this.#effective.length === 0) return { invokers, trace: [] };
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
-      this.#cache.clear();
+      this.#cache = this.#sharing ? this.#shared!.entriesFor(this.#scopeOf(consumerUrl), invokers) : new Map();
       this.#cacheInvokers = invokers;
       this.#cacheConsumerUrl = consumerUrl;
     }
@@ -248,18 +303,34 @@ export class RouterChain implements RouterChainLike {
     this.#effective = out.map((r, i) => [r, i] as const).sort((a, b) => a[0].order - b[0].order || a[1] - b[1]).map(([r]) => r);
   }
 
-  /** Drops cached results; call after changing a router's state from outside the chain. */
+  /** Drops cached results; call after changing a router's state from outside the chain (it then stops sharing results). */
   clearCache(): void {
-    this.#cache.clear();
+    this.#diverged = true;
+    this.#sharing = false;
+    this.#dropCache();
+  }
+
+  #dropCache(): void {
+    // A shared map is never cleared here: other chains still use it.
+    this.#cache = new Map();
     this.#cacheInvokers = null;
   }
 
+  #scopeOf(url: URL): string {
+    if (url !== this.#scopeUrl) {
+      this.#scopeUrl = url;
+      this.#scope = parameterScope(url);
+    }
+    return this.#scope;
+  }
+
   /** Route cache counters (for tests and benchmarks). */
-  cacheStats(): { hits: number; misses: number; entries: number; cacheable: boolean } {
-    return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size, cacheable: this.#cacheable };
+  cacheStats(): { hits: number; misses: number; entries: number; cacheable: boolean; shared: boolean } {
+    return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size, cacheable: this.#cacheable, shared: this.#sharing };
   }
 
   #reconfigure(): void {
+    if (this.#built) this.#diverged = true;
     this.#buildEffective();
     this.#notifiedRouters = this.#notified();
     this.#rekey();
@@ -267,7 +338,7 @@ export class RouterChain implements RouterChainLike {
 
   // Drops the route cache and recomputes whether and by what the routes can be cached.
   #rekey(): void {
-    this.clearCache();
+    this.#dropCache();
     let cacheable = this.#cacheEnabled;
     const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
     for (const router of this.#effective) {
@@ -281,6 +352,7 @@ export class RouterChain implements RouterChainLike {
     }
     this.#cacheable = cacheable;
     this.#keyParts = cacheable ? parts : [];
+    this.#sharing = cacheable && this.#shared !== null && this.#built && !this.#diverged && this.#effective.every(routesByParameters);
   }
 
   // PERF: the key holds only each router's decision (or the inputs it declared), so most calls share a few entries.

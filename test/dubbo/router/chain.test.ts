@@ -3,7 +3,7 @@
  * mutations, the route cache (same answers as uncached routing), and buildRouterChain.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRouter, buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
+import { buildRouter, buildRouterChain, RouterChain, SharedRouteCache } from '../../../src/dubbo/router/chain.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../../../src/dubbo/router/router.js';
 import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.js';
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
@@ -212,6 +212,86 @@ describe('RouterChain route cache', () => {
     const stats = cached.cacheStats();
     expect(stats.cacheable).toBe(true);
     expect(stats.hits).toBeGreaterThan(stats.misses);
+  });
+
+  describe('shared by the chains of many consumer instances', () => {
+    const SERVICE = 'com.example.UserService';
+    // Instances differ by host; the last two are in another zone (another `zone` parameter).
+    const CONSUMERS = ['10.10.1.5', '10.10.1.6', '10.10.1.7', '10.20.1.5', '10.20.1.6'].map((host) =>
+      URL.valueOf(`consumer://${host}/${SERVICE}?application=web&zone=${host.startsWith('10.10') ? 'zoneA' : 'zoneB'}`),
+    );
+    const PARAMETER_ROUTERS: RouterSpec[] = [
+      { type: 'tag', rule: 'tags:\n  - name: blue\n    addresses: ["10.10.0.2:20880", "10.10.0.3:20880"]' },
+      { type: 'zone', fallback: true },
+    ];
+
+    // Each instance gets each new list version at its own time (push lag), as the registry shares one array per version.
+    function drive(specs: RouterSpec[], sharedCache: SharedRouteCache | undefined, seed: number) {
+      const rng = new RandomStreams(seed).stream('calls');
+      const chains = CONSUMERS.map(() => buildRouterChain(specs, { service: SERVICE, sharedCache }));
+      const references = CONSUMERS.map(() => buildRouterChain(specs, { service: SERVICE, cache: false }));
+      const versions = [providers()];
+      const held = CONSUMERS.map(() => 0);
+      chains.forEach((c, i) => c.setInvokers(versions[0]!));
+      references.forEach((c) => c.setInvokers(versions[0]!));
+      for (let i = 0; i < 4000; i++) {
+        if (i % 400 === 399) {
+          const last = versions.at(-1)!;
+          versions.push(last.length > 6 ? last.slice(1) : providers());
+        }
+        const n = rng.nextInt(CONSUMERS.length);
+        if (held[n]! < versions.length - 1 && rng.nextInt(20) === 0) {
+          held[n]!++;
+          chains[n]!.setInvokers(versions[held[n]!]!);
+          references[n]!.setInvokers(versions[held[n]!]!);
+        }
+        const list = versions[held[n]!]!;
+        const inv = randomCall(rng);
+        const a = chains[n]!.route(CONSUMERS[n]!, list, inv);
+        const b = references[n]!.route(CONSUMERS[n]!, list, inv);
+        expect(a.invokers.map((x) => list.indexOf(x))).toEqual(b.invokers.map((x) => list.indexOf(x)));
+        expect(a.trace).toEqual(b.trace);
+        expect(a.emptiedBy).toEqual(b.emptiedBy);
+      }
+      return chains.map((c) => c.cacheStats());
+    }
+
+    it('gives every instance the answers of its own uncached chain, computing each list version once for all', () => {
+      const shared = drive(PARAMETER_ROUTERS, new SharedRouteCache(), 7);
+      const own = drive(PARAMETER_ROUTERS, undefined, 7);
+      expect(shared.every((s) => s.shared)).toBe(true);
+      expect(own.some((s) => s.shared)).toBe(false);
+      const misses = (stats: { misses: number }[]) => stats.reduce((n, s) => n + s.misses, 0);
+      // The same calls: sharing can only turn misses into hits.
+      expect(misses(shared)).toBeLessThan(misses(own) * 0.6);
+    });
+
+    it('keeps a private cache when a router reads more of the consumer than its parameters', () => {
+      // Both condition rules depend on the consumer's host: instances must not share their answers.
+      const byHost: RouterSpec[] = [
+        { type: 'condition', rule: 'host = 10.10.1.5 => region = r1' },
+        { type: 'condition', rule: '=> host = $host', force: false },
+        ...PARAMETER_ROUTERS,
+      ];
+      const stats = drive(byHost, new SharedRouteCache(), 11);
+      expect(stats.some((s) => s.shared)).toBe(false);
+      expect(stats.every((s) => s.cacheable)).toBe(true);
+    });
+
+    it('stops sharing on a chain whose rules change, leaving the others their shared answers', () => {
+      const store = new SharedRouteCache();
+      const [a, b] = [0, 1].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
+      const list = providers();
+      a!.setInvokers(list);
+      b!.setInvokers(list);
+      const blue = call('getUser', { 'dubbo.tag': 'blue' });
+      expect(a!.route(CONSUMERS[0]!, list, blue)).toBe(b!.route(CONSUMERS[1]!, list, blue));
+      a!.setTagRule('tags:\n  - name: blue\n    addresses: ["10.10.0.5:20880"]');
+      expect(a!.cacheStats().shared).toBe(false);
+      expect(b!.cacheStats().shared).toBe(true);
+      expect(indicesIn(list, a!.route(CONSUMERS[0]!, list, blue).invokers)).toEqual([4]);
+      expect(indicesIn(list, b!.route(CONSUMERS[1]!, list, blue).invokers)).toEqual([1, 2]);
+    });
   });
 
   it('keys only on the inputs routers declare', () => {
