@@ -70,6 +70,22 @@ export class SimEvent<T = unknown> {
     this.value = value;
   }
 
+  /**
+   * PERF: `succeed` as the last action of an agenda callback. When the kernel says the event would be
+   * the very next agenda entry processed (`Simulation.takeTail`), its waiters run now instead of
+   * after a trip through the agenda: the same order, one agenda entry less. Otherwise a plain `succeed`.
+   */
+  succeedLast(value?: T): void {
+    if (this.triggered) throw new Error('event already triggered');
+    if (!this.sim.takeTail()) {
+      this.succeed(value);
+      return;
+    }
+    this.triggered = true;
+    this.value = value;
+    this.process();
+  }
+
   /** Registers a callback run when the event is processed (immediately queued if already processed). */
   addCallback(cb: Callback<T>): void {
     if (this.processed) {
@@ -104,11 +120,13 @@ export class Process<T = unknown> extends SimEvent<T> {
   readonly #gen: Proc<T>;
   readonly #resume: (ev: SimEvent<unknown>) => void;
 
-  constructor(sim: Simulation, gen: Proc<T>) {
+  /** `startNow`: the first step runs at once (`Simulation.processLast`), not through the agenda. */
+  constructor(sim: Simulation, gen: Proc<T>, startNow = false) {
     super(sim);
     this.#gen = gen;
     this.#resume = (ev) => this.#step(ev);
-    sim.schedule(0, this.#resume as (arg: unknown) => void, URGENT, START);
+    if (startNow) this.#step(START);
+    else sim.schedule(0, this.#resume as (arg: unknown) => void, URGENT, START);
   }
 
   #step(ev: SimEvent<unknown>): void {
@@ -143,10 +161,17 @@ export class Simulation {
   eventsProcessed = 0;
   readonly #queue = new EventQueue();
   #sameInstant = 0;
+  /**
+   * True while the agenda entry being fired ran after every URGENT entry of this instant and has
+   * queued nothing that sorts before a new URGENT entry at this instant: an event triggered now would
+   * then be the next entry processed (see `takeTail`).
+   */
+  #tailFree = false;
 
   /** Runs `fire(arg)` after `delayMs` of simulated time; returns a handle for `cancel`. */
   schedule(delayMs: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
     if (!(delayMs >= 0)) throw new RangeError(`negative or NaN delay: ${delayMs}`);
+    if (delayMs === 0 && priority <= URGENT) this.#tailFree = false;
     return this.#queue.push(this.now + delayMs, priority, fire, arg);
   }
 
@@ -165,6 +190,7 @@ export class Simulation {
    */
   scheduleReserved(timeMs: number, seq: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
     if (!(timeMs >= this.now)) throw new RangeError(`time in the past or NaN: ${timeMs} < ${this.now}`);
+    if (timeMs === this.now && priority <= URGENT) this.#tailFree = false;
     return this.#queue.pushReserved(timeMs, priority, seq, fire, arg);
   }
 
@@ -175,7 +201,21 @@ export class Simulation {
 
   /** Called by events only. */
   enqueueEvent(ev: SimEvent<any>, priority: number, delayMs: number): void {
+    if (delayMs === 0 && priority <= URGENT) this.#tailFree = false;
     this.#queue.push(this.now + delayMs, priority, processEvent, ev);
+  }
+
+  /**
+   * PERF: true when an event triggered now, as the last action of the agenda callback being fired,
+   * would be the next agenda entry processed: the callback's entry sorted after every URGENT entry of
+   * this instant and it queued nothing for this instant at URGENT or before. The caller may then
+   * process that event at once (`succeedLast`, `processLast`). The answer is given once: work done
+   * inline is not the tail of anything, so the next call says false until the next entry fires.
+   */
+  takeTail(): boolean {
+    const free = this.#tailFree;
+    this.#tailFree = false;
+    return free;
   }
 
   /** A new untriggered event. */
@@ -196,6 +236,14 @@ export class Simulation {
   /** Starts a generator as a process. */
   process<T>(gen: Proc<T>): Process<T> {
     return new Process<T>(this, gen);
+  }
+
+  /**
+   * PERF: `process` as the last action of an agenda callback: the first step runs at once when
+   * `takeTail` allows (it would have been the next entry processed), otherwise through the agenda.
+   */
+  processLast<T>(gen: Proc<T>): Process<T> {
+    return new Process<T>(this, gen, this.takeTail());
   }
 
   /** An event that succeeds, with the first of `events` to be processed, as soon as one is. */
@@ -231,7 +279,9 @@ export class Simulation {
     } else this.#sameInstant = 0;
     this.now = entry.time;
     this.eventsProcessed++;
+    this.#tailFree = entry.priority > URGENT;
     entry.fire(entry.arg);
+    this.#tailFree = false;
     return true;
   }
 

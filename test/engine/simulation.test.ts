@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RandomStreams } from '../../src/engine/random.js';
 import { NORMAL, Simulation, URGENT, type Proc, type SimEvent } from '../../src/engine/simulation.js';
 
 type Log = Array<[string, number]>;
@@ -311,5 +312,99 @@ describe('a model that loops at one instant', () => {
     };
     sim.schedule(5, again);
     expect(() => sim.run()).toThrow(/simulation stuck: more than 10000000 events at t=5 ms/);
+  });
+});
+
+describe('the tail of an agenda callback (succeedLast, processLast)', () => {
+  // A model with many ties: integer times, urgent and normal timers, urgent entries queued before the
+  // tail call. `tail` switches between the plain calls and the tail ones; the order must not change.
+  function model(tail: boolean, seed: number): { log: string[]; entries: number } {
+    const sim = new Simulation();
+    const rng = new RandomStreams(seed).stream('model');
+    const log: string[] = [];
+    const priority = () => (rng.nextInt(3) === 0 ? URGENT : NORMAL);
+    for (let p = 0; p < 60; p++) {
+      sim.schedule(
+        rng.nextInt(20),
+        () => {
+          if (rng.nextInt(4) === 0) sim.schedule(0, () => log.push(`urgent ${p} @${sim.now}`), URGENT);
+          const gen = (function* (): Proc<void> {
+            log.push(`start ${p} @${sim.now}`);
+            const ev = sim.event<number>();
+            sim.schedule(
+              rng.nextInt(4),
+              () => {
+                log.push(`trigger ${p} @${sim.now}`);
+                if (tail) ev.succeedLast(p);
+                else ev.succeed(p);
+              },
+              priority(),
+            );
+            const v: number = yield ev;
+            log.push(`resumed ${p}=${v} @${sim.now}`);
+            yield sim.timeout(rng.nextInt(3));
+            log.push(`end ${p} @${sim.now}`);
+          })();
+          if (tail) sim.processLast(gen);
+          else sim.process(gen);
+        },
+        priority(),
+      );
+    }
+    sim.run();
+    return { log, entries: sim.eventsProcessed };
+  }
+
+  it.each([1, 2, 3, 4, 5])('keep the order of the plain calls over a random model with ties (seed %i)', (seed) => {
+    const plain = model(false, seed);
+    const tail = model(true, seed);
+    expect(tail.log).toEqual(plain.log);
+    expect(tail.log.length).toBe(60 * 4 + plain.log.filter((l) => l.startsWith('urgent')).length);
+    // Normal timers' tails skipped the agenda: fewer entries processed for the same work.
+    expect(tail.entries).toBeLessThan(plain.entries);
+  });
+
+  it('go through the agenda when an urgent entry of this instant was queued first', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    sim.schedule(1, () => {
+      sim.schedule(0, () => log.push('urgent'), URGENT);
+      sim.processLast(
+        (function* (): Proc<void> {
+          log.push('process');
+        })(),
+      );
+    });
+    sim.run();
+    expect(log).toEqual(['urgent', 'process']);
+    expect(sim.eventsProcessed).toBe(3);
+  });
+
+  it('start the process at once from a normal timer, one agenda entry less', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    sim.schedule(1, () => {
+      log.push('timer');
+      sim.processLast(
+        (function* (): Proc<void> {
+          log.push(`process @${sim.now}`);
+        })(),
+      );
+    });
+    sim.schedule(1, () => log.push('next timer'));
+    sim.run();
+    expect(log).toEqual(['timer', 'process @1', 'next timer']);
+    expect(sim.eventsProcessed).toBe(2);
+  });
+
+  it('never run inline from inside an urgent entry or outside the agenda', () => {
+    const sim = new Simulation();
+    expect(sim.takeTail()).toBe(false);
+    const seen: boolean[] = [];
+    sim.schedule(0, () => seen.push(sim.takeTail()), URGENT);
+    sim.schedule(0, () => seen.push(sim.takeTail(), sim.takeTail()), NORMAL);
+    sim.run();
+    expect(seen).toEqual([false, true, false]);
+    expect(sim.takeTail()).toBe(false);
   });
 });
