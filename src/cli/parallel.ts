@@ -52,7 +52,11 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
     const local = plugins.length === 0 ? tasks.map((_, i) => i).filter((i) => i % threads === 0) : [];
     const remote = tasks.map((_, i) => i).filter((i) => !local.includes(i));
     const workers = Math.max(1, Math.min(threads - (local.length > 0 ? 1 : 0), remote.length));
-    const { pool, destroy } = await openPool('sim-worker', workers);
+    // PERF: Piscina hands a worker its next task from this thread's event loop, which waits while this
+    // thread simulates; without plugins each worker gets all its tasks at once and runs them in turn.
+    // (With plugins this thread only watches, and one task at a time keeps the watchdog's slot exact.)
+    const tasksPerWorker = local.length > 0 ? Math.ceil(remote.length / workers) : 1;
+    const { pool, destroy } = await openPool('sim-worker', workers, { tasksPerWorker });
     // Workers write their progress into shared memory; this thread reads it while it waits.
     const buffer = watching ? new SharedArrayBuffer(16 * tasks.length) : undefined;
     const view = buffer === undefined ? undefined : new Float64Array(buffer);
