@@ -8,18 +8,19 @@
  */
 import { NORMAL, type Simulation } from './simulation.js';
 
-interface LaneTimer {
-  readonly timeMs: number;
-  readonly seq: number;
-  readonly arg: unknown;
-}
-
 /** Timers of one instant, with one callback, added then started once. */
 export class TimerLane {
   readonly #sim: Simulation;
   readonly #fire: (arg: unknown) => void;
-  readonly #timers: LaneTimer[] = [];
-  #next = 0;
+  // PERF: parallel arrays, not one object per timer; after `start` a binary heap of timer indexes
+  // ordered by (time, index) hands them out one at a time: a lane of thousands of timers (a push to
+  // every subscriber) costs no comparator sort up front, and a plain number is each entry's argument.
+  // Agenda positions are reserved in the order timers are added, so the index breaks time ties.
+  readonly #timesMs: number[] = [];
+  readonly #seqs: number[] = [];
+  readonly #args: unknown[] = [];
+  #heap: Int32Array = new Int32Array(0);
+  #size = 0;
   #started = false;
 
   constructor(sim: Simulation, fire: (arg: unknown) => void) {
@@ -32,28 +33,72 @@ export class TimerLane {
     if (this.#started) throw new Error('timer lane already started');
     if (!(delayMs >= 0)) throw new RangeError(`negative or NaN delay: ${delayMs}`);
     // The agenda time `schedule` would compute, to the last bit.
-    this.#timers.push({ timeMs: this.#sim.now + delayMs, seq: this.#sim.reserveSeq(), arg });
+    this.#timesMs.push(this.#sim.now + delayMs);
+    this.#seqs.push(this.#sim.reserveSeq());
+    this.#args.push(arg);
   }
 
   /** Puts the first timer on the agenda (call once, at the instant the timers were added). */
   start(): void {
     if (this.#started) throw new Error('timer lane already started');
     this.#started = true;
-    const timers = this.#timers;
-    if (timers.length === 0) return;
-    if (timers.length > 1) timers.sort((a, b) => a.timeMs - b.timeMs || a.seq - b.seq);
+    const n = this.#timesMs.length;
+    if (n === 0) return;
+    const heap = new Int32Array(n);
+    for (let i = 0; i < n; i++) heap[i] = i;
+    this.#heap = heap;
+    this.#size = n;
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.#down(i);
     this.#enter();
   }
 
   #enter(): void {
-    const t = this.#timers[this.#next]!;
-    this.#sim.scheduleReserved(t.timeMs, t.seq, this.#run, NORMAL, t);
+    const i = this.#heap[0]!;
+    this.#sim.scheduleReserved(this.#timesMs[i]!, this.#seqs[i]!, this.#run, NORMAL, i);
   }
 
   readonly #run = (arg: unknown): void => {
-    this.#next++;
+    const i = arg as number;
     // The next timer enters before this one runs: whatever this one schedules comes after it in order.
-    if (this.#next < this.#timers.length) this.#enter();
-    this.#fire((arg as LaneTimer).arg);
+    const heap = this.#heap;
+    const last = --this.#size;
+    if (last > 0) {
+      heap[0] = heap[last]!;
+      this.#down(0);
+      this.#enter();
+    }
+    const timerArg = this.#args[i];
+    this.#args[i] = undefined;
+    this.#fire(timerArg);
   };
+
+  // Sift down in the heap of indexes: earlier time first, then the timer added first.
+  #down(start: number): void {
+    const heap = this.#heap;
+    const times = this.#timesMs;
+    const size = this.#size;
+    const item = heap[start]!;
+    const itemMs = times[item]!;
+    let at = start;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= size) break;
+      let childItem = heap[child]!;
+      let childMs = times[childItem]!;
+      const right = child + 1;
+      if (right < size) {
+        const rightItem = heap[right]!;
+        const rightMs = times[rightItem]!;
+        if (rightMs < childMs || (rightMs === childMs && rightItem < childItem)) {
+          child = right;
+          childItem = rightItem;
+          childMs = rightMs;
+        }
+      }
+      if (itemMs < childMs || (itemMs === childMs && item < childItem)) break;
+      heap[at] = childItem;
+      at = child;
+    }
+    heap[at] = item;
+  }
 }

@@ -69,9 +69,12 @@ export class SharedRouteCache {
 }
 
 // Routers whose result depends on nothing of the consumer URL but its parameters (not its host or
-// port), on no random stream and on no state but the invokers they were notified of and their rule.
+// port), on no random stream and on no state but their rule and the last list they were notified of.
+// A tag router with keyed (published) rules is left out: which rule it applies depends on the order of
+// the provider applications it has seen, which two instances may have seen differently.
 function routesByParameters(router: StateRouter): boolean {
-  return router instanceof MockInvokersSelector || router instanceof TagStateRouter || router instanceof ZoneStateRouter;
+  if (router instanceof TagStateRouter) return router.publishedRules().size === 0;
+  return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
 }
 
 // The part of a consumer URL that sharable routers can read: everything but the host and port.

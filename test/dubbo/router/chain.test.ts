@@ -278,6 +278,14 @@ describe('RouterChain route cache', () => {
       expect(stats.every((s) => s.cacheable)).toBe(true);
     });
 
+    it('keeps a private cache when the tag router holds keyed rules (its rule depends on the applications it saw)', () => {
+      const keyed: RouterSpec[] = [{ type: 'tag', rule: 'key: users\ntags:\n  - name: blue\n    addresses: ["10.10.0.2:20880"]' }];
+      const chain = buildRouterChain(keyed, { service: SERVICE, sharedCache: new SharedRouteCache() });
+      chain.setInvokers(providers());
+      expect(chain.cacheStats()).toMatchObject({ cacheable: true, shared: false });
+      expect(buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: new SharedRouteCache() }).cacheStats().shared).toBe(true);
+    });
+
     it('stops sharing on a chain whose rules change, leaving the others their shared answers', () => {
       const store = new SharedRouteCache();
       const [a, b] = [0, 1].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
