@@ -65,7 +65,7 @@ export const COST_MODEL = {
   /** One queued push delivery. */
   bytesPerDelivery: 160,
   /** Kernel events per request and per extra attempt (arrival, messages, execution, timers). */
-  eventsPerRequest: 6.5,
+  eventsPerRequest: 4.5,
 } as const;
 
 /** Load balancers that keep state per provider in each consumer instance once used: bytes per (instance, provider). */
