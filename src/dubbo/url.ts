@@ -33,6 +33,39 @@ export function parseJavaInt(s: string, bits: 32 | 64 = 32): number {
   return n === 0 ? 0 : n;
 }
 
+interface ParameterMemos {
+  readonly method: Map<string, Map<string, string | undefined>>;
+  readonly methodNumber: Map<string, Map<string, number>>;
+  readonly number: Map<string, number>;
+}
+
+function newMemos(): ParameterMemos {
+  return { method: new Map(), methodNumber: new Map(), number: new Map() };
+}
+
+const memosByParams = new WeakMap<ReadonlyMap<string, string>, ParameterMemos>();
+
+function sharedMemosOf(params: ReadonlyMap<string, string>): ParameterMemos {
+  return memosByParams.get(params) ?? newMemos();
+}
+
+/**
+ * One parameter map per distinct content from `table`, so that URLs built on equal parameters share
+ * one map and its lookup memos (thousands of consumer instances of a group have the same reference
+ * parameters and differ only by host). The maps are never changed afterwards.
+ */
+export function internParams(table: Map<string, ReadonlyMap<string, string>>, params: Record<string, string>): ReadonlyMap<string, string> {
+  const entries = Object.entries(params);
+  const key = JSON.stringify(entries);
+  let map = table.get(key);
+  if (map === undefined) {
+    map = new Map(entries);
+    table.set(key, map);
+    memosByParams.set(map, newMemos());
+  }
+  return map;
+}
+
 /** An immutable Dubbo URL. */
 export class URL {
   readonly protocol: string;
@@ -44,9 +77,9 @@ export class URL {
   readonly params: ReadonlyMap<string, string>;
   #text: string | undefined;
   #identity: string | undefined;
-  readonly #methodMemo = new Map<string, Map<string, string | undefined>>();
-  readonly #methodNumberMemo = new Map<string, Map<string, number>>();
-  readonly #numberMemo = new Map<string, number>();
+  readonly #methodMemo: Map<string, Map<string, string | undefined>>;
+  readonly #methodNumberMemo: Map<string, Map<string, number>>;
+  readonly #numberMemo: Map<string, number>;
   // PERF: read on every round-robin and consistent-hash pick; URLs are immutable.
   #serviceKey: string | undefined;
   #serviceInterface: string | undefined;
@@ -70,6 +103,13 @@ export class URL {
     const p = parts.params;
     this.params = p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {}));
     this.#text = parts.text;
+    // PERF: the memos depend on the parameters only, so plain URLs built on one parameter map (the
+    // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
+    // its own parameters and keeps its own.
+    const memos = new.target === URL ? sharedMemosOf(this.params) : newMemos();
+    this.#methodMemo = memos.method;
+    this.#methodNumberMemo = memos.methodNumber;
+    this.#numberMemo = memos.number;
   }
 
   /** Parses `protocol://[user[:pass]@]host[:port][/path][?k=v&...]`; the text is kept for `toString`. */

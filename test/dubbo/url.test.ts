@@ -4,7 +4,7 @@
  * consumer URL stripped of `DefaultProviderFirstParams` (dubbo-registry-api `support/DefaultProviderFirstParams.java`).
  */
 import { describe, expect, it } from 'vitest';
-import { InstanceAddressURL, NumberFormatException, parseJavaInt, ServiceAddressURL, URL } from '../../src/dubbo/url.js';
+import { InstanceAddressURL, internParams, NumberFormatException, parseJavaInt, ServiceAddressURL, URL } from '../../src/dubbo/url.js';
 
 const merged = (provider: string, consumer: string) =>
   new ServiceAddressURL(URL.valueOf(`dubbo://10.0.0.1:20880/S?${provider}`), URL.valueOf(`consumer://10.0.0.9/S?${consumer}`));
@@ -132,5 +132,31 @@ describe('Java int parsing', () => {
     expect(merged('weight=', '').getMethodInt('sayHello', 'weight', 100)).toBe(100);
     expect(merged('sayHello.weight=30&weight=50', '').getMethodInt('sayHello', 'weight', 100)).toBe(30);
     expect(() => merged('weight=2.5', '').getMethodInt('sayHello', 'weight', 100)).toThrow(NumberFormatException);
+  });
+});
+
+describe('internParams', () => {
+  it('gives equal parameter records one map, so consumer URLs of many hosts share it', () => {
+    const table = new Map<string, ReadonlyMap<string, string>>();
+    const params = { interface: 'S', timeout: '300', 'get.retries': '4' };
+    const a = new URL({ protocol: 'consumer', host: '10.0.0.1', path: 'S', params: internParams(table, { ...params }) });
+    const b = new URL({ protocol: 'consumer', host: '10.0.0.2', path: 'S', params: internParams(table, { ...params }) });
+    const c = new URL({ protocol: 'consumer', host: '10.0.0.3', path: 'S', params: internParams(table, { ...params, timeout: '500' }) });
+    expect(a.params).toBe(b.params);
+    expect(c.params).not.toBe(a.params);
+    expect([a.getMethodNumber('get', 'retries', 2), b.getMethodNumber('get', 'retries', 2)]).toEqual([4, 4]);
+    expect([a.getNumber('timeout', 1000), b.getNumber('timeout', 1000), c.getNumber('timeout', 1000)]).toEqual([300, 300, 500]);
+  });
+
+  it('leaves a ServiceAddressURL over an interned map its own answers (it reads its consumer URL too)', () => {
+    const table = new Map<string, ReadonlyMap<string, string>>();
+    const provider = new URL({ protocol: 'dubbo', host: '10.0.0.1', port: 20880, path: 'S', params: internParams(table, { timeout: '100' }) });
+    const plain = new URL({ protocol: 'dubbo', host: '10.0.0.1', port: 20880, path: 'S', params: internParams(table, { timeout: '100' }) });
+    expect(plain.getMethodNumber('get', 'timeout', 1000)).toBe(100);
+    const viaA = new ServiceAddressURL(provider, URL.valueOf('consumer://10.0.0.9/S?timeout=700'));
+    const viaB = new ServiceAddressURL(provider, URL.valueOf('consumer://10.0.0.8/S?get.timeout=900'));
+    expect(viaA.getMethodNumber('get', 'timeout', 1000)).toBe(700);
+    expect(viaB.getMethodNumber('get', 'timeout', 1000)).toBe(900);
+    expect(plain.getMethodNumber('get', 'timeout', 1000)).toBe(100);
   });
 });

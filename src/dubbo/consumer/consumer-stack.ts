@@ -27,7 +27,7 @@ import { DubboInvoker, type CallContext, type ProtocolContext } from '../protoco
 import { RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
-import { ServiceAddressURL, URL } from '../url.js';
+import { internParams, ServiceAddressURL, URL } from '../url.js';
 import { isMatch } from '../url-utils.js';
 
 /** The cluster over several registries (Dubbo's default for multi-registry references). */
@@ -169,6 +169,8 @@ export function isMergeableGroup(group: string | undefined): boolean {
 /** The `ReferenceInvokers` of one world, by consumer group, service and registry. */
 export class SharedInvokers {
   readonly #byGroup = new WeakMap<object, WeakMap<RegistryModel, Map<string, ReferenceInvokers>>>();
+  /** Consumer URL parameter maps by content (`internParams`). */
+  readonly params = new Map<string, ReadonlyMap<string, string>>();
 
   /** The shared invokers of (group, registry, service), created by `create` on first use. */
   get(group: object, registry: RegistryModel, service: string, create: () => ReferenceInvokers): ReferenceInvokers {
@@ -289,7 +291,9 @@ export class DubboConsumerStack implements ConsumerStack {
     const registryNames = group.registries ?? Object.keys(scenario.registries);
     // The zone-aware cluster's zone: the consumer's own unless the reference names one.
     if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
-    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params });
+    const shared = this.#deps.shared ?? (this.#deps.shared = new SharedInvokers());
+    // The group's instances have equal reference parameters: one map, and one set of lookup memos, for all.
+    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params: internParams(shared.params, params) });
     // RegistryProtocol.refer: group="a,b" or group="*" joins the registry directory with the mergeable cluster.
     const clusterName = isMergeableGroup(consumerUrl.getParameter('group'))
       ? MERGEABLE_CLUSTER
