@@ -13,7 +13,7 @@ import { loadScenarioFile } from '../scenario/load.js';
 import { formatDuration } from '../scenario/units.js';
 import { parseCidr } from '../world/addresses.js';
 import { UsageError, type Io } from './io.js';
-import { decodeProviderUrl, isZkCliNoise } from './provider-list.js';
+import { decodeProviderUrl, isZkCliNoise, portProblem } from './provider-list.js';
 
 /** One provider instance found in the input. */
 interface FoundProvider {
@@ -92,6 +92,9 @@ function providerOfUrl(text: string): FoundProvider | string {
   const nonProvider = NON_PROVIDER_PROTOCOLS[url.protocol];
   if (nonProvider !== undefined) return nonProvider;
   if (url.params.get('side') === 'consumer') return 'a consumer URL (side=consumer), not a provider';
+  // A port that is not a number reads as part of the host: say what is wrong with it, as route/select do.
+  const badPort = portProblem(decoded);
+  if (badPort !== undefined) return badPort;
   if (url.port <= 0) return `no port in ${clip(decoded)}`;
   const service = url.getServiceInterface();
   if (service === '') return `no service interface in ${clip(decoded)}`;

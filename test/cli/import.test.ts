@@ -120,6 +120,15 @@ describe('zonesim import providers', () => {
     ]);
   });
 
+  it('names a port that is not a number when it skips a line, and tells a missing port apart', () => {
+    const r = importProviders('dubbo://10.0.0.1:abc/S?zone=z\ndubbo://10.0.0.2/S?zone=z\ndubbo://10.0.0.3:20880/S?zone=z\n');
+    expect(r.providers).toEqual([{ service: 'S', zone: 'z', count: 1, params: {} }]);
+    expect(r.skipped).toEqual([
+      { line: 1, reason: 'expected a port from 0 to 65535 after the host, found "abc" in "dubbo://10.0.0.1:abc/S?zone=z"' },
+      { line: 2, reason: 'no port in dubbo://10.0.0.2/S?zone=z' },
+    ]);
+  });
+
   it('reads the Nacos console list and the v2 API, and skips application-level instances', () => {
     const host = (ip: string, metadata: Record<string, string>, serviceName: string) => ({ ip, port: 20880, healthy: true, enabled: true, serviceName, metadata });
     const console = JSON.stringify({ list: [host('10.10.1.5', { interface: 'S', zone: 'zoneA' }, 'DEFAULT_GROUP@@providers:S::')], count: 1 });
