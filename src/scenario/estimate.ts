@@ -31,6 +31,7 @@ import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/consta
 import type { DistSpec } from '../engine/distributions.js';
 import { lognormalParams } from '../engine/distributions.js';
 import type { ConsumerGroupSpec, FaultAction, ProviderGroupSpec, ReferenceSpec, RegistrySpec, Scenario } from './types.js';
+import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 
 /** The calibrated constants of the memory and event model (see the module comment). */
 export const COST_MODEL = {
@@ -46,8 +47,17 @@ export const COST_MODEL = {
   bytesPerProvider: 5_500,
   /** Each further export of a provider instance. */
   bytesPerExtraExport: 1_500,
-  /** One timeline bucket: counters during the run, then its row in the summary JSON and CSV. */
-  bytesPerBucket: 1_650,
+  /**
+   * One timeline bucket: counters during the run, then its row in the summary JSON and CSV (whole-process
+   * peak RSS of dual-zone-baseline with `--out`, bucket 100 ms against 0.8 ms: 2.6-2.7 KB per row).
+   */
+  bytesPerBucket: 2_700,
+  /**
+   * One row of `timelineByZone` / `timelineByProviderGroup` (one per zone or provider group and
+   * bucket, while they fit `MAX_SCOPE_TIMELINE_ROWS`): its counters, its summary object and its JSON
+   * and CSV text (dual-zone-baseline at bucket 1 ms, 220,000 such rows: ~950 B each in peak RSS).
+   */
+  bytesPerScopeRow: 950,
   /** What the main thread keeps per bucket of each finished simulation's summary (seeds, strategies). */
   bytesPerSummaryBucket: 600,
   /** One request in flight: its record, generator frames, timers, messages and its provider thread. */
@@ -386,6 +396,12 @@ function ticksPerMs(spec: RegistrySpec): number {
   return 1 / Math.max(1, Math.min(half > 1000 ? half - 1000 : half, 10_000));
 }
 
+/** Rows of `timelineByZone` and `timelineByProviderGroup` together: 0 beyond the recorder's cap, which leaves both out. */
+export function scopeTimelineRows(scenario: Scenario, buckets: number): number {
+  const rows = (Object.keys(scenario.zones).length + scenario.providers.length) * buckets;
+  return rows <= MAX_SCOPE_TIMELINE_ROWS ? rows : 0;
+}
+
 /** Estimates the cost of one simulation of `scenario` (any seed). */
 export function estimateCost(scenario: Scenario): CostEstimate {
   const m = COST_MODEL;
@@ -519,7 +535,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     base: m.baseMb,
     consumers: (references * m.bytesPerReference + touchedPairs * m.bytesPerTouchedProvider) / MB,
     providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
-    timeline: (buckets * m.bytesPerBucket) / MB,
+    timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,
     inFlight: (inFlight * m.bytesPerInFlight) / MB,
     loadBalancers: loadBalancerBytes / MB,
     metrics: (cells.size * m.bytesPerCell) / MB,

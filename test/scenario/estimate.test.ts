@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COST_MODEL, costProblems, distMeanMs, estimateCost, MAX_BUCKETS, type CostLimits } from '../../src/scenario/estimate.js';
+import { COST_MODEL, costProblems, distMeanMs, estimateCost, MAX_BUCKETS, scopeTimelineRows, type CostLimits } from '../../src/scenario/estimate.js';
+import { MAX_SCOPE_TIMELINE_ROWS } from '../../src/metrics/recorder.js';
 import { parseScenario } from '../../src/scenario/load.js';
 
 /** A small valid scenario; `extra` lines are appended at the top level, `sets` are --set overrides. */
@@ -110,7 +111,18 @@ consumers:
     const base = estimateCost(scenario()).memoryMb;
     expect(estimateCost(scenario('', ['consumers[0].instances=40000'])).memoryMb.consumers).toBeGreaterThan(base.consumers + 200);
     expect(estimateCost(scenario('', ['providers[0].count=100000'])).memoryMb.providers).toBeGreaterThan(base.providers + 400);
-    expect(estimateCost(scenario('', ['bucket=1ms'])).memoryMb.timeline).toBeCloseTo((50_000 * COST_MODEL.bytesPerBucket) / 2 ** 20, 6);
+    // A row per bucket, and one per zone and provider group and bucket while those fit the recorder's cap.
+    const fine = scenario('', ['bucket=1ms']);
+    const scopes = Object.keys(fine.zones).length + fine.providers.length;
+    expect(scopes * 50_000).toBeLessThanOrEqual(MAX_SCOPE_TIMELINE_ROWS);
+    expect(estimateCost(fine).memoryMb.timeline).toBeCloseTo(
+      (50_000 * COST_MODEL.bytesPerBucket + scopes * 50_000 * COST_MODEL.bytesPerScopeRow) / 2 ** 20,
+      6,
+    );
+    // Beyond the cap the summary has no per-zone or per-group rows, and the estimate counts none.
+    const finer = scenario('', ['bucket=0.1ms']);
+    expect(estimateCost(finer).memoryMb.timeline).toBeCloseTo((500_000 * COST_MODEL.bytesPerBucket) / 2 ** 20, 6);
+    expect(scopeTimelineRows(finer, MAX_SCOPE_TIMELINE_ROWS)).toBe(0);
     const burst = estimateCost(scenario(`faults:\n  - { at: 5s, scale: { group: s-a, count: 5000 } }\n`)).memoryMb.registry;
     expect(burst).toBeGreaterThan(1000);
   });
