@@ -222,7 +222,7 @@ describe('RouterChain route cache', () => {
     );
     const PARAMETER_ROUTERS: RouterSpec[] = [
       { type: 'tag', rule: 'tags:\n  - name: blue\n    addresses: ["10.10.0.2:20880", "10.10.0.3:20880"]' },
-      { type: 'zone', fallback: true },
+      { type: 'zone', fallback: true, zoneFrom: 'attachment' },
     ];
 
     // Each instance gets each new list version at its own time (push lag), as the registry shares one array per version.
