@@ -15,12 +15,14 @@ import { resolve } from 'node:path';
 import { quantile, sampler, Z99, type DistSpec } from '../engine/distributions.js';
 import { RandomStreams } from '../engine/random.js';
 import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
-import { DEFAULT_TIMEOUT } from '../dubbo/constants.js';
+import { DEFAULT_LOADBALANCE, DEFAULT_TIMEOUT, LOADBALANCE_KEY } from '../dubbo/constants.js';
+import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { DubboInvoker } from '../dubbo/protocol/dubbo-invoker.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import { overloadedPools } from '../scenario/pool-load.js';
 import type { RouteTraceEntry } from '../dubbo/router/router.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
+import type { URL } from '../dubbo/url.js';
 import { Recorder } from '../metrics/recorder.js';
 import { loadScenarioWithRaw } from '../scenario/load.js';
 import { buildWorld, type Plugins } from '../scenario/run.js';
@@ -159,17 +161,24 @@ export function checkScenario(scenario: Scenario, options: { plugins?: Plugins }
   const bounds = faultBoundaries(scenario);
   const phases: CheckPhase[] = [];
   const problems: CheckProblem[] = [];
+  // The invoker URLs of the first phase (consumer group index, service): what Dubbo reads `loadbalance` and `actives` from.
+  const invokerUrls = new Map<string, URL[]>();
   for (let i = 0; i + 1 < bounds.length; i++) {
     const span = { fromMs: bounds[i]!, toMs: bounds[i + 1]! };
-    const phase = probePhase(quiet, span, plugins);
+    const phase = probePhase(quiet, span, plugins, i === 0 ? (g, service, urls) => invokerUrls.set(`${g}\u0000${service}`, urls) : undefined);
     phases.push(phase);
     problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
   }
-  return { problems, phases, warnings: configurationWarnings(scenario) };
+  return { problems, phases, warnings: configurationWarnings(scenario, invokerUrls) };
 }
 
 // Builds a fresh world, runs it to the probe time and routes every (consumer group, service, method, variant).
-function probePhase(scenario: Scenario, span: PhaseSpan, plugins: Plugins | undefined): CheckPhase {
+function probePhase(
+  scenario: Scenario,
+  span: PhaseSpan,
+  plugins: Plugins | undefined,
+  onInvokers?: (groupIndex: number, service: string, urls: URL[]) => void,
+): CheckPhase {
   const probeMs = Math.max(span.fromMs, span.toMs - 1);
   const recorder = new Recorder({
     warmupMs: scenario.warmupMs,
@@ -185,7 +194,7 @@ function probePhase(scenario: Scenario, span: PhaseSpan, plugins: Plugins | unde
     return w;
   });
   const routes: CheckRoute[] = [];
-  for (const group of world.consumerGroups) {
+  for (const [groupIndex, group] of world.consumerGroups.entries()) {
     const instance = group.instances[0];
     if (instance === undefined || !(instance.stack instanceof DubboConsumerStack)) continue;
     const stack = instance.stack;
@@ -194,6 +203,7 @@ function probePhase(scenario: Scenario, span: PhaseSpan, plugins: Plugins | unde
       if (ref === undefined) continue;
       const directory = ref.directory;
       const invokers = directory.getAllInvokers();
+      onInvokers?.(groupIndex, service, invokers.filter((inv) => inv instanceof DubboInvoker).map((inv) => inv.getUrl()));
       const providersUp = invokers.filter((inv) => inv instanceof DubboInvoker && inv.provider.state === 'up').length;
       const chain = directory.getRouterChain();
       const byOutcome = new Map<string, CheckRoute>();
@@ -367,9 +377,32 @@ function attribute<K extends keyof MethodReference>(spec: ConsumerGroupSpec, ser
   return ref?.methods[method]?.[key] ?? ref?.[key] ?? spec.consumerDefaults[key];
 }
 
-function configurationWarnings(scenario: Scenario): CheckWarning[] {
+/**
+ * Whether `method` balances by active calls (leastactive, shortestresponse) over providers whose
+ * URL leaves ActiveLimitFilter out; undefined when not. Read from the invoker URLs (consumer value
+ * first, then the provider's) as Dubbo reads them: the balancer named on the first invoker's URL,
+ * the filter per invoker (`hasActivesParameter`). Without invokers, from the consumer's reference.
+ */
+function activeCounting(
+  c: ConsumerGroupSpec,
+  service: string,
+  method: string,
+  urls: readonly URL[],
+): { lb: string; without: number; of: number } | undefined {
+  if (urls.length === 0) {
+    const lb = attribute(c, service, method, 'loadbalance');
+    const actives = attribute(c, service, method, 'actives');
+    return (lb === 'leastactive' || lb === 'shortestresponse') && !(actives !== undefined && actives > 0) ? { lb, without: 1, of: 1 } : undefined;
+  }
+  const lb = urls[0]!.getMethodParameter(method, LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE;
+  if (lb !== 'leastactive' && lb !== 'shortestresponse') return undefined;
+  const without = urls.filter((u) => !hasActivesParameter(u)).length;
+  return without === 0 ? undefined : { lb, without, of: urls.length };
+}
+
+function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyMap<string, URL[]>): CheckWarning[] {
   const warnings: CheckWarning[] = [];
-  for (const c of scenario.consumers) {
+  for (const [groupIndex, c] of scenario.consumers.entries()) {
     const at = { consumer: c.application, zone: c.zone };
     for (const [service, methods] of calledMethods(c)) {
       const groups = scenario.providers.filter((p) => p.services.includes(service));
@@ -383,18 +416,21 @@ function configurationWarnings(scenario: Scenario): CheckWarning[] {
         continue;
       }
       warnings.push(...groupVersionWarnings(c, service, groups));
+      const urls = invokerUrls.get(`${groupIndex}\u0000${service}`) ?? [];
       for (const method of methods) {
-        const lb = attribute(c, service, method, 'loadbalance');
-        const actives = attribute(c, service, method, 'actives');
-        if ((lb === 'leastactive' || lb === 'shortestresponse') && !(actives !== undefined && actives > 0)) {
+        const counting = activeCounting(c, service, method, urls);
+        if (counting !== undefined) {
+          const { lb, without, of } = counting;
           warnings.push({
             kind: 'loadbalance-without-actives',
             ...at,
             service,
             method,
             message:
-              `${c.application} (${c.zone}) ${service}.${method}: loadbalance ${lb} without actives: in Dubbo 3.3 only ` +
-              'ActiveLimitFilter (active when the URL has actives) counts active calls and response times, so it behaves as weighted random',
+              `${c.application} (${c.zone}) ${service}.${method}: loadbalance ${lb} without actives` +
+              (without < of ? ` on ${without} of ${of} providers` : '') +
+              ': in Dubbo 3.3 only ActiveLimitFilter (active when the URL has actives) counts active calls and response times, so ' +
+              (without < of ? 'the providers without it always look idle' : 'it behaves as weighted random'),
           });
         }
         const timeout = timeoutWarning(scenario, c, service, method, groups);

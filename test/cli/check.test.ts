@@ -187,6 +187,54 @@ describe('warnings', () => {
     expect(warnings.filter((x) => x.kind === 'loadbalance-without-actives')).toEqual([]);
   });
 
+  describe('reads loadbalance and actives from the invoker URLs, as ActiveLimitFilter is activated', () => {
+    const withoutActives = (text: string) =>
+      check(text)
+        .warnings.filter((x) => x.kind === 'loadbalance-without-actives')
+        .map((x) => [x.zone, x.method, x.message.includes(' of 6 providers') || x.message.includes(' of 4 providers') || x.message.includes(' of 2 providers') ? 'some' : 'all']);
+
+    it('counts actives on the providers URLs (the consumer names none)', () => {
+      const text = yaml({ reference: '{ timeout: 1s, loadbalance: leastactive }' })
+        .replace('count: 4 }', 'count: 4, params: { actives: "5" } }')
+        .replace('count: 2 }', 'count: 2, params: { actives: "5" } }');
+      expect(withoutActives(text)).toEqual([]);
+    });
+
+    it('names how many providers leave the filter out when only some URLs have actives', () => {
+      const text = yaml({ reference: '{ timeout: 1s, loadbalance: leastactive }' }).replace('count: 4 }', 'count: 4, params: { actives: "5" } }');
+      const w = check(text).warnings.filter((x) => x.kind === 'loadbalance-without-actives');
+      expect(w.map((x) => x.method)).toEqual(['getUserById', 'updateUser', 'getUserById']);
+      expect(w[0]!.message).toContain('without actives on 2 of 6 providers');
+      expect(w[0]!.message).toContain('always look idle');
+    });
+
+    it('leaves the filter out on an interface-level actives=0 even with a method-level actives', () => {
+      // ExtensionLoader.isActive reads the interface level first; "0" is set, so the method level is not consulted.
+      const text = yaml({ reference: '{ timeout: 1s, loadbalance: leastactive, actives: 0, methods: { getUserById: { actives: 5 } } }' });
+      expect(withoutActives(text)).toEqual([
+        ['zoneA', 'getUserById', 'all'],
+        ['zoneA', 'updateUser', 'all'],
+        ['zoneB', 'getUserById', 'all'],
+      ]);
+    });
+
+    it('activates the filter for every method when one method sets actives (getAnyMethodParameter)', () => {
+      const text = yaml({ reference: '{ timeout: 1s, loadbalance: leastactive, methods: { updateUser: { actives: 5 } } }' });
+      expect(withoutActives(text)).toEqual([]);
+    });
+
+    it('warns for a balancer named only on the providers URLs', () => {
+      const text = yaml().replace('count: 4 }', 'count: 4, params: { loadbalance: shortestresponse } }').replace('count: 2 }', 'count: 2, params: { loadbalance: shortestresponse } }');
+      const w = check(text).warnings.filter((x) => x.kind === 'loadbalance-without-actives');
+      expect(w.map((x) => [x.zone, x.method])).toEqual([
+        ['zoneA', 'getUserById'],
+        ['zoneA', 'updateUser'],
+        ['zoneB', 'getUserById'],
+      ]);
+      expect(w[0]!.message).toContain('loadbalance shortestresponse without actives:');
+    });
+  });
+
   it('warns when the timeout is below the P99 service time plus the P99 RTT', () => {
     const { warnings } = check(yaml({ reference: '{ timeout: 52ms }' }));
     const w = warnings.filter((x) => x.kind === 'timeout-below-p99');
