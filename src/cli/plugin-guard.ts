@@ -35,6 +35,8 @@ export const PLUGIN_CALLS = [
   'filter.admit',
   'filter.before',
   'filter.after',
+  'scheduled',
+  'process',
 ] as const;
 export type PluginCall = (typeof PLUGIN_CALLS)[number];
 const CALL = Object.fromEntries(PLUGIN_CALLS.map((c, i) => [c, i])) as Record<PluginCall, number>;
@@ -298,11 +300,37 @@ function guardLoadBalance(plugin: string, lb: unknown): LoadBalance {
   return g;
 }
 
+// ---- the runtime a plugin gets ----
+
+/**
+ * The runtime as a plugin sees it: the same, except that what the plugin hands to `runtime.sim`
+ * runs guarded too. A callback it schedules is a `scheduled()` call and each step of a process it
+ * starts a `process()` call, timed by the watchdog like its other calls. (Callbacks it adds to events
+ * with `addCallback` are not wrapped.)
+ */
+export function pluginRuntime(plugin: string, runtime: DubboRuntime): DubboRuntime {
+  const sim = runtime.sim;
+  const guardedSim = new Proxy(sim, {
+    get(target, prop) {
+      if (prop === 'schedule') {
+        return (delayMs: number, fire: (arg: unknown) => void, priority?: number, arg?: unknown) =>
+          target.schedule(delayMs, (a) => guarded(plugin, 'scheduled', () => fire(a)), priority, arg);
+      }
+      if (prop === 'process' || prop === 'processLast') {
+        return (gen: unknown) => target.process(guardSteps(plugin, 'process', gen, () => undefined));
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return Object.create(runtime, { sim: { value: guardedSim, enumerable: true } }) as DubboRuntime;
+}
+
 /** A load-balancer factory whose balancers report their calls and have their picks checked. */
 export function guardLoadBalanceFactory(plugin: string, factory: Function): LoadBalanceFactory {
   return (runtime: DubboRuntime) => {
     const before = filterCount(runtime);
-    const lb = guarded(plugin, 'createLoadBalance', () => factory(runtime));
+    const lb = guarded(plugin, 'createLoadBalance', () => factory(pluginRuntime(plugin, runtime)));
     guardNewFilters(plugin, runtime, before);
     return guardLoadBalance(plugin, lb);
   };
@@ -333,7 +361,7 @@ function guardCluster(plugin: string, invoker: unknown): ClusterInvokerLike {
 export function guardClusterFactory(plugin: string, factory: Function): ClusterFactory {
   return (directory, runtime) => {
     const before = filterCount(runtime);
-    const invoker = guarded(plugin, 'createCluster', () => factory(directory, runtime));
+    const invoker = guarded(plugin, 'createCluster', () => factory(directory, pluginRuntime(plugin, runtime)));
     guardNewFilters(plugin, runtime, before);
     return guardCluster(plugin, invoker);
   };

@@ -110,6 +110,18 @@ describe('a plugin that loops forever', () => {
     expect(r.code).toBe(1);
   });
 
+  it.each([
+    ['a callback it scheduled on runtime.sim', 'runtime.sim.schedule(5, () => { for (;;) {} });', 'scheduled()'],
+    ['a process it started on runtime.sim', 'runtime.sim.process((function* () { yield runtime.sim.timeout(5); for (;;) {} })());', 'process()'],
+  ])('stops %s, naming the plugin', (_what, code, call) => {
+    const lb = `export function createLoadBalance(runtime) {\n  ${code}\n  return { select(invokers) { return invokers[0]; } };\n}\n`;
+    const path = writeFixture(tempDir('zs-loop-'), scenarioYaml({ reference: 'loadbalance: ./my-lb.js' }), { 'my-lb.js': lb });
+    const r = bin(['run', path, '--plugin-timeout', '1s', '--out', tempDir('zs-loop-out-')], tempDir('zs-loop-cwd-'));
+    expect(r.signal).toBeNull();
+    expect(r.err).toBe(`zonesim: plugin ./my-lb.js: ${call} did not return within 1 s\n`);
+    expect(r.code).toBe(1);
+  });
+
   it('stops zonesim check in a router plugin', () => {
     const looping = FIRST_ONLY_ROUTER.replace('const kept', 'for (;;) {}\n      const kept');
     const path = writeFixture(tempDir('zs-loop-'), scenarioYaml({ extra: 'routers:\n  - { type: plugin, module: ./my-router.js }' }), { 'my-router.js': looping });
