@@ -310,17 +310,24 @@ function guardLoadBalance(plugin: string, lb: unknown): LoadBalance {
  */
 export function pluginRuntime(plugin: string, runtime: DubboRuntime): DubboRuntime {
   const sim = runtime.sim;
+  const schedule = (delayMs: number, fire: (arg: unknown) => void, priority?: number, arg?: unknown) =>
+    sim.schedule(delayMs, (a) => guarded(plugin, 'scheduled', () => fire(a)), priority, arg);
+  const process = (gen: unknown) => sim.process(guardSteps(plugin, 'process', gen, () => undefined));
+  // The kernel's other methods bound to it once (its private fields need the real `this`).
+  const bound = new Map<PropertyKey, unknown>([
+    ['schedule', schedule],
+    ['process', process],
+    ['processLast', process],
+  ]);
   const guardedSim = new Proxy(sim, {
     get(target, prop) {
-      if (prop === 'schedule') {
-        return (delayMs: number, fire: (arg: unknown) => void, priority?: number, arg?: unknown) =>
-          target.schedule(delayMs, (a) => guarded(plugin, 'scheduled', () => fire(a)), priority, arg);
-      }
-      if (prop === 'process' || prop === 'processLast') {
-        return (gen: unknown) => target.process(guardSteps(plugin, 'process', gen, () => undefined));
-      }
+      const own = bound.get(prop);
+      if (own !== undefined) return own;
       const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      const method = value.bind(target);
+      bound.set(prop, method);
+      return method;
     },
   });
   return Object.create(runtime, { sim: { value: guardedSim, enumerable: true } }) as DubboRuntime;

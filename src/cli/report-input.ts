@@ -238,6 +238,15 @@ export function scanJson(text: string, target?: FieldPath): { error?: { offset: 
     }
     return { message: 'a string that never ends' };
   };
+  // An object key (at its opening quote) and the ":" after it.
+  const keyAndColon = (): { value: string } | { message: string } => {
+    const key = str();
+    if ('message' in key) return key;
+    ws();
+    if (text[i] !== ':') return { message: 'expected ":" after a key' };
+    i++;
+    return key;
+  };
   const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
   ws();
   if (i === n) return fail('the file is empty');
@@ -266,11 +275,8 @@ export function scanJson(text: string, target?: FieldPath): { error?: { offset: 
           continue;
         }
         if (text[i] !== '"') return fail('expected a key in double quotes or "}"');
-        const key = str();
+        const key = keyAndColon();
         if ('message' in key) return fail(key.message);
-        ws();
-        if (text[i] !== ':') return fail('expected ":" after a key');
-        i++;
         stack.push({ kind: 'object', key: key.value });
         continue;
       }
@@ -311,11 +317,8 @@ export function scanJson(text: string, target?: FieldPath): { error?: { offset: 
       i++;
       ws();
       if (text[i] !== '"') return fail('expected a key in double quotes after ","');
-      const key = str();
+      const key = keyAndColon();
       if ('message' in key) return fail(key.message);
-      ws();
-      if (text[i] !== ':') return fail('expected ":" after a key');
-      i++;
       top.key = key.value;
       expect = 'value';
     } else if (c === '}') {

@@ -217,25 +217,23 @@ export class Timeline {
     const mergedAll = this.#mergedAll;
     const mergedOk = this.#mergedOk;
     for (const scope of this.#scopes) {
-      const h = scope.all[b] ?? null;
-      if (h !== null) {
-        scope.p99Ms[b] = h.percentilesMs(P99)[0]!;
-        mergedAll.add(h);
-        this.#release(h);
-        scope.all[b] = null;
-      }
-      const ok = scope.ok[b] ?? null;
-      if (ok !== null) {
-        scope.p99OkMs[b] = ok.percentilesMs(P99)[0]!;
-        mergedOk.add(ok);
-        this.#release(ok);
-        scope.ok[b] = null;
-      }
+      this.#closeHistogram(scope.all, scope.p99Ms, mergedAll, b);
+      this.#closeHistogram(scope.ok, scope.p99OkMs, mergedOk, b);
     }
     this.#p99Ms[b] = mergedAll.percentilesMs(P99)[0]!;
     this.#p99OkMs[b] = mergedOk.percentilesMs(P99)[0]!;
     mergedAll.reset();
     mergedOk.reset();
+  }
+
+  // A scope's histogram of bucket `b`, if any: its p99 into `p99s`, its counts into `merged`, then released.
+  #closeHistogram(histograms: (LatencyHistogram | null)[], p99s: Float64Array, merged: LatencyHistogram, b: number): void {
+    const h = histograms[b] ?? null;
+    if (h === null) return;
+    p99s[b] = h.percentilesMs(P99)[0]!;
+    merged.add(h);
+    this.#release(h);
+    histograms[b] = null;
   }
 
   #release(h: LatencyHistogram): void {

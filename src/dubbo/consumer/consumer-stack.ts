@@ -291,9 +291,8 @@ export class DubboConsumerStack implements ConsumerStack {
     const registryNames = group.registries ?? Object.keys(scenario.registries);
     // The zone-aware cluster's zone: the consumer's own unless the reference names one.
     if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
-    const shared = this.#deps.shared ?? (this.#deps.shared = new SharedInvokers());
     // The group's instances have equal reference parameters: one map, and one set of lookup memos, for all.
-    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params: internParams(shared.params, params) });
+    const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params: internParams(this.#shared().params, params) });
     // RegistryProtocol.refer: group="a,b" or group="*" joins the registry directory with the mergeable cluster.
     const clusterName = isMergeableGroup(consumerUrl.getParameter('group'))
       ? MERGEABLE_CLUSTER
@@ -351,7 +350,7 @@ export class DubboConsumerStack implements ConsumerStack {
     const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
     const protocol: ProtocolContext =
       registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
-    const shared = (this.#deps.shared ?? (this.#deps.shared = new SharedInvokers())).get(
+    const shared = this.#shared().get(
       this.instance.group,
       registry,
       service,
@@ -394,6 +393,11 @@ export class DubboConsumerStack implements ConsumerStack {
       const directory = new StaticDirectory(this.runtime, url, consumerUrl, invokers, this.#deps.routerChain(service));
       return this.#deps.cluster(url.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER)(directory, this.runtime);
     });
+  }
+
+  // What the instances of a run share (invokers, consumer URL parameters); a stack built alone gets its own.
+  #shared(): SharedInvokers {
+    return this.#deps.shared ?? (this.#deps.shared = new SharedInvokers());
   }
 
   *call(call: ServiceCall): Proc<{ outcome: Outcome; cause?: string }> {

@@ -152,6 +152,8 @@ export class RouterChain implements RouterChainLike {
   readonly #shared: SharedRouteCache | null;
   /** True while the routers are as built and all route by parameters (see `SharedRouteCache`). */
   #sharing = false;
+  /** The constructor has set the routers up; changes after this are rule changes. */
+  #built = false;
   /** A rule was changed on this chain since it was built: it never shares again. */
   #diverged = false;
   #scopeUrl: URL | null = null;
@@ -168,8 +170,6 @@ export class RouterChain implements RouterChainLike {
     this.#built = true;
     this.#rekey();
   }
-
-  #built = false;
 
   /** The routers in chain order, as added (a keyed condition rule is listed as itself). */
   getRouters(): readonly StateRouter[] {
