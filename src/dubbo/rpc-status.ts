@@ -57,9 +57,19 @@ export class RpcStatus {
   }
 }
 
+const NO_BUSY: ReadonlyMap<string, RpcStatus> = new Map();
+
 /** The JVM-wide table of RpcStatus (one per simulated consumer instance). */
 export class RpcStatusTable {
   readonly #byMethod = new Map<string, RpcStatus>();
+  /**
+   * PERF: per method, the statuses whose active count is not 0, by URL identity string. Least active
+   * reads this instead of every invoker's count: without ActiveLimitFilter it stays empty, and with
+   * it a consumer instance has a few calls in flight among hundreds of providers.
+   */
+  readonly #busy = new Map<string, Map<string, RpcStatus>>();
+  /** Methods some status of which has counted a call (until then every status of the method reads all zeros). */
+  readonly #countedMethods = new Set<string>();
 
   /** Status for `url` and `method` (created on first use). */
   getStatus(url: URL, method: string): RpcStatus {
@@ -73,6 +83,24 @@ export class RpcStatusTable {
   }
 
   /**
+   * `getStatus(url, method).getActive()` without creating the status: one that was never counted
+   * reads 0 either way (Dubbo creates it on read; nothing can tell the difference but memory).
+   */
+  activeOf(url: URL, method: string): number {
+    return this.#byMethod.get(`${url.toIdentityString()}#${method}`)?.active ?? 0;
+  }
+
+  /** True once `beginCount` took a slot or `endCount` ran for `method` (on any URL). */
+  hasCounted(method: string): boolean {
+    return this.#countedMethods.has(method);
+  }
+
+  /** The statuses of `method` whose active count is not 0, by URL identity string. */
+  busyFor(method: string): ReadonlyMap<string, RpcStatus> {
+    return this.#busy.get(method) ?? NO_BUSY;
+  }
+
+  /**
    * Dubbo `RpcStatus.beginCount(url, method, max)`: takes a slot unless `max` (> 0) are already
    * active; without `max` it always counts.
    */
@@ -81,6 +109,7 @@ export class RpcStatusTable {
     const limit = max <= 0 ? Number.MAX_SAFE_INTEGER : max;
     if (s.active + 1 > limit) return false;
     s.active++;
+    this.#track(url, method, s);
     return true;
   }
 
@@ -88,6 +117,7 @@ export class RpcStatusTable {
   endCount(url: URL, method: string, elapsedMs: number, succeeded: boolean): void {
     const s = this.getStatus(url, method);
     s.active--;
+    this.#track(url, method, s);
     s.total++;
     s.totalElapsed += elapsedMs;
     if (s.maxElapsed < elapsedMs) s.maxElapsed = elapsedMs;
@@ -97,5 +127,15 @@ export class RpcStatusTable {
       s.failed++;
       s.failedElapsed += elapsedMs;
     }
+  }
+
+  // Keeps `#busy` in step with one status's active count.
+  #track(url: URL, method: string, s: RpcStatus): void {
+    this.#countedMethods.add(method);
+    let busy = this.#busy.get(method);
+    if (s.active !== 0) {
+      if (busy === undefined) this.#busy.set(method, (busy = new Map()));
+      busy.set(url.toIdentityString(), s);
+    } else busy?.delete(url.toIdentityString());
   }
 }

@@ -5,32 +5,63 @@
  * weighted random. Owns no state of its own. Follows dubbo-cluster
  * `loadbalance/LeastActiveLoadBalance.java`.
  */
+import type { RpcStatus } from '../rpc-status.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
-import { weightTableOf } from './weight-table.js';
+import { pickAmongAll, weightCountOf, weightTableOf, type WeightTable } from './weight-table.js';
+
+// PERF: the sparse path runs while fewer than one in this many of a list's invokers could be busy.
+const SPARSE_FACTOR = 8;
+
+// Per list, the indexes of its invokers by URL identity string (RpcStatus's key); lists are immutable.
+const identityIndexes = new WeakMap<readonly Invoker[], Map<string, number[]>>();
+
+function identityIndexOf(invokers: readonly Invoker[]): Map<string, number[]> {
+  let index = identityIndexes.get(invokers);
+  if (index === undefined) {
+    index = new Map();
+    for (let i = 0; i < invokers.length; i++) {
+      const id = invokers[i]!.getUrl().toIdentityString();
+      const at = index.get(id);
+      if (at === undefined) index.set(id, [i]);
+      else at.push(i);
+    }
+    identityIndexes.set(invokers, index);
+  }
+  return index;
+}
 
 export class LeastActiveLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'leastactive';
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
-    const length = invokers.length;
     const methodName = getMethodName(invocation);
+    // PERF: getWeight of every invoker, from the list's shared weight table.
+    const table = weightTableOf(invokers, methodName, this.runtime.clock.now());
+    const busy = this.runtime.rpcStatus.busyFor(methodName);
+    if (busy.size * SPARSE_FACTOR < invokers.length) {
+      const picked = this.#selectSparse(invokers, table, busy);
+      if (picked !== null) return picked;
+    }
+    return this.#selectByScan(invokers, methodName, table.weights);
+  }
+
+  // Dubbo's loop: every invoker's active count, the least ones and their weights.
+  #selectByScan(invokers: Invoker[], methodName: string, weights: Float64Array): Invoker {
+    const length = invokers.length;
     const rpcStatus = this.runtime.rpcStatus;
     let leastActive = -1;
     let leastCount = 0;
     const leastIndexes = new Array<number>(length);
-    // PERF: getWeight of every invoker, from the list's shared weight table.
-    const weights = weightTableOf(invokers, methodName, this.runtime.clock.now()).weights;
     let totalWeight = 0;
     let firstWeight = 0;
     let sameWeight = true;
 
     for (let i = 0; i < length; i++) {
-      const invoker = invokers[i]!;
-      const active = rpcStatus.getStatus(invoker.getUrl(), methodName).getActive();
+      const active = rpcStatus.activeOf(invokers[i]!.getUrl(), methodName);
       const afterWarmup = weights[i]!;
       if (leastActive === -1 || active < leastActive) {
         leastActive = active;
@@ -47,4 +78,73 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
     }
     return pickAmongTied(invokers, leastIndexes, leastCount, weights, totalWeight, sameWeight, this.runtime.random);
   }
+
+  /**
+   * PERF: the scan's pick when some invoker has no call in flight. The least active count is then 0
+   * and the tied invokers are the list minus the busy ones, so the scan's sums and draws follow from
+   * the weight table's running totals minus the few busy weights: the same draws, the same pick.
+   * Null when every invoker is busy (or a count is negative): the scan decides then.
+   */
+  #selectSparse(invokers: Invoker[], table: WeightTable, busy: ReadonlyMap<string, RpcStatus>): Invoker | null {
+    const length = invokers.length;
+    const weights = table.weights;
+    const rng = this.runtime.random;
+    if (busy.size === 0) return pickAmongAll(invokers, table, rng);
+    const index = identityIndexOf(invokers);
+    const excluded: number[] = [];
+    for (const [identity, status] of busy) {
+      if (status.active < 0) return null;
+      const at = index.get(identity);
+      if (at !== undefined) for (const i of at) excluded.push(i);
+    }
+    if (excluded.length === 0) return pickAmongAll(invokers, table, rng);
+    if (excluded.length >= length) return null;
+    excluded.sort((a, b) => a - b);
+    const leastCount = length - excluded.length;
+    let first = 0;
+    let totalWeight = table.totalWeight;
+    for (const e of excluded) {
+      if (e === first) first++;
+      totalWeight -= weights[e]!;
+    }
+    if (leastCount === 1) return invokers[first]!;
+    const firstWeight = weights[first]!;
+    let sameWeight = table.sameWeight;
+    if (!sameWeight) {
+      let firstWeightExcluded = 0;
+      for (const e of excluded) if (weights[e] === firstWeight) firstWeightExcluded++;
+      sameWeight = weightCountOf(table, firstWeight) - firstWeightExcluded === leastCount;
+    }
+    if (!sameWeight && totalWeight > 0) return invokers[firstAboveExcluding(table, excluded, rng.nextInt(totalWeight))]!;
+    // The r-th invoker that is not busy, in list order.
+    let at = rng.nextInt(leastCount);
+    for (const e of excluded) {
+      if (e > at) break;
+      at++;
+    }
+    return invokers[at]!;
+  }
+}
+
+// The first index whose running total, without the excluded (sorted) indexes' weights, exceeds
+// `offset`: the scan's `offsetWeight -= weight` walk over the tied invokers. That total never
+// decreases along the list and stays flat across an excluded index, so the index found is not excluded.
+function firstAboveExcluding(table: WeightTable, excluded: readonly number[], offset: number): number {
+  const { prefix, weights } = table;
+  const totalAt = (i: number): number => {
+    let t = prefix[i]!;
+    for (const e of excluded) {
+      if (e > i) break;
+      t -= weights[e]!;
+    }
+    return t;
+  };
+  let lo = 0;
+  let hi = prefix.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (totalAt(mid) <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -8,7 +8,7 @@ import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { weightTableOf } from './weight-table.js';
+import { firstIndexAbove, weightTableOf } from './weight-table.js';
 
 export class RandomLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'random';
@@ -23,17 +23,7 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     // total exceeds the offset, which this binary search finds for every n.
     const table = weightTableOf(invokers, getMethodName(invocation), this.runtime.clock.now());
     if (table.totalWeight > 0 && !table.sameWeight) {
-      const offset = rng.nextInt(table.totalWeight);
-      // The first index whose running total exceeds the offset (zero weights share their predecessor's total).
-      const prefix = table.prefix;
-      let lo = 0;
-      let hi = length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (prefix[mid]! <= offset) lo = mid + 1;
-        else hi = mid;
-      }
-      return invokers[lo]!;
+      return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.totalWeight), length)]!;
     }
     return invokers[rng.nextInt(length)]!;
   }

@@ -6,14 +6,14 @@
  * estimate is 0 and this is weighted random. Follows dubbo-cluster
  * `loadbalance/ShortestResponseLoadBalance.java`.
  */
-import type { RpcStatus } from '../rpc-status.js';
+import type { RpcStatus, RpcStatusTable } from '../rpc-status.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
-import { weightTableOf } from './weight-table.js';
+import { pickAmongAll, weightTableOf } from './weight-table.js';
 
 /** Dubbo's default `shortestResponseSlidePeriod`. */
 export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
@@ -53,6 +53,13 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
   readonly #slidePeriodMs: number;
   readonly #methodMap = new Map<RpcStatus, SlideWindowData>();
   #lastUpdateTimeMs: number;
+  /**
+   * Per method that had never counted a call when it was picked for, the lists picked over since: once
+   * a count starts, their windows are created as Dubbo created them at those picks (offsets 0, which
+   * every reset since kept, as all counts were 0). This runs before any later pick reads or resets a
+   * window, so the windows are exactly Dubbo's.
+   */
+  readonly #uncounted = new Map<string, { lists: Invoker[][]; seen: WeakSet<Invoker[]> }>();
 
   constructor(runtime: DubboRuntime, slidePeriodMs: number = DEFAULT_SLIDE_PERIOD_MS) {
     super(runtime);
@@ -61,8 +68,56 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
   }
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
-    const length = invokers.length;
     const methodName = getMethodName(invocation);
+    const table = this.runtime.rpcStatus;
+    if (this.#uncounted.size > 0) this.#openCountedWindows(table);
+    if (!table.hasCounted(methodName)) {
+      // PERF: no call of this method was ever counted, so every estimate is 0 and every invoker ties:
+      // the pick needs no window. The windows Dubbo would create here all read zeros until a count
+      // starts; the list is kept so that they exist (`#openCountedWindows`) before anything can tell.
+      let pending = this.#uncounted.get(methodName);
+      if (pending === undefined) this.#uncounted.set(methodName, (pending = { lists: [], seen: new WeakSet() }));
+      if (!pending.seen.has(invokers)) {
+        pending.seen.add(invokers);
+        pending.lists.push(invokers);
+      }
+      const nowMs = this.runtime.clock.now();
+      this.#slide(nowMs);
+      return pickAmongAll(invokers, weightTableOf(invokers, methodName, nowMs), this.runtime.random);
+    }
+    return this.#selectByScan(invokers, methodName);
+  }
+
+  #openCountedWindows(table: RpcStatusTable): void {
+    for (const [method, pending] of this.#uncounted) {
+      if (!table.hasCounted(method)) continue;
+      for (const list of pending.lists) for (const invoker of list) this.#windowOf(table.getStatus(invoker.getUrl(), method));
+      this.#uncounted.delete(method);
+    }
+  }
+
+  #windowOf(rpcStatus: RpcStatus): SlideWindowData {
+    let slideWindowData = this.#methodMap.get(rpcStatus);
+    if (slideWindowData === undefined) {
+      slideWindowData = new SlideWindowData(rpcStatus);
+      this.#methodMap.set(rpcStatus, slideWindowData);
+    }
+    return slideWindowData;
+  }
+
+  // Every slide period, at a pick, every window opens afresh.
+  #slide(nowMs: number): void {
+    if (nowMs - this.#lastUpdateTimeMs > this.#slidePeriodMs) {
+      // DIVERGENCE: Dubbo resets the windows on a shared executor moments after this select;
+      // zonesim resets them at once (the estimates for this select are already taken).
+      for (const data of this.#methodMap.values()) data.reset();
+      this.#lastUpdateTimeMs = nowMs;
+    }
+  }
+
+  // Dubbo's loop: every invoker's estimate, the shortest ones and their weights.
+  #selectByScan(invokers: Invoker[], methodName: string): Invoker {
+    const length = invokers.length;
     let shortestResponse = Infinity;
     let shortestCount = 0;
     const shortestIndexes = new Array<number>(length);
@@ -74,13 +129,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
 
     for (let i = 0; i < length; i++) {
       const invoker = invokers[i]!;
-      const rpcStatus = this.runtime.rpcStatus.getStatus(invoker.getUrl(), methodName);
-      let slideWindowData = this.#methodMap.get(rpcStatus);
-      if (slideWindowData === undefined) {
-        slideWindowData = new SlideWindowData(rpcStatus);
-        this.#methodMap.set(rpcStatus, slideWindowData);
-      }
-      const estimateResponse = slideWindowData.getEstimateResponse();
+      const estimateResponse = this.#windowOf(this.runtime.rpcStatus.getStatus(invoker.getUrl(), methodName)).getEstimateResponse();
       const afterWarmup = weights[i]!;
       if (estimateResponse < shortestResponse) {
         shortestResponse = estimateResponse;
@@ -96,14 +145,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
       }
     }
 
-    const nowMs = this.runtime.clock.now();
-    if (nowMs - this.#lastUpdateTimeMs > this.#slidePeriodMs) {
-      // DIVERGENCE: Dubbo resets the windows on a shared executor moments after this select;
-      // zonesim resets them at once (the estimates for this select are already taken).
-      for (const data of this.#methodMap.values()) data.reset();
-      this.#lastUpdateTimeMs = nowMs;
-    }
-
+    this.#slide(this.runtime.clock.now());
     return pickAmongTied(invokers, shortestIndexes, shortestCount, weights, totalWeight, sameWeight, this.runtime.random);
   }
 }

@@ -7,6 +7,7 @@
  * selection rule: the load balancers read it in place of calling `getWeight` per invoker, and
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
+import type { Rng } from '../../engine/random.js';
 import type { Invoker } from '../rpc.js';
 import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
@@ -35,6 +36,45 @@ export function weightTableOf(invokers: readonly Invoker[], method: string, nowM
   const table = buildWeightTable(invokers, method, nowMs);
   byMethod.set(method, table);
   return table;
+}
+
+/**
+ * The first index whose running total exceeds `offset` (0 <= offset < the total): RandomLoadBalance's
+ * pick for a weighted draw. Zero weights share their predecessor's total, so they are never found.
+ */
+export function firstIndexAbove(prefix: Float64Array, offset: number, length: number): number {
+  let lo = 0;
+  let hi = length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (prefix[mid]! <= offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The tie-break of leastactive and shortestresponse when every invoker of the list ties: a weighted
+ * draw over the table's running totals when the weights differ and sum above 0, else uniform. The
+ * same draw and pick as `pickAmongTied` over all indexes (a list of at least two invokers).
+ */
+export function pickAmongAll<T>(invokers: readonly T[], table: WeightTable, rng: Rng): T {
+  const length = invokers.length;
+  if (!table.sameWeight && table.totalWeight > 0) return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.totalWeight), length)]!;
+  return invokers[rng.nextInt(length)]!;
+}
+
+const weightCounts = new WeakMap<WeightTable, Map<number, number>>();
+
+/** How many invokers of the table's list weigh exactly `weight` (counted once per table). */
+export function weightCountOf(table: WeightTable, weight: number): number {
+  let counts = weightCounts.get(table);
+  if (counts === undefined) {
+    counts = new Map();
+    for (const w of table.weights) counts.set(w, (counts.get(w) ?? 0) + 1);
+    weightCounts.set(table, counts);
+  }
+  return counts.get(weight) ?? 0;
 }
 
 function buildWeightTable(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {

@@ -15,7 +15,7 @@ import { nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalanc
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
-import { invocation, invokersWith, makeRuntime, NOW_MS, setStatus, type TestInvoker } from './fixtures.js';
+import { invocation, invokersWith, makeRuntime, NOW_MS, setStatus, TestInvoker } from './fixtures.js';
 import { ReferenceLeastActiveLoadBalance } from './reference/least-active-load-balance.js';
 import { ReferenceRandomLoadBalance } from './reference/random-load-balance.js';
 import { ReferenceRoundRobinLoadBalance } from './reference/round-robin-load-balance.js';
@@ -261,5 +261,115 @@ describe.each(pairs)('$name against its plain reference', ({ fast, reference, us
     }
     // Most picks were among unequal weights, so the weighted paths were exercised.
     expect(weighted).toBeGreaterThan(3_000);
+  });
+});
+
+describe('leastactive against its plain reference while calls start and finish', () => {
+  // Lists of up to 300 invokers with a few calls in flight at a time: the sparse path (the tied
+  // invokers are the list minus the busy ones) and, once most are busy, Dubbo's scan.
+  it('picks the same invoker on every call, with none, a few and most invokers busy', () => {
+    const rand = seeded(31);
+    const lists: TestInvoker[][] = [];
+    for (let l = 0; l < 12; l++) {
+      const n = 2 + rand(300);
+      const params: Array<Record<string, string | number>> = [];
+      for (let i = 0; i < n; i++) {
+        const p: Record<string, string | number> = {};
+        if (l % 3 > 0) p.weight = [1, 50, 100, 100, 100][rand(5)]!;
+        if (l % 3 === 2) p.timestamp = NOW_MS - rand(20_000);
+        params.push(p);
+      }
+      lists.push(invokersWith(params));
+    }
+    // Equal weights but one (among the first few): busy, it leaves a tie of equal weights behind it.
+    for (let l = 0; l < 6; l++) {
+      const n = l < 2 ? 9 + rand(4) : 2 + rand(200);
+      const odd = rand(2) === 0 ? 0 : rand(Math.min(n, 3));
+      lists.push(invokersWith(Array.from({ length: n }, (_, i) => ({ weight: i === odd ? 7 : 100 }))));
+    }
+    let now = NOW_MS;
+    const clock = { now: () => now };
+    const rtFast = makeRuntime({ seed: 5, clock });
+    const rtRef = makeRuntime({ seed: 5, clock });
+    const lbFast = new LeastActiveLoadBalance(rtFast);
+    const lbRef = new ReferenceLeastActiveLoadBalance(rtRef);
+    const inFlight: Array<{ url: URL; method: string }> = [];
+    const busyCounts = new Set<number>();
+    for (let step = 0; step < 8_000; step++) {
+      const list = lists[rand(lists.length)]!;
+      const method = rand(5) === 0 ? 'other' : 'sayHello';
+      now += rand(40);
+      // Phases: mostly idle, a few in flight, then a crowd that leaves most invokers busy.
+      const phase = Math.floor(step / 2_000);
+      const target = phase === 2 ? 400 : phase === 1 ? 6 : 1;
+      if (inFlight.length < target && rand(2) === 0) {
+        const url = list[rand(2) === 0 ? rand(Math.min(list.length, 3)) : rand(list.length)]!.getUrl();
+        rtFast.rpcStatus.beginCount(url, method);
+        rtRef.rpcStatus.beginCount(url, method);
+        inFlight.push({ url, method });
+      } else if (inFlight.length > 0 && rand(3) === 0) {
+        const done = inFlight.splice(rand(inFlight.length), 1)[0]!;
+        rtFast.rpcStatus.endCount(done.url, done.method, 5, true);
+        rtRef.rpcStatus.endCount(done.url, done.method, 5, true);
+      }
+      busyCounts.add(Math.min(rtFast.rpcStatus.busyFor('sayHello').size, 10));
+      const expected = lbRef.select(list, CONSUMER, invocation(method));
+      expect(lbFast.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
+    }
+    // Idle, a few busy and many busy all happened.
+    expect([...busyCounts].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('ties the invokers behind a busy first one by their own weights (equal here, so a uniform draw)', () => {
+    const list = invokersWith(Array.from({ length: 20 }, (_, i) => ({ weight: i === 0 ? 7 : 100 })));
+    const rtFast = makeRuntime({ seed: 8 });
+    const rtRef = makeRuntime({ seed: 8 });
+    for (const rt of [rtFast, rtRef]) rt.rpcStatus.beginCount(list[0]!.getUrl(), 'sayHello');
+    const lbFast = new LeastActiveLoadBalance(rtFast);
+    const lbRef = new ReferenceLeastActiveLoadBalance(rtRef);
+    for (let i = 0; i < 200; i++) expect(lbFast.select(list, CONSUMER, invocation())).toBe(lbRef.select(list, CONSUMER, invocation()));
+  });
+});
+
+describe('shortestresponse against its plain reference when counting starts late', () => {
+  // Picks before any call is counted need no window; once calls of a method are counted, the
+  // windows Dubbo made at those earlier picks must exist, and be reset by any pick's slide, as his.
+  it('picks the same invoker on every call, across uncounted picks, the first counts and window slides', () => {
+    const rand = seeded(47);
+    // Two families of lists on different hosts: calls are counted on the second while only the
+    // first is picked over, so its windows are reset without being read, then read.
+    const near = randomLists(rand, 10);
+    const far = randomLists(rand, 10).map((list) => list.map((inv) => new TestInvoker(inv.getUrl().toString().replace('127.0.0.1', '127.0.0.2'))));
+    let now = NOW_MS;
+    const clock = { now: () => now };
+    const rtFast = makeRuntime({ seed: 12, clock });
+    const rtRef = makeRuntime({ seed: 12, clock });
+    const lbFast = new ShortestResponseLoadBalance(rtFast);
+    const lbRef = new ReferenceShortestResponseLoadBalance(rtRef);
+    const inFlight: Array<{ url: URL; method: string }> = [];
+    for (let step = 0; step < 6_000; step++) {
+      // Phases: uncounted picks over both families; counts on far lists, picks over near ones; all.
+      const phase = step < 1_500 ? 0 : step < 3_500 ? 1 : 2;
+      const pickFrom = phase === 1 ? near : rand(2) === 0 ? near : far;
+      const list = pickFrom[rand(pickFrom.length)]!;
+      const method = rand(2) === 0 ? 'other' : 'sayHello';
+      // Slide periods (30 s) pass now and then, so windows reset between counts.
+      now += rand(40) === 0 ? 31_000 : rand(50);
+      if (phase > 0 && rand(3) === 0) {
+        const countOn = phase === 1 ? far : rand(2) === 0 ? near : far;
+        const target = countOn[rand(countOn.length)]!;
+        const url = target[rand(target.length)]!.getUrl();
+        for (const rt of [rtFast, rtRef]) rt.rpcStatus.beginCount(url, method);
+        inFlight.push({ url, method });
+      }
+      if (inFlight.length > 0 && rand(3) === 0) {
+        const done = inFlight.splice(rand(inFlight.length), 1)[0]!;
+        const elapsedMs = rand(300);
+        const succeeded = rand(5) > 0;
+        for (const rt of [rtFast, rtRef]) rt.rpcStatus.endCount(done.url, done.method, elapsedMs, succeeded);
+      }
+      const expected = lbRef.select(list, CONSUMER, invocation(method));
+      expect(lbFast.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
+    }
   });
 });
