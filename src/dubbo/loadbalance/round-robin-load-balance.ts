@@ -15,99 +15,137 @@ import { weightTableOf } from './weight-table.js';
 /** Dubbo `RECYCLE_PERIOD`: entries not updated for this long may be dropped. */
 export const RECYCLE_PERIOD_MS = 60_000;
 
-/** One invoker's round-robin entry (Dubbo `WeightedRoundRobin`). */
-class WeightedRoundRobin {
-  weight = 0;
-  current = 0;
-  lastUpdateMs = 0;
+/**
+ * One `serviceKey.method` table (Dubbo's `ConcurrentMap<String, WeightedRoundRobin>`): the map keys
+ * are the identity strings, in insertion order; each entry's weight, current and last update live
+ * in typed arrays at the entry's slot.
+ */
+// PERF: a pick walks every invoker of the list. Per-entry objects scattered over the heap made that
+// walk (and the garbage of thousands of consumer instances' tables) most of a large deployment's
+// run; a slot per entry in three arrays keeps the walk in a few cache lines.
+class WeightTableState {
+  readonly slotOf = new Map<string, number>();
+  weight = new Float64Array(8);
+  current = new Float64Array(8);
+  lastUpdateMs = new Float64Array(8);
+  readonly #free: number[] = [];
+  #next = 0;
+  /**
+   * PERF: no entry was updated before this time (a lower bound of every `lastUpdateMs`): while it is
+   * within the recycle period, `recycle` would drop nothing, and its walk over the table is skipped.
+   */
+  oldestUpdateMs = Infinity;
+  /** Bumped whenever entries are dropped (their slots may be reused), so resolved lists are redone. */
+  generation = 0;
+  /** Per list object, the slot of each of its invokers. */
+  readonly resolved = new WeakMap<Invoker[], { slots: Int32Array; generation: number }>();
 
-  setWeight(weight: number): void {
-    this.weight = weight;
-    this.current = 0;
+  /** A new entry at a free slot: `new WeightedRoundRobin()` then `setWeight(weight)`. */
+  add(identity: string, weight: number): number {
+    let slot = this.#free.pop();
+    if (slot === undefined) {
+      slot = this.#next++;
+      if (slot === this.weight.length) this.#grow();
+    }
+    this.slotOf.set(identity, slot);
+    this.weight[slot] = weight;
+    this.current[slot] = 0;
+    this.lastUpdateMs[slot] = 0;
+    return slot;
+  }
+
+  /** Dubbo's `removeIf(now - lastUpdate > RECYCLE_PERIOD)`. */
+  recycle(nowMs: number): void {
+    if (!(nowMs - this.oldestUpdateMs > RECYCLE_PERIOD_MS)) return;
+    let dropped = false;
+    let oldest = Infinity;
+    for (const [identity, slot] of this.slotOf) {
+      const lastUpdateMs = this.lastUpdateMs[slot]!;
+      if (nowMs - lastUpdateMs > RECYCLE_PERIOD_MS) {
+        this.slotOf.delete(identity);
+        this.#free.push(slot);
+        dropped = true;
+      } else if (lastUpdateMs < oldest) oldest = lastUpdateMs;
+    }
+    this.oldestUpdateMs = oldest;
+    if (dropped) this.generation++;
+  }
+
+  #grow(): void {
+    const size = this.weight.length * 2;
+    for (const field of ['weight', 'current', 'lastUpdateMs'] as const) {
+      const grown = new Float64Array(size);
+      grown.set(this[field]);
+      this[field] = grown;
+    }
   }
 }
 
 export class RoundRobinLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'roundrobin';
 
-  readonly #methodWeightMap = new Map<string, Map<string, WeightedRoundRobin>>();
-  // PERF: the directory hands out the same list object until it changes, so each list's entries are
-  // resolved once (the entries stay the map's own objects; recycling only ever
-  // drops entries of invokers that are not in the current list).
-  readonly #resolved = new WeakMap<Invoker[], Map<string, { wrrs: WeightedRoundRobin[]; generation: number }>>();
-  /** Bumped per key whenever recycling drops entries, so resolved lists are rebuilt from the map. */
-  readonly #generation = new Map<string, number>();
+  readonly #methodWeightMap = new Map<string, WeightTableState>();
 
   /** The identity strings tracked for this invocation's key (Dubbo's test-only `getInvokerAddrList`). */
   getInvokerAddrList(invokers: Invoker[], invocation: RpcInvocation): string[] | null {
     const key = `${invokers[0]!.getUrl().getServiceKey()}.${getMethodName(invocation)}`;
     const map = this.#methodWeightMap.get(key);
-    return map === undefined ? null : [...map.keys()];
+    return map === undefined ? null : [...map.slotOf.keys()];
   }
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
-    const key = `${invokers[0]!.getUrl().getServiceKey()}.${getMethodName(invocation)}`;
+    const method = getMethodName(invocation);
+    const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
     let map = this.#methodWeightMap.get(key);
     if (map === undefined) {
-      map = new Map();
+      map = new WeightTableState();
       this.#methodWeightMap.set(key, map);
     }
-    const method = getMethodName(invocation);
-    let byKey = this.#resolved.get(invokers);
-    if (byKey === undefined) this.#resolved.set(invokers, (byKey = new Map()));
-    let resolved = byKey.get(key);
-    const generation = this.#generation.get(key) ?? 0;
-    if (resolved === undefined || resolved.generation !== generation) {
-      const wrrs: WeightedRoundRobin[] = [];
-      for (const invoker of invokers) {
+    const nowMs = this.runtime.clock.now();
+    // PERF: the directory hands out the same list object until it changes, so each list's entries
+    // are looked up once (again after recycling dropped some).
+    let resolved = map.resolved.get(invokers);
+    if (resolved === undefined || resolved.generation !== map.generation) {
+      const slots = new Int32Array(invokers.length);
+      for (let i = 0; i < invokers.length; i++) {
+        const invoker = invokers[i]!;
         const identifyString = invoker.getUrl().toIdentityString();
-        let wrr = map.get(identifyString);
-        if (wrr === undefined) {
-          wrr = new WeightedRoundRobin();
-          wrr.setWeight(weightAt(weightInputsOf(invoker, method), this.runtime.clock.now()));
-          map.set(identifyString, wrr);
-        }
-        wrrs.push(wrr);
+        const slot = map.slotOf.get(identifyString);
+        slots[i] = slot ?? map.add(identifyString, weightAt(weightInputsOf(invoker, method), nowMs));
       }
-      resolved = { wrrs, generation };
-      byKey.set(key, resolved);
+      resolved = { slots, generation: map.generation };
+      map.resolved.set(invokers, resolved);
     }
     let totalWeight = 0;
     let maxCurrent = -Infinity;
-    const nowMs = this.runtime.clock.now();
-    let selectedInvoker: Invoker | null = null;
-    let selectedWrr: WeightedRoundRobin | null = null;
-    const { wrrs } = resolved;
+    let selected = -1;
+    const slots = resolved.slots;
+    const { weight: wrrWeight, current, lastUpdateMs } = map;
     // PERF: getWeight of every invoker, from the list's shared weight table.
     const weights = weightTableOf(invokers, method, nowMs).weights;
     for (let i = 0; i < invokers.length; i++) {
       const weight = weights[i]!;
-      const wrr = wrrs[i]!;
-      if (weight !== wrr.weight) wrr.setWeight(weight);
-      wrr.current += wrr.weight;
-      const cur = wrr.current;
-      wrr.lastUpdateMs = nowMs;
+      const slot = slots[i]!;
+      // setWeight: a changed weight restarts the entry's current.
+      if (weight !== wrrWeight[slot]) {
+        wrrWeight[slot] = weight;
+        current[slot] = 0;
+      }
+      const cur = (current[slot] += weight);
+      lastUpdateMs[slot] = nowMs;
       // Strict '>': ties go to the earliest invoker in list order.
       if (cur > maxCurrent) {
         maxCurrent = cur;
-        selectedInvoker = invokers[i]!;
-        selectedWrr = wrr;
+        selected = i;
       }
       totalWeight += weight;
     }
-    if (invokers.length !== map.size) {
-      let dropped = false;
-      for (const [id, wrr] of map) {
-        if (nowMs - wrr.lastUpdateMs > RECYCLE_PERIOD_MS) {
-          map.delete(id);
-          dropped = true;
-        }
-      }
-      if (dropped) this.#generation.set(key, generation + 1);
-    }
-    if (selectedInvoker !== null && selectedWrr !== null) {
-      selectedWrr.current -= totalWeight;
-      return selectedInvoker;
+    // Every entry of the list was just updated to now (a new entry's initial 0 included).
+    if (nowMs < map.oldestUpdateMs) map.oldestUpdateMs = nowMs;
+    if (invokers.length !== map.slotOf.size) map.recycle(nowMs);
+    if (selected >= 0) {
+      current[slots[selected]!]! -= totalWeight;
+      return invokers[selected]!;
     }
     return invokers[0]!;
   }
