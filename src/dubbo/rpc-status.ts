@@ -7,6 +7,13 @@ import type { QueueEntry } from '../engine/event-queue.js';
 import type { SimEvent, Simulation } from '../engine/simulation.js';
 import type { URL } from './url.js';
 
+interface Waiter {
+  ev: SimEvent<unknown>;
+  timer: QueueEntry | null;
+}
+
+const NO_WAITERS: readonly Waiter[] = Object.freeze([]) as readonly Waiter[];
+
 /** Counters of one invoker and method. */
 export class RpcStatus {
   active = 0;
@@ -17,20 +24,22 @@ export class RpcStatus {
   maxElapsed = 0;
   succeededMaxElapsed = 0;
   /** Callers blocked in ActiveLimitFilter (Java: threads in `rpcStatus.wait`), with their wait timers. */
-  #waiters: Array<{ ev: SimEvent<unknown>; timer: QueueEntry | null }> = [];
+  // PERF: a status per consumer instance, provider and method; most never have a waiter, so they share one empty list.
+  #waiters = NO_WAITERS as Waiter[];
 
   /**
    * Java's `rpcStatus.wait(remainMs)`: an event that succeeds on `notifyAll` or after `remainMs`
    * (0 = no time limit, as `Object.wait(0)`).
    */
   waitFor(sim: Simulation, remainMs: number): SimEvent<unknown> {
-    const waiter: { ev: SimEvent<unknown>; timer: QueueEntry | null } = { ev: sim.event(), timer: null };
+    const waiter: Waiter = { ev: sim.event(), timer: null };
     if (remainMs > 0) {
       waiter.timer = sim.schedule(remainMs, () => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
         waiter.ev.succeed();
       });
     }
+    if (this.#waiters === NO_WAITERS) this.#waiters = [];
     this.#waiters.push(waiter);
     return waiter.ev;
   }
@@ -39,7 +48,7 @@ export class RpcStatus {
   notifyAll(): void {
     const waiters = this.#waiters;
     if (waiters.length === 0) return;
-    this.#waiters = [];
+    this.#waiters = NO_WAITERS as Waiter[];
     for (const w of waiters) {
       if (w.timer !== null) w.ev.sim.cancel(w.timer);
       w.ev.succeed();
@@ -61,7 +70,9 @@ const NO_BUSY: ReadonlyMap<string, RpcStatus> = new Map();
 
 /** The JVM-wide table of RpcStatus (one per simulated consumer instance). */
 export class RpcStatusTable {
-  readonly #byMethod = new Map<string, RpcStatus>();
+  // PERF: Dubbo's key is `identity + "#" + method`; a map per method keyed by the identity string (memoized
+  // per URL) finds the same status without building a string per lookup (one per invoker per pick).
+  readonly #byMethod = new Map<string, Map<string, RpcStatus>>();
   /**
    * PERF: per method, the statuses whose active count is not 0, by URL identity string. Least active
    * reads this instead of every invoker's count: without ActiveLimitFilter it stays empty, and with
@@ -73,11 +84,13 @@ export class RpcStatusTable {
 
   /** Status for `url` and `method` (created on first use). */
   getStatus(url: URL, method: string): RpcStatus {
-    const key = `${url.toIdentityString()}#${method}`;
-    let s = this.#byMethod.get(key);
+    let byIdentity = this.#byMethod.get(method);
+    if (byIdentity === undefined) this.#byMethod.set(method, (byIdentity = new Map()));
+    const identity = url.toIdentityString();
+    let s = byIdentity.get(identity);
     if (s === undefined) {
       s = new RpcStatus();
-      this.#byMethod.set(key, s);
+      byIdentity.set(identity, s);
     }
     return s;
   }
@@ -87,7 +100,7 @@ export class RpcStatusTable {
    * reads 0 either way (Dubbo creates it on read; nothing can tell the difference but memory).
    */
   activeOf(url: URL, method: string): number {
-    return this.#byMethod.get(`${url.toIdentityString()}#${method}`)?.active ?? 0;
+    return this.#byMethod.get(method)?.get(url.toIdentityString())?.active ?? 0;
   }
 
   /** True once `beginCount` took a slot or `endCount` ran for `method` (on any URL). */
