@@ -13,6 +13,7 @@ import type { RouterSpec } from '../../scenario/types.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { ConditionRuleRouter, parseConditionRule } from './condition/condition-rule-router.js';
+import { ConditionStateRouter } from './condition/condition-state-router.js';
 import {
   AppStateRouter,
   KeyedConditionRule,
@@ -51,7 +52,8 @@ export interface RouterChainOptions {
  * each list version's invoker array); without sharing each instance would route every list version
  * itself, and keep its own cache cold in memory. A chain uses the store only while every router it
  * routes with is one whose result is a function of the invokers, the consumer URL's parameters and
- * the call (the mock selector, the tag router, the zone router) and no rule was changed on it since
+ * the call (the mock selector, the tag router, the zone router, a condition rule that reads no
+ * consumer address) and no rule was changed on it since
  * it was built; entries are then keyed by the consumer URL's parameters (never its host), the list
  * (by identity) and the chain's cache key. Anything else keeps a private cache, as before.
  */
@@ -71,9 +73,13 @@ export class SharedRouteCache {
 // Routers whose result depends on nothing of the consumer URL but its parameters (not its host or
 // port), on no random stream and on no state but their rule and the last list they were notified of.
 // A tag router with keyed (published) rules is left out: which rule it applies depends on the order of
-// the provider applications it has seen, which two instances may have seen differently.
+// the provider applications it has seen, which two instances may have seen differently. So is a
+// condition rule that reads the consumer's address (`host = ...` when-parts, `$host` then-parts) and
+// every keyed condition rule (the listenable routers follow the providers' application).
 function routesByParameters(router: StateRouter): boolean {
   if (router instanceof TagStateRouter) return router.publishedRules().size === 0;
+  if (router instanceof ConditionRuleRouter) return router.routesByParameters();
+  if (router instanceof ConditionStateRouter) return !router.readsConsumerAddress();
   return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
 }
 

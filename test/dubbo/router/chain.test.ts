@@ -266,6 +266,33 @@ describe('RouterChain route cache', () => {
       expect(misses(shared)).toBeLessThan(misses(own) * 0.6);
     });
 
+    it('shares the answers of condition rules that read only the consumer\'s parameters and the call', () => {
+      const byParameters: RouterSpec[] = [
+        { type: 'condition', rule: 'zone = zoneA => zone = $zone', force: false },
+        { type: 'condition', rule: 'method = updateUser & application = web => region = r1' },
+        { type: 'condition', rule: 'attachments[uid] = 0~40 => zone = zoneB', force: true },
+        ...PARAMETER_ROUTERS,
+      ];
+      const shared = drive(byParameters, new SharedRouteCache(), 13);
+      const own = drive(byParameters, undefined, 13);
+      expect(shared.every((s) => s.shared)).toBe(true);
+      const misses = (stats: { misses: number }[]) => stats.reduce((n, s) => n + s.misses, 0);
+      // More keys per list (when-part decisions) than above, so fewer shared hits, but still far fewer misses.
+      expect(misses(shared)).toBeLessThan(misses(own) * 0.7);
+    });
+
+    it.each([
+      'host = 10.10.1.5 => region = r1',
+      'address = 10.10.1.5 => region = r1',
+      'port != 1 => region = r1',
+      '=> host = $host',
+      '=> region != $port',
+    ])('keeps a private cache for a condition rule that reads the consumer\'s address: %s', (rule) => {
+      const chain = buildRouterChain([{ type: 'condition', rule, force: false }], { service: SERVICE, sharedCache: new SharedRouteCache() });
+      chain.setInvokers(providers());
+      expect(chain.cacheStats()).toMatchObject({ cacheable: true, shared: false });
+    });
+
     it('keeps a private cache when a router reads more of the consumer than its parameters', () => {
       // Both condition rules depend on the consumer's host: instances must not share their answers.
       const byHost: RouterSpec[] = [

@@ -72,6 +72,11 @@ export class ConditionRuleRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /** Whether every condition's result is a function of the consumer URL's parameters (no address, no random draw). */
+  routesByParameters(): boolean {
+    return this.routers.every((r) => r instanceof ConditionStateRouter && !r.readsConsumerAddress());
+  }
+
   /** The conditions' when-part decisions, in order. */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
     let key = '';

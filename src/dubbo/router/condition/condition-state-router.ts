@@ -27,6 +27,10 @@ export const NO_INPUTS: RoutingInputs = Object.freeze({
   random: false,
 }) as RoutingInputs;
 
+// Keys of a URL's original map taken from its address (not its parameters), and the names `$ref` reads that way.
+const ADDRESS_KEYS = new Set(['host', 'address', 'port', 'username', 'password']);
+const ADDRESS_REFS = new Set(['host', 'port', 'username', 'password']);
+
 /** Options of one condition router. */
 export interface ConditionStateRouterOptions {
   force?: boolean;
@@ -51,6 +55,7 @@ export class ConditionStateRouter implements StateRouter {
   readonly #inputs: RoutingInputs;
   /** Silent changes Dubbo makes to the rule text (said in every trace note), joined; '' when none. */
   readonly #hazards: string;
+  #readsAddress: boolean | undefined;
   #thenMemo = new WeakMap<URL, boolean>();
   #thenMemoConsumer: URL | null = null;
 
@@ -68,6 +73,24 @@ export class ConditionStateRouter implements StateRouter {
     const hazards = [...ruleTextHazards(this.rule), ...keyHazards(this.whenCondition, this.thenCondition)];
     this.#hazards = hazards.length === 0 ? '' : ` [${hazards.join('; ')}]`;
     this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition), random: false } : NO_INPUTS;
+  }
+
+  /**
+   * Whether the result can depend on the consumer URL's address, not only on its parameters: a
+   * when-part key read from the host or port (`host`, `address`, `port`, `username`, `password`) or
+   * a then-part `$host`/`$port`/`$username`/`$password` reference. Consumer instances of a group
+   * differ only there, so a rule that reads neither routes them all alike (see `SharedRouteCache`).
+   */
+  readsConsumerAddress(): boolean {
+    return (this.#readsAddress ??= this.#findAddressRead());
+  }
+
+  #findAddressRead(): boolean {
+    for (const m of this.whenCondition.values()) if (m.kind === 'param' && ADDRESS_KEYS.has(m.key)) return true;
+    for (const m of this.thenCondition?.values() ?? []) {
+      for (const set of [m.matches, m.mismatches]) for (const p of set) if (p.startsWith('$') && ADDRESS_REFS.has(p.slice(1))) return true;
+    }
+    return false;
   }
 
   /** Whether the consumer (and this invocation) matches the when-part; an empty when matches all. */
