@@ -10,7 +10,7 @@
  * equally near zones share a rank. `zone.cross.order=zoneB,zoneC` ranks those zones first, in that
  * order (the rest follow by RTT). With `zone.cross.weights` the ranks apply even when no
  * same-zone provider is left, so a dead local zone's traffic favours the nearest zone.
- * Owns no per-call state (a cache of zone ranks per list). Not a Dubbo extension: it follows the
+ * Owns no per-call state (caches of zone ranks and multiplied weights per list). Not a Dubbo extension: it follows the
  * shape of dubbo-cluster `loadbalance/RandomLoadBalance.java`.
  */
 import { ZONE_KEY } from '../constants.js';
@@ -18,7 +18,8 @@ import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { parseZoneList, providerZone, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
-import { weightedRandomIndex } from './weighted-random.js';
+import { getMethodName } from './rpc-utils.js';
+import { firstIndexAbove, weightTableOf } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
 
@@ -52,15 +53,75 @@ interface ZoneRanks {
   readonly ranks: Int32Array;
 }
 
+/** The zone-multiplied weights of one list for one method and one consumer set-up, while valid. */
+interface ZoneWeights {
+  /** Running totals of the multiplied weights. */
+  readonly prefix: Float64Array;
+  readonly total: number;
+  /** Every multiplied weight equals the first (weightedRandomIndex's uniform case). */
+  readonly allEqual: boolean;
+  readonly validFromMs: number;
+  readonly validUntilMs: number;
+}
+
+// PERF: the multiplied weights depend on the list, the method, the clock (warmup, through the shared
+// weight table's validity), the consumer's zone parameters and the zone distances; consumer instances
+// of a group hold the same list objects and parameters, so one table serves them all until a weight
+// can change, and a pick is a binary search instead of a walk over every invoker.
+const zoneWeightTables = new WeakMap<readonly Invoker[], Map<string, Map<string, ZoneWeights>>>();
+const distanceIds = new WeakMap<object, number>();
+let nextDistanceId = 1;
+
 export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'zoneAware';
   // PERF: routed lists are shared arrays (route cache), so their zone ranks are worked out once.
   readonly #ranks = new WeakMap<Invoker[], ZoneRanks>();
+  /** Per consumer URL, the key of what its parameters and this runtime's zone distances make of the weights. */
+  readonly #setupKeys = new WeakMap<URL, string>();
 
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
+    const method = getMethodName(invocation);
+    const nowMs = this.runtime.clock.now();
+    let byMethod = zoneWeightTables.get(invokers)?.get(this.#setupKey(url));
+    if (byMethod === undefined) {
+      let bySetup = zoneWeightTables.get(invokers);
+      if (bySetup === undefined) zoneWeightTables.set(invokers, (bySetup = new Map()));
+      bySetup.set(this.#setupKey(url), (byMethod = new Map()));
+    }
+    let table = byMethod.get(method);
+    if (table === undefined || nowMs < table.validFromMs || nowMs >= table.validUntilMs) {
+      table = this.#build(invokers, url, method, nowMs);
+      byMethod.set(method, table);
+    }
+    // weightedRandomIndex over the multiplied weights: the first running total above the draw, or uniform.
+    const rng = this.runtime.random;
+    if (table.total > 0 && !table.allEqual) return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.total), invokers.length)]!;
+    return invokers[rng.nextInt(invokers.length)]!;
+  }
+
+  #setupKey(url: URL): string {
+    let key = this.#setupKeys.get(url);
+    if (key === undefined) {
+      const distance = this.runtime.zoneDistance;
+      let distanceId = 0;
+      if (distance !== undefined) {
+        distanceId = distanceIds.get(distance) ?? 0;
+        if (distanceId === 0) distanceIds.set(distance, (distanceId = nextDistanceId++));
+      }
+      key = [ZONE_KEY, ZONE_CROSS_WEIGHTS_KEY, ZONE_SAME_WEIGHT_KEY, ZONE_CROSS_WEIGHT_KEY, ZONE_CROSS_ORDER_KEY]
+        .map((k) => url.getParameter(k) ?? '\u0001')
+        .concat(String(distanceId))
+        .join('\u0000');
+      this.#setupKeys.set(url, key);
+    }
+    return key;
+  }
+
+  // Each invoker's Dubbo weight (with warmup) times its zone multiplier.
+  #build(invokers: Invoker[], url: URL, method: string, nowMs: number): ZoneWeights {
+    const base = weightTableOf(invokers, method, nowMs);
     const length = invokers.length;
-    const weights = new Array<number>(length);
-    for (let i = 0; i < length; i++) weights[i] = this.getWeight(invokers[i]!, invocation);
+    const weights = Array.from(base.weights);
     const zone = url.getParameter(ZONE_KEY);
     if (zone !== undefined) {
       const byRank = url.getParameter(ZONE_CROSS_WEIGHTS_KEY);
@@ -80,7 +141,15 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
         }
       }
     }
-    return invokers[weightedRandomIndex(weights, this.runtime.random)]!;
+    const prefix = new Float64Array(length);
+    let total = 0;
+    let allEqual = true;
+    for (let i = 0; i < length; i++) {
+      total += weights[i]!;
+      prefix[i] = total;
+      if (allEqual && weights[i] !== weights[0]) allEqual = false;
+    }
+    return { prefix, total, allEqual, validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
   }
 
   // Same zone: `zone.same.weight`; other zones: the multiplier of their rank by distance.
