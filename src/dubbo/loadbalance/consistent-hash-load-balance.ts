@@ -26,35 +26,97 @@ export function ketamaHash(digest: Uint8Array, number: number): number {
   return (digest[o]! | (digest[o + 1]! << 8) | (digest[o + 2]! << 16) | (digest[o + 3]! << 24)) >>> 0;
 }
 
+// PERF: an address's ring points (`replicaNumber / 4` MD5 digests) are the same in every ring it is in;
+// they are computed once per provider URL and replica number, so a ring rebuilt for a changed list
+// (a push, or failover's reselect list) sorts points instead of hashing again.
+const pointsByUrl = new WeakMap<URL, Map<number, number[]>>();
+
+
+function addressPoints(url: URL, replicaNumber: number): number[] {
+  let byReplicas = pointsByUrl.get(url);
+  if (byReplicas === undefined) pointsByUrl.set(url, (byReplicas = new Map()));
+  let points = byReplicas.get(replicaNumber);
+  if (points === undefined) {
+    const address = url.getAddress();
+    const digests = Math.max(0, Math.trunc(replicaNumber / 4));
+    const all: number[] = [];
+    for (let i = 0; i < digests; i++) {
+      const digest = md5(address + i);
+      for (let h = 0; h < 4; h++) all.push(ketamaHash(digest, h));
+    }
+    // Sorted, each point once (an address that hits one point twice owns it either way).
+    points = [...new Set(all)].sort((x, y) => x - y);
+    byReplicas.set(replicaNumber, points);
+  }
+  return points;
+}
+
+/** A sorted ring: points and, per point, the list index of its owner. */
+interface Ring {
+  points: number[];
+  owners: number[];
+}
+
+// PERF: the rings of `perInvoker[lo..hi)` merged in halves, the later half winning equal points:
+// O(points x log invokers), where sorting all points again took most of a reselect-heavy run. Plain
+// arrays: typed arrays this size live off the heap, and allocating them per merge cost more than merging.
+function mergeRings(perInvoker: readonly number[][], lo: number, hi: number): Ring {
+  if (hi - lo === 1) return { points: perInvoker[lo]!, owners: new Array<number>(perInvoker[lo]!.length).fill(lo) };
+  const mid = (lo + hi) >>> 1;
+  const a = mergeRings(perInvoker, lo, mid);
+  const b = mergeRings(perInvoker, mid, hi);
+  const points: number[] = [];
+  const owners: number[] = [];
+  const na = a.points.length;
+  const nb = b.points.length;
+  let i = 0;
+  let j = 0;
+  while (i < na && j < nb) {
+    const pa = a.points[i]!;
+    const pb = b.points[j]!;
+    if (pa < pb) {
+      points.push(pa);
+      owners.push(a.owners[i++]!);
+    } else {
+      points.push(pb);
+      owners.push(b.owners[j++]!);
+      if (pa === pb) i++;
+    }
+  }
+  for (; i < na; i++) {
+    points.push(a.points[i]!);
+    owners.push(a.owners[i]!);
+  }
+  for (; j < nb; j++) {
+    points.push(b.points[j]!);
+    owners.push(b.owners[j]!);
+  }
+  return { points, owners };
+}
+
 /** One ring over one invoker list (Dubbo `ConsistentHashSelector`). */
 export class ConsistentHashSelector {
-  /** What the ring was built from (Dubbo compares `invokers.hashCode()`). */
-  readonly identityKey: string;
   readonly replicaNumber: number;
   readonly argumentIndex: number[];
-  // PERF: a sorted array of points plus a parallel array of invokers instead of a TreeMap.
-  readonly #points: Float64Array;
-  readonly #owners: Invoker[];
+  readonly #invokers: Invoker[];
+  /** Per invoker, its sorted ring points. */
+  readonly #perInvoker: number[][];
+  // PERF: a sorted array of points plus a parallel array of invokers instead of a TreeMap, built once
+  // the list has been picked over often enough to repay it (picks cost a ceiling search per invoker
+  // until then): failover's reselect hands over a fresh list of 10 invokers per retry, used once, and
+  // during a rolling restart each instance's directory sets providers aside in lists of its own.
+  #points: Float64Array | null = null;
+  #owners: Invoker[] = [];
+  #picks = 0;
 
-  constructor(invokers: Invoker[], methodName: string, identityKey: string) {
-    this.identityKey = identityKey;
+  constructor(invokers: Invoker[], methodName: string) {
     const url = invokers[0]!.getUrl();
     this.replicaNumber = Math.trunc(url.getMethodNumber(methodName, HASH_NODES, DEFAULT_REPLICA_NUMBER));
     const index = (url.getMethodParameter(methodName, HASH_ARGUMENTS) ?? '0').split(/\s*,+\s*/);
     // DIVERGENCE: Dubbo throws NumberFormatException on a non-numeric index; zonesim skips it.
     this.argumentIndex = index.map((s) => Number.parseInt(s, 10)).filter((n) => Number.isInteger(n));
-    const ring = new Map<number, Invoker>();
-    for (const invoker of invokers) {
-      const address = invoker.getUrl().getAddress();
-      for (let i = 0; i < Math.trunc(this.replicaNumber / 4); i++) {
-        const digest = md5(address + i);
-        // A later invoker overwrites a point it collides with, as TreeMap.put does.
-        for (let h = 0; h < 4; h++) ring.set(ketamaHash(digest, h), invoker);
-      }
-    }
-    const points = [...ring.keys()].sort((a, b) => a - b);
-    this.#points = Float64Array.from(points);
-    this.#owners = points.map((p) => ring.get(p)!);
+    this.#invokers = invokers;
+    this.#perInvoker = invokers.map((invoker) => addressPoints(invoker.getUrl(), this.replicaNumber));
   }
 
   /** The invoker for this invocation's hash key. */
@@ -75,50 +137,105 @@ export class ConsistentHashSelector {
   /** The ceiling entry of `md5(key)` point 0, wrapping to the first point. */
   selectForKey(key: string): Invoker {
     const hash = ketamaHash(md5(key), 0);
-    const points = this.#points;
-    let lo = 0;
-    let hi = points.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (points[mid]! < hash) lo = mid + 1;
-      else hi = mid;
+    if (this.#points === null && this.#picks++ < this.replicaNumber * 2) return this.#ceilingByInvoker(hash);
+    if (this.#points === null) {
+      // Every invoker's points, merged in point order: of equal points the later invoker's stays, as
+      // its TreeMap.put overwrites an earlier one's.
+      const ring = mergeRings(this.#perInvoker, 0, this.#invokers.length);
+      this.#points = Float64Array.from(ring.points);
+      this.#owners = ring.owners.map((index) => this.#invokers[index]!);
     }
-    return this.#owners[lo === points.length ? 0 : lo]!;
+    const points = this.#points;
+    const at = ceilingIndex(points, hash);
+    return this.#owners[at === points.length ? 0 : at]!;
   }
+
+  // The ring's answer without the ring: the least point >= hash over every invoker (else the least
+  // point of all), a later invoker winning a point several own.
+  #ceilingByInvoker(hash: number): Invoker {
+    let best = Infinity;
+    let bestIndex = -1;
+    let first = Infinity;
+    let firstIndex = -1;
+    this.#perInvoker.forEach((points, index) => {
+      if (points.length === 0) return;
+      if (points[0]! <= first) {
+        first = points[0]!;
+        firstIndex = index;
+      }
+      const at = ceilingIndex(points, hash);
+      if (at < points.length && points[at]! <= best) {
+        best = points[at]!;
+        bestIndex = index;
+      }
+    });
+    return this.#invokers[bestIndex >= 0 ? bestIndex : firstIndex]!;
+  }
+}
+
+// The first index of a sorted array whose value is >= `value` (its length when none is).
+function ceilingIndex(points: ArrayLike<number>, value: number): number {
+  let lo = 0;
+  let hi = points.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (points[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// PERF: a ring is a function of the list (its invokers in order) and the method alone, so every
+// consumer instance that holds the same list object shares it: a large deployment built one ring of
+// 160 points per provider per instance and method (768 KB each for 300 providers) and rebuilt it on
+// every list change. Rings of lists no one holds any more go with their lists.
+const selectors = new WeakMap<readonly Invoker[], Map<string, ConsistentHashSelector>>();
+
+// PERF: lists with equal contents in different objects (each consumer instance's directory sets an
+// unavailable provider aside in a list of its own) share a ring too, found by their contents among
+// the most recent rings.
+const recentByContents = new Map<string, ConsistentHashSelector>();
+const RECENT_RINGS = 64;
+const invokerIds = new WeakMap<Invoker, number>();
+let nextInvokerId = 1;
+
+function contentsKey(invokers: readonly Invoker[], methodName: string): string {
+  let key = methodName;
+  for (const invoker of invokers) {
+    let id = invokerIds.get(invoker);
+    if (id === undefined) invokerIds.set(invoker, (id = nextInvokerId++));
+    key += `,${id}`;
+  }
+  return key;
+}
+
+/** The ring of `invokers` for `methodName` (built once per list contents and method while recent, else per list object). */
+export function selectorOf(invokers: Invoker[], methodName: string): ConsistentHashSelector {
+  let byMethod = selectors.get(invokers);
+  if (byMethod === undefined) selectors.set(invokers, (byMethod = new Map()));
+  let selector = byMethod.get(methodName);
+  if (selector === undefined) {
+    const key = contentsKey(invokers, methodName);
+    selector = recentByContents.get(key);
+    if (selector === undefined) {
+      selector = new ConsistentHashSelector(invokers, methodName);
+      if (recentByContents.size >= RECENT_RINGS) recentByContents.delete(recentByContents.keys().next().value!);
+      recentByContents.set(key, selector);
+    }
+    byMethod.set(methodName, selector);
+  }
+  return selector;
 }
 
 export class ConsistentHashLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'consistenthash';
 
-  readonly #selectors = new Map<string, ConsistentHashSelector>();
-  readonly #invokerIds = new WeakMap<Invoker, number>();
-  #nextInvokerId = 0;
-
+  // Dubbo keeps one selector per `serviceKey.method` and rebuilds it when `invokers.hashCode()`
+  // changes. A ring depends on nothing but the list's invokers in order and the method, so the ring
+  // of the list at hand is the one Dubbo would use: kept when the list is the same, rebuilt when not.
+  // DIVERGENCE: Dubbo compares `List.hashCode()` (element identity hashes, collisions possible); here
+  // a list's ring is always its own, so a replaced invoker object is never returned from a stale ring.
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
-    const methodName = getMethodName(invocation);
-    const key = `${invokers[0]!.getUrl().getServiceKey()}.${methodName}`;
-    const identityKey = this.#identityKey(invokers);
-    let selector = this.#selectors.get(key);
-    if (selector === undefined || selector.identityKey !== identityKey) {
-      selector = new ConsistentHashSelector(invokers, methodName, identityKey);
-      this.#selectors.set(key, selector);
-    }
-    return selector.select(invocation);
-  }
-
-  // DIVERGENCE: Dubbo compares `List.hashCode()` (element identity hashes, collisions possible);
-  // zonesim compares the exact sequence of invoker object ids, so any change in membership or
-  // order rebuilds and a replaced invoker object is never returned from a stale ring.
-  #identityKey(invokers: Invoker[]): string {
-    let key = '';
-    for (const invoker of invokers) {
-      let id = this.#invokerIds.get(invoker);
-      if (id === undefined) {
-        id = this.#nextInvokerId++;
-        this.#invokerIds.set(invoker, id);
-      }
-      key += `${id},`;
-    }
-    return key;
+    return selectorOf(invokers, getMethodName(invocation)).select(invocation);
   }
 }

@@ -1,8 +1,10 @@
 /** ConsistentHashLoadBalance: argument keys, generic calls, and rebuilding the ring on list changes. */
 import { describe, expect, it } from 'vitest';
-import { RpcInvocation } from '../../../src/dubbo/rpc.js';
+import { ketamaHash, md5, selectorOf } from '../../../src/dubbo/loadbalance/consistent-hash-load-balance.js';
+import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
 import { URL } from '../../../src/dubbo/url.js';
-import { invocation, makeRuntime, TestInvoker } from './fixtures.js';
+import { RandomStreams } from '../../../src/engine/random.js';
+import { invocation, invokersWith, makeRuntime, TestInvoker } from './fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 
@@ -51,5 +53,73 @@ describe('ConsistentHashLoadBalance', () => {
     const replaced = [...invokers];
     replaced[1] = new TestInvoker('test://127.0.0.1:2/DemoService');
     expect(lb.select(replaced, CONSUMER, invocation('m', ['arg1']))).toBe(replaced[1]);
+  });
+
+  it('picks what a per-instance ring, rebuilt only when the list changes, picks (rings shared by list)', () => {
+    // Dubbo's bookkeeping, plainly: one TreeMap-like ring per method, rebuilt when the invokers in
+    // order differ; each invoker puts 8 MD5 points, a later one overwriting a point it shares.
+    const own = new Map<string, { list: readonly Invoker[]; points: number[]; owners: Map<number, Invoker> }>();
+    const reference = (list: Invoker[], inv: RpcInvocation): Invoker => {
+      const method = inv.getMethodName();
+      let s = own.get(method);
+      if (s === undefined || s.list.length !== list.length || s.list.some((x, i) => x !== list[i])) {
+        const owners = new Map<number, Invoker>();
+        for (const invoker of list) {
+          for (let i = 0; i < 2; i++) {
+            const digest = md5(invoker.getUrl().getAddress() + i);
+            for (let h = 0; h < 4; h++) owners.set(ketamaHash(digest, h), invoker);
+          }
+        }
+        s = { list, points: [...owners.keys()].sort((a, b) => a - b), owners };
+        own.set(method, s);
+      }
+      const hash = ketamaHash(md5(String(inv.arguments[0])), 0);
+      const ceiling = s.points.find((p) => p >= hash) ?? s.points[0]!;
+      return s.owners.get(ceiling)!;
+    };
+    const rng = new RandomStreams(3).stream('test');
+    // hash.nodes=8 (two digests per invoker): a list is picked over often enough for its ring to be built.
+    const pool = invokersWith(Array.from({ length: 12 }, () => ({ 'hash.nodes': 8 })));
+    // Twins: other invokers at the addresses of the first two, so they share every ring point with them.
+    pool.push(new TestInvoker('test://127.0.0.1:1/DemoService?hash.nodes=8&twin=1'), new TestInvoker('test://127.0.0.1:2/DemoService?hash.nodes=8&twin=1'));
+    const lbs = [0, 1, 2].map(() => makeRuntime().getLoadBalance('consistenthash'));
+    let list = pool.slice(0, 8);
+    for (let step = 0; step < 600; step++) {
+      const r = rng.nextInt(8);
+      // A new list object with the same invokers, a changed one (picked over once or more, like
+      // failover's reselect lists and pushed lists), or the same object again.
+      if (r === 0) list = [...list];
+      else if (r === 1) list = pool.filter(() => rng.nextInt(3) > 0).slice(0, 10);
+      if (list.length < 2) list = pool.slice(0, 3);
+      const inv = invocation(['m', 'n'][rng.nextInt(2)]!, [`user${rng.nextInt(50)}`]);
+      const expected = reference(list, inv);
+      for (const lb of lbs) expect(lb.select(list, CONSUMER, inv)).toBe(expected);
+    }
+    // The consumer instances holding one list object share its ring.
+    expect(selectorOf(list, 'm')).toBe(selectorOf(list, 'm'));
+  });
+
+  it('wraps a hash above every point to the first point, with or without a built ring', () => {
+    const list = fivePorts();
+    let top = 0;
+    for (const inv of list) for (let i = 0; i < 40; i++) top = Math.max(top, ...[0, 1, 2, 3].map((h) => ketamaHash(md5(inv.getUrl().getAddress() + i), h)));
+    let key = 0;
+    while (ketamaHash(md5(`k${key}`), 0) <= top) key++;
+    // The owner of the least point of all: the answer of a ring's first entry.
+    let least = Infinity;
+    let owner = '';
+    for (const inv of list) {
+      for (let i = 0; i < 40; i++) {
+        for (let h = 0; h < 4; h++) {
+          const p = ketamaHash(md5(inv.getUrl().getAddress() + i), h);
+          if (p < least) [least, owner] = [p, inv.getUrl().getAddress()];
+        }
+      }
+    }
+    const lb = makeRuntime().getLoadBalance('consistenthash');
+    // That owner last in the list, so that "the first invoker" is not the answer by chance.
+    const ordered = [...list.filter((i) => i.getUrl().getAddress() !== owner), ...list.filter((i) => i.getUrl().getAddress() === owner)];
+    // The first picks over a list search each invoker's points; after 320 (2 x hash.nodes) the ring is built.
+    for (let i = 0; i < 330; i++) expect(address(lb.select(ordered, CONSUMER, invocation('m', [`k${key}`])))).toBe(owner);
   });
 });

@@ -113,7 +113,7 @@ function runCase(c: Json): void {
       const invokers = (input.addresses as string[]).map(
         (a) => new TestInvoker(`test://${a}/DemoService?hash.nodes=${input.replicaNumber}`),
       );
-      const selector = new ConsistentHashSelector(invokers, 'method1', 'vector');
+      const selector = new ConsistentHashSelector(invokers, 'method1');
       expect(ketamaHash(md5(input.key), 0)).toBe(expected.keyHash);
       expect(selector.selectForKey(input.key).getUrl().getAddress()).toBe(expected.address);
       return;
