@@ -1,6 +1,7 @@
 // `npm run bench`: simulated requests per wall second, kernel events per second and peak RSS per
 // scenario, each case in its own process so that peak RSS is its own; then the scale figures
-// (a large deployment, 10^5 providers, a 10M-request run), SimPy's bare M/M/c measured in the same
+// (a large deployment, 10^5 providers, a 10M-request run), the large deployment with each load
+// balancer and a few routers, SimPy's bare M/M/c measured in the same
 // run, and `compare --seeds 2` on one and two worker threads. Timing lives here, never in tests.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -58,6 +59,28 @@ console.log(`large deployment: ${fmt(large.requestsPerSec)} requests/s (target >
 console.log(`10^5 providers, 10 simulated s: ${fmt(byCase['10^5 providers, 10 s'].wallMs / 1000, 1)} s wall (target < 20)`);
 console.log(`10M-request run: peak RSS ${fmt(byCase['M/M/c, 10M requests'].peakRssMb)} MB (target < 300)`);
 console.log(`two-zone baseline: ${fmt(plain.requestsPerSec)} requests/s (target >= 400,000)`);
+
+// The large deployment with each strategy a user may pick: 8 simulated s, the rolling restart at 4 s.
+// A balancer or router that does per-instance or per-invoker work on each pick shows here first.
+const everyGroup = (kv) => [0, 1, 2].map((i) => `consumers[${i}].reference["com.example.UserService"].${kv}`);
+const strategies = [
+  ['random (Dubbo default)', []],
+  ['roundrobin', everyGroup('loadbalance=roundrobin')],
+  ['leastactive', everyGroup('loadbalance=leastactive')],
+  ['leastactive, actives=50', [...everyGroup('loadbalance=leastactive'), ...everyGroup('actives=50')]],
+  ['shortestresponse', everyGroup('loadbalance=shortestresponse')],
+  ['consistenthash', everyGroup('loadbalance=consistenthash')],
+  ['adaptive', everyGroup('loadbalance=adaptive')],
+  ['zoneAware', everyGroup('loadbalance=zoneAware')],
+  ['condition rule => zone = $zone', ['routers=[{type: condition, rule: "=> zone = $zone"}]']],
+  ['zone router, fallback', ['routers=[{type: zone, fallback: true}]']],
+];
+console.log('\nlarge deployment by strategy, 8 simulated s with the rolling restart at 4 s (one run each)\n');
+console.log('strategy'.padEnd(34) + 'req/s'.padStart(10) + 'peak RSS MB'.padStart(13));
+for (const [label, sets] of strategies) {
+  const r = best('../bench/large-deployment.yaml', ['duration=8s', 'warmup=2s', 'faults[0].at=4s', ...sets], 1);
+  console.log(label.padEnd(34) + fmt(r.requestsPerSec).padStart(10) + fmt(r.peakRssMb, 1).padStart(13));
+}
 
 // SimPy's bare M/M/c against zonesim's whole stack on the same queue, 10^6 requests each, whole
 // processes (start-up included), interleaved so that both see the same machine.
