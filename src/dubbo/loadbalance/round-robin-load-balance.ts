@@ -8,7 +8,7 @@
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { AbstractLoadBalance, weightAt, weightInputsOf } from './load-balance.js';
+import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
 import { weightTableOf } from './weight-table.js';
 
@@ -16,68 +16,119 @@ import { weightTableOf } from './weight-table.js';
 export const RECYCLE_PERIOD_MS = 60_000;
 
 /**
- * One `serviceKey.method` table (Dubbo's `ConcurrentMap<String, WeightedRoundRobin>`): the map keys
- * are the identity strings, in insertion order; each entry's weight, current and last update live
- * in typed arrays at the entry's slot.
+ * Slot numbers of identity strings, shared by the round-robin tables of every consumer instance whose
+ * consumer URL has the same parameter map (the instances of one consumer group in one run share one,
+ * see `internParams`), and each list's slots. A table keeps its entries in its own arrays at these slots.
  */
-// PERF: a pick walks every invoker of the list. Per-entry objects scattered over the heap made that
-// walk (and the garbage of thousands of consumer instances' tables) most of a large deployment's
-// run; a slot per entry in three arrays keeps the walk in a few cache lines.
+class SharedSlots {
+  readonly #slotOf = new Map<string, number>();
+  readonly identities: string[] = [];
+  readonly #lists = new WeakMap<readonly Invoker[], Int32Array>();
+
+  /** The slot of each invoker of `invokers` (looked up once per list object). */
+  slotsOf(invokers: readonly Invoker[]): Int32Array {
+    let slots = this.#lists.get(invokers);
+    if (slots === undefined) {
+      slots = new Int32Array(invokers.length);
+      for (let i = 0; i < invokers.length; i++) {
+        const identity = invokers[i]!.getUrl().toIdentityString();
+        let slot = this.#slotOf.get(identity);
+        if (slot === undefined) {
+          slot = this.identities.length;
+          this.identities.push(identity);
+          this.#slotOf.set(identity, slot);
+        }
+        slots[i] = slot;
+      }
+      this.#lists.set(invokers, slots);
+    }
+    return slots;
+  }
+}
+
+const sharedSlots = new WeakMap<ReadonlyMap<string, string>, SharedSlots>();
+
+function sharedSlotsOf(url: URL): SharedSlots {
+  let slots = sharedSlots.get(url.params);
+  if (slots === undefined) sharedSlots.set(url.params, (slots = new SharedSlots()));
+  return slots;
+}
+
+// Fields of one entry in a table's array, at `slot * STRIDE`.
+const WEIGHT = 0;
+const CURRENT = 1;
+const LAST_UPDATE = 2;
+/** When the entry was added (its place in the map's insertion order); 0 when the slot holds no entry. */
+const ADDED = 3;
+const STRIDE = 4;
+
+/**
+ * One `serviceKey.method` table (Dubbo's `ConcurrentMap<String, WeightedRoundRobin>`): an entry per
+ * identity string, with its weight, current and last update, in insertion order.
+ */
+// PERF: a pick walks every invoker of the list. Per-entry objects scattered over the heap, and a map per
+// table, made that walk (and the garbage and memory of thousands of consumer instances' tables) most of
+// a large deployment's run. Entries live in one array of doubles per table at slots shared by the
+// group's instances, so a list's slots are looked up once for all of them.
 class WeightTableState {
-  readonly slotOf = new Map<string, number>();
-  weight = new Float64Array(8);
-  current = new Float64Array(8);
-  lastUpdateMs = new Float64Array(8);
-  readonly #free: number[] = [];
-  #next = 0;
+  readonly shared: SharedSlots;
+  entries = new Float64Array(0);
+  /** Entries in the table (Dubbo's `map.size()`). */
+  size = 0;
+  #added = 0;
   /**
-   * PERF: no entry was updated before this time (a lower bound of every `lastUpdateMs`): while it is
+   * PERF: no entry was updated before this time (a lower bound of every last update): while it is
    * within the recycle period, `recycle` would drop nothing, and its walk over the table is skipped.
    */
   oldestUpdateMs = Infinity;
-  /** Bumped whenever entries are dropped (their slots may be reused), so resolved lists are redone. */
-  generation = 0;
-  /** Per list object, the slot of each of its invokers. */
-  readonly resolved = new WeakMap<Invoker[], { slots: Int32Array; generation: number }>();
 
-  /** A new entry at a free slot: `new WeightedRoundRobin()` then `setWeight(weight)`. */
-  add(identity: string, weight: number): number {
-    let slot = this.#free.pop();
-    if (slot === undefined) {
-      slot = this.#next++;
-      if (slot === this.weight.length) this.#grow();
-    }
-    this.slotOf.set(identity, slot);
-    this.weight[slot] = weight;
-    this.current[slot] = 0;
-    this.lastUpdateMs[slot] = 0;
-    return slot;
+  constructor(shared: SharedSlots) {
+    this.shared = shared;
+  }
+
+  /** Room for every slot the group has numbered. */
+  fit(): void {
+    const needed = this.shared.identities.length * STRIDE;
+    if (needed <= this.entries.length) return;
+    const grown = new Float64Array(Math.max(needed, this.entries.length * 2));
+    grown.set(this.entries);
+    this.entries = grown;
+  }
+
+  /** A new entry: `new WeightedRoundRobin()` then `setWeight(weight)`. */
+  add(slot: number, weight: number): void {
+    const at = slot * STRIDE;
+    this.entries[at + WEIGHT] = weight;
+    this.entries[at + CURRENT] = 0;
+    this.entries[at + LAST_UPDATE] = 0;
+    this.entries[at + ADDED] = ++this.#added;
+    this.size++;
   }
 
   /** Dubbo's `removeIf(now - lastUpdate > RECYCLE_PERIOD)`. */
   recycle(nowMs: number): void {
     if (!(nowMs - this.oldestUpdateMs > RECYCLE_PERIOD_MS)) return;
-    let dropped = false;
     let oldest = Infinity;
-    for (const [identity, slot] of this.slotOf) {
-      const lastUpdateMs = this.lastUpdateMs[slot]!;
+    const entries = this.entries;
+    for (let at = 0; at < entries.length; at += STRIDE) {
+      if (entries[at + ADDED] === 0) continue;
+      const lastUpdateMs = entries[at + LAST_UPDATE]!;
       if (nowMs - lastUpdateMs > RECYCLE_PERIOD_MS) {
-        this.slotOf.delete(identity);
-        this.#free.push(slot);
-        dropped = true;
+        entries[at + ADDED] = 0;
+        this.size--;
       } else if (lastUpdateMs < oldest) oldest = lastUpdateMs;
     }
     this.oldestUpdateMs = oldest;
-    if (dropped) this.generation++;
   }
 
-  #grow(): void {
-    const size = this.weight.length * 2;
-    for (const field of ['weight', 'current', 'lastUpdateMs'] as const) {
-      const grown = new Float64Array(size);
-      grown.set(this[field]);
-      this[field] = grown;
+  /** The identity strings of the entries, in insertion order. */
+  identities(): string[] {
+    const out: Array<[number, string]> = [];
+    for (let slot = 0; slot * STRIDE < this.entries.length; slot++) {
+      const added = this.entries[slot * STRIDE + ADDED]!;
+      if (added !== 0) out.push([added, this.shared.identities[slot]!]);
     }
+    return out.sort((a, b) => a[0] - b[0]).map(([, id]) => id);
   }
 }
 
@@ -90,49 +141,38 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
   getInvokerAddrList(invokers: Invoker[], invocation: RpcInvocation): string[] | null {
     const key = `${invokers[0]!.getUrl().getServiceKey()}.${getMethodName(invocation)}`;
     const map = this.#methodWeightMap.get(key);
-    return map === undefined ? null : [...map.slotOf.keys()];
+    return map === undefined ? null : map.identities();
   }
 
-  protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
+  protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const method = getMethodName(invocation);
     const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
     let map = this.#methodWeightMap.get(key);
     if (map === undefined) {
-      map = new WeightTableState();
+      map = new WeightTableState(sharedSlotsOf(url));
       this.#methodWeightMap.set(key, map);
     }
     const nowMs = this.runtime.clock.now();
-    // PERF: the directory hands out the same list object until it changes, so each list's entries
-    // are looked up once (again after recycling dropped some).
-    let resolved = map.resolved.get(invokers);
-    if (resolved === undefined || resolved.generation !== map.generation) {
-      const slots = new Int32Array(invokers.length);
-      for (let i = 0; i < invokers.length; i++) {
-        const invoker = invokers[i]!;
-        const identifyString = invoker.getUrl().toIdentityString();
-        const slot = map.slotOf.get(identifyString);
-        slots[i] = slot ?? map.add(identifyString, weightAt(weightInputsOf(invoker, method), nowMs));
-      }
-      resolved = { slots, generation: map.generation };
-      map.resolved.set(invokers, resolved);
-    }
+    const slots = map.shared.slotsOf(invokers);
+    map.fit();
+    const entries = map.entries;
     let totalWeight = 0;
     let maxCurrent = -Infinity;
     let selected = -1;
-    const slots = resolved.slots;
-    const { weight: wrrWeight, current, lastUpdateMs } = map;
     // PERF: getWeight of every invoker, from the list's shared weight table.
     const weights = weightTableOf(invokers, method, nowMs).weights;
     for (let i = 0; i < invokers.length; i++) {
       const weight = weights[i]!;
-      const slot = slots[i]!;
+      const at = slots[i]! * STRIDE;
+      // computeIfAbsent: a new entry starts at this weight.
+      if (entries[at + ADDED] === 0) map.add(slots[i]!, weight);
       // setWeight: a changed weight restarts the entry's current.
-      if (weight !== wrrWeight[slot]) {
-        wrrWeight[slot] = weight;
-        current[slot] = 0;
+      if (weight !== entries[at + WEIGHT]) {
+        entries[at + WEIGHT] = weight;
+        entries[at + CURRENT] = 0;
       }
-      const cur = (current[slot] += weight);
-      lastUpdateMs[slot] = nowMs;
+      const cur = (entries[at + CURRENT] += weight);
+      entries[at + LAST_UPDATE] = nowMs;
       // Strict '>': ties go to the earliest invoker in list order.
       if (cur > maxCurrent) {
         maxCurrent = cur;
@@ -142,9 +182,9 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
     }
     // Every entry of the list was just updated to now (a new entry's initial 0 included).
     if (nowMs < map.oldestUpdateMs) map.oldestUpdateMs = nowMs;
-    if (invokers.length !== map.slotOf.size) map.recycle(nowMs);
+    if (invokers.length !== map.size) map.recycle(nowMs);
     if (selected >= 0) {
-      current[slots[selected]!]! -= totalWeight;
+      entries[slots[selected]! * STRIDE + CURRENT]! -= totalWeight;
       return invokers[selected]!;
     }
     return invokers[0]!;

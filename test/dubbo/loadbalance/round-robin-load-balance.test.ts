@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { URL } from '../../../src/dubbo/url.js';
+import { RandomStreams } from '../../../src/engine/random.js';
 import { invocation, invokersWith, makeRuntime, NOW_MS, pickIndexes, TestInvoker } from './fixtures.js';
+import { ReferenceRoundRobinLoadBalance } from './reference/round-robin-load-balance.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 
@@ -86,6 +88,38 @@ describe('RoundRobinLoadBalance', () => {
     expect(lb.getInvokerAddrList([a!], invocation())).toEqual([a!.getUrl().toIdentityString(), b!.getUrl().toIdentityString()]);
   });
 
+  it('counts dropped entries out of the table size, so a later equal-size list recycles nothing', () => {
+    let now = NOW_MS;
+    const [a, b, c] = invokersWith([{}, {}, {}]);
+    const twinOfA = new TestInvoker(a!.getUrl());
+    const lb = roundRobin(() => now);
+    lb.select([a!, b!, c!], CONSUMER, invocation());
+    now += 61_000;
+    lb.select([a!, b!], CONSUMER, invocation());
+    expect(lb.getInvokerAddrList([a!], invocation())).toHaveLength(2);
+    // Two invokers, two entries: b is 61 s idle, but the sizes match, so Dubbo keeps it.
+    now += 61_000;
+    lb.select([a!, twinOfA], CONSUMER, invocation());
+    expect(lb.getInvokerAddrList([a!], invocation())).toEqual([a!.getUrl().toIdentityString(), b!.getUrl().toIdentityString()]);
+  });
+
+  it("keeps each instance's own insertion order, whatever order other instances saw the providers in", () => {
+    let now = NOW_MS;
+    const [a, b, c] = invokersWith([{}, {}, {}]);
+    // Two consumer instances of one group (equal consumer parameters): one sees a, b, c first, the other c, b, a.
+    const first = roundRobin(() => now);
+    const second = roundRobin(() => now);
+    first.select([a!, b!, c!], CONSUMER, invocation());
+    second.select([c!, b!, a!], CONSUMER, invocation());
+    const id = (x: TestInvoker) => x.getUrl().toIdentityString();
+    expect(second.getInvokerAddrList([a!], invocation())).toEqual([id(c!), id(b!), id(a!)]);
+    // A dropped entry that comes back is inserted last again.
+    now += 61_000;
+    second.select([c!, a!], CONSUMER, invocation());
+    second.select([b!, c!, a!], CONSUMER, invocation());
+    expect(second.getInvokerAddrList([a!], invocation())).toEqual([id(c!), id(a!), id(b!)]);
+  });
+
   it('reports no tracked identities for a service and method it has not picked for yet', () => {
     const invokers = invokersWith([{}, {}]);
     const lb = roundRobin();
@@ -147,6 +181,28 @@ describe('RoundRobinLoadBalance against a plain reference of Dubbo\'s algorithm'
       const weights = list.map((inv) => Number(inv.getUrl().getParameter('weight')));
       const expected = ref(list, weights, method);
       expect(lb.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
+    }
+  });
+});
+
+describe('RoundRobinLoadBalance instances of one consumer group against plain references', () => {
+  it('pick what each instance\'s own Dubbo table picks, while they share slot numbers and lists', () => {
+    const rng = new RandomStreams(77).stream('test');
+    const rand = (n: number) => rng.nextInt(n);
+    let now = NOW_MS;
+    const clock = { now: () => now };
+    const pool = invokersWith(Array.from({ length: 30 }, () => ({ weight: [1, 50, 100][rand(3)]!, timestamp: NOW_MS - rand(200_000) })));
+    const lists = Array.from({ length: 12 }, () => pool.filter(() => rand(3) > 0).sort(() => rand(3) - 1));
+    const fast = [0, 1, 2].map(() => new RoundRobinLoadBalance(makeRuntime({ clock })));
+    const reference = [0, 1, 2].map(() => new ReferenceRoundRobinLoadBalance(makeRuntime({ clock })));
+    for (let step = 0; step < 5_000; step++) {
+      const n = rand(3);
+      const list = lists[rand(lists.length)]!;
+      if (list.length === 0) continue;
+      now += rand(50) === 0 ? 70_000 : rand(40);
+      const method = rand(3) === 0 ? 'other' : 'sayHello';
+      const expected = reference[n]!.select(list, CONSUMER, invocation(method));
+      expect(fast[n]!.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
     }
   });
 });
