@@ -77,6 +77,15 @@ interface MethodRuntime {
 }
 
 /** Per-group shared pieces: spec, samplers, counters. */
+// PERF: counts provider state changes in this thread, so that what is derived from every provider's
+// availability (a balancer's healthy hosts) can be kept until one changes. It never decides an outcome.
+let stateChanges = 0;
+
+/** A number that changes whenever any provider process in this thread changes state (up, black hole, crashed, stopped). */
+export function providerStateVersion(): number {
+  return stateChanges;
+}
+
 export class ProviderGroup {
   readonly spec: ProviderGroupSpec;
   /** Methods of the first (or only) exported service. */
@@ -194,7 +203,7 @@ export class ProviderInstance {
   readonly pool: Resource<IncomingCall>;
   /** One export per service, in `services` order: the registered URLs. */
   readonly exports: ProviderExport[];
-  state: ProviderState = 'up';
+  #state: ProviderState = 'up';
   /** This instance's own slowdown factors (a fault on `instance:`), keyed as the group's. */
   readonly slowdown = new Map<string, number>();
   /** The provider's own consumer side, for methods that call other services (SPEC 2.10). */
@@ -276,9 +285,20 @@ export class ProviderInstance {
     return `${this.ip}:${this.port}`;
   }
 
+  /** Up, black-holed, crashed or stopped (faults set it). */
+  get state(): ProviderState {
+    return this.#state;
+  }
+
+  set state(state: ProviderState) {
+    if (state === this.#state) return;
+    this.#state = state;
+    stateChanges++;
+  }
+
   /** True while the process accepts connections (a crashed or stopped one refuses them). */
   get connectable(): boolean {
-    return this.state === 'up' || this.state === 'blackhole';
+    return this.#state === 'up' || this.#state === 'blackhole';
   }
 
   /** Calls on the process's threads now (the shared pool and every isolated one) and waiting for one. */

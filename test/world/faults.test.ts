@@ -3,7 +3,7 @@ import type { DistSpec } from '../../src/engine/distributions.js';
 import type { FaultAction, FaultSpec, ProviderGroupSpec, Scenario } from '../../src/scenario/types.js';
 import { faultBoundaries, faultLabel, scheduleFaults, type FaultHooks } from '../../src/world/faults.js';
 import type { WorldObserver } from '../../src/world/observer.js';
-import type { IncomingCall, ProviderInstance } from '../../src/world/provider.js';
+import { providerStateVersion, type IncomingCall, type ProviderInstance } from '../../src/world/provider.js';
 import type { ProviderListener, RegistryModel, Subscriber } from '../../src/world/registry.js';
 import { World } from '../../src/world/world.js';
 import { registrySpec } from './registry-fixtures.js';
@@ -152,6 +152,21 @@ describe('zoneDown and zoneUp', () => {
     expect(t.states('users-a')).toEqual(['blackhole', 'blackhole', 'blackhole', 'blackhole']);
     expect(t.states('orders-a')).toEqual(['blackhole', 'blackhole']);
     expect(t.states('users-b')).toEqual(['up', 'up']);
+  });
+
+  it('moves the provider state version with every state change, and only then', () => {
+    const t = world([fault(10_000, { kind: 'zoneDown', zone: 'zoneA', mode: 'blackhole' }, 5_000)]);
+    t.runTo(9_999);
+    const before = providerStateVersion();
+    t.runTo(10_000);
+    // Six zoneA processes (users-a and orders-a) went from up to black hole.
+    expect(providerStateVersion() - before).toBe(6);
+    const p = t.groups['users-a']!.instances[0]!;
+    const now = providerStateVersion();
+    p.state = 'blackhole';
+    expect(providerStateVersion()).toBe(now);
+    t.runTo(15_000);
+    expect(providerStateVersion() - now).toBe(6);
   });
 
   it('stops the heartbeats of black-holed providers (they fall silent in the registry)', () => {

@@ -14,7 +14,8 @@ import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { ZONE_KEY } from '../constants.js';
 import { AbstractLoadBalance } from './load-balance.js';
-import { weightedRandomIndex } from './weighted-random.js';
+import { getMethodName } from './rpc-utils.js';
+import { firstIndexAbove, weightTableOf } from './weight-table.js';
 import { providerZone } from './zone-aware-load-balance.js';
 
 export const ENVOY_LOCAL_ZONES_KEY = 'envoy.local_zones';
@@ -73,26 +74,26 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const events = this.runtime.events;
     const length = invokers.length;
-    const healthy: number[] = [];
-    for (let i = 0; i < length; i++) if (invokers[i]!.isAvailable()) healthy.push(i);
+    const health = healthOf(invokers);
+    const healthy = health.healthy;
 
     // Envoy's panic for one priority level: below the threshold, balance over every host.
     // (Envoy also needs the 1.4 overprovisioned health under 100%, which only matters above 71%.)
     const panicThreshold = clampPercent(url.getNumber(ENVOY_PANIC_THRESHOLD_KEY, DEFAULT_PANIC_THRESHOLD));
     if ((100 * healthy.length) / length < panicThreshold) {
       events.count(EnvoyCounter.PANIC);
-      return this.#pick(invokers, allIndexes(length), invocation);
+      return this.#pick(invokers, health.all, invocation);
     }
     // DIVERGENCE: with the panic threshold at 0 and no healthy host Envoy returns no host; a Dubbo
     // balancer must return a member, so zonesim picks among all.
-    if (healthy.length === 0) return this.#pick(invokers, allIndexes(length), invocation);
+    if (healthy.length === 0) return this.#pick(invokers, health.all, invocation);
 
-    const zone = this.#chooseLocality(invokers, healthy, url);
+    const zone = this.#chooseLocality(health, url);
     if (zone !== null) {
-      const inZone = healthy.filter((i) => providerZone(invokers[i]!) === zone);
+      const inZone = health.healthyInZone.get(zone);
       // DIVERGENCE: Envoy returns no host for an empty locality (only reachable through
       // lb_zone_no_capacity_left); zonesim falls back to every healthy host.
-      if (inZone.length > 0) return this.#pick(invokers, inZone, invocation);
+      if (inZone !== undefined && inZone.length > 0) return this.#pick(invokers, inZone, invocation);
     }
     return this.#pick(invokers, healthy, invocation);
   }
@@ -103,23 +104,14 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
    */
   // DIVERGENCE: zonesim recomputes the state on every pick (health can change between pushes) and
   // so counts those two per pick, which makes them shares of picks.
-  #chooseLocality(invokers: Invoker[], healthy: number[], url: URL): string | null {
+  #chooseLocality(health: Health, url: URL): string | null {
     const events = this.runtime.events;
     const localZone = url.getParameter(ZONE_KEY);
     const local = this.#parseLocal(url);
     // No local cluster configured: Envoy does no zone routing (and counts nothing).
     if (localZone === undefined || local === undefined) return null;
 
-    // Upstream localities (every host counts for the locality list), healthy hosts per locality.
-    const healthyPerZone = new Map<string, number>();
-    for (const invoker of invokers) {
-      const z = providerZone(invoker) ?? '';
-      if (!healthyPerZone.has(z)) healthyPerZone.set(z, 0);
-    }
-    for (const i of healthy) {
-      const z = providerZone(invokers[i]!) ?? '';
-      healthyPerZone.set(z, healthyPerZone.get(z)! + 1);
-    }
+    const { healthy, healthyPerZone } = health;
     if (healthyPerZone.size < 2) return null;
     if ((healthyPerZone.get(localZone) ?? 0) === 0) return null;
     const localHere = local.get(localZone);
@@ -193,13 +185,103 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
 
   // DIVERGENCE: Envoy balances inside the chosen hosts with its own policy (round robin by
   // default); zonesim uses Dubbo's weighted random with warmup so the comparison isolates routing.
-  #pick(invokers: Invoker[], indexes: number[], invocation: RpcInvocation): Invoker {
+  #pick(invokers: Invoker[], indexes: readonly number[], invocation: RpcInvocation): Invoker {
     if (indexes.length === 1) return invokers[indexes[0]!]!;
-    const weights = indexes.map((i) => this.getWeight(invokers[i]!, invocation));
-    return invokers[indexes[weightedRandomIndex(weights, this.runtime.random)]!]!;
+    // weightedRandomIndex over the chosen hosts' weights, from a table kept with the index list.
+    const table = pickTableOf(invokers, indexes, getMethodName(invocation), this.runtime.clock.now());
+    const rng = this.runtime.random;
+    if (table.total > 0 && !table.allEqual) return invokers[indexes[firstIndexAbove(table.prefix, rng.nextInt(table.total), indexes.length)]!]!;
+    return invokers[indexes[rng.nextInt(indexes.length)]!]!;
   }
 }
 
-function allIndexes(length: number): number[] {
-  return Array.from({ length }, (_, i) => i);
+/** What the hosts' availability says about one list: kept while no provider changes state. */
+interface Health {
+  /** `availabilityVersion()` it was computed at; null when the invokers do not say (then it is not kept). */
+  readonly version: number | null;
+  readonly all: readonly number[];
+  /** Indexes of the available invokers, in list order. */
+  readonly healthy: readonly number[];
+  /** Every provider zone of the list ('' for none), in first-seen order, with its count of healthy hosts. */
+  readonly healthyPerZone: ReadonlyMap<string, number>;
+  /** Healthy indexes by provider zone (zones that are set only). */
+  readonly healthyInZone: ReadonlyMap<string, readonly number[]>;
+}
+
+interface VersionedInvoker extends Invoker {
+  availabilityVersion(): number;
+}
+
+// PERF: every pick read the availability and zone of every host; on a large deployment that was most
+// of a run. A list's health is kept until any provider changes state (DubboInvoker's version), and the
+// weights of each host set until a weight can change.
+const healthByList = new WeakMap<readonly Invoker[], Health>();
+const versioned = new WeakMap<readonly Invoker[], boolean>();
+
+function availabilityVersion(invokers: readonly Invoker[]): number | null {
+  let all = versioned.get(invokers);
+  if (all === undefined) {
+    all = invokers.every((inv) => typeof (inv as Partial<VersionedInvoker>).availabilityVersion === 'function');
+    versioned.set(invokers, all);
+  }
+  return all && invokers.length > 0 ? (invokers[0] as VersionedInvoker).availabilityVersion() : null;
+}
+
+function healthOf(invokers: readonly Invoker[]): Health {
+  const version = availabilityVersion(invokers);
+  const cached = healthByList.get(invokers);
+  if (version !== null && cached !== undefined && cached.version === version) return cached;
+  const healthy: number[] = [];
+  const healthyPerZone = new Map<string, number>();
+  const healthyInZone = new Map<string, number[]>();
+  for (let i = 0; i < invokers.length; i++) {
+    const zone = providerZone(invokers[i]!);
+    const key = zone ?? '';
+    if (!healthyPerZone.has(key)) healthyPerZone.set(key, 0);
+    if (!invokers[i]!.isAvailable()) continue;
+    healthy.push(i);
+    healthyPerZone.set(key, healthyPerZone.get(key)! + 1);
+    if (zone !== undefined) {
+      let inZone = healthyInZone.get(zone);
+      if (inZone === undefined) healthyInZone.set(zone, (inZone = []));
+      inZone.push(i);
+    }
+  }
+  const all = cached !== undefined && cached.all.length === invokers.length ? cached.all : Array.from({ length: invokers.length }, (_, i) => i);
+  const health: Health = { version, all, healthy, healthyPerZone, healthyInZone };
+  if (version !== null) healthByList.set(invokers, health);
+  return health;
+}
+
+interface PickTable {
+  readonly prefix: Float64Array;
+  readonly total: number;
+  readonly allEqual: boolean;
+  readonly validFromMs: number;
+  readonly validUntilMs: number;
+}
+
+const pickTables = new WeakMap<readonly number[], Map<string, PickTable>>();
+
+// The weights of the hosts at `indexes` (getWeight, with warmup) as running totals, kept with the index
+// list while the list's weight table is valid.
+function pickTableOf(invokers: readonly Invoker[], indexes: readonly number[], method: string, nowMs: number): PickTable {
+  let byMethod = pickTables.get(indexes);
+  if (byMethod === undefined) pickTables.set(indexes, (byMethod = new Map()));
+  const cached = byMethod.get(method);
+  if (cached !== undefined && nowMs >= cached.validFromMs && nowMs < cached.validUntilMs) return cached;
+  const base = weightTableOf(invokers, method, nowMs);
+  const prefix = new Float64Array(indexes.length);
+  let total = 0;
+  let allEqual = true;
+  const first = base.weights[indexes[0]!]!;
+  for (let k = 0; k < indexes.length; k++) {
+    const w = base.weights[indexes[k]!]!;
+    total += w;
+    prefix[k] = total;
+    if (allEqual && w !== first) allEqual = false;
+  }
+  const table = { prefix, total, allEqual, validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
+  byMethod.set(method, table);
+  return table;
 }

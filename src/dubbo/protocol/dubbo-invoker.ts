@@ -10,7 +10,7 @@ import type { QueueEntry } from '../../engine/event-queue.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
 import type { Network } from '../../world/network.js';
 import type { RequestHandle, WorldObserver } from '../../world/observer.js';
-import type { IncomingCall, ProviderExport, Reply } from '../../world/provider.js';
+import { providerStateVersion, type IncomingCall, type ProviderExport, type Reply } from '../../world/provider.js';
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../filter/context-filter.js';
 import { noTimeLeft } from '../filter/consumer-context-filter.js';
@@ -83,6 +83,9 @@ export interface ProtocolContext {
 }
 
 /** The protocol invoker for one provider instance, as one consumer instance sees it. */
+// Destroyed invokers so far (part of `availabilityVersion`).
+let destroyedInvokers = 0;
+
 export class DubboInvoker implements Invoker {
   readonly provider: ProviderExport;
   readonly #url: ServiceAddressURL;
@@ -107,7 +110,17 @@ export class DubboInvoker implements Invoker {
   }
 
   destroy(): void {
+    if (!this.#destroyed) destroyedInvokers++;
     this.#destroyed = true;
+  }
+
+  /**
+   * A number that changes whenever `isAvailable()` may have changed for any DubboInvoker of this thread
+   * (a provider changed state, an invoker was destroyed): balancers keep what they derive from
+   * availability until it does.
+   */
+  availabilityVersion(): number {
+    return providerStateVersion() + destroyedInvokers;
   }
 
   /** Per-attempt timeout: `timeout` attachment, else the method/interface value, consumer first, default 1000 ms. */

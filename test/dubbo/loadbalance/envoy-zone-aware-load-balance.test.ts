@@ -3,9 +3,11 @@
  * and panic guards, the local-cluster checks, and Envoy's decision counters.
  */
 import { describe, expect, it } from 'vitest';
-import { EnvoyCounter, parseLocalZones } from '../../../src/dubbo/loadbalance/envoy-zone-aware-load-balance.js';
+import { EnvoyCounter, EnvoyZoneAwareLoadBalance, parseLocalZones } from '../../../src/dubbo/loadbalance/envoy-zone-aware-load-balance.js';
 import { URL } from '../../../src/dubbo/url.js';
-import { invocation, makeRuntime, pickCounts, TestInvoker } from './fixtures.js';
+import { RandomStreams } from '../../../src/engine/random.js';
+import { invocation, makeRuntime, NOW_MS, pickCounts, TestInvoker } from './fixtures.js';
+import { ReferenceEnvoyZoneAwareLoadBalance } from './reference/envoy-zone-aware-load-balance.js';
 
 const RUNS = 10_000;
 
@@ -132,5 +134,59 @@ describe('parseLocalZones', () => {
 
   it('rejects an entry without a count', () => {
     expect(() => parseLocalZones('zoneA')).toThrow(/zone:count/);
+  });
+});
+
+describe('EnvoyZoneAwareLoadBalance against its plain reference', () => {
+  // Invokers that say when availability may have changed, as DubboInvoker does: the balancer keeps a
+  // list's healthy hosts until the version moves, and each host set's weights until a weight can change.
+  let version = 0;
+  class VersionedInvoker extends TestInvoker {
+    availabilityVersion(): number {
+      return version;
+    }
+  }
+
+  it('picks and counts the same on every call, over lists, health changes, warmups and consumer set-ups', () => {
+    const rng = new RandomStreams(83).stream('test');
+    const rand = (n: number) => rng.nextInt(n);
+    let now = NOW_MS;
+    const clock = { now: () => now };
+    const pool = Array.from({ length: 40 }, (_, i) => {
+      const zone = ['zoneA', 'zoneB', 'zoneC', ''][rand(4)];
+      const warm = rand(2) === 0 ? `&timestamp=${NOW_MS - rand(100_000)}&warmup=60000` : '';
+      return new VersionedInvoker(`dubbo://10.0.0.${i + 1}:20880/DemoService?zone=${zone}&weight=${[50, 100, 100][rand(3)]}${warm}`);
+    });
+    const lists = Array.from({ length: 10 }, () => pool.filter(() => rand(3) > 0));
+    const setups = [
+      'zone=zoneA&envoy.local_zones=zoneA:10,zoneB:10,zoneC:5',
+      'zone=zoneB&envoy.local_zones=zoneA:2,zoneB:30&envoy.routing_enabled=70',
+      'zone=zoneC&envoy.local_zones=zoneA:10,zoneB:10,zoneC:10&envoy.min_cluster_size=20&envoy.healthy_panic_threshold=80',
+      'zone=zoneA',
+    ];
+    const instances = setups.map((params, n) => ({
+      url: URL.valueOf(`consumer://10.10.0.${n + 1}/DemoService?${params}`),
+      fast: { rt: makeRuntime({ seed: 10 + n, clock }) },
+      ref: { rt: makeRuntime({ seed: 10 + n, clock }) },
+    }));
+    const lbs = instances.map((i) => ({ fast: new EnvoyZoneAwareLoadBalance(i.fast.rt), ref: new ReferenceEnvoyZoneAwareLoadBalance(i.ref.rt) }));
+    for (let step = 0; step < 6_000; step++) {
+      if (rand(40) === 0) {
+        // A provider goes down or comes back: the version moves.
+        for (let k = 0; k < 1 + rand(8); k++) pool[rand(pool.length)]!.available = rand(3) > 0;
+        version++;
+      }
+      now += rand(30) === 0 ? rand(30_000) : rand(20);
+      const list = lists[rand(lists.length)]!;
+      if (list.length === 0) continue;
+      const n = rand(instances.length);
+      const method = rand(3) === 0 ? 'other' : 'sayHello';
+      const expected = lbs[n]!.ref.select(list, instances[n]!.url, invocation(method));
+      expect(lbs[n]!.fast.select(list, instances[n]!.url, invocation(method)), `step ${step}`).toBe(expected);
+    }
+    for (const i of instances) expect(Object.fromEntries(i.fast.rt.counters)).toEqual(Object.fromEntries(i.ref.rt.counters));
+    // Every decision path ran.
+    const all = new Set(instances.flatMap((i) => [...i.fast.rt.counters.keys()]));
+    expect([...all].sort()).toEqual(expect.arrayContaining([EnvoyCounter.ROUTING_ALL_DIRECTLY, EnvoyCounter.ROUTING_CROSS_ZONE, EnvoyCounter.PANIC]));
   });
 });
