@@ -72,6 +72,7 @@ const strategies = [
   ['consistenthash', everyGroup('loadbalance=consistenthash')],
   ['adaptive', everyGroup('loadbalance=adaptive')],
   ['zoneAware', everyGroup('loadbalance=zoneAware')],
+  ['envoyZoneAware', everyGroup('loadbalance=envoyZoneAware')],
   ['condition rule => zone = $zone', ['routers=[{type: condition, rule: "=> zone = $zone"}]']],
   ['zone router, fallback', ['routers=[{type: zone, fallback: true}]']],
 ];
