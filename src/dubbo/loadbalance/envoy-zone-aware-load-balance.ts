@@ -15,7 +15,7 @@ import type { URL } from '../url.js';
 import { ZONE_KEY } from '../constants.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { firstIndexAbove, weightTableOf } from './weight-table.js';
+import { drawIndex, runningTotals, weightTableOf, type RunningTotals } from './weight-table.js';
 import { providerZone } from './zone-aware-load-balance.js';
 
 export const ENVOY_LOCAL_ZONES_KEY = 'envoy.local_zones';
@@ -190,8 +190,7 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
     // weightedRandomIndex over the chosen hosts' weights, from a table kept with the index list.
     const table = pickTableOf(invokers, indexes, getMethodName(invocation), this.runtime.clock.now());
     const rng = this.runtime.random;
-    if (table.total > 0 && !table.allEqual) return invokers[indexes[firstIndexAbove(table.prefix, rng.nextInt(table.total), indexes.length)]!]!;
-    return invokers[indexes[rng.nextInt(indexes.length)]!]!;
+    return invokers[indexes[drawIndex(table.prefix, table.total, table.allEqual, rng)]!]!;
   }
 }
 
@@ -253,10 +252,7 @@ function healthOf(invokers: readonly Invoker[]): Health {
   return health;
 }
 
-interface PickTable {
-  readonly prefix: Float64Array;
-  readonly total: number;
-  readonly allEqual: boolean;
+interface PickTable extends RunningTotals {
   readonly validFromMs: number;
   readonly validUntilMs: number;
 }
@@ -271,17 +267,7 @@ function pickTableOf(invokers: readonly Invoker[], indexes: readonly number[], m
   const cached = byMethod.get(method);
   if (cached !== undefined && nowMs >= cached.validFromMs && nowMs < cached.validUntilMs) return cached;
   const base = weightTableOf(invokers, method, nowMs);
-  const prefix = new Float64Array(indexes.length);
-  let total = 0;
-  let allEqual = true;
-  const first = base.weights[indexes[0]!]!;
-  for (let k = 0; k < indexes.length; k++) {
-    const w = base.weights[indexes[k]!]!;
-    total += w;
-    prefix[k] = total;
-    if (allEqual && w !== first) allEqual = false;
-  }
-  const table = { prefix, total, allEqual, validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
+  const table = { ...runningTotals(indexes.map((i) => base.weights[i]!)), validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
   byMethod.set(method, table);
   return table;
 }

@@ -8,7 +8,7 @@ import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { firstIndexAbove, weightTableOf } from './weight-table.js';
+import { drawIndex, weightTableOf } from './weight-table.js';
 
 export class RandomLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'random';
@@ -22,10 +22,7 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     // (Arrays.binarySearch, then past equal totals) above; both give the first index whose running
     // total exceeds the offset, which this binary search finds for every n.
     const table = weightTableOf(invokers, getMethodName(invocation), this.runtime.clock.now());
-    if (table.totalWeight > 0 && !table.sameWeight) {
-      return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.totalWeight), length)]!;
-    }
-    return invokers[rng.nextInt(length)]!;
+    return invokers[drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng)]!;
   }
 
   // RandomLoadBalance.needWeightLoadBalance (lines 108-128): a registry URL needs a `weight`; any other

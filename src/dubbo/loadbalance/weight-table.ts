@@ -53,15 +53,39 @@ export function firstIndexAbove(prefix: Float64Array, offset: number, length: nu
   return lo;
 }
 
+/** Running totals of some weights, their sum, and whether they are all equal. */
+export interface RunningTotals {
+  readonly prefix: Float64Array;
+  readonly total: number;
+  readonly allEqual: boolean;
+}
+
+/** The running totals of `weights` (non-negative integers), for `drawIndex`. */
+export function runningTotals(weights: ArrayLike<number>): RunningTotals {
+  const prefix = new Float64Array(weights.length);
+  let total = 0;
+  let allEqual = true;
+  for (let i = 0; i < weights.length; i++) {
+    total += weights[i]!;
+    prefix[i] = total;
+    if (allEqual && weights[i] !== weights[0]) allEqual = false;
+  }
+  return { prefix, total, allEqual };
+}
+
 /**
- * The tie-break of leastactive and shortestresponse when every invoker of the list ties: a weighted
- * draw over the table's running totals when the weights differ and sum above 0, else uniform. The
- * same draw and pick as `pickAmongTied` over all indexes (a list of at least two invokers).
+ * `weightedRandomIndex` over precomputed running totals: when the weights differ and sum above 0, the
+ * first index whose running total exceeds a draw below the total, else a uniform index. The same
+ * draw and index as Dubbo's scans (RandomLoadBalance, and the tie-breaks of leastactive and
+ * shortestresponse over every invoker).
  */
+export function drawIndex(prefix: Float64Array, total: number, allEqual: boolean, rng: Rng): number {
+  return !allEqual && total > 0 ? firstIndexAbove(prefix, rng.nextInt(total), prefix.length) : rng.nextInt(prefix.length);
+}
+
+/** The tie-break of leastactive and shortestresponse when every invoker of the list ties (at least two). */
 export function pickAmongAll<T>(invokers: readonly T[], table: WeightTable, rng: Rng): T {
-  const length = invokers.length;
-  if (!table.sameWeight && table.totalWeight > 0) return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.totalWeight), length)]!;
-  return invokers[rng.nextInt(length)]!;
+  return invokers[drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng)]!;
 }
 
 const weightCounts = new WeakMap<WeightTable, Map<number, number>>();

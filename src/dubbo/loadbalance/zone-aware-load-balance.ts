@@ -19,7 +19,7 @@ import type { URL } from '../url.js';
 import { parseZoneList, providerZone, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { firstIndexAbove, weightTableOf } from './weight-table.js';
+import { drawIndex, runningTotals, weightTableOf, type RunningTotals } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
 
@@ -54,12 +54,7 @@ interface ZoneRanks {
 }
 
 /** The zone-multiplied weights of one list for one method and one consumer set-up, while valid. */
-interface ZoneWeights {
-  /** Running totals of the multiplied weights. */
-  readonly prefix: Float64Array;
-  readonly total: number;
-  /** Every multiplied weight equals the first (weightedRandomIndex's uniform case). */
-  readonly allEqual: boolean;
+interface ZoneWeights extends RunningTotals {
   readonly validFromMs: number;
   readonly validUntilMs: number;
 }
@@ -95,8 +90,7 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     }
     // weightedRandomIndex over the multiplied weights: the first running total above the draw, or uniform.
     const rng = this.runtime.random;
-    if (table.total > 0 && !table.allEqual) return invokers[firstIndexAbove(table.prefix, rng.nextInt(table.total), invokers.length)]!;
-    return invokers[rng.nextInt(invokers.length)]!;
+    return invokers[drawIndex(table.prefix, table.total, table.allEqual, rng)]!;
   }
 
   #setupKey(url: URL): string {
@@ -141,15 +135,7 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
         }
       }
     }
-    const prefix = new Float64Array(length);
-    let total = 0;
-    let allEqual = true;
-    for (let i = 0; i < length; i++) {
-      total += weights[i]!;
-      prefix[i] = total;
-      if (allEqual && weights[i] !== weights[0]) allEqual = false;
-    }
-    return { prefix, total, allEqual, validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
+    return { ...runningTotals(weights), validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
   }
 
   // Same zone: `zone.same.weight`; other zones: the multiplier of their rank by distance.
