@@ -33,6 +33,15 @@ export interface Directory {
 }
 
 const RECONNECT_TASK_PERIOD_MS = 1000;
+
+// PERF: membership of a pushed list, built once per list object (every instance of a consumer group
+// receives the same immutable array), so forgetting departed set-aside invokers is not a scan per instance.
+const members = new WeakMap<readonly Invoker[], ReadonlySet<Invoker>>();
+function membersOf(invokers: readonly Invoker[]): ReadonlySet<Invoker> {
+  let set = members.get(invokers);
+  if (set === undefined) members.set(invokers, (set = new Set(invokers)));
+  return set;
+}
 const RECONNECT_TASK_TRY_COUNT = 10;
 
 /** Shared directory behaviour. */
@@ -48,8 +57,9 @@ export abstract class AbstractDirectory implements Directory {
   #destroyed = false;
   #lastEmptiedBy: RouteTraceEntry | undefined;
   protected forbidden = false;
-  /** Bumped whenever the valid list changes (route caches key on it). */
-  version = 0;
+  #version = 0;
+  /** A list arrived while invokers were set aside: the valid list is worked out when next read. */
+  #validStale = false;
 
   constructor(runtime: DubboRuntime, url: URL, consumerUrl: URL, routerChain: RouterChainLike = EMPTY_CHAIN) {
     this.runtime = runtime;
@@ -72,14 +82,19 @@ export abstract class AbstractDirectory implements Directory {
   }
   /** Invokers minus those set aside by connectivity validation. */
   getValidInvokers(): Invoker[] {
+    if (this.#validStale) this.#filterValid();
     return this.#validInvokers;
+  }
+  /** Bumped whenever the valid list changes. */
+  get version(): number {
+    return this.#version;
   }
   isDestroyed(): boolean {
     return this.#destroyed;
   }
   isAvailable(): boolean {
     if (this.#destroyed || this.forbidden) return false;
-    for (const inv of this.#validInvokers) if (inv.isAvailable()) return true;
+    for (const inv of this.getValidInvokers()) if (inv.isAvailable()) return true;
     return false;
   }
   isForbidden(): boolean {
@@ -94,7 +109,7 @@ export abstract class AbstractDirectory implements Directory {
   setRouterChain(chain: RouterChainLike): void {
     this.#routerChain = chain;
     chain.setInvokers(this.#invokers);
-    this.version++;
+    this.#version++;
   }
 
   destroy(): void {
@@ -112,7 +127,7 @@ export abstract class AbstractDirectory implements Directory {
         cause: 'registry:forbidden',
       };
     }
-    const routed = this.#routerChain.route(this.#consumerUrl, this.#validInvokers, invocation);
+    const routed = this.#routerChain.route(this.#consumerUrl, this.getValidInvokers(), invocation);
     this.#lastEmptiedBy = routed.invokers.length === 0 ? routed.emptiedBy : undefined;
     return routed.invokers;
   }
@@ -120,8 +135,16 @@ export abstract class AbstractDirectory implements Directory {
   /** Replaces the invoker list (full replace, as a registry notification does). */
   protected setInvokers(invokers: Invoker[]): void {
     this.#invokers = invokers;
-    if (this.#invalidated.size > 0) for (const inv of [...this.#invalidated]) if (!invokers.includes(inv)) this.#invalidated.delete(inv);
-    this.#refreshValid();
+    // Set-aside invokers that left the list are forgotten (Dubbo's refreshInvokerInternal retains only those still listed).
+    if (this.#invalidated.size > 0) {
+      const listed = invokers.length > 16 ? membersOf(invokers) : null;
+      for (const inv of this.#invalidated) if (!(listed !== null ? listed.has(inv) : invokers.includes(inv))) this.#invalidated.delete(inv);
+    }
+    this.#version++;
+    // PERF: a push reaches every consumer instance, and an instance often gets several before its
+    // next call: with invokers set aside, the filtered copy is made when the list is next read.
+    this.#validStale = this.#invalidated.size > 0;
+    if (!this.#validStale) this.#validInvokers = invokers;
     this.#routerChain.setInvokers(invokers);
   }
 
@@ -133,9 +156,14 @@ export abstract class AbstractDirectory implements Directory {
   }
 
   #refreshValid(): void {
+    this.#filterValid();
+    this.#version++;
+  }
+
+  #filterValid(): void {
+    this.#validStale = false;
     this.#validInvokers =
       this.#invalidated.size === 0 ? this.#invokers : this.#invokers.filter((i) => !this.#invalidated.has(i));
-    this.version++;
   }
 
   #scheduleReconnect(): void {

@@ -162,6 +162,8 @@ export class RouterChain implements RouterChainLike {
   #built = false;
   /** A rule was changed on this chain since it was built: it never shares again. */
   #diverged = false;
+  /** A list was notified since the last `#rekey`: the cache and key parts are redone at the next route. */
+  #rekeyPending = false;
   #scopeUrl: URL | null = null;
   #scope = '';
   #hits = 0;
@@ -193,6 +195,7 @@ export class RouterChain implements RouterChainLike {
    */
   route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
     if (invokers.length === 0 || this.#effective.length === 0) return { invokers, trace: [] };
+    if (this.#rekeyPending) this.#rekey();
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
       this.#cache = this.#sharing ? this.#shared!.entriesFor(this.#scopeOf(consumerUrl), invokers) : new Map();
@@ -220,11 +223,12 @@ export class RouterChain implements RouterChainLike {
     for (const router of this.#notifiedRouters) router.notify?.(invokers);
     // PERF: a push changes no router's place in the chain, so the effective routers are not rebuilt
     // (every consumer instance gets every push); the listenable routers forget their selections, as
-    // the providers' application may have changed, and the route cache and its key parts are redone.
+    // the providers' application may have changed, and the route cache and its key parts are redone
+    // at the next route (an instance often gets several pushes between two calls).
     this.#serviceRouter.invalidate();
     this.#providerAppRouter.invalidate();
     this.#appRouter.invalidate();
-    this.#rekey();
+    this.#rekeyPending = true;
   }
 
   /** Adds a router at its order (after routers of the same order), as a rule pushed at run time. */
@@ -335,6 +339,7 @@ export class RouterChain implements RouterChainLike {
 
   /** Route cache counters (for tests and benchmarks). */
   cacheStats(): { hits: number; misses: number; entries: number; cacheable: boolean; shared: boolean } {
+    if (this.#rekeyPending) this.#rekey();
     return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size, cacheable: this.#cacheable, shared: this.#sharing };
   }
 
@@ -347,6 +352,7 @@ export class RouterChain implements RouterChainLike {
 
   // Drops the route cache and recomputes whether and by what the routes can be cached.
   #rekey(): void {
+    this.#rekeyPending = false;
     this.#dropCache();
     let cacheable = this.#cacheEnabled;
     const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];

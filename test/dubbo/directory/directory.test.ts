@@ -362,3 +362,80 @@ describe('DynamicDirectory', () => {
     expect(names(dir.list(call()))).toEqual(['p0']);
   });
 });
+
+/**
+ * The plain AbstractDirectory bookkeeping, worked out eagerly at every change: the reference the
+ * directory's shared-membership pruning and deferred filtering must agree with.
+ */
+class EagerValidReference {
+  invokers: Invoker[] = [];
+  readonly invalidated = new Set<Invoker>();
+  valid: Invoker[] = [];
+  version = 0;
+  notify(invokers: Invoker[]): void {
+    this.invokers = invokers;
+    for (const inv of [...this.invalidated]) if (!invokers.includes(inv)) this.invalidated.delete(inv);
+    this.#refresh();
+  }
+  addInvalidateInvoker(inv: Invoker): void {
+    if (!this.invokers.includes(inv) || this.invalidated.has(inv)) return;
+    this.invalidated.add(inv);
+    this.#refresh();
+  }
+  /** One reconnect run with fewer than 10 set aside: every one is probed. */
+  reconnect(): void {
+    let changed = false;
+    for (const inv of [...this.invalidated]) {
+      if (!this.invokers.includes(inv) || inv.isAvailable()) {
+        this.invalidated.delete(inv);
+        changed = true;
+      }
+    }
+    if (changed) this.#refresh();
+  }
+  #refresh(): void {
+    this.valid = this.invokers.filter((i) => !this.invalidated.has(i));
+    this.version++;
+  }
+}
+
+describe('AbstractDirectory set-aside bookkeeping against an eager reference', () => {
+  it('over random pushes of short and long lists, set-asides and reconnect runs, the valid list and version agree', () => {
+    const { sim, runtime, cUrl, providers } = world(40, 3);
+    const rnd = new RandomStreams(11).stream('directory-differential');
+    const dir = new DynamicDirectory(runtime, registryUrl(), cUrl);
+    const ref = new EagerValidReference();
+    let lists = 0;
+    for (let step = 0; step < 3000; step++) {
+      const op = rnd.nextInt(10);
+      if (op < 3) {
+        // A pushed list: a fresh array each time (short ones take the scan, long ones the shared set).
+        const size = rnd.nextInt(2) === 0 ? 1 + rnd.nextInt(12) : 17 + rnd.nextInt(23);
+        const list = providers.filter(() => rnd.nextInt(40) < size);
+        if (list.length === 0) continue;
+        dir.notify(list);
+        ref.notify(list);
+        lists++;
+      } else if (op < 6) {
+        const inv = providers[rnd.nextInt(providers.length)]!;
+        (inv as ProbeInvoker).available = false;
+        dir.addInvalidateInvoker(inv);
+        ref.addInvalidateInvoker(inv);
+      } else if (op < 8) {
+        (providers[rnd.nextInt(providers.length)] as ProbeInvoker).available = true;
+      } else if (op === 8 && ref.invalidated.size > 0 && ref.invalidated.size < 10) {
+        // Let the directory's reconnect run fire, and run the reference's at the same instant.
+        const due = sim.peek();
+        if (due === Infinity) continue;
+        sim.run({ until: due });
+        ref.reconnect();
+      } else {
+        expect(names(dir.getValidInvokers())).toEqual(names(ref.valid));
+      }
+      if (op < 3 && rnd.nextInt(3) === 0) continue; // sometimes read nothing between pushes
+      expect(dir.version).toBe(ref.version);
+    }
+    expect(names(dir.getValidInvokers())).toEqual(names(ref.valid));
+    expect(lists).toBeGreaterThan(500);
+  });
+});
