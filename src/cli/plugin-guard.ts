@@ -212,6 +212,8 @@ function guardFilter(plugin: string, filter: ConsumerFilter): ConsumerFilter {
     const admit = filter.admit;
     g.admit = (...a) => guardSteps(plugin, 'filter.admit', guarded(plugin, 'filter.admit', () => admit.apply(filter, a)), () => undefined);
   }
+  // A plugin's gate always runs through the guarded `admit` (the fast path is for built-in filters).
+  g.admitNow = undefined;
   return g;
 }
 

@@ -21,6 +21,11 @@ export interface ConsumerFilter {
    * error, which then becomes the attempt's result without reaching the provider (ActiveLimitFilter).
    */
   admit?(invoker: Invoker, invocation: RpcInvocation): Proc<RpcError | null>;
+  /**
+   * Optional, with `admit`: true when the attempt passes the gate at once (whatever `admit` would count
+   * is counted); false sends it through `admit`, which must then give the same answer as without this.
+   */
+  admitNow?(invoker: Invoker, invocation: RpcInvocation): boolean;
   /** Runs before the attempt is sent. */
   before(invoker: Invoker, invocation: RpcInvocation, nowMs: number): void;
   /** Runs when the attempt's result is known. */

@@ -237,11 +237,12 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     const filters = this.runtime.filters;
     const sim = this.runtime.sim;
     for (let i = 0; i < filters.length; i++) {
-      const admit = filters[i]!.admit;
-      if (admit === undefined) continue;
+      const filter = filters[i]!;
+      if (filter.admit === undefined) continue;
+      if (filter.admitNow !== undefined && filter.admitNow(invoker, invocation)) continue;
       // DIVERGENCE: a refused attempt (LIMIT_EXCEEDED) skips every filter's before/after; in Dubbo the
       // filters earlier in the chain would see onError.
-      const refused = yield* admit.call(filters[i], invoker, invocation);
+      const refused = yield* filter.admit(invoker, invocation);
       if (refused !== null) {
         invoker.refusedByFilter?.(invocation);
         return { kind: 'error', error: refused };

@@ -57,6 +57,23 @@ describe('ActiveLimitFilter', () => {
     expect(runtime.rpcStatus.getStatus(invoker.getUrl(), 'sayHello').getActive()).toBe(1);
   });
 
+  it('admitNow takes a free slot at once, and with none takes nothing, leaving the wait to admit', () => {
+    const runtime = makeRuntime({ filters: [new ActiveLimitFilter()] });
+    const filter = runtime.filters[0]!;
+    const limited = new TestInvoker('dubbo://10.0.0.1:20880/DemoService?actives=2');
+    const free = new TestInvoker('dubbo://10.0.0.2:20880/DemoService');
+    const status = runtime.rpcStatus.getStatus(limited.getUrl(), 'sayHello');
+    expect([filter.admitNow!(limited, invocation()), filter.admitNow!(limited, invocation())]).toEqual([true, true]);
+    expect(status.getActive()).toBe(2);
+    expect(filter.admitNow!(limited, invocation())).toBe(false);
+    expect(status.getActive()).toBe(2);
+    // The gate that admitNow passed on still waits (its first step yields an event).
+    expect(filter.admit!(limited, invocation()).next().done).toBe(false);
+    // Without actives the filter is not in Dubbo's chain: admitted, nothing counted.
+    expect(filter.admitNow!(free, invocation())).toBe(true);
+    expect(runtime.rpcStatus.getStatus(free.getUrl(), 'sayHello').getActive()).toBe(0);
+  });
+
   it('refuses with LIMIT_EXCEEDED (code 7) once the URL timeout has passed without a free slot', () => {
     const runtime = makeRuntime({ filters: [new ActiveLimitFilter()] });
     const filter = runtime.filters[0]!;
