@@ -9,16 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { childExecArgv } from '../dist/cli/out-of-memory.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
+// Each case runs with the V8 flags `zonesim` gives its own child process, so figures are the CLI's.
+const nodeArgs = childExecArgv(process.execArgv);
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 /** Runs `bench/one.js` on a scenario `times` times and keeps the fastest run. */
 function best(file, sets, times) {
   let out = null;
   for (let i = 0; i < times; i++) {
-    const text = execFileSync(process.execPath, [here('./one.js'), here(file), ...sets], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const text = execFileSync(process.execPath, [...nodeArgs, here('./one.js'), here(file), ...sets], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const r = JSON.parse(text.trim().split('\n').pop());
     if (out === null || r.wallMs < out.wallMs) out = r;
   }
@@ -100,7 +103,7 @@ if (!hasSimpy) {
   let z = null;
   let s = null;
   for (let i = 0; i < repeat; i++) {
-    const zi = wall(process.execPath, [here('./one.js'), here('../scenarios/mmc-validation.yaml'), `duration=${seconds}s`, 'warmup=0s']);
+    const zi = wall(process.execPath, [...nodeArgs, here('./one.js'), here('../scenarios/mmc-validation.yaml'), `duration=${seconds}s`, 'warmup=0s']);
     const si = wall(python, [here('./simpy_mmc.py'), String(seconds), '--json']);
     if (z === null || zi.ms < z.ms) z = zi;
     if (s === null || si.ms < s.ms) s = si;

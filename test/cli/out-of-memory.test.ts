@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childOutcome, outOfMemoryMessage, StderrFilter } from '../../src/cli/out-of-memory.js';
+import { CHILD_V8_FLAGS, childExecArgv, childOutcome, outOfMemoryMessage, StderrFilter } from '../../src/cli/out-of-memory.js';
 
 // What Node 20 prints when V8 reaches its heap limit (abridged).
 const V8_OOM = [
@@ -94,5 +94,18 @@ describe('outOfMemoryMessage', () => {
     expect(outOfMemoryMessage(new RangeError('Maximum call stack size exceeded'))).toBeUndefined();
     expect(outOfMemoryMessage(new Error('Invalid array length'))).toBeUndefined();
     expect(outOfMemoryMessage('x')).toBeUndefined();
+  });
+});
+
+describe('childExecArgv', () => {
+  it('adds the heap-growth flag to the parent\'s own flags', () => {
+    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=50']);
+    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=50']);
+  });
+
+  it('leaves the flag to the user when node\'s command line already sets it, in either spelling', () => {
+    expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0']);
+    expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10']);
+    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=50']);
   });
 });
