@@ -18,8 +18,11 @@ export interface QueueEntry {
 
 /** Binary heap ordered by time, then priority (lower first), then insertion sequence. */
 export class EventQueue {
-  // PERF: a plain array heap with inlined comparisons; this is the innermost loop of every run.
+  // PERF: a plain array heap with inlined comparisons; this is the innermost loop of every run. Each
+  // slot's time is also kept in a typed array beside it: a comparison reads that contiguous array and
+  // touches the entries only when the times tie.
   #heap: QueueEntry[] = [];
+  #times = new Float64Array(256);
   #seq = 0;
 
   get size(): number {
@@ -28,9 +31,8 @@ export class EventQueue {
 
   /** Adds an entry and returns it (a handle for `remove`). */
   push(time: number, priority: number, fire: (arg: unknown) => void, arg: unknown): QueueEntry {
-    const entry: QueueEntry = { time, priority, seq: this.#seq++, fire, arg, index: this.#heap.length };
-    this.#heap.push(entry);
-    this.#up(entry.index);
+    const entry: QueueEntry = { time, priority, seq: this.#seq++, fire, arg, index: -1 };
+    this.#insert(entry);
     return entry;
   }
 
@@ -44,15 +46,14 @@ export class EventQueue {
 
   /** Adds an entry with a sequence number taken earlier by `reserveSeq`. */
   pushReserved(time: number, priority: number, seq: number, fire: (arg: unknown) => void, arg: unknown): QueueEntry {
-    const entry: QueueEntry = { time, priority, seq, fire, arg, index: this.#heap.length };
-    this.#heap.push(entry);
-    this.#up(entry.index);
+    const entry: QueueEntry = { time, priority, seq, fire, arg, index: -1 };
+    this.#insert(entry);
     return entry;
   }
 
   /** Time of the next entry, or Infinity when empty. */
   peekTime(): number {
-    return this.#heap.length > 0 ? this.#heap[0]!.time : Infinity;
+    return this.#heap.length > 0 ? this.#times[0]! : Infinity;
   }
 
   /** Removes and returns the earliest entry. */
@@ -61,11 +62,7 @@ export class EventQueue {
     if (heap.length === 0) return undefined;
     const top = heap[0]!;
     const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      last.index = 0;
-      this.#down(0);
-    }
+    if (heap.length > 0) this.#down(0, last);
     top.index = -1;
     return top;
   }
@@ -78,52 +75,82 @@ export class EventQueue {
     const last = heap.pop()!;
     entry.index = -1;
     if (last === entry) return;
-    heap[i] = last;
-    last.index = i;
-    if (i > 0 && before(last, heap[(i - 1) >> 1]!)) this.#up(i);
-    else this.#down(i);
+    if (i > 0 && before(last, heap[(i - 1) >> 1]!)) this.#up(i, last);
+    else this.#down(i, last);
   }
 
-  #up(start: number): void {
+  #insert(entry: QueueEntry): void {
+    const at = this.#heap.length;
+    if (at === this.#times.length) {
+      const grown = new Float64Array(at * 2);
+      grown.set(this.#times);
+      this.#times = grown;
+    }
+    this.#heap.push(entry);
+    this.#up(at, entry);
+  }
+
+  // Moves `entry` up from the free slot `start` to its place.
+  #up(start: number, entry: QueueEntry): void {
     const heap = this.#heap;
-    const entry = heap[start]!;
+    const times = this.#times;
+    const time = entry.time;
     let i = start;
     while (i > 0) {
       const parent = (i - 1) >> 1;
+      const parentTime = times[parent]!;
+      if (parentTime < time || (parentTime === time && !tieBefore(entry, heap[parent]!))) break;
       const p = heap[parent]!;
-      if (!before(entry, p)) break;
       heap[i] = p;
+      times[i] = parentTime;
       p.index = i;
       i = parent;
     }
     heap[i] = entry;
+    times[i] = time;
     entry.index = i;
   }
 
-  #down(start: number): void {
+  // Moves `entry` down from the free slot `start` to its place.
+  #down(start: number, entry: QueueEntry): void {
     const heap = this.#heap;
+    const times = this.#times;
     const size = heap.length;
-    const entry = heap[start]!;
+    const time = entry.time;
     let i = start;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= size) break;
       const r = l + 1;
       let c = l;
-      if (r < size && before(heap[r]!, heap[l]!)) c = r;
+      let childTime = times[l]!;
+      if (r < size) {
+        const rightTime = times[r]!;
+        if (rightTime < childTime || (rightTime === childTime && tieBefore(heap[r]!, heap[l]!))) {
+          c = r;
+          childTime = rightTime;
+        }
+      }
+      if (childTime > time || (childTime === time && !tieBefore(heap[c]!, entry))) break;
       const child = heap[c]!;
-      if (!before(child, entry)) break;
       heap[i] = child;
+      times[i] = childTime;
       child.index = i;
       i = c;
     }
     heap[i] = entry;
+    times[i] = time;
     entry.index = i;
   }
 }
 
 function before(a: QueueEntry, b: QueueEntry): boolean {
   if (a.time !== b.time) return a.time < b.time;
+  return tieBefore(a, b);
+}
+
+// Order of two entries at the same time.
+function tieBefore(a: QueueEntry, b: QueueEntry): boolean {
   if (a.priority !== b.priority) return a.priority < b.priority;
   return a.seq < b.seq;
 }

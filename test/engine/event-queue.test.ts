@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventQueue } from '../../src/engine/event-queue.js';
+import { EventQueue, type QueueEntry } from '../../src/engine/event-queue.js';
+import { RandomStreams } from '../../src/engine/random.js';
 
 /** Pops everything, returning the `arg` of each entry in pop order. */
 function drain(q: EventQueue): unknown[] {
@@ -56,5 +57,51 @@ describe('EventQueue', () => {
     expect([q.size, q.peekTime()]).toEqual([1, 3]);
     q.pop();
     expect(q.pop()).toBeUndefined();
+  });
+});
+
+describe('EventQueue against a plain sorted list', () => {
+  it('over random pushes (many tied times), reserved pushes, removals and pops, pops the same entries in the same order', () => {
+    const rnd = new RandomStreams(5).stream('event-queue-differential');
+    const q = new EventQueue();
+    // The reference: every pending entry, the earliest found by a linear scan on (time, priority, seq).
+    const pending: QueueEntry[] = [];
+    const earliest = (): number => {
+      let best = -1;
+      for (let i = 0; i < pending.length; i++) {
+        const a = pending[i]!;
+        const b = best < 0 ? undefined : pending[best]!;
+        if (b === undefined || a.time < b.time || (a.time === b.time && (a.priority < b.priority || (a.priority === b.priority && a.seq < b.seq)))) best = i;
+      }
+      return best;
+    };
+    let now = 0;
+    let popped = 0;
+    for (let step = 0; step < 20_000; step++) {
+      const op = rnd.nextInt(10);
+      if (op < 4) {
+        // Times on a coarse grid so that ties are common; priorities 0 and 1.
+        pending.push(q.push(now + rnd.nextInt(50) / 4, rnd.nextInt(2), noop, step));
+      } else if (op === 4) {
+        const seq = q.reserveSeq();
+        pending.push(q.pushReserved(now + rnd.nextInt(50) / 4, rnd.nextInt(2), seq, noop, step));
+      } else if (op < 7 && pending.length > 0) {
+        const victim = pending.splice(rnd.nextInt(pending.length), 1)[0]!;
+        q.remove(victim);
+        q.remove(victim); // a second removal changes nothing
+        expect(victim.index).toBe(-1);
+      } else if (pending.length > 0) {
+        const expected = pending.splice(earliest(), 1)[0]!;
+        const got = q.pop()!;
+        expect(got).toBe(expected);
+        now = got.time;
+        popped++;
+      }
+      expect(q.size).toBe(pending.length);
+      expect(q.peekTime()).toBe(pending.length === 0 ? Infinity : pending[earliest()]!.time);
+    }
+    while (pending.length > 0) expect(q.pop()).toBe(pending.splice(earliest(), 1)[0]);
+    expect(q.pop()).toBeUndefined();
+    expect(popped).toBeGreaterThan(3000);
   });
 });
