@@ -122,4 +122,30 @@ describe('ConsistentHashLoadBalance', () => {
     // The first picks over a list search each invoker's points; after 320 (2 x hash.nodes) the ring is built.
     for (let i = 0; i < 330; i++) expect(address(lb.select(ordered, CONSUMER, invocation('m', [`k${key}`])))).toBe(owner);
   });
+
+  it('wraps to the later of two invokers sharing the least point (TreeMap.put keeps the later), with or without a built ring', () => {
+    const list = fivePorts();
+    // The address owning the least point of all (hash.nodes 160: 40 digests of 4 points each).
+    const pointsOf = (addr: string) => Array.from({ length: 40 }, (_, i) => [0, 1, 2, 3].map((h) => ketamaHash(md5(addr + i), h))).flat();
+    let least = Infinity;
+    let top = 0;
+    let owner = '';
+    for (const inv of list) {
+      for (const p of pointsOf(inv.getUrl().getAddress())) {
+        top = Math.max(top, p);
+        if (p < least) [least, owner] = [p, inv.getUrl().getAddress()];
+      }
+    }
+    let key = 0;
+    while (ketamaHash(md5(`k${key}`), 0) <= top) key++;
+    // A twin of that owner (same address, so the same points), placed after it and before the rest.
+    const first = list.find((i) => i.getUrl().getAddress() === owner)!;
+    const twin = new TestInvoker(`test://${owner}/DemoService?twin=1`);
+    const ordered = [first, twin, ...list.filter((i) => i !== first)];
+    const lb = makeRuntime().getLoadBalance('consistenthash');
+    for (let i = 0; i < 330; i++) expect(lb.select(ordered, CONSUMER, invocation('m', [`k${key}`]))).toBe(twin);
+    // And the twin first: the original, now later, wins.
+    const swapped = [twin, first, ...list.filter((i) => i !== first)];
+    for (let i = 0; i < 330; i++) expect(lb.select(swapped, CONSUMER, invocation('m', [`k${key}`]))).toBe(first);
+  });
 });
