@@ -9,7 +9,7 @@ import { TimerLane } from '../../src/engine/timer-lane.js';
  * schedule more work. `lanes` sends each batch through a TimerLane; otherwise each timer is its own
  * `schedule` call (the plain reference). Returns the log of (what, when).
  */
-function workload(seed: number, lanes: boolean): Array<[string, number]> {
+function workload(seed: number, lanes: boolean, maxBatch = 40): Array<[string, number]> {
   const sim = new Simulation();
   const rng = new RandomStreams(seed).stream('lane-test');
   const log: Array<[string, number]> = [];
@@ -28,7 +28,7 @@ function workload(seed: number, lanes: boolean): Array<[string, number]> {
     }
   };
   const batch = (): void => {
-    const n = 1 + rng.nextInt(40);
+    const n = 1 + rng.nextInt(maxBatch);
     const lane = lanes ? new TimerLane(sim, timerFired) : null;
     for (let i = 0; i < n; i++) {
       const name = `t${id++}`;
@@ -49,6 +49,13 @@ function workload(seed: number, lanes: boolean): Array<[string, number]> {
 }
 
 describe('TimerLane', () => {
+  it.each([1, 2, 3])('runs lanes of hundreds of timers in the plain order too (seed %i)', (seed) => {
+    const plain = workload(seed, false, 600);
+    const laned = workload(seed, true, 600);
+    expect(plain.length).toBeGreaterThan(10_000);
+    expect(laned).toEqual(plain);
+  });
+
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('runs its timers in exactly the order one schedule call per timer would (seed %i)', (seed) => {
     const plain = workload(seed, false);
     const laned = workload(seed, true);
