@@ -48,6 +48,13 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it.each(readdirSync(`${root}/bench`).filter((f) => f.endsWith('.yaml')))('the benchmark scenario bench/%s is valid and within the limits', async (file) => {
+    const r = await cli(['run', `bench/${file}`, '--dry-run', '--out', tempDir('zs-cost-')]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('within the limits: it would run');
+  });
+
   it('run --dry-run --json prints one JSON document with the estimate and the limits', async () => {
     const r = await cli(['run', BASELINE, '--dry-run', '--json', '--seeds', '3']);
     expect(r.code).toBe(0);
