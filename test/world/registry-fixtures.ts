@@ -6,7 +6,7 @@
  */
 import type { DistSpec } from '../../src/engine/distributions.js';
 import type { Proc } from '../../src/engine/simulation.js';
-import { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack, SharedInvokers } from '../../src/dubbo/consumer/consumer-stack.js';
 import { clusters } from '../../src/dubbo/extensions.js';
 import { EMPTY_CHAIN } from '../../src/dubbo/router/router.js';
 import { createRuntime } from '../../src/dubbo/runtime.js';
@@ -188,6 +188,8 @@ export interface TestWorld {
 export function makeWorld(s: Scenario, options: { seed?: number; stack?: 'list' | 'dubbo' } = {}): TestWorld {
   const observer = new TestObserver();
   const log: Delivery[] = [];
+  // As in a run: the instances of the world share invokers and registry URLs.
+  const shared = new SharedInvokers();
   const world = new World(s, {
     seed: options.seed ?? 1,
     observer,
@@ -204,6 +206,7 @@ export function makeWorld(s: Scenario, options: { seed?: number; stack?: 'list' 
         runtime,
         routerChain: () => EMPTY_CHAIN,
         cluster: (name) => clusters[name]!,
+        shared,
       });
     },
   });

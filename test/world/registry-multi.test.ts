@@ -75,6 +75,24 @@ describe('multi-registry', () => {
     expect(ref.consumerUrl.getParameter('registry.zone')).toBe('zoneB');
   });
 
+  it('gives every consumer instance the same registry URL objects (immutable, built once per world)', () => {
+    const { world } = twoRegistries({
+      consumers: [
+        { zone: 'zoneA', application: 'web-a', instances: 3 },
+        { zone: 'zoneB', application: 'web-b', instances: 2 },
+      ],
+    });
+    const urls = world.consumerGroups.flatMap((g) =>
+      g.instances.map((i) => (i.stack as DubboConsumerStack).references.get(SERVICE)!.directories.map((d) => d.getUrl())),
+    );
+    expect(urls).toHaveLength(5);
+    for (const u of urls) {
+      expect(u[0]).toBe(urls[0]![0]);
+      expect(u[1]).toBe(urls[0]![1]);
+    }
+    expect(urls[0]![0]).not.toBe(urls[0]![1]);
+  });
+
   it('keeps a registry.zone the reference sets', () => {
     const { world } = twoRegistries({
       consumers: [{ zone: 'zoneB', reference: { [SERVICE]: { parameters: { 'registry.zone': 'zoneA' }, methods: {} } } }],

@@ -171,6 +171,14 @@ export class SharedInvokers {
   readonly #byGroup = new WeakMap<object, WeakMap<RegistryModel, Map<string, ReferenceInvokers>>>();
   /** Consumer URL parameter maps by content (`internParams`). */
   readonly params = new Map<string, ReadonlyMap<string, string>>();
+  readonly #urls = new Map<string, URL>();
+
+  /** One immutable URL per text for every instance (the registry URLs of their directories), made by `make` on first use. */
+  url(text: string, make: () => URL = () => URL.valueOf(text)): URL {
+    let url = this.#urls.get(text);
+    if (url === undefined) this.#urls.set(text, (url = make()));
+    return url;
+  }
 
   /** The shared invokers of (group, registry, service), created by `create` on first use. */
   get(group: object, registry: RegistryModel, service: string, create: () => ReferenceInvokers): ReferenceInvokers {
@@ -299,9 +307,7 @@ export class DubboConsumerStack implements ConsumerStack {
       : (consumerUrl.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER);
 
     if (registryNames.length === 0) {
-      const registryUrl = URL.valueOf(
-        `registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`,
-      );
+      const registryUrl = this.#shared().url(`registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`);
       const directory = this.#registryDirectory(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry);
       const invoker = this.#deps.cluster(clusterName)(directory, this.runtime);
       this.references.set(service, { service, consumerUrl, directory, directories: [directory], invoker });
@@ -319,17 +325,13 @@ export class DubboConsumerStack implements ConsumerStack {
       if (spec === undefined || model === undefined) {
         throw new Error(`consumer group "${group.application}" names unknown registry "${name}"`);
       }
-      const registryUrl = new URL({
-        protocol: 'registry',
-        host: name,
-        path: REGISTRY_SERVICE,
-        params: {
-          registry: spec.type,
-          ...(spec.zone !== undefined ? { [ZONE_KEY]: spec.zone } : {}),
-          [PREFERRED_KEY]: String(spec.preferred),
-          [WEIGHT_KEY]: String(spec.weight),
-        },
-      });
+      const params: Record<string, string> = {
+        registry: spec.type,
+        ...(spec.zone !== undefined ? { [ZONE_KEY]: spec.zone } : {}),
+        [PREFERRED_KEY]: String(spec.preferred),
+        [WEIGHT_KEY]: String(spec.weight),
+      };
+      const registryUrl = this.#shared().url(JSON.stringify([name, params]), () => new URL({ protocol: 'registry', host: name, path: REGISTRY_SERVICE, params }));
       const directory = this.#registryDirectory(service, consumerUrl, registryUrl, model, spec);
       directories.push(directory);
       perRegistry.push(this.#deps.cluster(clusterName)(directory, this.runtime));

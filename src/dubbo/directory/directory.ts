@@ -33,6 +33,8 @@ export interface Directory {
 }
 
 const RECONNECT_TASK_PERIOD_MS = 1000;
+/** The set-aside invokers of a directory that never set one aside (never written to). */
+const NONE_INVALIDATED: Set<Invoker> = new Set();
 
 // PERF: membership of a pushed list, built once per list object (every instance of a consumer group
 // receives the same immutable array), so forgetting departed set-aside invokers is not a scan per instance.
@@ -52,7 +54,8 @@ export abstract class AbstractDirectory implements Directory {
   #routerChain: RouterChainLike;
   #invokers: Invoker[] = [];
   #validInvokers: Invoker[] = [];
-  readonly #invalidated = new Set<Invoker>();
+  // PERF: one directory per reference per consumer instance; a set of its own once something is set aside.
+  #invalidated: Set<Invoker> = NONE_INVALIDATED;
   #reconnectScheduled = false;
   #destroyed = false;
   #lastEmptiedBy: RouteTraceEntry | undefined;
@@ -150,6 +153,7 @@ export abstract class AbstractDirectory implements Directory {
 
   addInvalidateInvoker(invoker: Invoker): void {
     if (!this.#invokers.includes(invoker) || this.#invalidated.has(invoker)) return;
+    if (this.#invalidated === NONE_INVALIDATED) this.#invalidated = new Set();
     this.#invalidated.add(invoker);
     this.#refreshValid();
     this.#scheduleReconnect();

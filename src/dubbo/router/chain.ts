@@ -136,6 +136,9 @@ interface CachedRoute {
   events: readonly CountedEvent[] | null;
 }
 
+/** The route cache of a chain before its first route (never written to: `route` replaces it first). */
+const NO_ENTRIES: Map<string, CachedRoute> = new Map();
+
 /** Dubbo's state-router chain for one consumer instance and one service, with a route cache. */
 export class RouterChain implements RouterChainLike {
   /** The routers as added (keyed condition rules included), in order. */
@@ -152,7 +155,9 @@ export class RouterChain implements RouterChainLike {
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
   #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
   /** Route results for `#cacheInvokers` and `#cacheConsumerUrl`: this chain's own, or shared ones. */
-  #cache = new Map<string, CachedRoute>();
+  // PERF: thousands of chains (one per reference per consumer instance) start with the shared empty map;
+  // `route` puts a map of its own (or a shared store's) in place before it writes any entry.
+  #cache: Map<string, CachedRoute> = NO_ENTRIES;
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
   readonly #shared: SharedRouteCache | null;
@@ -325,7 +330,7 @@ export class RouterChain implements RouterChainLike {
 
   #dropCache(): void {
     // A shared map is never cleared here: other chains still use it.
-    this.#cache = new Map();
+    this.#cache = NO_ENTRIES;
     this.#cacheInvokers = null;
   }
 

@@ -27,6 +27,7 @@ interface Split {
 // PERF: the split depends only on the list, and every consumer instance that received one list
 // version holds the same list object: split it once per list, not once per instance.
 const splits = new WeakMap<readonly Invoker[], Split>();
+const NO_INVOKERS: ReadonlySet<Invoker> = new Set();
 
 function splitOf(invokers: Invoker[]): Split {
   let split = splits.get(invokers);
@@ -44,8 +45,8 @@ export class MockInvokersSelector implements StateRouter {
   readonly name = 'mock';
   readonly order = -100;
   #notified: readonly Invoker[] = [];
-  #normal: ReadonlySet<Invoker> = new Set();
-  #mocked: ReadonlySet<Invoker> = new Set();
+  #normal: ReadonlySet<Invoker> = NO_INVOKERS;
+  #mocked: ReadonlySet<Invoker> = NO_INVOKERS;
 
   /** Splits the full list into mock:// and normal invokers. */
   notify(invokers: Invoker[]): void {

@@ -114,6 +114,9 @@ function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean
   return result.length === invokers.length ? invokers : result;
 }
 
+/** The published rules of a router that has none (never written to). */
+const NO_RULES: Map<string, TagRouterRule> = new Map();
+
 /** The tag router, with an optional dynamic rule (YAML text, object or parsed rule). */
 export class TagStateRouter implements StateRouter {
   readonly name = 'tag';
@@ -123,7 +126,8 @@ export class TagStateRouter implements StateRouter {
   #ruleKey: string | undefined;
   #invokers: readonly Invoker[] = [];
   /** Published keyed rules, by key (zonesim's stand-in for the config center's `<app>.tag-router`). */
-  readonly #repository = new Map<string, TagRouterRule>();
+  // PERF: one router per reference per consumer instance, and few ever get a rule: a map of its own on the first.
+  #repository: Map<string, TagRouterRule> = NO_RULES;
   /** Dubbo's `application`: the provider application it subscribed to. */
   #application: string | undefined;
 
@@ -169,13 +173,14 @@ export class TagStateRouter implements StateRouter {
     const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
     const key = parsed.meta.key;
     if (key === undefined || key === '') return this.setRule(parsed);
+    if (this.#repository === NO_RULES) this.#repository = new Map();
     this.#repository.set(key, parsed);
     if (key === this.#application) this.#process(key);
   }
 
   /** Deletes every published rule and the rule in force (static tags only). */
   clearRules(): void {
-    this.#repository.clear();
+    this.#repository = NO_RULES;
     this.setRule(null);
   }
 
