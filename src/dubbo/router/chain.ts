@@ -107,6 +107,21 @@ function inputsOf(router: StateRouter): RoutingInputs | null {
 }
 
 // The key part of a router without `routeKey`: the raw values of the inputs it declared.
+/** One part of a chain's cache key: a router's own `routeKey`, or the raw values of the inputs it declares. */
+type KeyPart = StateRouter | ((consumerUrl: URL, invocation: RpcInvocation) => string);
+
+function keyPartOf(part: KeyPart, consumerUrl: URL, invocation: RpcInvocation): string {
+  return typeof part === 'function' ? part(consumerUrl, invocation) : part.routeKey!(consumerUrl, invocation);
+}
+
+// PERF: one key function per declared inputs object, shared by every chain whose router declares it.
+const rawKeys = new WeakMap<RoutingInputs, (consumerUrl: URL, invocation: RpcInvocation) => string>();
+function rawInputsKeyOf(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
+  let key = rawKeys.get(inputs);
+  if (key === undefined) rawKeys.set(inputs, (key = rawInputsKey(inputs)));
+  return key;
+}
+
 function rawInputsKey(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
   const { method, attachments, arguments: args } = inputs;
   return (_url, invocation) => {
@@ -153,7 +168,7 @@ export class RouterChain implements RouterChainLike {
   readonly #cacheMaxEntries: number;
   #cacheable = false;
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
-  #keyParts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
+  #keyParts: KeyPart[] = [];
   /** Route results for `#cacheInvokers` and `#cacheConsumerUrl`: this chain's own, or shared ones. */
   // PERF: thousands of chains (one per reference per consumer instance) start with the shared empty map;
   // `route` puts a map of its own (or a shared store's) in place before it writes any entry.
@@ -360,15 +375,15 @@ export class RouterChain implements RouterChainLike {
     this.#rekeyPending = false;
     this.#dropCache();
     let cacheable = this.#cacheEnabled;
-    const parts: ((consumerUrl: URL, invocation: RpcInvocation) => string)[] = [];
+    const parts: KeyPart[] = [];
     for (const router of this.#effective) {
       const inputs = cacheable ? inputsOf(router) : null;
       if (inputs === null) {
         cacheable = false;
         break;
       }
-      if (typeof router.routeKey === 'function') parts.push((url, inv) => router.routeKey!(url, inv));
-      else if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) parts.push(rawInputsKey(inputs));
+      if (typeof router.routeKey === 'function') parts.push(router);
+      else if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) parts.push(rawInputsKeyOf(inputs));
     }
     this.#cacheable = cacheable;
     this.#keyParts = cacheable ? parts : [];
@@ -379,8 +394,8 @@ export class RouterChain implements RouterChainLike {
   #key(consumerUrl: URL, invocation: RpcInvocation): string {
     const parts = this.#keyParts;
     if (parts.length === 0) return '';
-    let key = parts[0]!(consumerUrl, invocation);
-    for (let i = 1; i < parts.length; i++) key += `\u0000${parts[i]!(consumerUrl, invocation)}`;
+    let key = keyPartOf(parts[0]!, consumerUrl, invocation);
+    for (let i = 1; i < parts.length; i++) key += `\u0000${keyPartOf(parts[i]!, consumerUrl, invocation)}`;
     return key;
   }
 
