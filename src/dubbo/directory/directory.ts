@@ -33,6 +33,7 @@ export interface Directory {
 }
 
 const RECONNECT_TASK_PERIOD_MS = 1000;
+const RECONNECT_TASK_TRY_COUNT = 10;
 /** The set-aside invokers of a directory that never set one aside (never written to). */
 const NONE_INVALIDATED: Set<Invoker> = new Set();
 
@@ -44,7 +45,6 @@ function membersOf(invokers: readonly Invoker[]): ReadonlySet<Invoker> {
   if (set === undefined) members.set(invokers, (set = new Set(invokers)));
   return set;
 }
-const RECONNECT_TASK_TRY_COUNT = 10;
 
 /** Shared directory behaviour. */
 export abstract class AbstractDirectory implements Directory {
@@ -140,6 +140,7 @@ export abstract class AbstractDirectory implements Directory {
     this.#invokers = invokers;
     // Set-aside invokers that left the list are forgotten (Dubbo's refreshInvokerInternal retains only those still listed).
     if (this.#invalidated.size > 0) {
+      // A short list is scanned: cheaper than a set.
       const listed = invokers.length > 16 ? membersOf(invokers) : null;
       for (const inv of this.#invalidated) if (!(listed !== null ? listed.has(inv) : invokers.includes(inv))) this.#invalidated.delete(inv);
     }

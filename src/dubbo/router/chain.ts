@@ -106,7 +106,6 @@ function inputsOf(router: StateRouter): RoutingInputs | null {
   }
 }
 
-// The key part of a router without `routeKey`: the raw values of the inputs it declared.
 /** One part of a chain's cache key: a router's own `routeKey`, or the raw values of the inputs it declares. */
 type KeyPart = StateRouter | ((consumerUrl: URL, invocation: RpcInvocation) => string);
 
@@ -122,6 +121,7 @@ function rawInputsKeyOf(inputs: RoutingInputs): (consumerUrl: URL, invocation: R
   return key;
 }
 
+// The key part of a router without `routeKey`: the raw values of the inputs it declared.
 function rawInputsKey(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
   const { method, attachments, arguments: args } = inputs;
   return (_url, invocation) => {
