@@ -26,6 +26,16 @@ export function providerZone(invoker: Invoker): string | undefined {
   return zone === '' ? undefined : zone;
 }
 
+// PERF: a list is replaced, never mutated, and its invokers' URLs are immutable: each list's zones are read once.
+const listZones = new WeakMap<readonly Invoker[], readonly (string | undefined)[]>();
+
+/** `providerZone` of each invoker of `invokers`, in order (worked out once per list object). */
+export function providerZonesOf(invokers: readonly Invoker[]): readonly (string | undefined)[] {
+  let zones = listZones.get(invokers);
+  if (zones === undefined) listZones.set(invokers, (zones = invokers.map(providerZone)));
+  return zones;
+}
+
 /** Providers of one or more zones at one step of a zone order. */
 export interface ZoneGroup {
   /** The zones of the step (several when they are equally far). */

@@ -16,7 +16,7 @@
 import { ZONE_KEY } from '../constants.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { parseZoneList, providerZone, zoneGroups } from '../zone-order.js';
+import { parseZoneList, providerZonesOf, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
 import { drawIndex, runningTotals, weightTableOf, type RunningTotals } from './weight-table.js';
@@ -122,10 +122,11 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
       if (byRank !== undefined && byRank.trim() !== '') {
         this.#rankWeighted(weights, invokers, url, zone, byRank);
       } else {
+        const zones = providerZonesOf(invokers);
         let anySame = false;
         const same = new Array<boolean>(length);
         for (let i = 0; i < length; i++) {
-          same[i] = providerZone(invokers[i]!) === zone;
+          same[i] = zones[i] === zone;
           if (same[i]) anySame = true;
         }
         if (anySame) {
