@@ -56,11 +56,7 @@ export class ActiveLimitFilter implements ConsumerFilter {
     this.#sim = runtime.sim;
   }
 
-  /**
-   * `beginCount(url, method, actives)`; when `actives` (> 0) calls are already in flight, wait on the
-   * RpcStatus for a release, at most the URL's `timeout` (Dubbo reads it with default 0, which makes
-   * `wait(0)` unbounded and fails on the first wake-up), then LIMIT_EXCEEDED (code 7).
-   */
+  /** Passes at once when the filter is not in the invoker's chain, or `beginCount` takes a slot now. */
   // PERF: most attempts pass at once (no `actives`, or a free slot): no generator for them.
   admitNow(invoker: Invoker, invocation: RpcInvocation): boolean {
     if (!this.#isActive(invoker)) return true;
@@ -69,13 +65,17 @@ export class ActiveLimitFilter implements ConsumerFilter {
     return this.#table().beginCount(url, methodName, url.getMethodNumber(methodName, ACTIVES_KEY, 0));
   }
 
+  /**
+   * `beginCount(url, method, actives)`; when `actives` (> 0) calls are already in flight, wait on the
+   * RpcStatus for a release, at most the URL's `timeout` (Dubbo reads it with default 0, which makes
+   * `wait(0)` unbounded and fails on the first wake-up), then LIMIT_EXCEEDED (code 7).
+   */
   *admit(invoker: Invoker, invocation: RpcInvocation): Proc<RpcError | null> {
-    if (!this.#isActive(invoker)) return null;
+    if (this.admitNow(invoker, invocation)) return null;
     const url = invoker.getUrl();
     const methodName = getMethodName(invocation);
     const max = url.getMethodNumber(methodName, ACTIVES_KEY, 0);
     const table = this.#table();
-    if (table.beginCount(url, methodName, max)) return null;
     const sim = this.#sim!;
     const timeout = url.getMethodNumber(methodName, TIMEOUT_KEY, 0);
     const start = sim.now;
