@@ -23,7 +23,8 @@ import type { Plugins } from '../scenario/run.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
 import type { RouterSpec, Scenario } from '../scenario/types.js';
 import { clipMessage } from '../scenario/clip-text.js';
-import { parseDuration } from '../scenario/units.js';
+// PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
+import { parseDuration } from '../scenario/unit-text.js';
 import { UsageError, type Io } from './io.js';
 import { guardClusterFactory, guardedLoad, guardLoadBalanceFactory, guardRouterFactory } from './plugin-guard.js';
 import { DEFAULT_PLUGIN_TIMEOUT_MS, runWatchedJob } from './plugin-watchdog.js';

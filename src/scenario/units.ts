@@ -2,7 +2,7 @@
  * Values with units in scenario files (SPEC 2, 2.1): durations (`0.2ms`, `450ms`, `1.5s`, `2m`,
  * `1h`, or a number of milliseconds), rates (`2000/s`, `120/m`, or a number per second) and
  * distributions (a bare duration, `{ dist: ... }` objects, `{ mixture: [...] }`). It owns the text
- * parsers and the zod schemas that turn those values into milliseconds, per-second rates and
+ * parsers (unit-text.ts, re-exported here) and the zod schemas that turn those values into milliseconds, per-second rates and
  * `DistSpec`s (and back, `distToRaw`, for dumps); it does not own the rest of the file format
  * (`schema.ts`), error positions (`load.ts`) or the data files of measured distributions
  * (`data-files.ts`: a `samples`/`histogram` naming a file leaves here without its data).
@@ -10,44 +10,13 @@
  */
 import { z } from 'zod';
 import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
+import { DURATION_RE, EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate, RATE_RE } from './unit-text.js';
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 };
-const NUMBER = String.raw`(\d+(?:\.\d*)?|\.\d+)`;
-const DURATION_RE = new RegExp(String.raw`^${NUMBER}\s*(ms|s|min|m|h)$`);
-const RATE_RE = new RegExp(String.raw`^${NUMBER}\s*/\s*(ms|s|min|m|h)$`);
+export { EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate } from './unit-text.js';
 
-/** The expected-phrase of a malformed duration. */
-export const EXPECTED_DURATION = 'expected a duration such as 450ms, 1.5s, 2m or a number of milliseconds';
-/** The expected-phrase of a malformed rate. */
-export const EXPECTED_RATE = 'expected a rate such as 2000/s or 120/m, or a number per second';
 const DIST_NAMES = ['constant', 'uniform', 'exponential', 'normal', 'lognormal', 'pareto', 'empirical', 'samples', 'histogram', 'mixture'];
 const EXPECTED_DIST =
   'expected a distribution: a duration (constant) or { dist: ' + DIST_NAMES.join(' | ') + ', ... }';
-
-/** Milliseconds of a duration value (`450ms`, `1.5s`, `2m`, `1h`, or a number of ms); undefined if malformed or negative. */
-export function parseDuration(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const m = DURATION_RE.exec(value.trim());
-  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : undefined;
-}
-
-/** Events per second of a rate value (`2000/s`, `120/m`, or a number per second); undefined if malformed or negative. */
-export function parseRate(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const m = RATE_RE.exec(value.trim());
-  return m ? (Number(m[1]) * 1000) / UNIT_MS[m[2]!]! : undefined;
-}
-
-/** A short human form of a duration in ms (`450ms`, `1.5s`, `2m`, `1h`), used in messages and dumps. */
-export function formatDuration(ms: number): string {
-  const units: Array<[string, number]> = [['h', 3_600_000], ['m', 60_000], ['s', 1000]];
-  for (const [unit, size] of units) {
-    if (ms >= size && Number.isInteger((ms / size) * 1000)) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
-}
 
 /** A duration field: a string with a unit or a number of ms, parsed to ms. */
 export const durationSchema = z
