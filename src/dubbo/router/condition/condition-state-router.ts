@@ -10,6 +10,7 @@ import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { describeWhenMiss, explainThenMiss, findWhenMiss, keyHazards, ruleTextHazards, whenMissCode } from './condition-explain.js';
+import { getMethodName } from '../invocation-values.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
 
@@ -58,6 +59,10 @@ export class ConditionStateRouter implements StateRouter {
   #readsAddress: boolean | undefined;
   #thenMemo = new WeakMap<URL, boolean>();
   #thenMemoConsumer: URL | null = null;
+  /** The when-part reads no attachment and no argument: its decision is a function of consumer URL and method. */
+  readonly #keyByMethod: boolean;
+  #keyMemo = new Map<string | undefined, string>();
+  #keyMemoConsumer: URL | null = null;
 
   /** Parses `rule`; throws RouterRuleError on bad text. */
   constructor(rule: string, options: ConditionStateRouterOptions = {}) {
@@ -73,6 +78,7 @@ export class ConditionStateRouter implements StateRouter {
     const hazards = [...ruleTextHazards(this.rule), ...keyHazards(this.whenCondition, this.thenCondition)];
     this.#hazards = hazards.length === 0 ? '' : ` [${hazards.join('; ')}]`;
     this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition), random: false } : NO_INPUTS;
+    this.#keyByMethod = this.#inputs.attachments.length === 0 && this.#inputs.arguments.length === 0;
   }
 
   /**
@@ -126,6 +132,21 @@ export class ConditionStateRouter implements StateRouter {
    */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
     if (!this.enabled || this.whenCondition.size === 0) return '';
+    if (!this.#keyByMethod) return this.#decide(consumerUrl, invocation);
+    // PERF: the chain asks on every call; a when-part that reads neither attachments nor arguments
+    // decides by the consumer URL (immutable) and the method alone, so the decision is memoised per
+    // method for the current consumer URL.
+    if (consumerUrl !== this.#keyMemoConsumer) {
+      this.#keyMemo = new Map();
+      this.#keyMemoConsumer = consumerUrl;
+    }
+    const method = getMethodName(invocation);
+    let key = this.#keyMemo.get(method);
+    if (key === undefined) this.#keyMemo.set(method, (key = this.#decide(consumerUrl, invocation)));
+    return key;
+  }
+
+  #decide(consumerUrl: URL, invocation: RpcInvocation): string {
     return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
   }
 

@@ -7,6 +7,7 @@ import { ConditionStateRouter, FORCE_EMPTY_EVENT } from '../../../../src/dubbo/r
 import { RouterRuleError } from '../../../../src/dubbo/router/router-rule-error.js';
 import { RpcInvocation } from '../../../../src/dubbo/rpc.js';
 import { URL } from '../../../../src/dubbo/url.js';
+import { RandomStreams } from '../../../../src/engine/random.js';
 import { countingEvents, indicesIn, invokersOf } from '../fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://10.20.1.5/com.example.UserService?application=web&env=gray&zone=zoneA');
@@ -207,5 +208,46 @@ describe('ConditionStateRouter routing inputs', () => {
 
   it('declares nothing for keys that always read the sentinel', () => {
     expect(new ConditionStateRouter('arguments = 1 & attachments = 2 => region = b').routingInputs().arguments).toEqual([]);
+  });
+});
+
+describe('ConditionStateRouter route keys (memoised per consumer URL and method)', () => {
+  const RULES = [
+    'method = getUser => region = beijing',
+    'method != get* & env = gray => region = hangzhou',
+    'methods = getUser,listUsers & zone = zoneA => env = gray',
+    'host = 10.20.* & method = update* => region = beijing',
+    'application = web => region = beijing',
+    'method = getUser & attachments[user] = 1* => region = beijing',
+    'arguments[0] = vip & method = listUsers => env = gray',
+    'env = normal => region = beijing',
+  ];
+  const CONSUMERS = [
+    CONSUMER,
+    URL.valueOf('consumer://10.30.7.9/com.example.UserService?application=web&env=normal&zone=zoneB'),
+    URL.valueOf('consumer://10.20.2.2/com.example.UserService?application=admin&env=gray&zone=zoneA'),
+  ];
+  const METHODS = ['getUser', 'listUsers', 'updateUser', 'delete', '$invoke'];
+
+  it('are the keys an unmemoised router gives, call after call, as consumer URL, method, attachments and arguments change', () => {
+    const rng = new RandomStreams(11).stream('keys');
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng.next() * xs.length)]!;
+    const routers = RULES.map((rule) => new ConditionStateRouter(rule));
+    let consumer = CONSUMER;
+    const distinct = new Set<string>();
+    for (let i = 0; i < 4000; i++) {
+      if (rng.next() < 0.05) consumer = pick(CONSUMERS);
+      const method = pick(METHODS);
+      const args = method === '$invoke' ? [pick(METHODS)] : rng.next() < 0.5 ? ['vip'] : ['basic'];
+      const inv = call(method, rng.next() < 0.5 ? { user: pick(['10', '20', '1']) } : {}, args);
+      for (let r = 0; r < RULES.length; r++) {
+        const key = routers[r]!.routeKey(consumer, inv);
+        // The reference: a new router, with nothing memoised.
+        expect(key).toBe(new ConditionStateRouter(RULES[r]!).routeKey(consumer, inv));
+        distinct.add(`${r}:${key}`);
+      }
+    }
+    // Both decisions (match, and misses) occur for the rules, so a memo that answered one key for all would fail.
+    expect(distinct.size).toBeGreaterThan(2 * RULES.length);
   });
 });
