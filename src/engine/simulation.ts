@@ -18,15 +18,6 @@ type Callback<T> = (ev: SimEvent<T>) => void;
 /** A generator process: yields events to wait on, receives their values, returns its result. */
 export type Proc<T> = Generator<SimEvent<any>, T, any>;
 
-/**
- * A process step that finishes at once with `value`. PERF: lets a function that would be a
- * generator only to `return yield* inner()` be a plain function returning `inner()` (one generator
- * frame fewer on every resume), with its early answers wrapped in `finished`.
- */
-export function* finished<T>(value: T): Proc<T> {
-  return value;
-}
-
 /** Something that happens at one instant; processes wait on it by yielding it. */
 export class SimEvent<T = unknown> {
   readonly sim: Simulation;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
-import { finished, NORMAL, Simulation, URGENT, type Proc, type SimEvent } from '../../src/engine/simulation.js';
+import { NORMAL, Simulation, URGENT, type Proc, type SimEvent } from '../../src/engine/simulation.js';
 
 type Log = Array<[string, number]>;
 
@@ -95,23 +95,6 @@ describe('processes', () => {
     sim.process(main());
     sim.run();
     expect(log).toEqual([['a', 1], ['b', 3], ['a-done,b-done', 3]]);
-  });
-
-  it('get a finished value through yield* without waiting, as a plain function may return it in place of a sub-process', () => {
-    const sim = new Simulation();
-    const log: Log = [];
-    function* slow(): Proc<string> {
-      yield sim.timeout(2);
-      return 'slow';
-    }
-    const pick = (fast: boolean): Proc<string> => (fast ? finished('fast') : slow());
-    function* main(): Proc<void> {
-      log.push([yield* pick(true), sim.now]);
-      log.push([yield* pick(false), sim.now]);
-    }
-    sim.process(main());
-    sim.run();
-    expect(log).toEqual([['fast', 0], ['slow', 2]]);
   });
 
   it('wait for another process and receive its result', () => {

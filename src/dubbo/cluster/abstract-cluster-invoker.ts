@@ -4,7 +4,7 @@
  * and invokeWithContext around each attempt. Follows dubbo-cluster
  * `support/AbstractClusterInvoker.java`.
  */
-import { finished, type Proc } from '../../engine/simulation.js';
+import type { Proc } from '../../engine/simulation.js';
 import {
   CLUSTER_AVAILABLE_CHECK_KEY,
   DEFAULT_LOADBALANCE,
@@ -73,18 +73,15 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     this.#destroyed = true;
   }
 
-  // PERF: a plain function returning doInvoke's process, not a generator around it: every resume of an
-  // attempt passes through each generator frame of the call, and callers always run it with `yield*`
-  // at once, so the checks below run at the same instant either way.
-  invoke(invocation: RpcInvocation): Proc<Result> {
+  *invoke(invocation: RpcInvocation): Proc<Result> {
     const destroyed = this.checkWhetherDestroyed();
-    if (destroyed) return finished({ kind: 'error', error: destroyed });
+    if (destroyed) return { kind: 'error', error: destroyed };
     const invokers = this.list(invocation);
-    if (!Array.isArray(invokers)) return finished({ kind: 'error', error: invokers });
+    if (!Array.isArray(invokers)) return { kind: 'error', error: invokers };
     const empty = this.checkInvokers(invokers, invocation);
-    if (empty) return finished({ kind: 'error', error: empty });
+    if (empty) return { kind: 'error', error: empty };
     const lb = this.initLoadBalance(invokers, invocation);
-    return this.doInvoke(invocation, invokers, lb);
+    return yield* this.doInvoke(invocation, invokers, lb);
   }
 
   /** The strategy: what to do with the routed invokers. */

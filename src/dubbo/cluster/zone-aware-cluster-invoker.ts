@@ -6,7 +6,7 @@
  * The chosen cluster is invoked directly: its own strategy makes the attempts.
  * Follows dubbo-cluster `support/registry/ZoneAwareClusterInvoker.java`.
  */
-import { finished, type Proc } from '../../engine/simulation.js';
+import type { Proc } from '../../engine/simulation.js';
 import { PREFERRED_KEY, REGISTRY_ZONE, REGISTRY_ZONE_FORCE, RpcCode, ZONE_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import { isClusterInvoker, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
@@ -23,12 +23,11 @@ export const REGISTRY_ZONE_FORCE_PARAM = 'registry.zone.force';
 export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
   static readonly NAME = 'zone-aware';
 
-  // PERF: a plain function returning the chosen invoker's process (see AbstractClusterInvoker.invoke).
-  protected doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
+  protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     // First the registry marked preferred (usually the local one).
     for (const invoker of invokers) {
       if (invoker.isAvailable() && isTrue(registryUrlOf(invoker).getParameter(PREFERRED_KEY))) {
-        return this.#call(invoker, invocation);
+        return yield* this.#call(invoker, invocation);
       }
     }
 
@@ -46,39 +45,41 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
     if (zone !== undefined && zone !== '') {
       for (const invoker of invokers) {
         if (invoker.isAvailable() && zone === registryUrlOf(invoker).getParameter(ZONE_KEY)) {
-          return this.#call(invoker, invocation);
+          return yield* this.#call(invoker, invocation);
         }
       }
       if (force !== undefined && force.toLowerCase() === 'true') {
         // DIVERGENCE: Dubbo throws IllegalStateException (not an RpcException); as data it is an
         // error with code 0 (unknown) and cause `registry:zone-force`.
-        return finished(
-          this.error(
-            RpcCode.UNKNOWN_EXCEPTION,
-            `No registry instance in zone or no available providers in the registry, zone: ${zone}, registries: ` +
-              invokers.map((invoker) => registryUrlOf(invoker).toString()).join(','),
-            'registry:zone-force',
-          ),
+        return this.error(
+          RpcCode.UNKNOWN_EXCEPTION,
+          `No registry instance in zone or no available providers in the registry, zone: ${zone}, registries: ` +
+            invokers.map((invoker) => registryUrlOf(invoker).toString()).join(','),
+          'registry:zone-force',
         );
       }
     }
 
     // Load balance among all registries, registry weight counted in.
     const balanced = this.select(loadbalance, invocation, invokers, null);
-    if (balanced !== null && balanced.isAvailable()) return this.#call(balanced, invocation);
+    if (balanced !== null && balanced.isAvailable()) return yield* this.#call(balanced, invocation);
 
     // None preferred and the balancer's pick unavailable: the first available one.
     for (const invoker of invokers) {
-      if (invoker.isAvailable()) return this.#call(invoker, invocation);
+      if (invoker.isAvailable()) return yield* this.#call(invoker, invocation);
     }
-    return finished(this.error(RpcCode.UNKNOWN_EXCEPTION, `No provider available in ${describeInvokers(invokers)}`, 'cluster:unavailable'));
+    return this.error(
+      RpcCode.UNKNOWN_EXCEPTION,
+      `No provider available in ${describeInvokers(invokers)}`,
+      'cluster:unavailable',
+    );
   }
 
   // Dubbo calls the registry's cluster invoker directly (no invokeWithContext): its own strategy
   // records and filters the attempts. A plain provider (see registryUrlOf) is an attempt itself.
-  #call(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
-    if (isClusterInvoker(invoker)) return invoker.invoke(invocation);
-    return this.invokeWithContext(invoker, invocation);
+  *#call(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
+    if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
+    return yield* this.invokeWithContext(invoker, invocation);
   }
 }
 
