@@ -15,17 +15,18 @@
  * - instances: consumer instances, provider instances at start plus those faults start (scale-out,
  *   restart, rolling restart, the replacements of crashed instances); each provider whose methods
  *   call other services also holds a consumer side.
- * - peak memory: a base, plus calibrated costs per consumer reference, per provider instance, per
- *   timeline bucket, per request in flight (Little's law), per (consumer reference × provider) for
- *   the load balancers that keep per-provider state, per metrics cell, and for the worst registry
+ * - peak memory: a base with a young-generation allowance that grows with the request rate, plus
+ *   calibrated costs per consumer reference, per provider instance, per timeline bucket, per request
+ *   in flight (Little's law), per (consumer reference × provider) where state is kept per provider
+ *   (round robin, adaptive, `actives`), per metrics cell, and for the worst registry
  *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
  *
- * Calibration (Node 20, 2 cores, 24 GB; peak RSS of the CLI's run path, as `bench/one.js` measures
- * it; the table is in docs/cli.md, "Cost estimate and limits"): every shipped scenario within ±10%,
- * the benchmark deployments and their scaled variants (90,000 consumer instances, 300,000 providers,
- * 1.9 M buckets, 40,000 requests in flight, stateful balancers, a scale-out of 5,000 at once) within
- * ±12%, from 100 MB to 3 GB. The exception is heavy overload with retries (`shared-pool-exhaustion`,
- * −37%: garbage V8 collects late). Requests within ±3% where few calls are retried.
+ * Calibration (Node 20, 2 cores, 24 GB; peak RSS of the CLI's run path, as `bench/one.js` measures it
+ * with the CLI child's V8 flags; the table is in docs/cli.md, "Cost estimate and limits"), refitted in
+ * December 2026 once provider state was shared by a group's instances: every shipped scenario and the
+ * benchmark deployments with their scaled variants (30 to 90,000 consumer instances, 300,000 providers,
+ * every stateful balancer, `actives`, a scale-out of 5,000 at once, 8,000 instances with 24,000
+ * references) within ±12%, from 100 MB to 1.7 GB. Requests within ±3% where few calls are retried.
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import type { DistSpec } from '../engine/distributions.js';
@@ -36,13 +37,24 @@ import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 /** The calibrated constants of the memory and event model (see the module comment). */
 export const COST_MODEL = {
   /** Node, the modules and a small scenario (MB). */
-  baseMb: 103,
+  baseMb: 100,
+  /**
+   * V8's young generation grows with how fast a run allocates, which follows its traffic: this much per
+   * simulated request per second (all tiers), up to `youngGenerationMaxMb` (a large deployment with 30
+   * consumer instances peaks 35-40 MB above a small scenario with the same code).
+   */
+  bytesPerRequestPerSec: 1_400,
+  youngGenerationMaxMb: 40,
   /** Each worker thread running simulations (MB): its isolate, modules and heap slack. */
   workerBaseMb: 65,
   /** A simulation in a worker thread takes this much more than in the main thread (GC slack per isolate). */
   workerScale: 1.3,
-  /** One consumer instance's reference to one service: directory, router chain, cluster, subscription, figures. */
-  bytesPerReference: 7_500,
+  /**
+   * One consumer instance's reference to one service: directory, router chain, cluster, subscription,
+   * figures. Provider URLs and invokers are shared by a group's instances, so it does not grow with the
+   * providers an instance calls (a large deployment peaks alike after 6 and 40 simulated seconds).
+   */
+  bytesPerReference: 6_000,
   /** One provider instance (with one export): its URL, pools, registry record. */
   bytesPerProvider: 5_500,
   /** Each further export of a provider instance. */
@@ -62,12 +74,16 @@ export const COST_MODEL = {
   bytesPerSummaryBucket: 600,
   /** One request in flight: its record, generator frames, timers, messages and its provider thread. */
   bytesPerInFlight: 7_000,
-  /** State a consumer instance keeps per provider it has called (invoker and filter state). */
-  bytesPerTouchedProvider: 280,
   /** Round robin's weights per (consumer instance, provider) once used. */
-  bytesPerRoundRobinEntry: 400,
-  /** RpcStatus and response-time state per (consumer instance, provider) for the other stateful balancers. */
-  bytesPerRpcStatusEntry: 1_000,
+  bytesPerRoundRobinEntry: 60,
+  /**
+   * RpcStatus per (consumer instance, provider), where something counts calls in it: `actives` (the
+   * ActiveLimitFilter). Least active and shortest response without `actives` only read statuses that
+   * nothing has counted, and keep none.
+   */
+  bytesPerRpcStatusEntry: 60,
+  /** Adaptive's per-provider metrics with their RpcStatus, per (consumer instance, provider). */
+  bytesPerAdaptiveEntry: 100,
   /** One (consumer zone, service method) metrics cell: two latency histograms at most. */
   bytesPerCell: 80_000,
   /** One entry of a registry snapshot kept alive by queued deliveries, with the consumer side's copies. */
@@ -81,10 +97,7 @@ export const COST_MODEL = {
 /** Load balancers that keep state per provider in each consumer instance once used: bytes per (instance, provider). */
 const STATEFUL_LOAD_BALANCES: Record<string, number> = {
   roundrobin: COST_MODEL.bytesPerRoundRobinEntry,
-  leastactive: COST_MODEL.bytesPerRpcStatusEntry,
-  shortestresponse: COST_MODEL.bytesPerRpcStatusEntry,
-  adaptive: COST_MODEL.bytesPerRpcStatusEntry,
-  p2c: COST_MODEL.bytesPerRpcStatusEntry,
+  adaptive: COST_MODEL.bytesPerAdaptiveEntry,
 };
 
 /** The estimated cost of one simulation. Counts may be Infinity for absurd inputs. */
@@ -454,8 +467,6 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
   };
   const groupRequests = edgeRequestsByGroup(scenario);
-  /** Per consumer group and service: attempts over the run (which providers an instance touches). */
-  const groupAttempts = scenario.consumers.map(() => new Map<string, number>());
   scenario.consumers.forEach((c: ConsumerGroupSpec, i) => {
     const total = groupRequests[i]!;
     edgeRequests += total;
@@ -465,11 +476,11 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       const [service, method] = splitKey(key);
       const share = weights > 0 ? w / weights : 0;
       visit(c.zone, service, method, total * share, total * share, c.reference[service], c.consumerDefaults, 0);
-      const [perCall] = attemptsOf(c.reference[service], c.consumerDefaults, method, providerCount(service));
-      groupAttempts[i]!.set(service, (groupAttempts[i]!.get(service) ?? 0) + total * share * perCall);
     }
   });
   const requests = edgeRequests + downstreamRequests;
+  // Simulated requests (all tiers) per simulated second: what sets the young generation's size.
+  const ratePerSec = simulatedMs > 0 ? requests / (simulatedMs / 1000) : 0;
 
   // Instances, references, registry.
   const registries = Object.keys(scenario.registries).length > 0 ? Object.values(scenario.registries) : [scenario.registry];
@@ -483,18 +494,17 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const addSubs = (service: string, n: number) => subscribers.set(service, (subscribers.get(service) ?? 0) + n);
   let references = 0;
   let loadBalancerBytes = 0;
-  let touchedPairs = 0;
-  scenario.consumers.forEach((c, gi) => {
+  scenario.consumers.forEach((c) => {
     const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
     for (const s of services) {
       addSubs(s, c.instances);
       references += c.instances;
-      // Distinct providers an instance calls: P (1 - e^(-calls / P)) for random picks over P.
-      const p = providerCount(s) + (byService.get(s) ?? []).reduce((n, g) => n + (churn.added.get(g.name) ?? 0), 0);
-      const perInstance = (groupAttempts[gi]!.get(s) ?? 0) / Math.max(1, c.instances);
-      if (p > 0) touchedPairs += c.instances * p * (1 - Math.exp(-perInstance / p));
-      const lbs = [c.reference[s]?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(c.reference[s]?.methods ?? {}).map((r) => r.loadbalance)];
-      const perEntry = Math.max(0, ...lbs.map((lb) => (lb === undefined ? 0 : (STATEFUL_LOAD_BALANCES[lb] ?? 0))));
+      const ref = c.reference[s];
+      const lbs = [ref?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(ref?.methods ?? {}).map((r) => r.loadbalance)];
+      // `actives` puts the ActiveLimitFilter in the chain, which counts every call in an RpcStatus.
+      const actives = [ref?.actives ?? c.consumerDefaults.actives, ...Object.values(ref?.methods ?? {}).map((r) => r.actives)];
+      const counted = actives.some((a) => a !== undefined && a > 0) ? m.bytesPerRpcStatusEntry : 0;
+      const perEntry = Math.max(counted, ...lbs.map((lb) => (lb === undefined ? 0 : (STATEFUL_LOAD_BALANCES[lb] ?? 0))));
       loadBalancerBytes += c.instances * providerCount(s) * perEntry;
     }
   });
@@ -532,8 +542,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       : burst.changes * (burst.listSize + burst.changes / 2) * m.bytesPerSnapshotEntry * Math.max(1, burstGroup?.services.length ?? 1) +
         burst.changes * burstSubscribers * m.bytesPerDelivery;
   const memory = {
-    base: m.baseMb,
-    consumers: (references * m.bytesPerReference + touchedPairs * m.bytesPerTouchedProvider) / MB,
+    base: m.baseMb + Math.min(m.youngGenerationMaxMb, (ratePerSec * m.bytesPerRequestPerSec) / MB),
+    consumers: (references * m.bytesPerReference) / MB,
     providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,
     inFlight: (inFlight * m.bytesPerInFlight) / MB,

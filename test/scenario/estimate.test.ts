@@ -127,6 +127,32 @@ consumers:
     expect(burst).toBeGreaterThan(1000);
   });
 
+  it('keeps per-(instance, provider) state only for round robin, adaptive and actives, which hold it', () => {
+    const lb = (name: string, extra: string[] = []) =>
+      estimateCost(scenario('', ['consumers[0].instances=1000', `consumers[0].reference["com.example.S"].loadbalance=${name}`, ...extra])).memoryMb.loadBalancers;
+    const pairs = 1000 * 15;
+    expect(lb('random')).toBe(0);
+    expect(lb('leastactive')).toBe(0);
+    expect(lb('shortestresponse')).toBe(0);
+    expect(lb('roundrobin')).toBeCloseTo((pairs * COST_MODEL.bytesPerRoundRobinEntry) / 2 ** 20, 6);
+    expect(lb('adaptive')).toBeCloseTo((pairs * COST_MODEL.bytesPerAdaptiveEntry) / 2 ** 20, 6);
+    // `actives` counts every call in an RpcStatus, whatever the balancer.
+    expect(lb('leastactive', ['consumers[0].reference["com.example.S"].actives=5'])).toBeCloseTo((pairs * COST_MODEL.bytesPerRpcStatusEntry) / 2 ** 20, 6);
+    expect(lb('random', ['consumers[0].reference["com.example.S"].methods.get.actives=5'])).toBeGreaterThan(0);
+  });
+
+  it('does not grow the consumers\' memory with the simulated time (provider state is shared, not per instance)', () => {
+    const at = (d: string) => estimateCost(scenario('', ['consumers[0].instances=5000', `duration=${d}`])).memoryMb.consumers;
+    expect(at('10m')).toBe(at('20s'));
+  });
+
+  it('grows the base with the traffic, up to the young generation\'s maximum', () => {
+    const base = (rate: string) => estimateCost(scenario('', [`consumers[0].rate=${rate}`])).memoryMb.base;
+    expect(base('100/s')).toBeCloseTo(COST_MODEL.baseMb + (100 * COST_MODEL.bytesPerRequestPerSec) / 2 ** 20, 6);
+    expect(base('10000/s')).toBeGreaterThan(base('100/s'));
+    expect(base('1000000/s')).toBe(COST_MODEL.baseMb + COST_MODEL.youngGenerationMaxMb);
+  });
+
   it('says how many requests are in flight by Little\'s law', () => {
     // 100/s over a mean of 0.75 x 10 ms + 0.25 x 20 ms + 0.2 ms RTT.
     expect(estimateCost(scenario()).inFlight).toBeCloseTo(100 * 0.0127, 3);
