@@ -136,6 +136,12 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'roundrobin';
 
   readonly #methodWeightMap = new Map<string, WeightTableState>();
+  // PERF: the list and method of the last pick, with their table and slots. A route cache hands the same
+  // list object to call after call, so most picks skip building the `serviceKey.method` key and the lookups.
+  #lastInvokers: Invoker[] | null = null;
+  #lastMethod = '';
+  #lastMap: WeightTableState | null = null;
+  #lastSlots: Int32Array | null = null;
 
   /** The identity strings tracked for this invocation's key (Dubbo's test-only `getInvokerAddrList`). */
   getInvokerAddrList(invokers: Invoker[], invocation: RpcInvocation): string[] | null {
@@ -146,14 +152,26 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
 
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const method = getMethodName(invocation);
-    const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
-    let map = this.#methodWeightMap.get(key);
-    if (map === undefined) {
-      map = new WeightTableState(sharedSlotsOf(url));
-      this.#methodWeightMap.set(key, map);
+    let map: WeightTableState;
+    let slots: Int32Array;
+    if (invokers === this.#lastInvokers && method === this.#lastMethod) {
+      map = this.#lastMap!;
+      slots = this.#lastSlots!;
+    } else {
+      const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
+      let found = this.#methodWeightMap.get(key);
+      if (found === undefined) {
+        found = new WeightTableState(sharedSlotsOf(url));
+        this.#methodWeightMap.set(key, found);
+      }
+      map = found;
+      slots = map.shared.slotsOf(invokers);
+      this.#lastInvokers = invokers;
+      this.#lastMethod = method;
+      this.#lastMap = map;
+      this.#lastSlots = slots;
     }
     const nowMs = this.runtime.clock.now();
-    const slots = map.shared.slotsOf(invokers);
     map.fit();
     const entries = map.entries;
     let totalWeight = 0;
