@@ -233,8 +233,12 @@ const pairs: Pair[] = [
 ];
 
 describe.each(pairs)('$name against its plain reference', ({ fast, reference, usesStatus }) => {
-  it('picks the same invoker on every call over random lists, warmups, weights, in-flight counts and times', () => {
-    const rand = seeded(23);
+  // Streaks: runs of calls on one list and method, as a route cache gives them, while warmups step.
+  it.each([
+    { lists: 'a random list each call', streaks: false },
+    { lists: 'runs of calls on one list and method', streaks: true },
+  ])('picks the same invoker on every call over random lists, warmups, weights, in-flight counts and times ($lists)', ({ streaks }) => {
+    const rand = seeded(streaks ? 29 : 23);
     const lists = randomLists(rand, 25);
     let now = NOW_MS - 1_000;
     const clock = { now: () => now };
@@ -243,9 +247,13 @@ describe.each(pairs)('$name against its plain reference', ({ fast, reference, us
     const lbFast = fast(rtFast);
     const lbRef = reference(rtRef);
     let weighted = 0;
+    let list = lists[0]!;
+    let method = 'sayHello';
     for (let step = 0; step < 6_000; step++) {
-      const list = lists[rand(lists.length)]!;
-      const method = rand(4) === 0 ? 'other' : 'sayHello';
+      if (!streaks || rand(8) === 0) {
+        list = lists[rand(lists.length)]!;
+        method = rand(4) === 0 ? 'other' : 'sayHello';
+      }
       now += rand(25) === 0 ? rand(90_000) : rand(30);
       if (usesStatus && rand(3) === 0) {
         // The same calls start (and finish, with an elapsed time) on both sides.
