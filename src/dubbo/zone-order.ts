@@ -9,6 +9,7 @@
  * configuration.
  */
 import { ZONE_KEY } from './constants.js';
+import { perList } from './per-list.js';
 import type { Invoker } from './rpc.js';
 
 /**
@@ -26,15 +27,8 @@ export function providerZone(invoker: Invoker): string | undefined {
   return zone === '' ? undefined : zone;
 }
 
-// PERF: a list is replaced, never mutated, and its invokers' URLs are immutable: each list's zones are read once.
-const listZones = new WeakMap<readonly Invoker[], readonly (string | undefined)[]>();
-
 /** `providerZone` of each invoker of `invokers`, in order (worked out once per list object). */
-export function providerZonesOf(invokers: readonly Invoker[]): readonly (string | undefined)[] {
-  let zones = listZones.get(invokers);
-  if (zones === undefined) listZones.set(invokers, (zones = invokers.map(providerZone)));
-  return zones;
-}
+export const providerZonesOf = perList((invokers: readonly Invoker[]): readonly (string | undefined)[] => invokers.map(providerZone));
 
 /** Providers of one or more zones at one step of a zone order. */
 export interface ZoneGroup {

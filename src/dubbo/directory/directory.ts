@@ -10,6 +10,7 @@ import { DUBBO_VERSION, RpcCode } from '../constants.js';
 import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
+import { perList } from '../per-list.js';
 import type { URL } from '../url.js';
 
 /** What a cluster invoker needs from its directory. */
@@ -37,14 +38,9 @@ const RECONNECT_TASK_TRY_COUNT = 10;
 /** The set-aside invokers of a directory that never set one aside (never written to). */
 const NONE_INVALIDATED: Set<Invoker> = new Set();
 
-// PERF: membership of a pushed list, built once per list object (every instance of a consumer group
-// receives the same immutable array), so forgetting departed set-aside invokers is not a scan per instance.
-const members = new WeakMap<readonly Invoker[], ReadonlySet<Invoker>>();
-function membersOf(invokers: readonly Invoker[]): ReadonlySet<Invoker> {
-  let set = members.get(invokers);
-  if (set === undefined) members.set(invokers, (set = new Set(invokers)));
-  return set;
-}
+// PERF: membership of a pushed list, built once per list object, so forgetting departed set-aside
+// invokers is not a scan per instance.
+const membersOf = perList((invokers: readonly Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
 
 /** Shared directory behaviour. */
 export abstract class AbstractDirectory implements Directory {

@@ -5,6 +5,7 @@
  * Follows dubbo-cluster `router/mock/MockInvokersSelector.java`.
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
+import { perList } from '../per-list.js';
 import type { URL } from '../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
 
@@ -26,19 +27,13 @@ interface Split {
 
 // PERF: the split depends only on the list, and every consumer instance that received one list
 // version holds the same list object: split it once per list, not once per instance.
-const splits = new WeakMap<readonly Invoker[], Split>();
+const splitOf = perList((invokers: Invoker[]): Split => {
+  const normal = new Set<Invoker>();
+  const mocked = new Set<Invoker>();
+  for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
+  return { normal, mocked };
+});
 const NO_INVOKERS: ReadonlySet<Invoker> = new Set();
-
-function splitOf(invokers: Invoker[]): Split {
-  let split = splits.get(invokers);
-  if (split === undefined) {
-    const normal = new Set<Invoker>();
-    const mocked = new Set<Invoker>();
-    for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
-    splits.set(invokers, (split = { normal, mocked }));
-  }
-  return split;
-}
 
 /** MockInvokersSelector (order -100). */
 export class MockInvokersSelector implements StateRouter {

@@ -9,8 +9,8 @@ import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
-import { describeWhenMiss, explainThenMiss, findWhenMiss, keyHazards, ruleTextHazards, whenMissCode } from './condition-explain.js';
 import { getMethodName } from '../invocation-values.js';
+import { describeWhenMiss, explainThenMiss, findWhenMiss, keyHazards, ruleTextHazards, whenMissCode } from './condition-explain.js';
 import { matchConditions, whenInputs } from './condition-matcher.js';
 import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
 

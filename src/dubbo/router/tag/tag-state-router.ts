@@ -10,6 +10,7 @@
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
+import { perList } from '../../per-list.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -99,14 +100,8 @@ function staticTag(inv: Invoker): string | undefined {
 
 // PERF: the providers without a static tag depend only on the list; consumer instances that hold the same
 // list object share the answer.
-const untaggedByList = new WeakMap<readonly Invoker[], Invoker[]>();
-
 // filterInvoker(invokers, inv => !staticTag(inv)), memoized per list object.
-function untaggedOf(invokers: Invoker[]): Invoker[] {
-  let out = untaggedByList.get(invokers);
-  if (out === undefined) untaggedByList.set(invokers, (out = filterInvoker(invokers, (inv) => !staticTag(inv))));
-  return out;
-}
+const untaggedOf = perList((invokers: Invoker[]): Invoker[] => filterInvoker(invokers, (inv) => !staticTag(inv)));
 
 // filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
 function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {
