@@ -269,18 +269,24 @@ export class Simulation {
 
   /** Processes one agenda entry; false when the agenda is empty. */
   step(): boolean {
-    const entry = this.#queue.pop();
+    const queue = this.#queue;
+    const entry = queue.take();
     if (entry === undefined) return false;
     if (entry.time === this.now) {
       // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
       if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
+        queue.settle();
         throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
       }
     } else this.#sameInstant = 0;
     this.now = entry.time;
     this.eventsProcessed++;
     this.#tailFree = entry.priority > URGENT;
-    entry.fire(entry.arg);
+    try {
+      entry.fire(entry.arg);
+    } finally {
+      queue.settle();
+    }
     this.#tailFree = false;
     return true;
   }

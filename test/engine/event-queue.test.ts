@@ -61,7 +61,7 @@ describe('EventQueue', () => {
 });
 
 describe('EventQueue against a plain sorted list', () => {
-  it('over random pushes (many tied times), reserved pushes, removals and pops, pops the same entries in the same order', () => {
+  it('over random pushes (many tied times), reserved pushes, removals, pops and takes (pushes and removals before the settle), gives the same entries in the same order', () => {
     const rnd = new RandomStreams(5).stream('event-queue-differential');
     const q = new EventQueue();
     // The reference: every pending entry, the earliest found by a linear scan on (time, priority, seq).
@@ -77,6 +77,7 @@ describe('EventQueue against a plain sorted list', () => {
     };
     let now = 0;
     let popped = 0;
+    let taken = 0;
     for (let step = 0; step < 20_000; step++) {
       const op = rnd.nextInt(10);
       if (op < 4) {
@@ -90,12 +91,35 @@ describe('EventQueue against a plain sorted list', () => {
         q.remove(victim);
         q.remove(victim); // a second removal changes nothing
         expect(victim.index).toBe(-1);
-      } else if (pending.length > 0) {
+      } else if (pending.length > 0 && rnd.nextInt(2) === 0) {
         const expected = pending.splice(earliest(), 1)[0]!;
         const got = q.pop()!;
         expect(got).toBe(expected);
         now = got.time;
         popped++;
+      } else if (pending.length > 0) {
+        // As the kernel fires an entry: take it, let its callback push and remove, then settle.
+        const expected = pending.splice(earliest(), 1)[0]!;
+        const got = q.take()!;
+        expect(got).toBe(expected);
+        expect(got.index).toBe(-1);
+        now = got.time;
+        popped++;
+        taken++;
+        for (let k = rnd.nextInt(4); k > 0; k--) {
+          if (rnd.nextInt(3) > 0 || pending.length === 0) {
+            // Zero-delay pushes at priority 0 sort right after the taken entry; later ones anywhere.
+            const delay = rnd.nextInt(3) === 0 ? 0 : rnd.nextInt(50) / 4;
+            pending.push(q.push(now + delay, rnd.nextInt(2), noop, `${step}.${k}`));
+          } else {
+            const victim = pending.splice(rnd.nextInt(pending.length), 1)[0]!;
+            q.remove(victim);
+            expect(victim.index).toBe(-1);
+          }
+        }
+        q.remove(got); // the taken entry counts as gone already
+        q.settle();
+        q.settle(); // a second settle changes nothing
       }
       expect(q.size).toBe(pending.length);
       expect(q.peekTime()).toBe(pending.length === 0 ? Infinity : pending[earliest()]!.time);
@@ -103,5 +127,6 @@ describe('EventQueue against a plain sorted list', () => {
     while (pending.length > 0) expect(q.pop()).toBe(pending.splice(earliest(), 1)[0]);
     expect(q.pop()).toBeUndefined();
     expect(popped).toBeGreaterThan(3000);
+    expect(taken).toBeGreaterThan(1500);
   });
 });
