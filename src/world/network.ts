@@ -13,8 +13,9 @@ import type { NetworkSpec } from '../scenario/types.js';
 export class Network {
   readonly #rng: Rng;
   readonly #zones: string[];
-  readonly #samplers = new Map<string, Sampler>();
   readonly #partitions = new Set<string>();
+  // PERF: what `oneWayMs` reads on every message, by zone then zone: no pair key is built per message.
+  readonly #links = new Map<string, Map<string, Link>>();
   /** The configured distribution per ordered pair (what `medianRttMs` reads; faults do not change it). */
   readonly #specs = new Map<string, DistSpec>();
   readonly #medians = new Map<string, number>();
@@ -25,12 +26,12 @@ export class Network {
     for (const a of zones) {
       for (const b of zones) {
         const dist = a === b ? spec.sameZone : spec.default;
-        this.#samplers.set(pairKey(a, b), sampler(dist, rng));
+        this.#setSampler(a, b, sampler(dist, rng));
         this.#specs.set(pairKey(a, b), dist);
       }
     }
     for (const p of spec.pairs) {
-      this.#samplers.set(pairKey(p.from, p.to), sampler(p.dist, rng));
+      this.#setSampler(p.from, p.to, sampler(p.dist, rng));
       this.#specs.set(pairKey(p.from, p.to), p.dist);
     }
   }
@@ -53,10 +54,12 @@ export class Network {
 
   /** A one-way delay in ms for a message from zone `from` to zone `to` (rtt/2 of one draw), or -1 if lost. */
   oneWayMs(from: string, to: string): number {
-    if (this.#partitions.size > 0 && this.#partitions.has(pairKey(from, to))) return -1;
-    const s = this.#samplers.get(pairKey(from, to));
-    if (s === undefined) throw new Error(`no RTT for ${from}->${to}`);
-    return s() / 2;
+    const link = this.#links.get(from)?.get(to);
+    if (link === undefined) {
+      if (this.#partitions.has(pairKey(from, to))) return -1;
+      throw new Error(`no RTT for ${from}->${to}`);
+    }
+    return link.partitioned ? -1 : link.sample() / 2;
   }
 
   /** True when messages between the zones are lost. */
@@ -68,30 +71,54 @@ export class Network {
   partition(a: string, b: string): void {
     this.#partitions.add(pairKey(a, b));
     this.#partitions.add(pairKey(b, a));
+    this.#markPartitioned(a, b);
   }
 
   /** Undoes `partition`. */
   heal(a: string, b: string): void {
     this.#partitions.delete(pairKey(a, b));
     this.#partitions.delete(pairKey(b, a));
+    this.#markPartitioned(a, b);
   }
 
   /** Replaces the RTT distribution between `a` and `b` (both directions); returns a function that restores the old ones. */
   setRtt(a: string, b: string, dist: DistSpec): () => void {
-    const ab = this.#samplers.get(pairKey(a, b))!;
-    const ba = this.#samplers.get(pairKey(b, a))!;
+    const ab = this.#links.get(a)!.get(b)!.sample;
+    const ba = this.#links.get(b)!.get(a)!.sample;
     const s = sampler(dist, this.#rng);
-    this.#samplers.set(pairKey(a, b), s);
-    this.#samplers.set(pairKey(b, a), s);
+    this.#setSampler(a, b, s);
+    this.#setSampler(b, a, s);
     return () => {
-      this.#samplers.set(pairKey(a, b), ab);
-      this.#samplers.set(pairKey(b, a), ba);
+      this.#setSampler(a, b, ab);
+      this.#setSampler(b, a, ba);
     };
+  }
+
+  #setSampler(from: string, to: string, sample: Sampler): void {
+    let byTo = this.#links.get(from);
+    if (byTo === undefined) this.#links.set(from, (byTo = new Map()));
+    const link = byTo.get(to);
+    if (link !== undefined) link.sample = sample;
+    else byTo.set(to, { sample, partitioned: this.#partitions.has(pairKey(from, to)) });
+  }
+
+  // Both directions' links follow the partition set.
+  #markPartitioned(a: string, b: string): void {
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      const link = this.#links.get(from)?.get(to);
+      if (link !== undefined) link.partitioned = this.#partitions.has(pairKey(from, to));
+    }
   }
 
   get zones(): readonly string[] {
     return this.#zones;
   }
+}
+
+/** One ordered zone pair as `oneWayMs` reads it: its current sampler and whether it is cut. */
+interface Link {
+  sample: Sampler;
+  partitioned: boolean;
 }
 
 function pairKey(a: string, b: string): string {

@@ -338,6 +338,8 @@ describe('network faults', () => {
     expect(t.w.network.oneWayMs('zoneB', 'zoneA')).toBe(-1);
     t.runTo(15_000);
     expect(t.w.network.isPartitioned('zoneA', 'zoneB')).toBe(false);
+    // Messages get through again, both ways.
+    expect([t.w.network.oneWayMs('zoneA', 'zoneB'), t.w.network.oneWayMs('zoneB', 'zoneA')]).toEqual([2, 2]);
   });
 
   it('heal ends a partition', () => {
@@ -347,8 +349,10 @@ describe('network faults', () => {
     ]);
     t.runTo(29_999);
     expect(t.w.network.isPartitioned('zoneA', 'zoneB')).toBe(true);
+    expect([t.w.network.oneWayMs('zoneA', 'zoneB'), t.w.network.oneWayMs('zoneB', 'zoneA')]).toEqual([-1, -1]);
     t.runTo(30_000);
     expect(t.w.network.isPartitioned('zoneA', 'zoneB')).toBe(false);
+    expect([t.w.network.oneWayMs('zoneA', 'zoneB'), t.w.network.oneWayMs('zoneB', 'zoneA')]).toEqual([2, 2]);
   });
 
   it('sets the RTT between two zones and restores the old one when undone', () => {
