@@ -13,15 +13,17 @@ export class TimerLane {
   readonly #sim: Simulation;
   readonly #fire: (arg: unknown) => void;
   // PERF: parallel arrays, not one object per timer, sorted once by (time, index) when the lane
-  // starts; each timer then enters the agenda in O(1). A sift-down per timer through a heap of
-  // thousands (a push to every subscriber) cost about a microsecond each: between two deliveries
-  // the rest of the run evicts the lane from the cache, and a warm sort up front does not pay that.
+  // starts and rewritten in that order; each timer then enters the agenda in O(1), reading the next
+  // slot of each array. A sift-down per timer through a heap of thousands (a push to every
+  // subscriber), or reads at scattered indexes, paid a cache miss at each delivery: between two
+  // deliveries the rest of the run evicts the lane from the cache. One warm pass up front does not.
   // Agenda positions are reserved in the order timers are added, so the index breaks time ties.
-  readonly #timesMs: number[] = [];
-  readonly #seqs: number[] = [];
-  readonly #args: unknown[] = [];
-  #order: Int32Array = new Int32Array(0);
-  #next = 0;
+  #timesMs: number[] = [];
+  #seqs: number[] = [];
+  #args: unknown[] = [];
+  /** After `start`: times and agenda positions in firing order. */
+  #sortedTimesMs = new Float64Array(0);
+  #sortedSeqs = new Float64Array(0);
   #started = false;
 
   constructor(sim: Simulation, fire: (arg: unknown) => void) {
@@ -48,23 +50,37 @@ export class TimerLane {
     const order = new Int32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     const times = this.#timesMs;
+    const seqs = this.#seqs;
+    const args = this.#args;
     // Earlier time first, then the timer added first (no NaN: `add` refuses it).
     order.sort((a, b) => times[a]! - times[b]! || a - b);
-    this.#order = order;
-    this.#enter(order[0]!);
+    const sortedTimes = new Float64Array(n);
+    const sortedSeqs = new Float64Array(n);
+    const sortedArgs = new Array<unknown>(n);
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      sortedTimes[k] = times[i]!;
+      sortedSeqs[k] = seqs[i]!;
+      sortedArgs[k] = args[i];
+    }
+    this.#sortedTimesMs = sortedTimes;
+    this.#sortedSeqs = sortedSeqs;
+    this.#args = sortedArgs;
+    this.#timesMs = [];
+    this.#seqs = [];
+    this.#enter(0);
   }
 
-  #enter(i: number): void {
-    this.#sim.scheduleReserved(this.#timesMs[i]!, this.#seqs[i]!, this.#run, NORMAL, i);
+  #enter(k: number): void {
+    this.#sim.scheduleReserved(this.#sortedTimesMs[k]!, this.#sortedSeqs[k]!, this.#run, NORMAL, k);
   }
 
   readonly #run = (arg: unknown): void => {
-    const i = arg as number;
+    const k = arg as number;
     // The next timer enters before this one runs: whatever this one schedules comes after it in order.
-    const next = ++this.#next;
-    if (next < this.#order.length) this.#enter(this.#order[next]!);
-    const timerArg = this.#args[i];
-    this.#args[i] = undefined;
+    if (k + 1 < this.#sortedTimesMs.length) this.#enter(k + 1);
+    const timerArg = this.#args[k];
+    this.#args[k] = undefined;
     this.#fire(timerArg);
   };
 }
