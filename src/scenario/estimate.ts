@@ -26,7 +26,9 @@
  * December 2026 once provider state was shared by a group's instances: every shipped scenario and the
  * benchmark deployments with their scaled variants (30 to 90,000 consumer instances, 300,000 providers,
  * every stateful balancer, `actives`, a scale-out of 5,000 at once, 8,000 instances with 24,000
- * references) within ±12%, from 100 MB to 1.7 GB. Requests within ±3% where few calls are retried.
+ * references) within ±12%, from 100 MB to 1.7 GB; refitted again for the CLI child's 32 MB semi-spaces
+ * (same month): within -12% .. +10%, but runs whose young generation stays small up to 40% high.
+ * Requests within ±3% where few calls are retried.
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import type { DistSpec } from '../engine/distributions.js';
@@ -39,12 +41,16 @@ export const COST_MODEL = {
   /** Node, the modules and a small scenario (MB). */
   baseMb: 100,
   /**
-   * V8's young generation grows with how fast a run allocates, which follows its traffic: this much per
-   * simulated request per second (all tiers), up to `youngGenerationMaxMb` (a large deployment with 30
-   * consumer instances peaks 35-40 MB above a small scenario with the same code).
+   * V8's young generation (the CLI child's semi-spaces are 32 MB, see `CHILD_V8_FLAGS`): V8 grows it
+   * once enough objects survive its scavenges, which most runs past a few thousand requests in flight
+   * or retried do (zone-a-down, shared-pool-exhaustion and every large deployment peak 20-50 MB above
+   * the 16 MB semi-spaces' figures), so every run is allowed `youngGenerationMinMb`, then this much
+   * more per simulated request per second (all tiers), up to `youngGenerationMaxMb`. Runs whose
+   * young generation stays small (the dual-zone baseline, M/M/c) are estimated up to 40 MB high.
    */
+  youngGenerationMinMb: 35,
   bytesPerRequestPerSec: 1_400,
-  youngGenerationMaxMb: 40,
+  youngGenerationMaxMb: 88,
   /** Each worker thread running simulations (MB): its isolate, modules and heap slack. */
   workerBaseMb: 65,
   /** A simulation in a worker thread takes this much more than in the main thread (GC slack per isolate). */
@@ -542,7 +548,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       : burst.changes * (burst.listSize + burst.changes / 2) * m.bytesPerSnapshotEntry * Math.max(1, burstGroup?.services.length ?? 1) +
         burst.changes * burstSubscribers * m.bytesPerDelivery;
   const memory = {
-    base: m.baseMb + Math.min(m.youngGenerationMaxMb, (ratePerSec * m.bytesPerRequestPerSec) / MB),
+    base: m.baseMb + Math.min(m.youngGenerationMaxMb, m.youngGenerationMinMb + (ratePerSec * m.bytesPerRequestPerSec) / MB),
     consumers: (references * m.bytesPerReference) / MB,
     providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,

@@ -98,14 +98,15 @@ describe('outOfMemoryMessage', () => {
 });
 
 describe('childExecArgv', () => {
-  it('adds the heap-growth flag to the parent\'s own flags', () => {
-    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=50']);
-    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=50']);
+  it('adds the heap-growth and young-generation flags to the parent\'s own flags', () => {
+    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32']);
+    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=50', '--max-semi-space-size=32']);
   });
 
-  it('leaves the flag to the user when node\'s command line already sets it, in either spelling', () => {
-    expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0']);
-    expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10']);
-    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=50']);
+  it('leaves a flag to the user when node\'s command line already sets it, in either spelling', () => {
+    expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0', '--max-semi-space-size=32']);
+    expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10', '--max-semi-space-size=32']);
+    expect(childExecArgv(['--max_semi_space_size=16'])).toEqual(['--max_semi_space_size=16', '--heap-growing-percent=50']);
+    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=50', '--max-semi-space-size=32']);
   });
 });

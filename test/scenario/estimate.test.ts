@@ -148,7 +148,7 @@ consumers:
 
   it('grows the base with the traffic, up to the young generation\'s maximum', () => {
     const base = (rate: string) => estimateCost(scenario('', [`consumers[0].rate=${rate}`])).memoryMb.base;
-    expect(base('100/s')).toBeCloseTo(COST_MODEL.baseMb + (100 * COST_MODEL.bytesPerRequestPerSec) / 2 ** 20, 6);
+    expect(base('100/s')).toBeCloseTo(COST_MODEL.baseMb + COST_MODEL.youngGenerationMinMb + (100 * COST_MODEL.bytesPerRequestPerSec) / 2 ** 20, 6);
     expect(base('10000/s')).toBeGreaterThan(base('100/s'));
     expect(base('1000000/s')).toBe(COST_MODEL.baseMb + COST_MODEL.youngGenerationMaxMb);
   });
