@@ -69,6 +69,8 @@ export class EventQueue {
    * yet about the remaining entries: call `settle` first (the kernel does, after each callback).
    */
   take(): QueueEntry | undefined {
+    // A take while one is pending (a callback that steps the kernel itself) ends the pending one first.
+    if (this.#taken !== null) this.settle();
     const heap = this.#heap;
     if (heap.length === 0) return undefined;
     const top = heap[0]!;

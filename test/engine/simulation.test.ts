@@ -52,6 +52,27 @@ describe('Simulation agenda', () => {
     expect(() => sim.timeout(Number.NaN)).toThrow(RangeError);
   });
 
+  it('runs each entry once when a callback steps the kernel itself, or throws', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    sim.schedule(1, () => {
+      log.push('outer');
+      // A nested step (a plugin driving runtime.sim, say) processes the next entry, not this one again.
+      sim.step();
+      sim.schedule(5, () => log.push('scheduled by outer'));
+    });
+    sim.schedule(2, () => log.push('next'));
+    sim.schedule(3, () => {
+      log.push('throws');
+      throw new Error('boom');
+    });
+    sim.schedule(4, () => log.push('after the throw'));
+    expect(() => sim.run()).toThrow('boom');
+    sim.run();
+    expect(log).toEqual(['outer', 'next', 'throws', 'after the throw', 'scheduled by outer']);
+    expect(sim.eventsProcessed).toBe(5);
+  });
+
   it('counts the agenda entries it processed', () => {
     const sim = new Simulation();
     sim.schedule(1, () => {});
