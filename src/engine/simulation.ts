@@ -272,19 +272,19 @@ export class Simulation {
     const queue = this.#queue;
     const entry = queue.take();
     if (entry === undefined) return false;
-    if (entry.time === this.now) {
-      // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
-      if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
-        queue.settle();
-        throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
-      }
-    } else this.#sameInstant = 0;
-    this.now = entry.time;
-    this.eventsProcessed++;
-    this.#tailFree = entry.priority > URGENT;
     try {
+      if (entry.time === this.now) {
+        // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
+        if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
+          throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
+        }
+      } else this.#sameInstant = 0;
+      this.now = entry.time;
+      this.eventsProcessed++;
+      this.#tailFree = entry.priority > URGENT;
       entry.fire(entry.arg);
     } finally {
+      // The entry leaves the root (unless its callback's first push took the slot), also on a throw.
       queue.settle();
     }
     this.#tailFree = false;

@@ -27,7 +27,8 @@
  * benchmark deployments with their scaled variants (30 to 90,000 consumer instances, 300,000 providers,
  * every stateful balancer, `actives`, a scale-out of 5,000 at once, 8,000 instances with 24,000
  * references) within ±12%, from 100 MB to 1.7 GB; refitted again for the CLI child's 32 MB semi-spaces
- * (same month): within -12% .. +10%, but runs whose young generation stays small up to 40% high.
+ * (same month): within -13% .. +19% (+19%: `actives`), and runs whose young generation stays small (the
+ * dual-zone baseline, M/M/c, the large deployment with 30 or 300 instances) up to 41% high.
  * Requests within ±3% where few calls are retried.
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';

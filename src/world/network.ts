@@ -71,14 +71,14 @@ export class Network {
   partition(a: string, b: string): void {
     this.#partitions.add(pairKey(a, b));
     this.#partitions.add(pairKey(b, a));
-    this.#markPartitioned(a, b);
+    this.#setCut(a, b, true);
   }
 
   /** Undoes `partition`. */
   heal(a: string, b: string): void {
     this.#partitions.delete(pairKey(a, b));
     this.#partitions.delete(pairKey(b, a));
-    this.#markPartitioned(a, b);
+    this.#setCut(a, b, false);
   }
 
   /** Replaces the RTT distribution between `a` and `b` (both directions); returns a function that restores the old ones. */
@@ -102,11 +102,11 @@ export class Network {
     else byTo.set(to, { sample, partitioned: this.#partitions.has(pairKey(from, to)) });
   }
 
-  // Both directions' links follow the partition set.
-  #markPartitioned(a: string, b: string): void {
+  // Partitions cut both directions, as the partition set records them.
+  #setCut(a: string, b: string, cut: boolean): void {
     for (const [from, to] of [[a, b], [b, a]] as const) {
       const link = this.#links.get(from)?.get(to);
-      if (link !== undefined) link.partitioned = this.#partitions.has(pairKey(from, to));
+      if (link !== undefined) link.partitioned = cut;
     }
   }
 
