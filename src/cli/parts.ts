@@ -10,6 +10,7 @@ import { MAX_RESULT_FILE_BYTES, readTextFile, TextFileError } from '../scenario/
 import { basename, join, resolve } from 'node:path';
 import type { Summary } from '../metrics/summary.js';
 import type { Shard } from './grid.js';
+import { inFolder } from './results.js';
 import { UsageError, type Io } from './io.js';
 import type { SweepCell, SweepDoc } from './sweep-output.js';
 
@@ -78,7 +79,8 @@ export function writePart(dir: string, name: string, json: string): string {
   }
   const target = join(dir, name);
   const tmp = join(dir, `.${name}.tmp-${process.pid}`);
-  writeFileSync(tmp, json);
+  // Once the file is written the folder is not empty, so nobody removes it before the rename.
+  inFolder(dir, () => writeFileSync(tmp, json));
   renameSync(tmp, target);
   return target;
 }

@@ -70,14 +70,31 @@ export function describeFsError(error: unknown): string {
   return e?.message ?? String(error);
 }
 
+/**
+ * Creates `dir` when missing and runs `write` in it. Another zonesim starting on the same `--out`
+ * may remove the folder while it is still empty (`checkResultsDir` leaves no folder it created), so
+ * a write that finds it gone creates it again and retries.
+ */
+export function inFolder<T>(dir: string, write: () => T): T {
+  for (let attempt = 1; ; attempt++) {
+    mkdirSync(dir, { recursive: true });
+    try {
+      return write();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(dir) || attempt >= 10) throw error;
+    }
+  }
+}
+
 /** Writes `files` (name → content) atomically into `<root>/<scenario>/<runId>/` and returns that path. */
 export function writeResults(root: string, scenario: string, runId: string, files: Record<string, string>): string {
   const parent = resolve(root, safeName(scenario));
-  mkdirSync(parent, { recursive: true });
-  removeAbandoned(parent);
   // A random part besides the pid: two writers with one pid (containers sharing a folder) never share it.
   const tmp = join(parent, `.tmp-${runId}-${randomBytes(4).toString('hex')}-${process.pid}`);
-  mkdirSync(tmp);
+  inFolder(parent, () => {
+    removeAbandoned(parent);
+    mkdirSync(tmp);
+  });
   try {
     for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
     // The final name is picked at rename time: another run may take `runId` (or `runId-2`, …)

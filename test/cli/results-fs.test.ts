@@ -3,15 +3,21 @@
  * between the check and the rename, and writing failing after a finished simulation.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeResults } from '../../src/cli/results.js';
+import { checkResultsDir, writeResults } from '../../src/cli/results.js';
+import { writePart } from '../../src/cli/parts.js';
 import { main } from '../../src/cli/main.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 /** Runs before each renameSync of a `.tmp-` folder (set by a test). */
-const hooks: { beforeRename?: (from: string, to: string) => void } = {};
+const hooks: {
+  beforeRename?: (from: string, to: string) => void;
+  /** Runs before each writeFileSync and mkdirSync (set by a test). */
+  beforeWrite?: (path: string) => void;
+  beforeMkdir?: (path: string) => void;
+} = {};
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -19,7 +25,16 @@ vi.mock('node:fs', async (importOriginal) => {
     if (String(from).includes('.tmp-')) hooks.beforeRename?.(String(from), String(to));
     return actual.renameSync(from, to);
   };
-  return { ...actual, renameSync, default: { ...actual, renameSync } };
+  const writeFileSync = ((path: string, ...rest: unknown[]) => {
+    hooks.beforeWrite?.(String(path));
+    return (actual.writeFileSync as (...a: unknown[]) => void)(path, ...rest);
+  }) as typeof actual.writeFileSync;
+  const mkdirSync = ((path: string, ...rest: unknown[]) => {
+    hooks.beforeMkdir?.(String(path));
+    return (actual.mkdirSync as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof actual.mkdirSync;
+  const fs = { ...actual, renameSync, writeFileSync, mkdirSync };
+  return { ...fs, default: fs };
 });
 
 const tempDir = useTempDirs();
@@ -28,6 +43,8 @@ const SHORT = ['--set', 'duration=8s', '--set', 'warmup=1s'];
 
 beforeEach(() => {
   hooks.beforeRename = undefined;
+  hooks.beforeWrite = undefined;
+  hooks.beforeMkdir = undefined;
 });
 
 describe('two runs writing under one --out at once', () => {
@@ -47,6 +64,38 @@ describe('two runs writing under one --out at once', () => {
     expect(readFileSync(join(out, 's', 'r1', 'a.txt'), 'utf8')).toBe('other 1');
     expect(readFileSync(join(out, 's', 'r1-2', 'a.txt'), 'utf8')).toBe('other 2');
     expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('mine');
+  });
+});
+
+describe('another zonesim checking the same --out while one writes', () => {
+  // checkResultsDir removes the scenario folder it created once its probe is done; a writer that made
+  // the folder just before then finds it gone. Here the folder goes between the writer's mkdir and its
+  // first write: two shards on one --out, one finishing as the other starts, can hit that moment.
+  it('writes its part file all the same', () => {
+    const dir = join(tempDir('zs-race-'), 'timeout-sweep');
+    let writes = 0;
+    hooks.beforeWrite = (path) => {
+      if (path.includes('.sweep.part-') && writes++ === 0) rmdirSync(dir);
+    };
+    expect(readFileSync(writePart(dir, 'sweep.part-3-of-3.json', '{"k": 3}'), 'utf8')).toBe('{"k": 3}');
+    expect(writes).toBe(2);
+  });
+
+  it('writes its results folder all the same', () => {
+    const out = tempDir('zs-race-');
+    let removed = false;
+    hooks.beforeMkdir = (path) => {
+      if (!removed && path.includes('.tmp-')) {
+        removed = true;
+        // What the other run's check leaves: its probe done, the folder it created removed again.
+        rmdirSync(dirname(path));
+        checkResultsDir(out, 'dual-zone-baseline');
+        expect(existsSync(dirname(path))).toBe(false);
+      }
+    };
+    const dir = writeResults(out, 'dual-zone-baseline', 'r1', { 'a.txt': 'x' });
+    expect(removed).toBe(true);
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('x');
   });
 });
 
