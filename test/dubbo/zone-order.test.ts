@@ -9,7 +9,7 @@ import { RpcCode } from '../../src/dubbo/constants.js';
 import { clusters } from '../../src/dubbo/extensions.js';
 import type { DubboRuntime } from '../../src/dubbo/runtime.js';
 import { URL } from '../../src/dubbo/url.js';
-import { zoneGroups, type ZoneDistance } from '../../src/dubbo/zone-order.js';
+import { providerZone, zoneGroups, zoneMembersOf, type ZoneDistance } from '../../src/dubbo/zone-order.js';
 import { fail, invocation as clusterCall, runCall, setup } from './cluster/fixtures.js';
 import { invocation, makeRuntime, pickCounts, TestInvoker } from './loadbalance/fixtures.js';
 
@@ -35,6 +35,24 @@ describe('zoneGroups', () => {
   it('puts listed zones first, in list order, then the rest by distance (or only them)', () => {
     expect(zoneGroups(list, { origin: 'zoneA', distance, order: ['zoneC'], exclude: 'zoneA' }).map((g) => g.zones)).toEqual([['zoneC'], ['zoneB']]);
     expect(zoneGroups(list, { order: ['zoneX', 'zoneB'], onlyListed: true }).map((g) => g.zones)).toEqual([['zoneB']]);
+  });
+});
+
+describe('zoneMembersOf', () => {
+  const inv = (zone: string, i: number) => new TestInvoker(`dubbo://10.0.0.${i}:20880/DemoService${zone ? `?zone=${zone}` : ''}`);
+  const list = [inv('zoneC', 1), inv('zoneB', 2), inv('zoneA', 3), inv('zoneC', 4), inv('', 5), inv('zoneC', 6)];
+
+  it("gives a zone's providers in list order, as filtering by their registered zone does", () => {
+    for (const zone of ['zoneA', 'zoneB', 'zoneC', 'zoneX']) {
+      expect(zoneMembersOf(list, zone)).toEqual(list.filter((i) => providerZone(i) === zone));
+    }
+    expect(zoneMembersOf(list, 'zoneC').map((i) => list.indexOf(i as TestInvoker))).toEqual([0, 3, 5]);
+  });
+
+  it('hands back the same array for the same list, so caches kept per list hold for it', () => {
+    expect(zoneMembersOf(list, 'zoneC')).toBe(zoneMembersOf(list, 'zoneC'));
+    // A list with the same contents in another object is another list.
+    expect(zoneMembersOf([...list], 'zoneC')).not.toBe(zoneMembersOf(list, 'zoneC'));
   });
 });
 

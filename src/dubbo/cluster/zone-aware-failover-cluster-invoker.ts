@@ -19,7 +19,7 @@
 import { ZONE_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
-import { parseZoneList, providerZone, zoneGroups, type ZoneGroup } from '../zone-order.js';
+import { parseZoneList, zoneGroups, zoneMembersOf, type ZoneGroup } from '../zone-order.js';
 import { FailoverClusterInvoker } from './failover-cluster-invoker.js';
 
 /** Consumer URL parameter: the cross-zone step, `all` (default), `nearest` or a comma-separated zone order. */
@@ -39,7 +39,7 @@ export class ZoneAwareFailoverClusterInvoker extends FailoverClusterInvoker {
   ): Invoker | null {
     const zone = this.getUrl().getParameter(ZONE_KEY);
     if (zone === undefined) return this.select(loadbalance, invocation, invokers, invoked);
-    const local = invokers.filter((invoker) => providerZone(invoker) === zone);
+    const local = zoneMembersOf(invokers, zone);
     if (local.length > 0) {
       const untriedLocal = local.some((invoker) => !invoked.includes(invoker));
       if (untriedLocal || local.length === invokers.length) {
