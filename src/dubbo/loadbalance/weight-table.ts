@@ -22,6 +22,10 @@ export interface WeightTable {
   readonly sameWeight: boolean;
   readonly validFromMs: number;
   readonly validUntilMs: number;
+  /** Each invoker's weight inputs, in list order (read once per list and method). */
+  readonly inputs: readonly WeightInputs[];
+  /** Per invoker, a clock time no later than the first at which its weight can differ from `weights[i]`. */
+  readonly changesMs: Float64Array;
 }
 
 // PERF: keyed by the list object; a list is replaced, never mutated, so a key never goes stale.
@@ -33,7 +37,7 @@ export function weightTableOf(invokers: readonly Invoker[], method: string, nowM
   if (byMethod === undefined) tables.set(invokers, (byMethod = new Map()));
   const cached = byMethod.get(method);
   if (cached !== undefined && nowMs >= cached.validFromMs && nowMs < cached.validUntilMs) return cached;
-  const table = buildWeightTable(invokers, method, nowMs);
+  const table = cached !== undefined && nowMs >= cached.validFromMs ? refreshWeightTable(cached, nowMs) : buildWeightTable(invokers, method, nowMs);
   byMethod.set(method, table);
   return table;
 }
@@ -103,22 +107,50 @@ export function weightCountOf(table: WeightTable, weight: number): number {
 
 function buildWeightTable(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
   const length = invokers.length;
+  const inputs = new Array<WeightInputs>(length);
   const weights = new Float64Array(length);
+  const changesMs = new Float64Array(length);
+  for (let i = 0; i < length; i++) {
+    const w = weightInputsOf(invokers[i]!, method);
+    inputs[i] = w;
+    weights[i] = weightAt(w, nowMs);
+    changesMs[i] = nextWeightChangeMs(w, nowMs);
+  }
+  return withTotals(weights, inputs, changesMs, nowMs);
+}
+
+// PERF: a table whose validity ended (a warming-up provider's weight stepped) is redone from the one
+// before: only the invokers whose own change time has come are weighed again, the others keep their
+// weight (each is valid until its own change time, which has not come). With hundreds of providers
+// warming up at staggered start times, a list's table expires every few ms, and weighing every
+// invoker again each time took a large share of a rolling restart.
+function refreshWeightTable(previous: WeightTable, nowMs: number): WeightTable {
+  const { inputs } = previous;
+  const weights = previous.weights.slice();
+  const changesMs = previous.changesMs.slice();
+  for (let i = 0; i < weights.length; i++) {
+    if (changesMs[i]! > nowMs) continue;
+    weights[i] = weightAt(inputs[i]!, nowMs);
+    changesMs[i] = nextWeightChangeMs(inputs[i]!, nowMs);
+  }
+  return withTotals(weights, inputs, changesMs, nowMs);
+}
+
+// The running totals, RandomLoadBalance's flag and the table's validity (the earliest change time).
+function withTotals(weights: Float64Array, inputs: readonly WeightInputs[], changesMs: Float64Array, nowMs: number): WeightTable {
+  const length = weights.length;
   const prefix = new Float64Array(length);
   let totalWeight = 0;
   let sameWeight = true;
   let validUntilMs = Infinity;
   for (let i = 0; i < length; i++) {
-    const inputs = weightInputsOf(invokers[i]!, method);
-    const weight = weightAt(inputs, nowMs);
-    weights[i] = weight;
+    const weight = weights[i]!;
     totalWeight += weight;
     prefix[i] = totalWeight;
     if (sameWeight && totalWeight !== weight * (i + 1)) sameWeight = false;
-    const next = nextWeightChangeMs(inputs, nowMs);
-    if (next < validUntilMs) validUntilMs = next;
+    if (changesMs[i]! < validUntilMs) validUntilMs = changesMs[i]!;
   }
-  return { weights, prefix, totalWeight, sameWeight, validFromMs: nowMs, validUntilMs };
+  return { weights, prefix, totalWeight, sameWeight, validFromMs: nowMs, validUntilMs, inputs, changesMs };
 }
 
 /**

@@ -99,6 +99,28 @@ describe('weightTableOf', () => {
     expect(checked).toBeGreaterThan(1_000);
   });
 
+  it('redoes an expired table exactly as a fresh build at that instant (only the changed weights are weighed again)', () => {
+    const rand = seeded(23);
+    const lists = randomLists(rand, 20);
+    let now = NOW_MS - 1_000;
+    const last = new Map<TestInvoker[], unknown>();
+    let redone = 0;
+    for (let step = 0; step < 3_000; step++) {
+      const list = lists[rand(lists.length)]!;
+      now += rand(10) === 0 ? rand(30_000) : rand(60);
+      const table = weightTableOf(list, 'sayHello', now);
+      // A new table for a list seen before: the old one had expired.
+      if (last.has(list) && last.get(list) !== table) redone++;
+      last.set(list, table);
+      // The same invokers in a new array: nothing cached, built from scratch.
+      const fresh = weightTableOf([...list], 'sayHello', now);
+      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
+      expect([...table.prefix]).toEqual([...fresh.prefix]);
+      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+    }
+    expect(redone).toBeGreaterThan(150);
+  });
+
   it('reports the exact step of a warming-up weight: weight 100 over 600 s changes every 6 s', () => {
     const [invoker] = invokersWith([{ weight: 100, warmup: 600_000, timestamp: NOW_MS }]);
     const inputs = weightInputsOf(invoker!, 'sayHello');
