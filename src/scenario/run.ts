@@ -10,6 +10,7 @@ import { consumerFilters } from '../dubbo/filter/index.js';
 import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import { buildRouterChain, SharedRouteCache } from '../dubbo/router/chain.js';
 import { createRuntime } from '../dubbo/runtime.js';
+import type { ZoneDistance } from '../dubbo/zone-order.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { Recorder } from '../metrics/recorder.js';
 import type { Summary } from '../metrics/summary.js';
@@ -60,6 +61,9 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
     if (cache === undefined) routeCaches.set(service, (cache = new SharedRouteCache()));
     return cache;
   };
+  // One distance function per world: the zone balancers key their shared tables by it (with one per
+  // instance, each instance built tables of its own).
+  let zoneDistance: ZoneDistance | undefined;
   return new World(scenario, {
     seed,
     observer: recorder,
@@ -72,7 +76,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         filters: consumerFilters(),
         events,
         plugins: plugins.loadBalances,
-        zoneDistance: (from, to) => world.network.medianRttMs(from, to),
+        zoneDistance: (zoneDistance ??= (from, to) => world.network.medianRttMs(from, to)),
       });
       return new DubboConsumerStack(instance, world, {
         runtime,

@@ -19,7 +19,7 @@ import type { URL } from '../url.js';
 import { parseZoneList, providerZonesOf, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { drawIndex, runningTotals, weightTableOf, type RunningTotals } from './weight-table.js';
+import { drawIndex, runningTotals, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
 
@@ -59,11 +59,19 @@ interface ZoneWeights extends RunningTotals {
   readonly validUntilMs: number;
 }
 
+/** What one list means under one consumer set-up: the zone multipliers, and the multiplied weights per method while valid. */
+interface ZoneSetup {
+  /** Each invoker's zone multiplier, or null when the weights stay as they are (no consumer zone, no same-zone provider). */
+  readonly multipliers: Float64Array | null;
+  readonly byMethod: Map<string, ZoneWeights>;
+}
+
 // PERF: the multiplied weights depend on the list, the method, the clock (warmup, through the shared
 // weight table's validity), the consumer's zone parameters and the zone distances; consumer instances
 // of a group hold the same list objects and parameters, so one table serves them all until a weight
-// can change, and a pick is a binary search instead of a walk over every invoker.
-const zoneWeightTables = new WeakMap<readonly Invoker[], Map<string, Map<string, ZoneWeights>>>();
+// can change, and a pick is a binary search instead of a walk over every invoker. The multipliers do
+// not depend on the clock: they are worked out once per list and set-up.
+const zoneSetups = new WeakMap<readonly Invoker[], Map<string, ZoneSetup>>();
 const distanceIds = new WeakMap<object, number>();
 let nextDistanceId = 1;
 
@@ -77,16 +85,15 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const method = getMethodName(invocation);
     const nowMs = this.runtime.clock.now();
-    let byMethod = zoneWeightTables.get(invokers)?.get(this.#setupKey(url));
-    if (byMethod === undefined) {
-      let bySetup = zoneWeightTables.get(invokers);
-      if (bySetup === undefined) zoneWeightTables.set(invokers, (bySetup = new Map()));
-      bySetup.set(this.#setupKey(url), (byMethod = new Map()));
-    }
-    let table = byMethod.get(method);
+    const key = this.#setupKey(url);
+    let bySetup = zoneSetups.get(invokers);
+    if (bySetup === undefined) zoneSetups.set(invokers, (bySetup = new Map()));
+    let setup = bySetup.get(key);
+    if (setup === undefined) bySetup.set(key, (setup = { multipliers: this.#zoneMultipliers(invokers, url), byMethod: new Map() }));
+    let table = setup.byMethod.get(method);
     if (table === undefined || nowMs < table.validFromMs || nowMs >= table.validUntilMs) {
-      table = this.#build(invokers, url, method, nowMs);
-      byMethod.set(method, table);
+      table = multiplied(weightTableOf(invokers, method, nowMs), setup.multipliers);
+      setup.byMethod.set(method, table);
     }
     // weightedRandomIndex over the multiplied weights: the first running total above the draw, or uniform.
     const rng = this.runtime.random;
@@ -111,45 +118,30 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     return key;
   }
 
-  // Each invoker's Dubbo weight (with warmup) times its zone multiplier.
-  #build(invokers: Invoker[], url: URL, method: string, nowMs: number): ZoneWeights {
-    const base = weightTableOf(invokers, method, nowMs);
-    const length = invokers.length;
-    const weights = Array.from(base.weights);
+  /** `ZoneSetup.multipliers` of `invokers` for the consumer URL's set-up. */
+  #zoneMultipliers(invokers: Invoker[], url: URL): Float64Array | null {
     const zone = url.getParameter(ZONE_KEY);
-    if (zone !== undefined) {
-      const byRank = url.getParameter(ZONE_CROSS_WEIGHTS_KEY);
-      if (byRank !== undefined && byRank.trim() !== '') {
-        this.#rankWeighted(weights, invokers, url, zone, byRank);
-      } else {
-        const zones = providerZonesOf(invokers);
-        let anySame = false;
-        const same = new Array<boolean>(length);
-        for (let i = 0; i < length; i++) {
-          same[i] = zones[i] === zone;
-          if (same[i]) anySame = true;
-        }
-        if (anySame) {
-          const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
-          const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
-          for (let i = 0; i < length; i++) weights[i] = weights[i]! * (same[i] ? sameWeight : crossWeight);
-        }
-      }
-    }
-    return { ...runningTotals(weights), validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
-  }
-
-  // Same zone: `zone.same.weight`; other zones: the multiplier of their rank by distance.
-  #rankWeighted(weights: number[], invokers: Invoker[], url: URL, zone: string, byRank: string): void {
-    const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
-    const multipliers = rankWeights(byRank, crossWeight);
+    if (zone === undefined) return null;
+    const length = invokers.length;
+    const multipliers = new Float64Array(length);
     const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
-    const { ranks } = this.#zoneRanks(invokers, zone, url.getParameter(ZONE_CROSS_ORDER_KEY) ?? '');
-    const last = multipliers.length - 1;
-    for (let i = 0; i < weights.length; i++) {
-      const r = ranks[i]!;
-      weights[i] = weights[i]! * (r < 0 ? sameWeight : multipliers[Math.min(r, last)]!);
+    const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
+    const byRank = url.getParameter(ZONE_CROSS_WEIGHTS_KEY);
+    if (byRank !== undefined && byRank.trim() !== '') {
+      // Same zone: `zone.same.weight`; other zones: the multiplier of their rank by distance.
+      const byDistance = rankWeights(byRank, crossWeight);
+      const { ranks } = this.#zoneRanks(invokers, zone, url.getParameter(ZONE_CROSS_ORDER_KEY) ?? '');
+      const last = byDistance.length - 1;
+      for (let i = 0; i < length; i++) {
+        const r = ranks[i]!;
+        multipliers[i] = r < 0 ? sameWeight : byDistance[Math.min(r, last)]!;
+      }
+      return multipliers;
     }
+    const zones = providerZonesOf(invokers);
+    if (!zones.includes(zone)) return null;
+    for (let i = 0; i < length; i++) multipliers[i] = zones[i] === zone ? sameWeight : crossWeight;
+    return multipliers;
   }
 
   #zoneRanks(invokers: Invoker[], zone: string, order: string): ZoneRanks {
@@ -170,4 +162,15 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     this.#ranks.set(invokers, out);
     return out;
   }
+}
+
+// Each invoker's Dubbo weight (with warmup) times its zone multiplier.
+function multiplied(base: WeightTable, multipliers: Float64Array | null): ZoneWeights {
+  let weights: ArrayLike<number> = base.weights;
+  if (multipliers !== null) {
+    const product = new Float64Array(multipliers.length);
+    for (let i = 0; i < product.length; i++) product[i] = base.weights[i]! * multipliers[i]!;
+    weights = product;
+  }
+  return { ...runningTotals(weights), validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
 }
