@@ -13,6 +13,7 @@ import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../scenario/types.js';
 import { DynamicIsolation } from './dynamic-isolation.js';
+import type { ConsumerInstance } from './consumer.js';
 import type { Network } from './network.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from './observer.js';
@@ -64,6 +65,8 @@ export interface ServerContext {
 
 /** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
 export interface DownstreamCaller {
+  /** The consumer instance the provider process is for its downstream calls (its stack, its group). */
+  readonly instance: ConsumerInstance;
   call(service: string, method: string, server: ServerContext): Proc<boolean>;
 }
 

@@ -129,40 +129,24 @@ export class World {
    * tag-carrying filter.
    */
   #downstreamFor(p: ProviderInstance): DownstreamCaller | null {
-    const calls = [...p.group.methodsByService.values()].flatMap((ms) => [...ms.values()].flatMap((m) => m.spec.calls));
-    if (calls.length === 0) return null;
-    const reference: Record<string, ReferenceSpec> = {};
-    for (const c of calls) {
-      const { methods, ...own } = c.reference;
-      const methodLevel = { ...own, ...(methods[c.method] ?? {}), parameters: { ...own.parameters, ...(methods[c.method]?.parameters ?? {}) } };
-      const ref = (reference[c.service] ??= { ...own, parameters: { ...own.parameters }, methods: {} });
-      ref.methods[c.method] = methodLevel;
-    }
-    const spec: ConsumerGroupSpec = {
-      application: p.group.spec.application,
-      zone: p.zone,
-      instances: 1,
-      ratePerSec: 0,
-      arrival: 'poisson',
-      calls: {},
-      reference,
-      consumerDefaults: { parameters: {} },
-      attachments: {},
-      userIds: 1,
-    };
+    let spec = this.#downstreamSpecs.get(p.group);
+    if (spec === undefined) this.#downstreamSpecs.set(p.group, (spec = this.#downstreamSpec(p.group)));
+    if (spec === null) return null;
     const instance = new ConsumerInstance(spec, this.#downstreamIndex++, p.ip, `${p.group.spec.name}/${p.address}`);
     const stack = this.#options.consumerStack(instance, this);
     instance.stack = stack;
-    for (const service of Object.keys(reference)) stack.refer(service);
+    for (const service of Object.keys(spec.reference)) stack.refer(service);
     const sim = this.sim;
     const observer = this.observer;
     const services = this.scenario.services;
     const tag = { ...this.scenario.propagation, ...p.group.spec.propagation }.tag;
     const tagFrom = tag === true ? TAG_ATTACHMENT : typeof tag === 'string' ? tag : undefined;
+    const application = spec.application;
     return {
+      instance,
       *call(service: string, method: string, incoming: ServerContext): Proc<boolean> {
         const request = observer.startRequest({
-          consumerGroup: spec.application,
+          consumerGroup: application,
           consumerZone: p.zone,
           service,
           method,
@@ -174,6 +158,36 @@ export class World {
         observer.endRequest(request, outcome, sim.now, cause);
         return outcome === 'ok';
       },
+    };
+  }
+
+  // PERF: one consumer-group spec per provider group, so the consumer sides of its instances (a restart
+  // makes new ones) are one consumer group: they share the invokers of every pushed list (parsed URLs,
+  // DubboInvokers) as the instances of a scenario's consumer group do, instead of each building its own.
+  readonly #downstreamSpecs = new WeakMap<ProviderGroup, ConsumerGroupSpec | null>();
+
+  /** The consumer side's group spec of a provider group's instances, or null when its methods call nothing. */
+  #downstreamSpec(group: ProviderGroup): ConsumerGroupSpec | null {
+    const calls = [...group.methodsByService.values()].flatMap((ms) => [...ms.values()].flatMap((m) => m.spec.calls));
+    if (calls.length === 0) return null;
+    const reference: Record<string, ReferenceSpec> = {};
+    for (const c of calls) {
+      const { methods, ...own } = c.reference;
+      const methodLevel = { ...own, ...(methods[c.method] ?? {}), parameters: { ...own.parameters, ...(methods[c.method]?.parameters ?? {}) } };
+      const ref = (reference[c.service] ??= { ...own, parameters: { ...own.parameters }, methods: {} });
+      ref.methods[c.method] = methodLevel;
+    }
+    return {
+      application: group.spec.application,
+      zone: group.spec.zone,
+      instances: 1,
+      ratePerSec: 0,
+      arrival: 'poisson',
+      calls: {},
+      reference,
+      consumerDefaults: { parameters: {} },
+      attachments: {},
+      userIds: 1,
     };
   }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
+import { buildWorld, runScenario } from '../../src/scenario/run.js';
+import type { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import { Recorder } from '../../src/metrics/recorder.js';
 
 const file = fileURLToPath(new URL('../../scenarios/call-graph-amplification.yaml', import.meta.url));
 const run = (sets: string[] = []) => runScenario(loadScenarioWithRaw(file, sets).scenario, { version: 'test' }).summary;
@@ -61,5 +63,24 @@ describe('call graphs (SPEC 2.10): call-graph-amplification', () => {
     expect(placeP50(sequential)).toBeGreaterThan(200);
     expect(placeP50(parallel)).toBeGreaterThan(100);
     expect(placeP50(parallel)).toBeLessThan(110);
+  });
+});
+
+describe("call graphs: a provider group's consumer sides", () => {
+  it('are one consumer group: every instance holds the same invokers for the same pushed list', () => {
+    const { scenario } = loadScenarioWithRaw(file, ['duration=2s', 'warmup=0s']);
+    const recorder = new Recorder({ warmupMs: 0, durationMs: scenario.durationMs, bucketMs: scenario.bucketMs, providerGroups: [] });
+    const world = buildWorld(scenario, scenario.seed, recorder);
+    world.sim.run({ until: 1_000 });
+    const order = world.providerGroups.find((g) => g.spec.name === 'order')!;
+    expect(order.instances.length).toBe(4);
+    const lists = order.instances.map((p) => {
+      const stack = p.downstream!.instance.stack as DubboConsumerStack;
+      return stack.references.get('com.example.InventoryService')!.directory.getAllInvokers();
+    });
+    expect(lists[0]!.length).toBe(4);
+    // The same array, not equal copies: the invokers (parsed URLs) are built once for the group.
+    for (const list of lists) expect(list).toBe(lists[0]);
+    expect(new Set(order.instances.map((p) => p.downstream!.instance.group)).size).toBe(1);
   });
 });
