@@ -52,8 +52,9 @@ export interface RouterChainOptions {
  * each list version's invoker array); without sharing each instance would route every list version
  * itself, and keep its own cache cold in memory. A chain uses the store only while every router it
  * routes with is one whose result is a function of the invokers, the consumer URL's parameters and
- * the call (the mock selector, the tag router, the zone router, a condition rule that reads no
- * consumer address) and no rule was changed on it since
+ * the call (the mock selector, the tag router, the zone router, a condition rule whose then-part
+ * reads no consumer address: a when-part that reads one only decides, and the decision is in the
+ * key) and no rule was changed on it since
  * it was built; entries are then keyed by the consumer URL's parameters (never its host), the list
  * (by identity) and the chain's cache key. Anything else keeps a private cache, as before.
  */
@@ -79,7 +80,7 @@ export class SharedRouteCache {
 function routesByParameters(router: StateRouter): boolean {
   if (router instanceof TagStateRouter) return router.publishedRules().size === 0;
   if (router instanceof ConditionRuleRouter) return router.routesByParameters();
-  if (router instanceof ConditionStateRouter) return !router.readsConsumerAddress();
+  if (router instanceof ConditionStateRouter) return !router.thenReadsConsumerAddress();
   return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
 }
 

@@ -16,6 +16,9 @@ import type { URL } from '../../url.js';
 import { type ConditionMatcher, urlSample } from './condition-matcher.js';
 import type { ConditionMap } from './condition-rule-text.js';
 
+// Keys of a URL's original map taken from its address (not its parameters).
+const ADDRESS_KEYS = new Set(['host', 'address', 'port', 'username', 'password']);
+
 function patterns(m: ConditionMatcher): string {
   const parts: string[] = [];
   if (m.matches.size > 0) parts.push(`= ${[...m.matches].join(', ')}`);
@@ -122,6 +125,9 @@ export function describeWhenMiss(when: ConditionMap, miss: WhenMiss, consumerUrl
         return `the call's method does not satisfy ${m.key} ${patterns(m)}`;
       }
       if (miss.kind === 'missing') return `the consumer URL has no "${m.key}" parameter; ${missing}`;
+      // The instances of a consumer group differ only in their address, and they share route results
+      // (with this note) when the rule's decision is the same: the note names no address.
+      if (ADDRESS_KEYS.has(m.key)) return `the consumer's ${m.key} does not satisfy ${patterns(m)}`;
       const value = urlSample(consumerUrl).get(m.key);
       return `the consumer's ${m.key} is ${JSON.stringify(value)}, the rule wants ${patterns(m)}`;
     }

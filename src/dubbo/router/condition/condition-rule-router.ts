@@ -74,7 +74,7 @@ export class ConditionRuleRouter implements StateRouter {
 
   /** Whether every condition's result is a function of the consumer URL's parameters (no address, no random draw). */
   routesByParameters(): boolean {
-    return this.routers.every((r) => r instanceof ConditionStateRouter && !r.readsConsumerAddress());
+    return this.routers.every((r) => r instanceof ConditionStateRouter && !r.thenReadsConsumerAddress());
   }
 
   /** The conditions' when-part decisions, in order. */

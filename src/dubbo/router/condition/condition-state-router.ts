@@ -28,8 +28,7 @@ export const NO_INPUTS: RoutingInputs = Object.freeze({
   random: false,
 }) as RoutingInputs;
 
-// Keys of a URL's original map taken from its address (not its parameters), and the names `$ref` reads that way.
-const ADDRESS_KEYS = new Set(['host', 'address', 'port', 'username', 'password']);
+// The names a then-part `$ref` reads from the consumer URL's address (not its parameters).
 const ADDRESS_REFS = new Set(['host', 'port', 'username', 'password']);
 
 /** Options of one condition router. */
@@ -82,17 +81,18 @@ export class ConditionStateRouter implements StateRouter {
   }
 
   /**
-   * Whether the result can depend on the consumer URL's address, not only on its parameters: a
-   * when-part key read from the host or port (`host`, `address`, `port`, `username`, `password`) or
-   * a then-part `$host`/`$port`/`$username`/`$password` reference. Consumer instances of a group
-   * differ only there, so a rule that reads neither routes them all alike (see `SharedRouteCache`).
+   * Whether the result can depend on the consumer URL's address beyond the when-part's decision: a
+   * then-part `$host`/`$port`/`$username`/`$password` reference. A when-part key read from the host
+   * or port (`host`, `address`, `port`, `username`, `password`) only decides whether the rule
+   * applies, which `routeKey` holds, and its trace note names no address. Consumer instances of a
+   * group differ only in their address, so a rule whose then-part reads none routes every instance
+   * with the same decision alike (see `SharedRouteCache`).
    */
-  readsConsumerAddress(): boolean {
+  thenReadsConsumerAddress(): boolean {
     return (this.#readsAddress ??= this.#findAddressRead());
   }
 
   #findAddressRead(): boolean {
-    for (const m of this.whenCondition.values()) if (m.kind === 'param' && ADDRESS_KEYS.has(m.key)) return true;
     for (const m of this.thenCondition?.values() ?? []) {
       for (const set of [m.matches, m.mismatches]) for (const p of set) if (p.startsWith('$') && ADDRESS_REFS.has(p.slice(1))) return true;
     }

@@ -67,6 +67,11 @@ describe('when-part non-matches', () => {
     expect(note('env = gray => zone = zoneA')).toContain('the consumer\'s env is "prod", the rule wants = gray');
   });
 
+  it("names the consumer's address key but not its value (instances that decide alike share one note)", () => {
+    expect(note('host = 10.10.1.5 => zone = zoneA')).toContain("the consumer's host does not satisfy = 10.10.1.5");
+    expect(note('host = 10.10.1.5 => zone = zoneA')).not.toContain('10.20.1.7');
+  });
+
   it('points at the first key that fails, and only at it', () => {
     const when = parseConditionText('application = web & method = getUser & env = gray => zone = zoneA').when;
     expect(findWhenMiss(when, CONSUMER, invocationOf({ methodName: 'list' }))).toEqual({ index: 1, kind: 'mismatch' });
