@@ -14,3 +14,18 @@ export function perList<L extends readonly Invoker[], T>(derive: (invokers: L) =
     return value;
   };
 }
+
+// PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
+// the pushed list without them). What is derived per list can often be derived from the pushed list's
+// value, which every instance shares, instead of from scratch for each instance's copy.
+const parents = new WeakMap<readonly Invoker[], readonly Invoker[]>();
+
+/** Records that `sub` is `parent` with some of its invokers left out, the rest in the same order. */
+export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[]): void {
+  if (sub !== parent) parents.set(sub, parents.get(parent) ?? parent);
+}
+
+/** The list `sub` was made from by leaving invokers out (see `markSubList`), or undefined. */
+export function parentList(sub: readonly Invoker[]): readonly Invoker[] | undefined {
+  return parents.get(sub);
+}

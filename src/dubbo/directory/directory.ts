@@ -10,7 +10,7 @@ import { DUBBO_VERSION, RpcCode } from '../constants.js';
 import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
-import { perList } from '../per-list.js';
+import { markSubList, perList } from '../per-list.js';
 import type { URL } from '../url.js';
 
 /** What a cluster invoker needs from its directory. */
@@ -152,7 +152,15 @@ export abstract class AbstractDirectory implements Directory {
     if (!this.#invokers.includes(invoker) || this.#invalidated.has(invoker)) return;
     if (this.#invalidated === NONE_INVALIDATED) this.#invalidated = new Set();
     this.#invalidated.add(invoker);
-    this.#refreshValid();
+    const at = this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
+    if (at >= 0) {
+      // PERF: the valid list is up to date, so the new one is it without this invoker (no set lookups).
+      const valid = this.#validInvokers.slice();
+      valid.splice(at, 1);
+      this.#validInvokers = valid;
+      markSubList(valid, this.#invokers);
+      this.#version++;
+    } else this.#refreshValid();
     this.#scheduleReconnect();
   }
 
@@ -163,8 +171,11 @@ export abstract class AbstractDirectory implements Directory {
 
   #filterValid(): void {
     this.#validStale = false;
-    this.#validInvokers =
-      this.#invalidated.size === 0 ? this.#invokers : this.#invokers.filter((i) => !this.#invalidated.has(i));
+    if (this.#invalidated.size === 0) this.#validInvokers = this.#invokers;
+    else {
+      this.#validInvokers = this.#invokers.filter((i) => !this.#invalidated.has(i));
+      markSubList(this.#validInvokers, this.#invokers);
+    }
   }
 
   #scheduleReconnect(): void {

@@ -8,6 +8,7 @@
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
 import type { Rng } from '../../engine/random.js';
+import { parentList } from '../per-list.js';
 import type { Invoker } from '../rpc.js';
 import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
@@ -37,7 +38,12 @@ export function weightTableOf(invokers: readonly Invoker[], method: string, nowM
   if (byMethod === undefined) tables.set(invokers, (byMethod = new Map()));
   const cached = byMethod.get(method);
   if (cached !== undefined && nowMs >= cached.validFromMs && nowMs < cached.validUntilMs) return cached;
-  const table = cached !== undefined && nowMs >= cached.validFromMs ? refreshWeightTable(cached, nowMs) : buildWeightTable(invokers, method, nowMs);
+  let table: WeightTable;
+  if (cached !== undefined && nowMs >= cached.validFromMs) table = refreshWeightTable(cached, nowMs);
+  else {
+    const parent = parentList(invokers);
+    table = parent === undefined ? buildWeightTable(invokers, method, nowMs) : subTable(weightTableOf(parent, method, nowMs), parent, invokers, nowMs);
+  }
   byMethod.set(method, table);
   return table;
 }
@@ -133,6 +139,27 @@ function refreshWeightTable(previous: WeightTable, nowMs: number): WeightTable {
     weights[i] = weightAt(inputs[i]!, nowMs);
     changesMs[i] = nextWeightChangeMs(inputs[i]!, nowMs);
   }
+  return withTotals(weights, inputs, changesMs, nowMs);
+}
+
+// PERF: the table of a list made from `parent` by leaving invokers out (a directory's providers with the
+// unavailable ones set aside, one list per consumer instance) is read off the parent's table, which every
+// instance shares, instead of weighing each invoker again: after a zone crashes, thousands of instances
+// each set its providers aside one at a time.
+function subTable(of: WeightTable, parent: readonly Invoker[], sub: readonly Invoker[], nowMs: number): WeightTable {
+  const length = sub.length;
+  const inputs = new Array<WeightInputs>(length);
+  const weights = new Float64Array(length);
+  const changesMs = new Float64Array(length);
+  let j = 0;
+  for (let i = 0; i < parent.length && j < length; i++) {
+    if (parent[i] !== sub[j]) continue;
+    inputs[j] = of.inputs[i]!;
+    weights[j] = of.weights[i]!;
+    changesMs[j] = of.changesMs[i]!;
+    j++;
+  }
+  if (j < length) throw new Error('a sub-list holds an invoker its parent list does not, or in another order');
   return withTotals(weights, inputs, changesMs, nowMs);
 }
 

@@ -12,6 +12,7 @@ import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-ba
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
 import { nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { markSubList } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
@@ -119,6 +120,28 @@ describe('weightTableOf', () => {
       expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
     }
     expect(redone).toBeGreaterThan(150);
+  });
+
+  it("reads a sub-list's table (a directory's providers with some set aside) off its parent's, as a fresh build would weigh it", () => {
+    const rand = seeded(29);
+    const parents = randomLists(rand, 12).filter((l) => l.length > 2);
+    let now = NOW_MS - 1_000;
+    let derived = 0;
+    for (let step = 0; step < 2_000; step++) {
+      const parent = parents[rand(parents.length)]!;
+      now += rand(10) === 0 ? rand(30_000) : rand(60);
+      // Leave some invokers out, keeping the order, as the directory does.
+      const sub = parent.filter(() => rand(4) > 0);
+      markSubList(sub, parent);
+      const method = rand(3) === 0 ? 'other' : 'sayHello';
+      const table = weightTableOf(sub, method, now);
+      const fresh = weightTableOf([...sub], method, now);
+      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
+      expect([...table.prefix]).toEqual([...fresh.prefix]);
+      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+      if (sub.length < parent.length) derived++;
+    }
+    expect(derived).toBeGreaterThan(1_500);
   });
 
   it('reports the exact step of a warming-up weight: weight 100 over 600 s changes every 6 s', () => {

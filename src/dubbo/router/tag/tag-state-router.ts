@@ -10,7 +10,7 @@
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
-import { perList } from '../../per-list.js';
+import { parentList, perList } from '../../per-list.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -101,7 +101,12 @@ function staticTag(inv: Invoker): string | undefined {
 // PERF: the providers without a static tag depend only on the list; consumer instances that hold the same
 // list object share the answer.
 // filterInvoker(invokers, inv => !staticTag(inv)), memoized per list object.
-const untaggedOf = perList((invokers: Invoker[]): Invoker[] => filterInvoker(invokers, (inv) => !staticTag(inv)));
+const untaggedOf = perList((invokers: Invoker[]): Invoker[] => {
+  // A part of a list without static tags (a directory's providers with some set aside) has none either.
+  const parent = parentList(invokers);
+  if (parent !== undefined && untaggedOf(parent as Invoker[]) === parent) return invokers;
+  return filterInvoker(invokers, (inv) => !staticTag(inv));
+});
 
 // filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
 function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { TagStateRouter } from '../../../../src/dubbo/router/tag/tag-state-router.js';
 import { parseTagRule } from '../../../../src/dubbo/router/tag/tag-router-rule.js';
 import { RouterRuleError } from '../../../../src/dubbo/router/router-rule-error.js';
+import { markSubList } from '../../../../src/dubbo/per-list.js';
 import { RpcInvocation } from '../../../../src/dubbo/rpc.js';
 import { ServiceAddressURL, URL } from '../../../../src/dubbo/url.js';
 import { indicesIn, invokersOf, UrlInvoker } from '../fixtures.js';
@@ -36,6 +37,23 @@ describe('TagStateRouter with static tags only', () => {
 
   it('never sends untagged traffic to tagged providers', () => {
     expect(routeIdx(null)).toEqual([1, 2]);
+  });
+
+  it('routes a part of a list (providers set aside by a directory) as that list alone', () => {
+    const all = invokersOf(PROVIDERS);
+    const router = new TagStateRouter(null);
+    router.notify(all);
+    for (const keep of [[0, 1, 2, 3], [1, 2, 3], [0, 2], [2], [3]]) {
+      const part = keep.map((i) => all[i]!);
+      markSubList(part, all);
+      // An untagged call keeps the untagged providers of the part: never a tagged one.
+      expect(indicesIn(all, router.route(part, CONSUMER, call()).invokers), `${keep}`).toEqual(keep.filter((i) => i === 1 || i === 2));
+    }
+    const untagged = [all[1]!, all[2]!];
+    const fewer = [all[2]!];
+    markSubList(untagged, all);
+    markSubList(fewer, untagged);
+    expect(router.route(fewer, CONSUMER, call()).invokers).toEqual(fewer);
   });
 
   it('falls back to untagged providers (not all) when no provider has the tag', () => {
