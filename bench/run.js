@@ -76,8 +76,22 @@ const strategies = [
   ['adaptive', everyGroup('loadbalance=adaptive')],
   ['zoneAware', everyGroup('loadbalance=zoneAware')],
   ['envoyZoneAware', everyGroup('loadbalance=envoyZoneAware')],
+  ['zoneAwareFailover', everyGroup('cluster=zoneAwareFailover')],
   ['condition rule => zone = $zone', ['routers=[{type: condition, rule: "=> zone = $zone"}]']],
+  // Dubbo's consumer blocklist: the when-part reads the consumer's host.
+  ['condition rule host = 10.10.0.1 =>', ['routers=[{type: condition, rule: "host = 10.10.0.1 => zone = zoneA"}]']],
   ['zone router, fallback', ['routers=[{type: zone, fallback: true}]']],
+  // Every consumer instance sets zoneC's providers aside one at a time as its calls are refused.
+  ['zoneC crashed at 5 s', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}']],
+  // Each provider process calls a 150-provider service (edge requests counted).
+  [
+    'call graph, 150 downstream providers',
+    [
+      'services["com.example.OrderService"]={methods: {get: {serviceTime: 5ms}}}',
+      'services["com.example.UserService"].methods.getUserById.calls=[{service: com.example.OrderService, method: get}]',
+      ...['zoneA', 'zoneB', 'zoneC'].map((z, i) => `providers[${3 + i}]={name: orders-${z}, service: com.example.OrderService, zone: ${z}, count: 50}`),
+    ],
+  ],
 ];
 console.log('\nlarge deployment by strategy, 8 simulated s with the rolling restart at 4 s (one run each)\n');
 console.log('strategy'.padEnd(34) + 'req/s'.padStart(10) + 'peak RSS MB'.padStart(13));
