@@ -80,6 +80,8 @@ const strategies = [
   ['condition rule => zone = $zone', ['routers=[{type: condition, rule: "=> zone = $zone"}]']],
   // Dubbo's consumer blocklist: the when-part reads the consumer's host.
   ['condition rule host = 10.10.0.1 =>', ['routers=[{type: condition, rule: "host = 10.10.0.1 => zone = zoneA"}]']],
+  // A keyed rule as Dubbo Admin writes it (read by Dubbo's ProviderAppStateRouter and AppStateRouter).
+  ['keyed rule scope: application', ['routers=[{type: condition, rule: "scope: application\\nkey: web\\nconditions:\\n  - \\"=> zone = $zone\\""}]']],
   ['zone router, fallback', ['routers=[{type: zone, fallback: true}]']],
   // Every consumer instance sets zoneC's providers aside one at a time as its calls are refused.
   ['zoneC crashed at 5 s', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}']],

@@ -17,6 +17,7 @@ import { ConditionStateRouter } from './condition/condition-state-router.js';
 import {
   AppStateRouter,
   KeyedConditionRule,
+  ListenableStateRouter,
   ProviderAppStateRouter,
   ServiceStateRouter,
 } from './condition/listenable-state-router.js';
@@ -81,6 +82,9 @@ function routesByParameters(router: StateRouter): boolean {
   if (router instanceof TagStateRouter) return router.publishedRules().size === 0;
   if (router instanceof ConditionRuleRouter) return router.routesByParameters();
   if (router instanceof ConditionStateRouter) return !router.thenReadsConsumerAddress();
+  // Keyed rules: which apply is a function of the rules, the consumer's parameters and the router's
+  // state, which its routeKey holds; each applied rule must route by parameters itself.
+  if (router instanceof ListenableStateRouter) return router.heldRules().every((r) => routesByParameters(r.router));
   return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
 }
 

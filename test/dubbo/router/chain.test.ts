@@ -17,12 +17,12 @@ const call = (methodName = 'getUser', attachments: Record<string, string> = {}, 
   new RpcInvocation({ methodName, attachments, arguments: args });
 
 /** Twelve providers over two zones, some tagged, some in a `region`. */
-function providers(): Invoker[] {
+function providers(extra = ''): Invoker[] {
   const urls: string[] = [];
   for (let i = 0; i < 12; i++) {
     const zone = i % 3 === 0 ? 'zoneB' : 'zoneA';
     const tag = i === 4 ? '&dubbo.tag=gray' : i === 7 ? '&dubbo.tag=canary' : '';
-    urls.push(`dubbo://10.${zone === 'zoneA' ? 10 : 20}.0.${i + 1}:20880/com.example.UserService?zone=${zone}&region=r${i % 4}${tag}`);
+    urls.push(`dubbo://10.${zone === 'zoneA' ? 10 : 20}.0.${i + 1}:20880/com.example.UserService?zone=${zone}&region=r${i % 4}${tag}${extra}`);
   }
   return invokersOf(urls);
 }
@@ -226,18 +226,18 @@ describe('RouterChain route cache', () => {
     ];
 
     // Each instance gets each new list version at its own time (push lag), as the registry shares one array per version.
-    function drive(specs: RouterSpec[], sharedCache: SharedRouteCache | undefined, seed: number) {
+    function drive(specs: RouterSpec[], sharedCache: SharedRouteCache | undefined, seed: number, make: (n: number) => Invoker[] = () => providers()) {
       const rng = new RandomStreams(seed).stream('calls');
       const chains = CONSUMERS.map(() => buildRouterChain(specs, { service: SERVICE, sharedCache }));
       const references = CONSUMERS.map(() => buildRouterChain(specs, { service: SERVICE, cache: false }));
-      const versions = [providers()];
+      const versions = [make(0)];
       const held = CONSUMERS.map(() => 0);
       chains.forEach((c, i) => c.setInvokers(versions[0]!));
       references.forEach((c) => c.setInvokers(versions[0]!));
       for (let i = 0; i < 4000; i++) {
         if (i % 400 === 399) {
           const last = versions.at(-1)!;
-          versions.push(last.length > 6 ? last.slice(1) : providers());
+          versions.push(last.length > 6 ? last.slice(1) : make(versions.length));
         }
         const n = rng.nextInt(CONSUMERS.length);
         if (held[n]! < versions.length - 1 && rng.nextInt(20) === 0) {
@@ -305,6 +305,58 @@ describe('RouterChain route cache', () => {
       const misses = (stats: { misses: number }[]) => stats.reduce((n, s) => n + s.misses, 0);
       // Instances with the same decisions share: here few of the five decide alike, so the saving is small.
       expect(misses(shared)).toBeLessThan(misses(own) * 0.9);
+    });
+
+    it("shares the answers of keyed condition rules (service and application scope), with the providers' application changing", () => {
+      // Each new list comes from another provider application (or none): ProviderAppStateRouter follows
+      // it, so instances at different list versions hold different rules and must not share their answers.
+      const apps = ['users', 'orders', ''];
+      const fromApp = (n: number) => providers(apps[n % 3] ? `&application=${apps[n % 3]}` : '');
+      const keyed: RouterSpec[] = [
+        { type: 'condition', rule: `scope: service\nkey: ${SERVICE}\nconditions:\n  - "method = updateUser => zone = zoneA"\n  - "host != 10.20.* => region != r3"` },
+        { type: 'condition', rule: 'scope: application\nkey: users\nconditions: ["=> region = r1,r2"]' },
+        { type: 'condition', rule: 'scope: application\nkey: web\nconditions: ["zone = zoneA => zone = $zone"]' },
+        { type: 'condition', rule: 'scope: service\nkey: com.example.OtherService\nconditions: ["=> region = r0"]' },
+        ...PARAMETER_ROUTERS,
+      ];
+      const shared = drive(keyed, new SharedRouteCache(), 19, fromApp);
+      const own = drive(keyed, undefined, 19, fromApp);
+      expect(shared.every((s) => s.shared)).toBe(true);
+      const misses = (stats: { misses: number }[]) => stats.reduce((n, s) => n + s.misses, 0);
+      expect(misses(shared)).toBeLessThan(misses(own) * 0.8);
+    });
+
+    it('keeps apart chains whose provider-app router follows different applications on the same list', () => {
+      const keyed: RouterSpec[] = [
+        { type: 'condition', rule: 'scope: application\nkey: users\nconditions: ["=> region = r1"]' },
+        { type: 'condition', rule: 'scope: application\nkey: web\nconditions: ["=> region = r2"]' },
+      ];
+      const store = new SharedRouteCache();
+      const [a, b] = [0, 1].map(() => buildRouterChain(keyed, { service: SERVICE, sharedCache: store }));
+      const [refA, refB] = [0, 1].map(() => buildRouterChain(keyed, { service: SERVICE, cache: false }));
+      const fromUsers = providers('&application=users');
+      const noApp = providers();
+      // a saw the users application's list first and keeps following it; b never saw an application.
+      for (const chain of [a!, refA!]) {
+        chain.setInvokers(fromUsers);
+        chain.setInvokers(noApp);
+      }
+      for (const chain of [b!, refB!]) chain.setInvokers(noApp);
+      const getUser = call('getUser');
+      const viaA = a!.route(CONSUMERS[0]!, noApp, getUser);
+      const viaB = b!.route(CONSUMERS[1]!, noApp, getUser);
+      expect([a!.cacheStats().shared, b!.cacheStats().shared]).toEqual([true, true]);
+      expect(indicesIn(noApp, viaA.invokers)).toEqual(indicesIn(noApp, refA!.route(CONSUMERS[0]!, noApp, getUser).invokers));
+      expect(indicesIn(noApp, viaB.invokers)).toEqual(indicesIn(noApp, refB!.route(CONSUMERS[1]!, noApp, getUser).invokers));
+      // users' rule (region r1) for a, and both rules (r1 then r2: nothing left) for b, which keeps the consumer application's rule.
+      expect(indicesIn(noApp, viaA.invokers)).not.toEqual(indicesIn(noApp, viaB.invokers));
+    });
+
+    it('keeps a private cache for a keyed rule whose then-part reads the consumer\'s address', () => {
+      const keyed: RouterSpec[] = [{ type: 'condition', rule: `scope: service\nkey: ${SERVICE}\nconditions: ["=> host != $host"]` }];
+      const chain = buildRouterChain(keyed, { service: SERVICE, sharedCache: new SharedRouteCache() });
+      chain.setInvokers(providers());
+      expect(chain.cacheStats()).toMatchObject({ cacheable: true, shared: false });
     });
 
     it('keeps a private cache when a router reads more of the consumer than its parameters', () => {

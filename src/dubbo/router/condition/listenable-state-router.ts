@@ -101,6 +101,11 @@ export abstract class ListenableStateRouter implements StateRouter {
     return this.rules.length > 0;
   }
 
+  /** The keyed rules it holds, in chain order. */
+  heldRules(): readonly KeyedConditionRule[] {
+    return this.rules;
+  }
+
   /** Forgets the memoised selection (state changed, or a router it reads from may have changed). */
   invalidate(): void {
     this.#selectionFor = null;
@@ -123,10 +128,19 @@ export abstract class ListenableStateRouter implements StateRouter {
     return this.#inputs;
   }
 
+  /**
+   * The cache decision: each applied rule's decision, after what this router's own state makes of the
+   * selection (`stateKey`), so that chains routing alike share results (see `SharedRouteCache`).
+   */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    let key = '';
+    let key = this.stateKey(consumerUrl);
     for (const r of this.selection(consumerUrl).apply) key += `${r.routeKey(consumerUrl, invocation)}|`;
     return key;
+  }
+
+  /** What the selection and its notes depend on besides the rules and the consumer URL's parameters ('' when nothing). */
+  protected stateKey(_consumerUrl: URL): string {
+    return '';
   }
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
@@ -225,6 +239,11 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
     return this.#application;
   }
 
+  // Which application's rule it follows, and the providers' application it subscribed to (the note names both).
+  protected override stateKey(consumerUrl: URL): string {
+    return `${this.#current.from}\u0001${this.currentKey(consumerUrl) ?? ''}\u0001${this.#application ?? ''}\u0002`;
+  }
+
   /** The key whose rules it currently applies, or undefined. */
   currentKey(consumerUrl: URL): string | undefined {
     this.#learn(consumerUrl);
@@ -299,6 +318,11 @@ export class AppStateRouter extends ListenableStateRouter {
   readonly order = LISTENABLE_ORDERS.app;
   readonly dubboName = 'AppStateRouter';
   readonly #providerApp: ProviderAppStateRouter;
+
+  // The provider-app router's key and application decide which rules are skipped here, and how that is said.
+  protected override stateKey(consumerUrl: URL): string {
+    return `${this.#providerApp.currentKey(consumerUrl) ?? ''}\u0001${this.#providerApp.application ?? ''}\u0002`;
+  }
 
   /** `providerApp` is the chain's ProviderAppStateRouter: rules it applies are not reported as skipped here. */
   constructor(providerApp: ProviderAppStateRouter) {
