@@ -55,9 +55,11 @@ export interface RouterChainOptions {
  * routes with is one whose result is a function of the invokers, the consumer URL's parameters and
  * the call (the mock selector, the tag router, the zone router, a condition rule whose then-part
  * reads no consumer address: a when-part that reads one only decides, and the decision is in the
- * key) and no rule was changed on it since
- * it was built; entries are then keyed by the consumer URL's parameters (never its host), the list
- * (by identity) and the chain's cache key. Anything else keeps a private cache, as before.
+ * key; keyed rules, with the listenable routers' state in the key) and every rule change made on it
+ * since it was built could be described (condition rules and the zone router added or removed, as a
+ * rule fault does on every instance). Entries are keyed by the consumer URL's parameters (never its
+ * host), the rule changes made, the list (by identity) and the chain's cache key. Anything else keeps
+ * a private cache, as before.
  */
 export class SharedRouteCache {
   readonly #scopes = new Map<string, WeakMap<Invoker[], Map<string, CachedRoute>>>();
@@ -86,6 +88,24 @@ function routesByParameters(router: StateRouter): boolean {
   // state, which its routeKey holds; each applied rule must route by parameters itself.
   if (router instanceof ListenableStateRouter) return router.heldRules().every((r) => routesByParameters(r.router));
   return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
+}
+
+// A router added or removed at run time as chains that share results tell it apart: its kind, order and
+// rule (undefined for one this cannot describe, after which the chain keeps a private cache).
+function changeOf(op: 'add' | 'remove', router: StateRouter): string | undefined {
+  const what = describeRouter(router);
+  return what === undefined ? undefined : `${op} ${what}`;
+}
+
+function describeRouter(router: StateRouter): string | undefined {
+  if (router instanceof ConditionStateRouter) return JSON.stringify(['condition', router.order, router.rule, router.force, router.enabled]);
+  if (router instanceof ConditionRuleRouter) return JSON.stringify(['conditions', router.order, router.rule, router.force]);
+  if (router instanceof ZoneStateRouter) return JSON.stringify(['zone', router.order, router.fallback, router.zoneFrom]);
+  if (router instanceof KeyedConditionRule) {
+    const inner = describeRouter(router.router as StateRouter);
+    return inner === undefined ? undefined : JSON.stringify(['keyed', router.ruleKey.scope, router.ruleKey.key, inner]);
+  }
+  return undefined;
 }
 
 // The part of a consumer URL that sharable routers can read: everything but the host and port.
@@ -185,8 +205,13 @@ export class RouterChain implements RouterChainLike {
   #sharing = false;
   /** The constructor has set the routers up; changes after this are rule changes. */
   #built = false;
-  /** A rule was changed on this chain since it was built: it never shares again. */
-  #diverged = false;
+  /**
+   * The rule changes made on this chain since it was built, described ('' as built), or null once a
+   * change could not be described (a tag rule, a plugin router, `replaceRouters`, `clearCache`): then
+   * it never shares again. Chains with the same changes (a rule fault reaches every instance) route
+   * alike and share results with each other.
+   */
+  #changes: string | null = '';
   /** A list was notified since the last `#rekey`: the cache and key parts are redone at the next route. */
   #rekeyPending = false;
   #scopeUrl: URL | null = null;
@@ -223,7 +248,7 @@ export class RouterChain implements RouterChainLike {
     if (this.#rekeyPending) this.#rekey();
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
-      this.#cache = this.#sharing ? this.#shared!.entriesFor(this.#scopeOf(consumerUrl), invokers) : new Map();
+      this.#cache = this.#sharing ? this.#shared!.entriesFor(`${this.#scopeOf(consumerUrl)}\u0005${this.#changes}`, invokers) : new Map();
       this.#cacheInvokers = invokers;
       this.#cacheConsumerUrl = consumerUrl;
     }
@@ -262,7 +287,7 @@ export class RouterChain implements RouterChainLike {
     while (at > 0 && this.#routers[at - 1]!.order > router.order) at--;
     this.#routers.splice(at, 0, router);
     if (this.#allInvokers !== null && !(router instanceof KeyedConditionRule)) router.notify?.(this.#allInvokers);
-    this.#reconfigure();
+    this.#reconfigure(changeOf('add', router));
     // A keyed application rule is a config-center write to a key ProviderAppStateRouter may listen to.
     if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleAdded(router);
   }
@@ -279,7 +304,7 @@ export class RouterChain implements RouterChainLike {
     const at = this.#routers.indexOf(router);
     if (at < 0) return false;
     this.#routers.splice(at, 1);
-    this.#reconfigure();
+    this.#reconfigure(changeOf('remove', router));
     if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleRemoved(router);
     return true;
   }
@@ -343,7 +368,7 @@ export class RouterChain implements RouterChainLike {
 
   /** Drops cached results; call after changing a router's state from outside the chain (it then stops sharing results). */
   clearCache(): void {
-    this.#diverged = true;
+    this.#changes = null;
     this.#sharing = false;
     this.#dropCache();
   }
@@ -368,8 +393,8 @@ export class RouterChain implements RouterChainLike {
     return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size, cacheable: this.#cacheable, shared: this.#sharing };
   }
 
-  #reconfigure(): void {
-    if (this.#built) this.#diverged = true;
+  #reconfigure(change?: string): void {
+    if (this.#built) this.#changes = this.#changes === null || change === undefined ? null : `${this.#changes}\u0004${change}`;
     this.#buildEffective();
     this.#notifiedRouters = this.#notified();
     this.#rekey();
@@ -392,7 +417,7 @@ export class RouterChain implements RouterChainLike {
     }
     this.#cacheable = cacheable;
     this.#keyParts = cacheable ? parts : [];
-    this.#sharing = cacheable && this.#shared !== null && this.#built && !this.#diverged && this.#effective.every(routesByParameters);
+    this.#sharing = cacheable && this.#shared !== null && this.#built && this.#changes !== null && this.#effective.every(routesByParameters);
   }
 
   // PERF: the key holds only each router's decision (or the inputs it declared), so most calls share a few entries.

@@ -379,6 +379,42 @@ describe('RouterChain route cache', () => {
       expect(buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: new SharedRouteCache() }).cacheStats().shared).toBe(true);
     });
 
+    it('keeps sharing among chains that make the same rule changes (a rule fault), apart from the others', () => {
+      const store = new SharedRouteCache();
+      const [a, b, c] = [0, 1, 2].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
+      const list = providers();
+      for (const chain of [a!, b!, c!]) chain.setInvokers(list);
+      const getUser = call('getUser');
+      // The same rule reaches a and b (each builds its own router from the spec); c gets another one.
+      const rule: RouterSpec = { type: 'condition', rule: '=> region = r1', force: false };
+      const other: RouterSpec = { type: 'condition', rule: '=> region != r1', force: false };
+      const added = [a!, b!].map((chain) => {
+        const router = buildRouter(rule, { service: SERVICE })!;
+        chain.addRouter(router);
+        return router;
+      });
+      c!.addRouter(buildRouter(other, { service: SERVICE })!);
+      // What each should answer: uncached chains with either rule.
+      const withRule = buildRouterChain([...PARAMETER_ROUTERS, rule], { service: SERVICE, cache: false });
+      const without = buildRouterChain([...PARAMETER_ROUTERS, other], { service: SERVICE, cache: false });
+      withRule.setInvokers(list);
+      without.setInvokers(list);
+      const expected = indicesIn(list, withRule.route(CONSUMERS[0]!, list, getUser).invokers);
+      const unchanged = indicesIn(list, without.route(CONSUMERS[0]!, list, getUser).invokers);
+      expect(expected).not.toEqual(unchanged);
+      expect([a!, b!, c!].map((chain) => chain.cacheStats().shared)).toEqual([true, true, true]);
+      const viaA = a!.route(CONSUMERS[0]!, list, getUser);
+      expect(b!.route(CONSUMERS[1]!, list, getUser)).toBe(viaA);
+      expect(indicesIn(list, viaA.invokers)).toEqual(expected);
+      // c got another rule (the same key layout): it must not be handed a's answer.
+      expect(indicesIn(list, c!.route(CONSUMERS[2]!, list, getUser).invokers)).toEqual(unchanged);
+      // Undone on a only: a answers as it did before, b keeps the rule.
+      const before = a!.route(CONSUMERS[0]!, list, getUser);
+      a!.removeRouter(added[0]!);
+      expect(a!.route(CONSUMERS[0]!, list, getUser)).not.toBe(before);
+      expect(indicesIn(list, b!.route(CONSUMERS[1]!, list, getUser).invokers)).toEqual(expected);
+    });
+
     it('stops sharing on a chain whose rules change, leaving the others their shared answers', () => {
       const store = new SharedRouteCache();
       const [a, b] = [0, 1].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
