@@ -87,7 +87,7 @@ const strategies = [
   ['zoneC crashed at 5 s', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}']],
   // Each provider process calls a 150-provider service (edge requests counted).
   [
-    'call graph, 150 downstream providers',
+    'call graph to 150 providers',
     [
       'services["com.example.OrderService"]={methods: {get: {serviceTime: 5ms}}}',
       'services["com.example.UserService"].methods.getUserById.calls=[{service: com.example.OrderService, method: get}]',
