@@ -29,11 +29,21 @@ export function resultsRoot(cwd: string, out: string | undefined): string {
  */
 export function checkResultsDir(root: string, scenario: string): void {
   const parent = resolve(root, safeName(scenario));
+  /** The outermost folder this check created (made again if another zonesim's check removed it meanwhile). */
   let created: string | undefined;
   try {
-    created = mkdirSync(parent, { recursive: true });
     const probe = join(parent, `.tmp-probe-${randomBytes(4).toString('hex')}-${process.pid}`);
-    mkdirSync(probe);
+    for (let attempt = 1; ; attempt++) {
+      const made = mkdirSync(parent, { recursive: true });
+      if (made !== undefined && (created === undefined || made.length < created.length)) created = made;
+      try {
+        mkdirSync(probe);
+        break;
+      } catch (error) {
+        // Another zonesim checking the same --out removed the (empty) folder it had created: make it again.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(parent) || attempt >= 10) throw error;
+      }
+    }
     writeFileSync(join(probe, 'probe'), '');
     rmSync(probe, { recursive: true, force: true });
   } catch (error) {

@@ -99,6 +99,22 @@ describe('another zonesim checking the same --out while one writes', () => {
   });
 });
 
+describe('two zonesims checking the same --out at once', () => {
+  // Each check creates the scenario folder if missing and removes it again when it created it; a check
+  // that found the folder there can see it removed before its probe (CI saw "ENOENT ... mkdir
+  // '.../parts/timeout-sweep/.tmp-probe-…'" with three shards on one folder).
+  it('makes the folder again when the other check removed it, and leaves none behind', () => {
+    const out = tempDir('zs-race-');
+    let removed = 0;
+    hooks.beforeMkdir = (path) => {
+      if (path.includes('.tmp-probe-') && removed++ === 0) rmdirSync(dirname(path));
+    };
+    expect(() => checkResultsDir(out, 'timeout-sweep')).not.toThrow();
+    expect(removed).toBe(2);
+    expect(existsSync(join(out, 'timeout-sweep'))).toBe(false);
+  });
+});
+
 describe('writing fails after a finished run', () => {
   for (const json of [false, true]) {
     it(`still prints the ${json ? 'JSON' : 'table'}, says nothing was written, exits 1`, async () => {
