@@ -56,8 +56,8 @@ export interface RouterChainOptions {
  * the call (the mock selector, the tag router, the zone router, a condition rule whose then-part
  * reads no consumer address: a when-part that reads one only decides, and the decision is in the
  * key; keyed rules, with the listenable routers' state in the key) and every rule change made on it
- * since it was built could be described (condition rules and the zone router added or removed, as a
- * rule fault does on every instance). Entries are keyed by the consumer URL's parameters (never its
+ * since it was built could be described (condition rules and the zone router added or removed, an
+ * unkeyed tag rule set, as a rule fault does on every instance). Entries are keyed by the consumer URL's parameters (never its
  * host), the rule changes made, the list (by identity) and the chain's cache key. Anything else keeps
  * a private cache, as before.
  */
@@ -91,7 +91,8 @@ function routesByParameters(router: StateRouter): boolean {
 }
 
 // A router added or removed at run time as chains that share results tell it apart: its kind, order and
-// rule (undefined for one this cannot describe, after which the chain keeps a private cache).
+// rule (undefined for one this cannot describe, after which the chain keeps a private cache). A tag rule
+// set on the chain's tag router is described by `setTagRule`.
 function changeOf(op: 'add' | 'remove', router: StateRouter): string | undefined {
   const what = describeRouter(router);
   return what === undefined ? undefined : `${op} ${what}`;
@@ -101,6 +102,8 @@ function describeRouter(router: StateRouter): string | undefined {
   if (router instanceof ConditionStateRouter) return JSON.stringify(['condition', router.order, router.rule, router.force, router.enabled]);
   if (router instanceof ConditionRuleRouter) return JSON.stringify(['conditions', router.order, router.rule, router.force]);
   if (router instanceof ZoneStateRouter) return JSON.stringify(['zone', router.order, router.fallback, router.zoneFrom]);
+  // A tag router added without rules (a tag rule push to a chain that had none); its rule is a change of its own.
+  if (router instanceof TagStateRouter && router.getRule() === null && router.publishedRules().size === 0) return JSON.stringify(['tag', router.order]);
   if (router instanceof KeyedConditionRule) {
     const inner = describeRouter(router.router as StateRouter);
     return inner === undefined ? undefined : JSON.stringify(['keyed', router.ruleKey.scope, router.ruleKey.key, inner]);
@@ -207,7 +210,7 @@ export class RouterChain implements RouterChainLike {
   #built = false;
   /**
    * The rule changes made on this chain since it was built, described ('' as built), or null once a
-   * change could not be described (a tag rule, a plugin router, `replaceRouters`, `clearCache`): then
+   * change could not be described (a keyed tag rule, a plugin router, `replaceRouters`, `clearCache`): then
    * it never shares again. Chains with the same changes (a rule fault reaches every instance) route
    * alike and share results with each other.
    */
@@ -320,13 +323,21 @@ export class RouterChain implements RouterChainLike {
       tag = new TagStateRouter();
       this.addRouter(tag);
     }
-    if (rule === null) tag.clearRules();
-    else {
+    // A keyed rule is not described: which rule applies then depends on the applications seen (and the
+    // chain stops sharing anyway, see routesByParameters).
+    let change: string | undefined;
+    if (rule === null) {
+      tag.clearRules();
+      change = 'tag cleared';
+    } else {
       const parsed = rule instanceof TagRouterRule ? rule : parseTagRule(rule);
       if (parsed.meta.key !== undefined && parsed.meta.key !== '') tag.publishRule(parsed);
-      else tag.setRule(parsed);
+      else {
+        tag.setRule(parsed);
+        change = `tag ${JSON.stringify(parsed.rawRule)}`;
+      }
     }
-    this.#reconfigure();
+    this.#reconfigure(change);
     return tag;
   }
 

@@ -409,7 +409,27 @@ describe('RouterChain route cache', () => {
       expect(indicesIn(list, b!.route(CONSUMERS[1]!, list, getUser).invokers)).toEqual(expected);
     });
 
-    it('stops sharing on a chain whose rules change, leaving the others their shared answers', () => {
+    it('shares a changed tag rule only with chains given the same rule, leaving the others their answers', () => {
+      const store = new SharedRouteCache();
+      const [a, b, c, d] = [0, 1, 2, 3].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
+      const list = providers();
+      for (const chain of [a!, b!, c!, d!]) chain.setInvokers(list);
+      const blue = call('getUser', { 'dubbo.tag': 'blue' });
+      expect(a!.route(CONSUMERS[0]!, list, blue)).toBe(b!.route(CONSUMERS[1]!, list, blue));
+      const moved = 'tags:\n  - name: blue\n    addresses: ["10.10.0.5:20880"]';
+      a!.setTagRule(moved);
+      c!.setTagRule(moved);
+      d!.setTagRule('tags:\n  - name: blue\n    addresses: ["10.10.0.6:20880"]');
+      expect([a!, b!, c!, d!].map((chain) => chain.cacheStats().shared)).toEqual([true, true, true, true]);
+      const viaA = a!.route(CONSUMERS[0]!, list, blue);
+      expect(indicesIn(list, viaA.invokers)).toEqual([4]);
+      expect(c!.route(CONSUMERS[2]!, list, blue)).toBe(viaA);
+      expect(indicesIn(list, b!.route(CONSUMERS[1]!, list, blue).invokers)).toEqual([1, 2]);
+      // d is in zoneA too (the same consumer parameters as a): only its rule tells it apart.
+      expect(indicesIn(list, d!.route(CONSUMERS[1]!, list, blue).invokers)).toEqual([5]);
+    });
+
+    it('stops sharing on a chain whose rule change it cannot describe, leaving the others their shared answers', () => {
       const store = new SharedRouteCache();
       const [a, b] = [0, 1].map(() => buildRouterChain(PARAMETER_ROUTERS, { service: SERVICE, sharedCache: store }));
       const list = providers();
@@ -417,10 +437,10 @@ describe('RouterChain route cache', () => {
       b!.setInvokers(list);
       const blue = call('getUser', { 'dubbo.tag': 'blue' });
       expect(a!.route(CONSUMERS[0]!, list, blue)).toBe(b!.route(CONSUMERS[1]!, list, blue));
-      a!.setTagRule('tags:\n  - name: blue\n    addresses: ["10.10.0.5:20880"]');
+      // A router of its own (a plugin's): nothing tells another chain's copy apart from it.
+      a!.addRouter(new FakeRouter('plugin', 50, () => true));
       expect(a!.cacheStats().shared).toBe(false);
       expect(b!.cacheStats().shared).toBe(true);
-      expect(indicesIn(list, a!.route(CONSUMERS[0]!, list, blue).invokers)).toEqual([4]);
       expect(indicesIn(list, b!.route(CONSUMERS[1]!, list, blue).invokers)).toEqual([1, 2]);
     });
   });
