@@ -33,17 +33,13 @@ export function checkResultsDir(root: string, scenario: string): void {
   let created: string | undefined;
   try {
     const probe = join(parent, `.tmp-probe-${randomBytes(4).toString('hex')}-${process.pid}`);
-    for (let attempt = 1; ; attempt++) {
-      const made = mkdirSync(parent, { recursive: true });
-      if (made !== undefined && (created === undefined || made.length < created.length)) created = made;
-      try {
-        mkdirSync(probe);
-        break;
-      } catch (error) {
-        // Another zonesim checking the same --out removed the (empty) folder it had created: make it again.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(parent) || attempt >= 10) throw error;
-      }
-    }
+    inFolder(
+      parent,
+      () => mkdirSync(probe),
+      (made) => {
+        if (created === undefined || made.length < created.length) created = made;
+      },
+    );
     writeFileSync(join(probe, 'probe'), '');
     rmSync(probe, { recursive: true, force: true });
   } catch (error) {
@@ -83,11 +79,13 @@ export function describeFsError(error: unknown): string {
 /**
  * Creates `dir` when missing and runs `write` in it. Another zonesim starting on the same `--out`
  * may remove the folder while it is still empty (`checkResultsDir` leaves no folder it created), so
- * a write that finds it gone creates it again and retries.
+ * a write that finds it gone creates it again and retries. `onMade` gets the first folder each
+ * creation made (`mkdirSync`'s answer), when it made one.
  */
-export function inFolder<T>(dir: string, write: () => T): T {
+export function inFolder<T>(dir: string, write: () => T, onMade?: (made: string) => void): T {
   for (let attempt = 1; ; attempt++) {
-    mkdirSync(dir, { recursive: true });
+    const made = mkdirSync(dir, { recursive: true });
+    if (made !== undefined) onMade?.(made);
     try {
       return write();
     } catch (error) {

@@ -57,9 +57,9 @@ export interface RouterChainOptions {
  * reads no consumer address: a when-part that reads one only decides, and the decision is in the
  * key; keyed rules, with the listenable routers' state in the key) and every rule change made on it
  * since it was built could be described (condition rules and the zone router added or removed, an
- * unkeyed tag rule set, as a rule fault does on every instance). Entries are keyed by the consumer URL's parameters (never its
- * host), the rule changes made, the list (by identity) and the chain's cache key. Anything else keeps
- * a private cache, as before.
+ * unkeyed tag rule set, as a rule fault does on every instance). Entries are keyed by the consumer
+ * URL's parameters (never its host), the rule changes made, the list (by identity) and the chain's
+ * cache key. Anything else keeps a private cache, as before.
  */
 export class SharedRouteCache {
   readonly #scopes = new Map<string, WeakMap<Invoker[], Map<string, CachedRoute>>>();
@@ -210,9 +210,9 @@ export class RouterChain implements RouterChainLike {
   #built = false;
   /**
    * The rule changes made on this chain since it was built, described ('' as built), or null once a
-   * change could not be described (a keyed tag rule, a plugin router, `replaceRouters`, `clearCache`): then
-   * it never shares again. Chains with the same changes (a rule fault reaches every instance) route
-   * alike and share results with each other.
+   * change could not be described (a keyed tag rule, a plugin router, `replaceRouters`, `clearCache`):
+   * then it never shares again. Chains with the same changes (a rule fault reaches every instance)
+   * route alike and share results with each other.
    */
   #changes: string | null = '';
   /** A list was notified since the last `#rekey`: the cache and key parts are redone at the next route. */

@@ -87,6 +87,8 @@ export abstract class ListenableStateRouter implements StateRouter {
   #inputs: RoutingInputs = NO_INPUTS;
   #selectionFor: URL | null = null;
   #selection: Selection | null = null;
+  /** `stateKey` of `#selectionFor`, memoised with the selection. */
+  #stateKey = '';
 
   /** The keyed rules this router reads (in chain order); called by the chain on every change. */
   setRules(rules: readonly KeyedConditionRule[]): void {
@@ -114,11 +116,12 @@ export abstract class ListenableStateRouter implements StateRouter {
 
   protected abstract select(consumerUrl: URL): Selection;
 
-  // PERF: the selection depends on the consumer URL (fixed per chain) and the router's state, which
-  // only changes through notify/setRules/pushes (all of which invalidate); computed once per URL.
+  // PERF: the selection (and its state key) depends on the consumer URL (fixed per chain) and the router's
+  // state, which only changes through notify/setRules/pushes (all of which invalidate); computed once per URL.
   selection(consumerUrl: URL): Selection {
     if (this.#selection === null || this.#selectionFor !== consumerUrl) {
       this.#selection = this.select(consumerUrl);
+      this.#stateKey = this.stateKey(consumerUrl);
       this.#selectionFor = consumerUrl;
     }
     return this.#selection;
@@ -133,8 +136,9 @@ export abstract class ListenableStateRouter implements StateRouter {
    * selection (`stateKey`), so that chains routing alike share results (see `SharedRouteCache`).
    */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    let key = this.stateKey(consumerUrl);
-    for (const r of this.selection(consumerUrl).apply) key += `${r.routeKey(consumerUrl, invocation)}|`;
+    const { apply } = this.selection(consumerUrl);
+    let key = this.#stateKey;
+    for (const r of apply) key += `${r.routeKey(consumerUrl, invocation)}|`;
     return key;
   }
 
