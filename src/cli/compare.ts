@@ -13,6 +13,7 @@ import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from './plugins.js';
+import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { jobHash, partFileName, writePart, type CompareHeader, type ComparePart } from './parts.js';
@@ -31,6 +32,8 @@ export interface CompareOptions extends CostOptions {
   report: boolean;
   /** Worker threads for the strategy x seed runs (1: all in this thread). */
   jobs: number;
+  /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
+  workers?: WarmWorkers;
   /** `k/n`: run only the (strategy, seed) runs i with i mod n = k-1 and write a part file for `zonesim merge`. */
   shard?: string;
 }
@@ -79,6 +82,7 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
       picked.map((i) => tasks[i]!),
       opts.jobs,
       progressBars(io.progressStream, labels, scenario.durationMs),
+      opts.workers,
     )
   ).map((s, j) => withStrategy(s, strategyInfo(strategyOf(picked[j]!), strategies[strategyOf(picked[j]!)]!)));
   if (shard !== undefined) {

@@ -56,23 +56,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { runCommand } = await import('./run.js');
-        const { checkJobs } = await import('./parallel.js');
-        code = await runCommand(
-          {
-            scenario: a.scenario as string,
-            seed: a.seed as number | undefined,
-            seeds: a.seeds as number,
-            set: (a.set as string[]) ?? [],
-            out: a.out as string | undefined,
-            json: a.json as boolean,
-            bucket: a.bucket as string | undefined,
-            report: a.report as boolean,
-            jobs: checkJobs(a.jobs as number | undefined),
-            ...costOptionsFrom(a),
-          },
-          io,
-        );
+        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+        const jobs = checkJobs(a.jobs as number | undefined);
+        // The worker threads load while this one reads the scenario (none when nothing will run).
+        code = await withWarmWorkers((a.seeds as number) > 1 && a['dry-run'] !== true ? jobs : 1, async (workers) => {
+          const { runCommand } = await import('./run.js');
+          return runCommand(
+            {
+              scenario: a.scenario as string,
+              seed: a.seed as number | undefined,
+              seeds: a.seeds as number,
+              set: (a.set as string[]) ?? [],
+              out: a.out as string | undefined,
+              json: a.json as boolean,
+              bucket: a.bucket as string | undefined,
+              report: a.report as boolean,
+              jobs,
+              workers,
+              ...costOptionsFrom(a),
+            },
+            io,
+          );
+        });
       },
     )
     .command(
@@ -92,24 +97,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { runCompare } = await import('./compare.js');
-        const { checkJobs } = await import('./parallel.js');
-        code = await runCompare(
-          {
-            scenario: a.scenario as string,
-            strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-            seed: a.seed as number | undefined,
-            seeds: a.seeds as number,
-            set: (a.set as string[]) ?? [],
-            out: a.out as string | undefined,
-            json: a.json as boolean,
-            report: a.report as boolean,
-            jobs: checkJobs(a.jobs as number | undefined),
-            shard: a.shard as string | undefined,
-            ...costOptionsFrom(a),
-          },
-          io,
-        );
+        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+        const jobs = checkJobs(a.jobs as number | undefined);
+        code = await withWarmWorkers(a['dry-run'] !== true ? jobs : 1, async (workers) => {
+          const { runCompare } = await import('./compare.js');
+          return runCompare(
+            {
+              scenario: a.scenario as string,
+              strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+              seed: a.seed as number | undefined,
+              seeds: a.seeds as number,
+              set: (a.set as string[]) ?? [],
+              out: a.out as string | undefined,
+              json: a.json as boolean,
+              report: a.report as boolean,
+              jobs,
+              workers,
+              shard: a.shard as string | undefined,
+              ...costOptionsFrom(a),
+            },
+            io,
+          );
+        });
       },
     )
     .command(
@@ -134,29 +143,33 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { runSweep } = await import('./sweep.js');
-        const { checkJobs } = await import('./parallel.js');
-        code = await runSweep(
-          {
-            scenario: a.scenario as string,
-            grid: ((a.grid as string[]) ?? []).map(String),
-            gridFile: a['grid-file'] as string | undefined,
-            strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-            seed: a.seed as number | undefined,
-            seeds: a.seeds as number,
-            set: (a.set as string[]) ?? [],
-            shard: a.shard as string | undefined,
-            objective: a.objective as string | undefined,
-            maxTimeoutRate: a['max-timeout-rate'] as number,
-            explain: a.explain as number | undefined,
-            out: a.out as string | undefined,
-            json: a.json as boolean,
-            report: a.report as boolean,
-            jobs: checkJobs(a.jobs as number | undefined),
-            ...costOptionsFrom(a),
-          },
-          io,
-        );
+        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+        const jobs = checkJobs(a.jobs as number | undefined);
+        code = await withWarmWorkers(a['dry-run'] !== true && a.explain === undefined ? jobs : 1, async (workers) => {
+          const { runSweep } = await import('./sweep.js');
+          return runSweep(
+            {
+              scenario: a.scenario as string,
+              grid: ((a.grid as string[]) ?? []).map(String),
+              gridFile: a['grid-file'] as string | undefined,
+              strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+              seed: a.seed as number | undefined,
+              seeds: a.seeds as number,
+              set: (a.set as string[]) ?? [],
+              shard: a.shard as string | undefined,
+              objective: a.objective as string | undefined,
+              maxTimeoutRate: a['max-timeout-rate'] as number,
+              explain: a.explain as number | undefined,
+              out: a.out as string | undefined,
+              json: a.json as boolean,
+              report: a.report as boolean,
+              jobs,
+              workers,
+              ...costOptionsFrom(a),
+            },
+            io,
+          );
+        });
       },
     )
     .command(
@@ -198,20 +211,24 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('verify-grid', { type: 'boolean', default: false, describe: 'also sweep timeout x retries around each answer and show where the verified optimum sits' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { runRecommend } = await import('./recommend.js');
-        const { checkJobs } = await import('./parallel.js');
-        code = await runRecommend(
-          {
-            scenario: a.scenario as string,
-            targetTimeoutRate: a['target-timeout-rate'] as number,
-            set: (a.set as string[]) ?? [],
-            json: a.json as boolean,
-            jobs: checkJobs(a.jobs as number | undefined),
-            verifyGrid: a['verify-grid'] as boolean,
-            ...costOptionsFrom(a),
-          },
-          io,
-        );
+        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+        const jobs = checkJobs(a.jobs as number | undefined);
+        code = await withWarmWorkers(a['dry-run'] !== true ? jobs : 1, async (workers) => {
+          const { runRecommend } = await import('./recommend.js');
+          return runRecommend(
+            {
+              scenario: a.scenario as string,
+              targetTimeoutRate: a['target-timeout-rate'] as number,
+              set: (a.set as string[]) ?? [],
+              json: a.json as boolean,
+              jobs,
+              workers,
+              verifyGrid: a['verify-grid'] as boolean,
+              ...costOptionsFrom(a),
+            },
+            io,
+          );
+        });
       },
     )
     .command(

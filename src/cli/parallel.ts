@@ -2,42 +2,36 @@
  * Runs independent simulations (seeds, strategies, recommendation re-runs) on worker threads: a
  * Piscina pool of `jobs` threads, results returned in task order. One run stays single-threaded
  * and deterministic; only whole runs go to workers, so the output is the same for any `jobs`.
- * With `jobs` 1 (or a single task) everything runs in this thread; with more, this thread runs its
- * share beside `jobs - 1` workers. When the scenarios name plugins every task runs on a worker,
- * watched by the plugin time budget (plugin-watchdog.ts).
+ * With `jobs` 1 (or a single task) everything runs in this thread; with more, this thread runs
+ * tasks beside `jobs - 1` workers, each executor taking the next task when it is free. When the
+ * scenarios name plugins every task runs on a worker, watched by the plugin time budget
+ * (plugin-watchdog.ts). A command may start the workers before it knows its tasks (jobs.ts).
  */
-import { availableParallelism } from 'node:os';
 import type { Summary } from '../metrics/summary.js';
-import { UsageError } from './io.js';
 import { PluginWatchdog } from './plugin-watchdog.js';
 import { pluginNames, pluginPolicy, refuseDerivedPlugins } from './plugins.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
-import { runSimTask, type SimTask } from './sim-task.js';
+import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { fromTransferable } from './worker-error.js';
+import type { WarmWorkers } from './jobs.js';
 import { openPool } from './worker-pool.js';
-
-/** `--jobs` default: one thread per core. */
-export function defaultJobs(): number {
-  return availableParallelism();
-}
-
-/** Checks a `--jobs` value (a whole number >= 1) and returns it. */
-export function checkJobs(jobs: number | undefined): number {
-  if (jobs === undefined) return defaultJobs();
-  if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs: expected a whole number >= 1, found ${jobs}`);
-  return jobs;
-}
 
 /**
  * Runs every task and returns the summaries in task order, reporting each one's simulated time to
  * `progress` (index = task index).
  */
-export async function runSimTasks(tasks: SimTask[], jobs: number, progress: ProgressSink = NO_PROGRESS): Promise<Summary[]> {
+export async function runSimTasks(
+  tasks: SimTask[],
+  jobs: number,
+  progress: ProgressSink = NO_PROGRESS,
+  warm?: WarmWorkers,
+): Promise<Summary[]> {
   const watching = progress !== NO_PROGRESS;
   const plugins = pluginNames(tasks.map((t) => t.scenario));
   try {
     refuseDerivedPlugins(plugins);
     if ((jobs <= 1 || tasks.length <= 1) && plugins.length === 0) {
+      await warm?.release();
       const out: Summary[] = [];
       for (let i = 0; i < tasks.length; i++) {
         out.push(await runSimTask(tasks[i]!, watching ? (simMs, requests) => progress.update(i, simMs, requests) : undefined));
@@ -45,61 +39,107 @@ export async function runSimTasks(tasks: SimTask[], jobs: number, progress: Prog
       }
       return out;
     }
-    const threads = Math.min(jobs, tasks.length);
-    // PERF: without plugins this thread simulates too, as one of the `threads`: its modules are loaded
-    // and its JIT warm, which a fresh worker's are not. Tasks are dealt in turn (task i to executor
-    // i mod threads, this thread first), so each executor gets a mix of strategies and seeds.
-    const local = plugins.length === 0 ? tasks.map((_, i) => i).filter((i) => i % threads === 0) : [];
-    const remote = tasks.map((_, i) => i).filter((i) => !local.includes(i));
-    const workers = Math.max(1, Math.min(threads - (local.length > 0 ? 1 : 0), remote.length));
-    // PERF: Piscina hands a worker its next task from this thread's event loop, which waits while this
-    // thread simulates; without plugins each worker gets all its tasks at once and runs them in turn.
-    // (With plugins this thread only watches, and one task at a time keeps the watchdog's slot exact.)
-    const tasksPerWorker = local.length > 0 ? Math.ceil(remote.length / workers) : 1;
-    const { pool, destroy } = await openPool('sim-worker', workers, { tasksPerWorker });
-    // Workers write their progress into shared memory; this thread reads it while it waits.
-    const buffer = watching ? new SharedArrayBuffer(16 * tasks.length) : undefined;
-    const view = buffer === undefined ? undefined : new Float64Array(buffer);
-    // Plugin code runs only on the workers; this thread stops them when a plugin call overruns.
-    const watchdog = plugins.length === 0 ? undefined : new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
-    const finished = new Set<number>();
-    const showWorkers = (): void => {
-      if (view !== undefined) for (const i of remote) if (!finished.has(i)) progress.update(i, view[2 * i]!, view[2 * i + 1]!);
-    };
-    const timer = view === undefined ? undefined : setInterval(showWorkers, 250);
-    try {
-      const results: Summary[] = new Array(tasks.length);
-      const onWorkers = remote.map(async (i) => {
-        const run = { ...tasks[i]!, progress: buffer === undefined ? undefined : { buffer, index: i }, pluginSlot: watchdog?.slot(i) };
+    if (plugins.length > 0) return await runOnWorkersWatched(tasks, jobs, plugins, progress, warm);
+    return await runClaimed(tasks, jobs, progress, warm);
+  } finally {
+    await warm?.release();
+    progress.stop();
+  }
+}
+
+/**
+ * Tasks without plugins: this thread and `min(jobs, tasks) - 1` workers each take the next task
+ * when free (a shared counter), so a late-starting worker or a slow strategy does not leave a
+ * thread idle at the end. Which thread ran a task does not change its summary.
+ */
+// PERF: this thread simulates too: its modules are loaded and its JIT warm, which a fresh worker's are
+// not. Each worker gets the whole batch in one message and takes tasks from the shared counter itself:
+// Piscina would hand it a next task only from this thread's event loop, which waits while it simulates.
+async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink, warm: WarmWorkers | undefined): Promise<Summary[]> {
+  const workers = Math.min(jobs, tasks.length) - 1;
+  const { pool, destroy } = (await warm?.take(workers)) ?? (await openPool('sim-worker', workers));
+  const watching = progress !== NO_PROGRESS;
+  const cells = watching ? new ProgressCells(tasks.length) : undefined;
+  const reported = new Set<number>();
+  // Every executor writes its progress into the shared cells; this thread draws them all.
+  const show = (): void => {
+    if (cells === undefined) return;
+    for (let i = 0; i < tasks.length; i++) {
+      if (reported.has(i)) continue;
+      const { simMs, requests, done } = cells.read(i);
+      if (simMs > 0 || done) progress.update(i, simMs, requests);
+      if (done) {
+        reported.add(i);
+        progress.done(i);
+      }
+    }
+  };
+  const timer = cells === undefined ? undefined : setInterval(show, 250);
+  try {
+    const results: Summary[] = new Array(tasks.length);
+    const batch: ClaimedBatch = { tasks, claims: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT), progress: cells?.buffer };
+    const onWorkers = Array.from({ length: workers }, async () => {
+      const done = (await pool.run(batch, { name: 'runClaimed' }).catch((error: unknown) => {
+        throw fromTransferable(error);
+      })) as Array<[number, Summary]>;
+      for (const [i, summary] of done) results[i] = summary;
+    });
+    const here = (async () => {
+      // Let the workers' batches be sent before this thread is busy. While it simulates the timer
+      // cannot fire: every bar moves with this thread's progress.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const [i, summary] of await runClaimedTasks(batch, show)) results[i] = summary;
+    })();
+    await Promise.all([...onWorkers, here]);
+    show();
+    return results;
+  } finally {
+    if (timer !== undefined) clearInterval(timer);
+    await destroy();
+  }
+}
+
+/**
+ * Tasks whose scenarios name plugins: every task runs on a worker, one at a time per worker, while
+ * this thread watches the plugin calls against the time budget and stops the workers on overrun.
+ */
+async function runOnWorkersWatched(
+  tasks: SimTask[],
+  jobs: number,
+  plugins: string[],
+  progress: ProgressSink,
+  warm: WarmWorkers | undefined,
+): Promise<Summary[]> {
+  // The warm workers are one fewer than needed here (this thread only watches).
+  await warm?.release();
+  const { pool, destroy } = await openPool('sim-worker', Math.min(jobs, tasks.length));
+  const cells = progress !== NO_PROGRESS ? new ProgressCells(tasks.length) : undefined;
+  const watchdog = new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
+  const finished = new Set<number>();
+  const show = (): void => {
+    if (cells === undefined) return;
+    for (let i = 0; i < tasks.length; i++) {
+      if (finished.has(i)) continue;
+      const { simMs, requests } = cells.read(i);
+      progress.update(i, simMs, requests);
+    }
+  };
+  const timer = cells === undefined ? undefined : setInterval(show, 250);
+  try {
+    const results: Summary[] = new Array(tasks.length);
+    const work = Promise.all(
+      tasks.map(async (task, i) => {
+        const run = { ...task, progress: cells === undefined ? undefined : { buffer: cells.buffer, index: i }, pluginSlot: watchdog.slot(i) };
         results[i] = (await pool.run(run).catch((error: unknown) => {
           throw fromTransferable(error);
         })) as Summary;
         finished.add(i);
         progress.done(i);
-      });
-      const here = (async () => {
-        for (const i of local) {
-          // Let the workers' tasks be sent first (and results be taken in) before this thread is busy.
-          await new Promise((resolve) => setImmediate(resolve));
-          // While this thread simulates the timer cannot fire: the workers' bars move with this one's.
-          const onProgress = watching
-            ? (simMs: number, requests: number) => {
-                progress.update(i, simMs, requests);
-                showWorkers();
-              }
-            : undefined;
-          results[i] = await runSimTask(tasks[i]!, onProgress);
-          finished.add(i);
-          progress.done(i);
-        }
-      })();
-      const work = Promise.all([...onWorkers, here]).then(() => results);
-      return await (watchdog === undefined ? work : watchdog.guard(work, destroy));
-    } finally {
-      if (timer !== undefined) clearInterval(timer);
-      await destroy();
-    }
+      }),
+    ).then(() => results);
+    return await watchdog.guard(work, destroy);
   } finally {
-    progress.stop();
+    if (timer !== undefined) clearInterval(timer);
+    await destroy();
   }
 }

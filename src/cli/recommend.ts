@@ -16,6 +16,7 @@ import {
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { preflightPlugins } from './plugins.js';
+import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { combinedProgress } from './sweep.js';
@@ -27,6 +28,8 @@ export interface RecommendOptions extends CostOptions {
   json: boolean;
   /** Worker threads for the two verification runs (and the grid's). */
   jobs: number;
+  /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
+  workers?: WarmWorkers;
   /** Also sweep timeout × retries around each method's recommendation. */
   verifyGrid?: boolean;
 }
@@ -59,7 +62,7 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
     plans.length === 0
       ? progressBars(io.progressStream, ['as written', 'recommended'], scenario.durationMs)
       : combinedProgress(io.progressStream, `recommend + verify grid (${all.length} runs)`, all.map((s) => s.durationMs));
-  const [before, after, ...gridRuns] = await runSimTasks(all.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs, progress);
+  const [before, after, ...gridRuns] = await runSimTasks(all.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs, progress, opts.workers);
   const result = verifiedRecommendations(recs, before!, after!);
   let offset = 0;
   const grids = plans.map((plan) => {

@@ -11,6 +11,7 @@ import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from './plugins.js';
+import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
 import { checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
@@ -26,6 +27,8 @@ export interface RunCommandOptions extends CostOptions {
   report: boolean;
   /** Worker threads for the seeds (1: all in this thread). */
   jobs: number;
+  /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
+  workers?: WarmWorkers;
 }
 
 /** Runs the command; returns the exit code. */
@@ -52,7 +55,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   checkResultsDir(root, scenario.name);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
-  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs));
+  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = JSON.stringify(summary, null, 2) + '\n';
   const files: Record<string, string> = {

@@ -15,7 +15,7 @@ export interface SimTask {
   /** Absolute path of the scenario file (plugin paths are relative to it). */
   scenarioPath: string;
   seed: number;
-  /** Where a worker reports progress: `[2i]` simulated ms, `[2i+1]` requests started, as Float64. */
+  /** Where a worker reports progress: cell `index` of a `ProgressCells` buffer. */
   progress?: { buffer: SharedArrayBuffer; index: number };
   /** Where plugin calls report themselves to the watchdog (a task whose scenario names plugins, on a worker). */
   pluginSlot?: PluginSlot;
@@ -27,12 +27,9 @@ const pluginsByPath = new Map<string, Promise<Plugins>>();
 export async function runSimTask(task: SimTask, onProgress?: (simMs: number, requests: number) => void): Promise<Summary> {
   let watch = onProgress;
   if (watch === undefined && task.progress !== undefined) {
-    const view = new Float64Array(task.progress.buffer);
-    const at = 2 * task.progress.index;
-    watch = (simMs, requests) => {
-      view[at] = simMs;
-      view[at + 1] = requests;
-    };
+    const cells = new ProgressCells(task.progress.buffer);
+    const index = task.progress.index;
+    watch = (simMs, requests) => cells.write(index, simMs, requests);
   }
   // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
   const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;
@@ -44,4 +41,86 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
   } finally {
     usePluginSlot(undefined);
   }
+}
+
+const CELL_FIELDS = 3;
+
+/**
+ * Progress of many simulations in shared memory, one cell per task: simulated ms, requests started,
+ * and whether it has finished. Whichever thread runs a task writes its cell; the main thread reads.
+ */
+export class ProgressCells {
+  readonly buffer: SharedArrayBuffer;
+  readonly #view: Float64Array;
+
+  /** Cells for `tasks` tasks, or a view of an existing buffer (in a worker). */
+  constructor(tasksOrBuffer: number | SharedArrayBuffer) {
+    this.buffer =
+      typeof tasksOrBuffer === 'number' ? new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * CELL_FIELDS * tasksOrBuffer) : tasksOrBuffer;
+    this.#view = new Float64Array(this.buffer);
+  }
+
+  write(index: number, simMs: number, requests: number): void {
+    this.#view[CELL_FIELDS * index] = simMs;
+    this.#view[CELL_FIELDS * index + 1] = requests;
+  }
+
+  finish(index: number): void {
+    this.#view[CELL_FIELDS * index + 2] = 1;
+  }
+
+  read(index: number): { simMs: number; requests: number; done: boolean } {
+    const at = CELL_FIELDS * index;
+    return { simMs: this.#view[at]!, requests: this.#view[at + 1]!, done: this.#view[at + 2] === 1 };
+  }
+}
+
+/**
+ * What a worker gets to share tasks with the other threads: all of them, the shared counter of the
+ * next task to take (`claimNext`), and where to report progress.
+ */
+export interface ClaimedBatch {
+  tasks: SimTask[];
+  claims: SharedArrayBuffer;
+  progress?: SharedArrayBuffer;
+}
+
+/** Takes the next task not yet taken by any thread: its index, or -1 when none is left. */
+export function claimNext(claims: Int32Array, tasks: number): number {
+  const i = Atomics.add(claims, 0, 1);
+  return i < tasks ? i : -1;
+}
+
+/** After a failure: no thread takes another task. */
+export function stopClaims(claims: Int32Array, tasks: number): void {
+  Atomics.store(claims, 0, tasks);
+}
+
+/**
+ * One thread's share of a batch: takes tasks until none is left and returns `[index, summary]` for
+ * each one it ran, calling `onTick` after each progress write. A failure stops every thread from
+ * taking more.
+ */
+export async function runClaimedTasks(batch: ClaimedBatch, onTick?: () => void): Promise<Array<[number, Summary]>> {
+  const claims = new Int32Array(batch.claims);
+  const cells = batch.progress === undefined ? undefined : new ProgressCells(batch.progress);
+  const out: Array<[number, Summary]> = [];
+  for (let i = claimNext(claims, batch.tasks.length); i >= 0; i = claimNext(claims, batch.tasks.length)) {
+    const onProgress =
+      cells === undefined
+        ? undefined
+        : (simMs: number, requests: number) => {
+            cells.write(i, simMs, requests);
+            onTick?.();
+          };
+    try {
+      out.push([i, await runSimTask(batch.tasks[i]!, onProgress)]);
+    } catch (error) {
+      stopClaims(claims, batch.tasks.length);
+      throw error;
+    }
+    cells?.finish(i);
+    onTick?.();
+  }
+  return out;
 }

@@ -2,13 +2,22 @@
  * The worker side of `parallel.ts`: runs one simulation task (a normalized scenario and a seed) in a
  * worker thread and returns its summary. Plugins are loaded here, once per scenario file.
  */
-import { runSimTask, type SimTask } from './sim-task.js';
+import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { toTransferable } from './worker-error.js';
 
 /** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
 export default async function run(task: SimTask) {
   try {
     return await runSimTask(task);
+  } catch (error) {
+    throw toTransferable(error);
+  }
+}
+
+/** A batch shared with the other threads (`pool.run(batch, { name: 'runClaimed' })`): see `runClaimedTasks`. */
+export async function runClaimed(batch: ClaimedBatch) {
+  try {
+    return await runClaimedTasks(batch);
   } catch (error) {
     throw toTransferable(error);
   }

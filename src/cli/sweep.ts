@@ -19,6 +19,7 @@ import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from './plugins.js';
+import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
 import { progressBars, type ProgressSink } from './progress.js';
@@ -45,6 +46,8 @@ export interface SweepOptions extends CostOptions {
   json: boolean;
   report: boolean;
   jobs: number;
+  /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
+  workers?: WarmWorkers;
 }
 
 /** Swaps `--set <expr>` for `--grid` in a scenario error caused by a grid value, so the message names what the user typed. */
@@ -161,7 +164,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     for (let s = 0; s < opts.seeds; s++) tasks.push({ scenario, scenarioPath: path, seed: first + s });
   });
   const label = `sweep ${picked.length} cells${opts.seeds > 1 ? ` x ${opts.seeds} seeds` : ''}`;
-  const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)));
+  const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)), opts.workers);
   const done: SweepCell[] = picked.map((cell, i) => {
     // A strategy cell's summary says which strategy ran, as the comparison's does (`--explain` points there).
     const perSeed: Summary[] = summaries

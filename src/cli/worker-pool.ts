@@ -15,23 +15,14 @@ export function compiledWorker(name: string): string {
   return file;
 }
 
-/**
- * A pool of `threads` workers running `src/cli/<name>.ts`, and an idempotent `destroy`.
- * `tasksPerWorker` (default 1) tasks may be handed to one worker at once: it runs them one after
- * another from its own queue, so that it does not wait for this thread to hand it the next one.
- */
-export async function openPool(
-  name: string,
-  threads: number,
-  options: { tasksPerWorker?: number } = {},
-): Promise<{ pool: Piscina; destroy: () => Promise<void> }> {
+/** A pool of `threads` workers running `src/cli/<name>.ts`, and an idempotent `destroy`. */
+export async function openPool(name: string, threads: number): Promise<{ pool: Piscina; destroy: () => Promise<void> }> {
   const { Piscina } = await import('piscina');
   const pool = new Piscina({
     filename: compiledWorker(name),
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 100,
-    concurrentTasksPerWorker: Math.max(1, options.tasksPerWorker ?? 1),
   });
   let destroyed = false;
   const destroy = async () => {

@@ -2,12 +2,30 @@
  * `--jobs`: independent simulations run on worker threads and give the same bytes as one thread.
  * The worker runs the compiled code (dist/), which `npm test` builds first (pretest).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WarmWorkers } from '../../src/cli/jobs.js';
 import { main } from '../../src/cli/main.js';
+import { runSimTasks } from '../../src/cli/parallel.js';
+import type { ProgressSink } from '../../src/cli/progress.js';
+import { claimNext, ProgressCells, runClaimedTasks, stopClaims, type SimTask } from '../../src/cli/sim-task.js';
+import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';
+
+// Counts the pools opened (and opens them as usual): a command's warm workers must be the ones used.
+const opened = vi.hoisted(() => ({ pools: 0 }));
+vi.mock('../../src/cli/worker-pool.js', async (actual) => {
+  const real = await actual<typeof import('../../src/cli/worker-pool.js')>();
+  return {
+    ...real,
+    openPool: (...args: Parameters<typeof real.openPool>) => {
+      opened.pools++;
+      return real.openPool(...args);
+    },
+  };
+});
 
 const tempDir = useTempDirs();
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -65,5 +83,78 @@ describe('--jobs', () => {
     const r = await cli(['run', 'scenarios/dual-zone-baseline.yaml', '--jobs', jobs, ...SHORT]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--jobs: expected a whole number >= 1');
+  });
+});
+
+describe('sharing tasks between threads', () => {
+  const file = join(root, 'scenarios/dual-zone-baseline.yaml');
+  const { scenario } = loadScenarioWithRaw(file, ['duration=3s', 'warmup=1s']);
+  const tasks = (n: number): SimTask[] => Array.from({ length: n }, (_, i) => ({ scenario, scenarioPath: file, seed: 1 + i }));
+  const counter = () => new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+
+  it('hands out each task index once, then -1, and -1 for good after a stop', () => {
+    const claims = counter();
+    expect([0, 1, 2, 3].map(() => claimNext(claims, 3))).toEqual([0, 1, 2, -1]);
+    const stopped = counter();
+    expect(claimNext(stopped, 5)).toBe(0);
+    stopClaims(stopped, 5);
+    expect([claimNext(stopped, 5), claimNext(stopped, 5)]).toEqual([-1, -1]);
+  });
+
+  it('runs what is left of a batch in one thread, marking each task finished in the progress cells', async () => {
+    const claims = counter();
+    expect(claimNext(claims, 3)).toBe(0); // another thread took task 0
+    const cells = new ProgressCells(3);
+    const done = await runClaimedTasks({ tasks: tasks(3), claims: claims.buffer as SharedArrayBuffer, progress: cells.buffer });
+    expect(done.map(([i]) => i)).toEqual([1, 2]);
+    const alone = await runSimTasks(tasks(3), 1);
+    expect(done.map(([, s]) => JSON.stringify(s))).toEqual([JSON.stringify(alone[1]), JSON.stringify(alone[2])]);
+    expect([0, 1, 2].map((i) => cells.read(i).done)).toEqual([false, true, true]);
+    expect(cells.read(1).simMs).toBeGreaterThan(2_900);
+    expect(cells.read(1).requests).toBeGreaterThan(0);
+  });
+
+  it('stops every thread taking tasks when one of its tasks fails', async () => {
+    const claims = counter();
+    const broken = { ...tasks(1)[0]!, scenario: { ...scenario, consumers: [{ ...scenario.consumers[0]!, calls: null }] } } as unknown as SimTask;
+    const batch = { tasks: [broken, ...tasks(3)], claims: claims.buffer as SharedArrayBuffer };
+    await expect(runClaimedTasks(batch)).rejects.toThrow();
+    expect(claimNext(claims, 4)).toBe(-1);
+  });
+
+  it('gives 5 tasks on 2 threads the summaries of 1 thread, in task order, each task done once on the progress sink', async () => {
+    const events: string[] = [];
+    const sink: ProgressSink = {
+      update: (i, simMs) => {
+        if (simMs <= 0) events.push(`zero ${i}`);
+      },
+      done: (i) => events.push(`done ${i}`),
+      stop: () => events.push('stop'),
+    };
+    const two = await runSimTasks(tasks(5), 2, sink);
+    const one = await runSimTasks(tasks(5), 1);
+    expect(two.map((s) => JSON.stringify(s))).toEqual(one.map((s) => JSON.stringify(s)));
+    expect(events.filter((e) => e.startsWith('done')).sort()).toEqual(['done 0', 'done 1', 'done 2', 'done 3', 'done 4']);
+    expect(events.filter((e) => e.startsWith('zero'))).toEqual([]);
+    expect(events.at(-1)).toBe('stop');
+  });
+
+  it('runs on workers started before the tasks were known, and closes them', async () => {
+    const before = opened.pools;
+    const warm = new WarmWorkers(1);
+    const out = await runSimTasks(tasks(2), 2, undefined, warm);
+    expect(out.map((s) => s.seed)).toEqual([1, 2]);
+    expect(opened.pools - before).toBe(1);
+    // runSimTasks took the pool (and destroyed it when done): nothing is left to take.
+    expect(await warm.take(1)).toBeUndefined();
+  });
+
+  it('keeps warm workers that are fewer than needed for whoever releases them', async () => {
+    const warm = new WarmWorkers(1);
+    expect(await warm.take(2)).toBeUndefined();
+    const pool = await warm.take(1);
+    expect(pool).toBeDefined();
+    await pool!.destroy();
+    await warm.release();
   });
 });
