@@ -32,7 +32,8 @@ import { ruleKeyWarnings } from './check-rule-keys.js';
 import { guardCost } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { runWatchedJob } from './plugin-watchdog.js';
-import { checkClusterStandIns, checkRouterPlugins, pluginPolicy, preflightPlugins } from './plugins.js';
+import { pluginPolicy } from './plugin-policy.js';
+import { checkClusterStandIns, checkRouterPlugins, preflightPlugins } from './plugins.js';
 
 /** Options of `zonesim check` (the yargs command in main.ts passes them). */
 export interface CheckOptions {

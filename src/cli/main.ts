@@ -8,8 +8,7 @@ import { clipMessage } from '../scenario/clip-text.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
 import { outOfMemoryMessage } from './out-of-memory.js';
-import { DEFAULT_PLUGIN_TIMEOUT_MS } from './plugin-watchdog.js';
-import { pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from './plugins.js';
+import { DEFAULT_PLUGIN_TIMEOUT_MS, pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from './plugin-policy.js';
 import { seedOption, seedsOption } from './seed-options.js';
 import { VERSION } from './version.js';
 

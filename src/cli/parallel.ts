@@ -9,7 +9,8 @@
  */
 import type { Summary } from '../metrics/summary.js';
 import { PluginWatchdog } from './plugin-watchdog.js';
-import { pluginNames, pluginPolicy, refuseDerivedPlugins } from './plugins.js';
+import { pluginPolicy } from './plugin-policy.js';
+import { pluginNames, refuseDerivedPlugins } from './plugins.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { fromTransferable } from './worker-error.js';

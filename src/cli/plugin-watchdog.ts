@@ -11,9 +11,6 @@ import { callLabel, F_CALL, F_PLUGIN, F_SEQ, PLUGIN_CALLS, SLOT_FIELDS, type Plu
 import { fromTransferable } from './worker-error.js';
 import { openPool } from './worker-pool.js';
 
-/** `--plugin-timeout` default. */
-export const DEFAULT_PLUGIN_TIMEOUT_MS = 10_000;
-
 /** A plugin call ran past the budget (CLI exit 1). */
 export class PluginTimeoutError extends Error {
   constructor(message: string) {

@@ -7,10 +7,9 @@
  * any scenario (or `select --loadbalance`) that names one (exit 2, naming the plugin and where);
  * commands import plugins only on the worker thread that runs the simulation, under the plugin
  * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; and `check` imports
- * only the router plugins it evaluates. Owns finding the plugins a scenario names, the per-command
- * policy (`--no-plugins`, `--plugin-timeout`) and importing; the call boundary is plugin-guard.ts.
+ * only the router plugins it evaluates. Owns finding the plugins a scenario names, applying the
+ * per-command policy (plugin-policy.ts) and importing; the call boundary is plugin-guard.ts.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,12 +21,11 @@ import type { ClusterInvokerLike } from '../dubbo/rpc.js';
 import type { Plugins } from '../scenario/run.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
 import type { RouterSpec, Scenario } from '../scenario/types.js';
-import { clipMessage } from '../scenario/clip-text.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
-import { parseDuration } from '../scenario/unit-text.js';
 import { UsageError, type Io } from './io.js';
 import { guardClusterFactory, guardedLoad, guardLoadBalanceFactory, guardRouterFactory } from './plugin-guard.js';
-import { DEFAULT_PLUGIN_TIMEOUT_MS, runWatchedJob } from './plugin-watchdog.js';
+import { pluginPolicy } from './plugin-policy.js';
+import { runWatchedJob } from './plugin-watchdog.js';
 import type { SelectJob, SelectJobResult } from './plugin-worker.js';
 import type { SelectOptions } from './select.js';
 
@@ -97,37 +95,6 @@ export function pluginRefs(scenario: Scenario): PluginRef[] {
 /** The distinct plugin modules some scenarios name, in order (the watchdog's table). */
 export function pluginNames(scenarios: readonly Scenario[]): string[] {
   return [...new Set(scenarios.flatMap((s) => pluginRefs(s).map((r) => r.module)))];
-}
-
-// ---- policy: --no-plugins, --plugin-timeout ----
-
-/** What one CLI invocation allows: plugins at all, and the time budget of one plugin call. */
-export interface PluginPolicy {
-  allowed: boolean;
-  timeoutMs: number;
-}
-
-const policies = new AsyncLocalStorage<PluginPolicy>();
-
-/** Runs `f` (a whole CLI invocation) under `policy`; main.ts sets its fields from the options. */
-export function withPluginPolicy<T>(policy: PluginPolicy, f: () => T): T {
-  return policies.run(policy, f);
-}
-
-/** The policy of the invocation in progress (plugins allowed, 10 s, outside one). */
-export function pluginPolicy(): PluginPolicy {
-  return policies.getStore() ?? { allowed: true, timeoutMs: DEFAULT_PLUGIN_TIMEOUT_MS };
-}
-
-/** yargs `coerce` for `--plugin-timeout`: a positive duration (`10s`, `500ms`; a bare number is ms), at most 1 h. */
-export function pluginTimeoutOption(value: unknown): number {
-  if (Array.isArray(value)) throw new UsageError(`--plugin-timeout: given more than once (${value.map(String).join(', ')}); give it once`);
-  const text = String(value).trim();
-  const ms = /^[0-9.]+$/.test(text) ? Number(text) : parseDuration(text);
-  if (ms === undefined || !(ms > 0) || ms > 3_600_000) {
-    throw new UsageError(`--plugin-timeout: expected a duration above 0 and at most 1h, such as 10s or 500ms, found ${JSON.stringify(clipMessage(text))}`);
-  }
-  return ms;
 }
 
 const REFUSED = 'plugins are disabled by --no-plugins (a plugin runs its code with your rights)';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { guarded, usePluginSlot } from '../../src/cli/plugin-guard.js';
 import { formatBudget, PluginWatchdog } from '../../src/cli/plugin-watchdog.js';
-import { pluginTimeoutOption } from '../../src/cli/plugins.js';
+import { pluginTimeoutOption } from '../../src/cli/plugin-policy.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { bin, cli, FIRST_ONLY_ROUTER, LOOPING_LB, scenarioYaml, writeFixture } from '../helpers/plugin-fixtures.js';
 
