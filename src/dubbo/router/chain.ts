@@ -217,8 +217,10 @@ export class RouterChain implements RouterChainLike {
   #changes: string | null = '';
   /** A list was notified since the last `#rekey`: the cache and key parts are redone at the next route. */
   #rekeyPending = false;
-  #scopeUrl: URL | null = null;
-  #scope = '';
+  #storeKeyUrl: URL | null = null;
+  #storeKeyChanges: string | null = null;
+  /** The shared store's key for `#storeKeyUrl` and `#storeKeyChanges`: the URL's parameter scope and the rule changes. */
+  #storeKey = '';
   #hits = 0;
   #misses = 0;
 
@@ -251,7 +253,7 @@ export class RouterChain implements RouterChainLike {
     if (this.#rekeyPending) this.#rekey();
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
-      this.#cache = this.#sharing ? this.#shared!.entriesFor(`${this.#scopeOf(consumerUrl)}\u0005${this.#changes}`, invokers) : new Map();
+      this.#cache = this.#sharing ? this.#shared!.entriesFor(this.#storeKeyOf(consumerUrl), invokers) : new Map();
       this.#cacheInvokers = invokers;
       this.#cacheConsumerUrl = consumerUrl;
     }
@@ -390,12 +392,15 @@ export class RouterChain implements RouterChainLike {
     this.#cacheInvokers = null;
   }
 
-  #scopeOf(url: URL): string {
-    if (url !== this.#scopeUrl) {
-      this.#scopeUrl = url;
-      this.#scope = parameterScope(url);
+  // PERF: kept while the URL and the changes stay: every instance looks its store up again after each push,
+  // and one string (whose hash V8 keeps) is looked up faster than one built per lookup.
+  #storeKeyOf(url: URL): string {
+    if (url !== this.#storeKeyUrl || this.#changes !== this.#storeKeyChanges) {
+      this.#storeKeyUrl = url;
+      this.#storeKeyChanges = this.#changes;
+      this.#storeKey = `${parameterScope(url)}\u0005${this.#changes}`;
     }
-    return this.#scope;
+    return this.#storeKey;
   }
 
   /** Route cache counters (for tests and benchmarks). */
