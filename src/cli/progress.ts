@@ -58,6 +58,9 @@ export function progressBars(stream: NodeJS.WritableStream | undefined, labels: 
       bars = labels.map((_, i) => multi!.create(durationMs, state[i]!.simMs, payload(i)));
     }
     state.forEach((s, i) => bars[i]!.update(s.done ? durationMs : s.simMs, payload(i)));
+    // cli-progress redraws on a timer, which cannot fire while a simulation runs on this thread (they
+    // run synchronously): redraw now. `update` is throttled, so this is a few times a second at most.
+    multi.update();
   };
   let last = 0;
   return {

@@ -1,6 +1,6 @@
 /** Progress: watching a run changes nothing in it, and bars go to a terminal stream only. */
 import { describe, expect, it } from 'vitest';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { progressBars, NO_PROGRESS } from '../../src/cli/progress.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
@@ -48,6 +48,29 @@ describe('progressBars', () => {
     expect(text).toContain('sim 5.0/10.0 s');
     expect(text).toContain('1,234 requests');
     expect(text).toContain('done');
+  });
+
+  it('redraws while this thread is busy, as a simulation keeps it (no timer can fire)', () => {
+    let text = '';
+    const terminal = Object.assign(
+      new Writable({
+        write(chunk, _encoding, callback) {
+          text += String(chunk);
+          callback();
+        },
+      }),
+      { isTTY: true, columns: 160 },
+    );
+    const bars = progressBars(terminal, ['seed 1'], 10_000, 0);
+    // A run that reports progress for about 0.6 s without ever yielding to the event loop.
+    const until = Date.now() + 600;
+    let simMs = 0;
+    while (Date.now() < until) bars.update(0, Math.min(9_000, (simMs += 1)), 4321);
+    const drawnWhileBusy = text;
+    bars.stop();
+    expect(drawnWhileBusy).toContain('seed 1');
+    expect(drawnWhileBusy).toContain('4,321 requests');
+    expect(drawnWhileBusy).toMatch(/sim \d+\.\d\/10\.0 s/);
   });
 
   it('stays silent for a run shorter than the delay', () => {
