@@ -62,13 +62,18 @@ async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink
   const watching = progress !== NO_PROGRESS;
   const cells = watching ? new ProgressCells(tasks.length) : undefined;
   const reported = new Set<number>();
-  // Every executor writes its progress into the shared cells; this thread draws them all.
+  const shownSimMs = new Float64Array(tasks.length);
+  // Every executor writes its progress into the shared cells; this thread draws them all. Only cells
+  // that moved are passed on: a sweep has hundreds of tasks, and this runs at each progress step.
   const show = (): void => {
     if (cells === undefined) return;
     for (let i = 0; i < tasks.length; i++) {
       if (reported.has(i)) continue;
       const { simMs, requests, done } = cells.read(i);
-      if (simMs > 0 || done) progress.update(i, simMs, requests);
+      if (simMs !== shownSimMs[i]) {
+        shownSimMs[i] = simMs;
+        progress.update(i, simMs, requests);
+      }
       if (done) {
         reported.add(i);
         progress.done(i);

@@ -74,23 +74,30 @@ function loadCell(path: string, baseSets: string[], cell: GridCell, strategies: 
 }
 
 /** One progress bar for many runs (a bar per run would not fit a terminal), e.g. a sweep's. */
-export function combinedProgress(stream: NodeJS.WritableStream | undefined, label: string, durations: number[]): ProgressSink {
+export function combinedProgress(stream: NodeJS.WritableStream | undefined, label: string, durations: number[], delayMs?: number): ProgressSink {
   const total = durations.reduce((a, b) => a + b, 0);
-  const inner = progressBars(stream, [label], total);
+  const inner = progressBars(stream, [label], total, delayMs);
   const simMs = durations.map(() => 0);
   const requests = durations.map(() => 0);
   let left = durations.length;
-  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  // Running totals, not sums over every run at each step: a sweep may have thousands of runs.
+  let simTotal = 0;
+  let requestTotal = 0;
+  const set = (i: number, ms: number, n: number) => {
+    simTotal += ms - simMs[i]!;
+    requestTotal += n - requests[i]!;
+    simMs[i] = ms;
+    requests[i] = n;
+  };
   return {
     update(i, ms, n) {
-      simMs[i] = ms;
-      requests[i] = n;
-      inner.update(0, sum(simMs), sum(requests));
+      set(i, ms, n);
+      inner.update(0, simTotal, requestTotal);
     },
     done(i) {
-      simMs[i] = durations[i]!;
+      set(i, durations[i]!, requests[i]!);
       if (--left === 0) inner.done(0);
-      else inner.update(0, sum(simMs), sum(requests));
+      else inner.update(0, simTotal, requestTotal);
     },
     stop() {
       inner.stop();

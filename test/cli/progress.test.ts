@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { progressBars, NO_PROGRESS } from '../../src/cli/progress.js';
+import { combinedProgress } from '../../src/cli/sweep.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 
@@ -50,27 +51,46 @@ describe('progressBars', () => {
     expect(text).toContain('done');
   });
 
-  it('redraws while this thread is busy, as a simulation keeps it (no timer can fire)', () => {
-    let text = '';
-    const terminal = Object.assign(
+  // A terminal that records what is written to it, as it is written.
+  const recordingTerminal = () => {
+    const seen = { text: '' };
+    const stream = Object.assign(
       new Writable({
         write(chunk, _encoding, callback) {
-          text += String(chunk);
+          seen.text += String(chunk);
           callback();
         },
       }),
       { isTTY: true, columns: 160 },
     );
-    const bars = progressBars(terminal, ['seed 1'], 10_000, 0);
+    return { stream, seen };
+  };
+
+  it('redraws while this thread is busy, as a simulation keeps it (no timer can fire)', () => {
+    const { stream, seen } = recordingTerminal();
+    const bars = progressBars(stream, ['seed 1'], 10_000, 0);
     // A run that reports progress for about 0.6 s without ever yielding to the event loop.
     const until = Date.now() + 600;
     let simMs = 0;
     while (Date.now() < until) bars.update(0, Math.min(9_000, (simMs += 1)), 4321);
-    const drawnWhileBusy = text;
+    const drawnWhileBusy = seen.text;
     bars.stop();
     expect(drawnWhileBusy).toContain('seed 1');
     expect(drawnWhileBusy).toContain('4,321 requests');
     expect(drawnWhileBusy).toMatch(/sim \d+\.\d\/10\.0 s/);
+  });
+
+  it('sums many runs into one bar (a sweep), each run counted at its latest report', () => {
+    const { stream, seen } = recordingTerminal();
+    const bar = combinedProgress(stream, 'sweep (3 runs)', [1_000, 2_000, 3_000], 0);
+    bar.update(0, 500, 10);
+    bar.update(1, 1_000, 20);
+    bar.update(1, 1_500, 25);
+    bar.done(0);
+    bar.update(2, 2_500, 5);
+    bar.stop();
+    // 1.0 (run 0 done) + 1.5 + 2.5 simulated s of 6; 10 + 25 + 5 requests.
+    expect(seen.text).toContain('sim 5.0/6.0 s | 40 requests');
   });
 
   it('stays silent for a run shorter than the delay', () => {
