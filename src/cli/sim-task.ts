@@ -1,7 +1,8 @@
 /**
  * One independent simulation as data: a normalized scenario (strategy and overrides already
  * applied), the file it came from (for plugin paths) and a seed. The same function runs a task in
- * the main thread (`--jobs 1`) and in a worker thread, so both give the same summary.
+ * the main thread (`--jobs 1`) and in a worker thread, so both give the same summary. Also how
+ * threads share a batch of tasks: a counter of the next task to take, and progress cells.
  */
 import type { Summary } from '../metrics/summary.js';
 import { runScenario, type Plugins } from '../scenario/run.js';

@@ -1,6 +1,7 @@
 /**
  * The worker side of `parallel.ts`: runs one simulation task (a normalized scenario and a seed) in a
- * worker thread and returns its summary. Plugins are loaded here, once per scenario file.
+ * worker thread and returns its summary, or takes tasks from a batch shared with the other threads
+ * until none is left. Plugins are loaded here, once per scenario file.
  */
 import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { toTransferable } from './worker-error.js';
