@@ -91,6 +91,9 @@ describe('sharing tasks between threads', () => {
   const { scenario } = loadScenarioWithRaw(file, ['duration=3s', 'warmup=1s']);
   const tasks = (n: number): SimTask[] => Array.from({ length: n }, (_, i) => ({ scenario, scenarioPath: file, seed: 1 + i }));
   const counter = () => new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  // A task whose run throws (a consumer group without calls).
+  const brokenTask = () =>
+    ({ ...tasks(1)[0]!, scenario: { ...scenario, consumers: [{ ...scenario.consumers[0]!, calls: null }] } }) as unknown as SimTask;
 
   it('hands out each task index once, then -1, and -1 for good after a stop', () => {
     const claims = counter();
@@ -116,7 +119,7 @@ describe('sharing tasks between threads', () => {
 
   it('stops every thread taking tasks when one of its tasks fails', async () => {
     const claims = counter();
-    const broken = { ...tasks(1)[0]!, scenario: { ...scenario, consumers: [{ ...scenario.consumers[0]!, calls: null }] } } as unknown as SimTask;
+    const broken = brokenTask();
     const batch = { tasks: [broken, ...tasks(3)], claims: claims.buffer as SharedArrayBuffer };
     await expect(runClaimedTasks(batch)).rejects.toThrow();
     expect(claimNext(claims, 4)).toBe(-1);
@@ -141,6 +144,13 @@ describe('sharing tasks between threads', () => {
     expect(events.filter((e) => e.startsWith('done')).sort()).toEqual(['done 0', 'done 1', 'done 2', 'done 3', 'done 4']);
     expect(events.filter((e) => e.startsWith('zero') || e.startsWith('again'))).toEqual([]);
     expect(events.at(-1)).toBe('stop');
+  });
+
+  it('fails the whole run when a task fails, on whichever thread took it', async () => {
+    const broken = brokenTask();
+    // The broken task last: taken by whichever thread is free first.
+    await expect(runSimTasks([...tasks(3), broken], 2)).rejects.toThrow();
+    await expect(runSimTasks([broken, ...tasks(3)], 2)).rejects.toThrow();
   });
 
   it('runs on workers started before the tasks were known, and closes them', async () => {
