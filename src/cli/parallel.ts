@@ -61,13 +61,20 @@ async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink
   const { pool, destroy } = (await warm?.take(workers)) ?? (await openPool('sim-worker', workers));
   const watching = progress !== NO_PROGRESS;
   const cells = watching ? new ProgressCells(tasks.length) : undefined;
+  const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const taken = new Int32Array(claims);
   const reported = new Set<number>();
   const shownSimMs = new Float64Array(tasks.length);
-  // Every executor writes its progress into the shared cells; this thread draws them all. Only cells
-  // that moved are passed on: a sweep has hundreds of tasks, and this runs at each progress step.
+  // Every task below `from` is reported.
+  let from = 0;
+  // Every executor writes its progress into the shared cells; this thread draws them all. This runs at
+  // each progress step and a sweep has hundreds of tasks, so it reads only the tasks taken and not yet
+  // reported (tasks are taken in index order) and passes on only cells that moved.
   const show = (): void => {
     if (cells === undefined) return;
-    for (let i = 0; i < tasks.length; i++) {
+    const end = Math.min(Atomics.load(taken, 0), tasks.length);
+    while (from < end && reported.has(from)) from++;
+    for (let i = from; i < end; i++) {
       if (reported.has(i)) continue;
       const { simMs, requests, done } = cells.read(i);
       if (simMs !== shownSimMs[i]) {
@@ -83,7 +90,7 @@ async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink
   const timer = cells === undefined ? undefined : setInterval(show, 250);
   try {
     const results: Summary[] = new Array(tasks.length);
-    const batch: ClaimedBatch = { tasks, claims: new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT), progress: cells?.buffer };
+    const batch: ClaimedBatch = { tasks, claims, progress: cells?.buffer };
     const onWorkers = Array.from({ length: workers }, async () => {
       const done = (await pool.run(batch, { name: 'runClaimed' }).catch((error: unknown) => {
         throw fromTransferable(error);
