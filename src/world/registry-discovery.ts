@@ -201,7 +201,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #cut = new Set<string>();
   #down = false;
   #pushOn = true;
-  readonly #deliver = (arg: unknown): void => this.#arrive(arg as Delivery);
+  readonly #deliver = (arg: unknown): void => {
+    const { sub, seq, snapshot } = arg as Delivery;
+    this.#arrive(sub, seq, snapshot);
+  };
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -465,8 +468,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       const subs = this.#subs.get(key);
       if (subs === undefined) continue;
       const snapshot = this.#snapshot(key);
-      // PERF: one lane per push: thousands of deliveries, one agenda entry at a time, same order.
-      const lane = new TimerLane(this.sim, this.#deliver);
+      // PERF: one lane per push: thousands of deliveries, one agenda entry at a time, same order; each
+      // timer carries its subscription and sequence number, the lane the snapshot they all deliver.
+      const lane = new TimerLane(this.sim, (sub, seq) => this.#arrive(sub as Subscription, seq, snapshot));
       for (const s of subs) this.#send(s, snapshot, lane);
       lane.start();
     }
@@ -633,12 +637,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     const seq = ++sub.sentSeq;
     const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-    const delivery: Delivery = { sub, seq, snapshot };
-    if (lane === undefined) this.sim.schedule(arrival - now, this.#deliver, undefined, delivery);
-    else lane.add(arrival - now, delivery);
+    if (lane === undefined) this.sim.schedule(arrival - now, this.#deliver, undefined, { sub, seq, snapshot } satisfies Delivery);
+    else lane.add(arrival - now, sub, seq);
   }
 
-  #arrive({ sub, seq, snapshot }: Delivery): void {
+  #arrive(sub: Subscription, seq: number, snapshot: Snapshot): void {
     // Ordering guarantee: never replace a newer list with an older one.
     if (seq <= sub.deliveredSeq) return;
     if (!this.#netReachable(sub.subscriber.zone)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
 import { Simulation, URGENT } from '../../src/engine/simulation.js';
-import { TimerLane } from '../../src/engine/timer-lane.js';
+import { TimerLane, timeOrder } from '../../src/engine/timer-lane.js';
 
 /**
  * A random workload: batches of timers set at one instant (delays drawn from a few values, so that
@@ -78,10 +78,50 @@ describe('TimerLane', () => {
     expect(fired.at(-1)).toBe(0);
   });
 
+  it('passes each timer its own number with its argument', () => {
+    const sim = new Simulation();
+    const fired: Array<[unknown, number]> = [];
+    const lane = new TimerLane(sim, (arg, tag) => fired.push([arg, tag]));
+    for (let i = 0; i < 200; i++) lane.add((i * 37) % 200, `t${i}`, i * 10 + 0.5);
+    lane.add(5, 'untagged');
+    lane.start();
+    sim.run();
+    expect(fired).toHaveLength(201);
+    for (const [arg, tag] of fired) expect(tag).toBe(arg === 'untagged' ? 0 : Number(String(arg).slice(1)) * 10 + 0.5);
+  });
+
   it('refuses timers added after it started', () => {
     const sim = new Simulation();
     const lane = new TimerLane(sim, () => {});
     lane.start();
     expect(() => lane.add(1, 'late')).toThrow(/already started/);
+  });
+});
+
+describe('timeOrder', () => {
+  // The plain reference: a comparison sort, earlier time first, then the lower index.
+  const reference = (times: Float64Array): number[] =>
+    Array.from(times.keys()).sort((a, b) => times[a]! - times[b]! || a - b);
+
+  it.each([0, 1, 2, 63, 64, 65, 300, 1000, 5000])('orders %i times as the comparison sort does, ties by index', (n) => {
+    const rng = new RandomStreams(n).stream('time-order');
+    for (let round = 0; round < 5; round++) {
+      // Times as a push lays them out (now + a lag), with repeats, zeros and far-apart values mixed in.
+      const now = [0, 1_000, 123_456.789, 3.6e6, 1e12][round]!;
+      const times = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const r = rng.next();
+        times[i] = r < 0.2 && i > 0 ? times[rng.nextInt(i)]! : r < 0.25 ? now : r < 0.3 ? rng.next() * 1e9 : now + 20 + rng.next() * 280;
+      }
+      expect(Array.from(timeOrder(times))).toEqual(reference(times));
+    }
+  });
+
+  it('puts a negative zero with the zeros, in index order', () => {
+    const times = new Float64Array(100).fill(1);
+    times[10] = 0;
+    times[50] = -0;
+    times[70] = 0;
+    expect(Array.from(timeOrder(times)).slice(0, 4)).toEqual([10, 50, 70, 0]);
   });
 });
