@@ -108,6 +108,10 @@ export class ConsistentHashSelector {
   #points: Float64Array | null = null;
   #owners: Invoker[] = [];
   #picks = 0;
+  // PERF: the last hash looked up and its invoker. Calls of one method often hash the same key (with no
+  // arguments, every call hashes the empty key), and the answer for a hash never changes in one ring.
+  #lastHash = -1;
+  #lastInvoker: Invoker | null = null;
 
   constructor(invokers: Invoker[], methodName: string) {
     const url = invokers[0]!.getUrl();
@@ -136,7 +140,15 @@ export class ConsistentHashSelector {
 
   /** The ceiling entry of `md5(key)` point 0, wrapping to the first point. */
   selectForKey(key: string): Invoker {
-    const hash = ketamaHash(md5(key), 0);
+    const hash = keyPoint(key);
+    if (hash === this.#lastHash) return this.#lastInvoker!;
+    const invoker = this.#ringLookup(hash);
+    this.#lastHash = hash;
+    this.#lastInvoker = invoker;
+    return invoker;
+  }
+
+  #ringLookup(hash: number): Invoker {
     if (this.#points === null && this.#picks++ < this.replicaNumber * 2) return this.#ceilingByInvoker(hash);
     if (this.#points === null) {
       // Every invoker's points, merged in point order: of equal points the later invoker's stays, as
@@ -171,6 +183,21 @@ export class ConsistentHashSelector {
     });
     return this.#invokers[bestIndex >= 0 ? bestIndex : firstIndex]!;
   }
+}
+
+// PERF: point 0 of a key's MD5, remembered for recent keys: a hash per pick through node:crypto cost more
+// than the rest of the pick. A pure function of the key; the memo is dropped whole when full.
+const keyPoints = new Map<string, number>();
+const KEY_POINTS_MAX = 4096;
+
+function keyPoint(key: string): number {
+  let point = keyPoints.get(key);
+  if (point === undefined) {
+    point = ketamaHash(md5(key), 0);
+    if (keyPoints.size >= KEY_POINTS_MAX) keyPoints.clear();
+    keyPoints.set(key, point);
+  }
+  return point;
 }
 
 // The first index of a sorted array whose value is >= `value` (its length when none is).

@@ -16,6 +16,13 @@ function address(picked: unknown): string {
   return (picked as TestInvoker).getUrl().getAddress();
 }
 
+/** Two keys `k<n>` whose hash lies above `top` (so a lookup wraps to the ring's first point). */
+function keysAbove(top: number): [string, string] {
+  const found: string[] = [];
+  for (let n = 0; found.length < 2; n++) if (ketamaHash(md5(`k${n}`), 0) > top) found.push(`k${n}`);
+  return [found[0]!, found[1]!];
+}
+
 describe('ConsistentHashLoadBalance', () => {
   it('maps the first argument to a fixed invoker (arg1 → 127.0.0.1:2)', () => {
     const lb = makeRuntime().getLoadBalance('consistenthash');
@@ -99,12 +106,28 @@ describe('ConsistentHashLoadBalance', () => {
     expect(selectorOf(list, 'm')).toBe(selectorOf(list, 'm'));
   });
 
+  it('answers a repeated key from its memo and a new key from the ring, over lists built and not yet built', () => {
+    // No arguments: every call hashes the empty key, and one list always gives the same invoker.
+    const lb = makeRuntime().getLoadBalance('consistenthash');
+    const list = fivePorts();
+    const none = lb.select(list, CONSUMER, invocation('m', []));
+    for (let i = 0; i < 400; i++) expect(lb.select(list, CONSUMER, invocation('m', []))).toBe(none);
+    // Keys in turn after the repeats: each is the owner of its own hash, not the memo's answer.
+    const fresh = fivePorts();
+    const expected = ['arg1', '42', 'x', 'y'].map((k) => lb.select(fresh, CONSUMER, invocation('m', [k])));
+    expect(new Set(expected.map(address)).size).toBeGreaterThan(1);
+    for (let i = 0; i < 700; i++) {
+      const k = i % 4;
+      expect(lb.select(list, CONSUMER, invocation('m', [['arg1', '42', 'x', 'y'][k]]))).toBe(list[fresh.indexOf(expected[k] as TestInvoker)]);
+      if (i % 3 === 0) expect(lb.select(list, CONSUMER, invocation('m', []))).toBe(none);
+    }
+  });
+
   it('wraps a hash above every point to the first point, with or without a built ring', () => {
     const list = fivePorts();
     let top = 0;
     for (const inv of list) for (let i = 0; i < 40; i++) top = Math.max(top, ...[0, 1, 2, 3].map((h) => ketamaHash(md5(inv.getUrl().getAddress() + i), h)));
-    let key = 0;
-    while (ketamaHash(md5(`k${key}`), 0) <= top) key++;
+    const keys = keysAbove(top);
     // The owner of the least point of all: the answer of a ring's first entry.
     let least = Infinity;
     let owner = '';
@@ -120,7 +143,8 @@ describe('ConsistentHashLoadBalance', () => {
     // That owner last in the list, so that "the first invoker" is not the answer by chance.
     const ordered = [...list.filter((i) => i.getUrl().getAddress() !== owner), ...list.filter((i) => i.getUrl().getAddress() === owner)];
     // The first picks over a list search each invoker's points; after 320 (2 x hash.nodes) the ring is built.
-    for (let i = 0; i < 330; i++) expect(address(lb.select(ordered, CONSUMER, invocation('m', [`k${key}`])))).toBe(owner);
+    // Two keys in turn, so that no pick is the selector's memo of the hash before.
+    for (let i = 0; i < 330; i++) expect(address(lb.select(ordered, CONSUMER, invocation('m', [keys[i % 2]])))).toBe(owner);
   });
 
   it('wraps to the later of two invokers sharing the least point (TreeMap.put keeps the later), with or without a built ring', () => {
@@ -136,16 +160,15 @@ describe('ConsistentHashLoadBalance', () => {
         if (p < least) [least, owner] = [p, inv.getUrl().getAddress()];
       }
     }
-    let key = 0;
-    while (ketamaHash(md5(`k${key}`), 0) <= top) key++;
+    const keys = keysAbove(top);
     // A twin of that owner (same address, so the same points), placed after it and before the rest.
     const first = list.find((i) => i.getUrl().getAddress() === owner)!;
     const twin = new TestInvoker(`test://${owner}/DemoService?twin=1`);
     const ordered = [first, twin, ...list.filter((i) => i !== first)];
     const lb = makeRuntime().getLoadBalance('consistenthash');
-    for (let i = 0; i < 330; i++) expect(lb.select(ordered, CONSUMER, invocation('m', [`k${key}`]))).toBe(twin);
+    for (let i = 0; i < 330; i++) expect(lb.select(ordered, CONSUMER, invocation('m', [keys[i % 2]]))).toBe(twin);
     // And the twin first: the original, now later, wins.
     const swapped = [twin, first, ...list.filter((i) => i !== first)];
-    for (let i = 0; i < 330; i++) expect(lb.select(swapped, CONSUMER, invocation('m', [`k${key}`]))).toBe(first);
+    for (let i = 0; i < 330; i++) expect(lb.select(swapped, CONSUMER, invocation('m', [keys[i % 2]]))).toBe(first);
   });
 });
