@@ -50,9 +50,23 @@ export class EventQueue {
     return this.#seq++;
   }
 
-  /** Adds an entry with a sequence number taken earlier by `reserveSeq`. */
-  pushReserved(time: number, priority: number, seq: number, fire: (arg: unknown) => void, arg: unknown): QueueEntry {
-    const entry: QueueEntry = { time, priority, seq, fire, arg, index: -1 };
+  /**
+   * Adds an entry with a sequence number taken earlier by `reserveSeq`. `reuse`, an entry that has
+   * left the queue (popped, taken or removed: its `index` is -1), is rewritten and added instead of a
+   * new one.
+   */
+  pushReserved(time: number, priority: number, seq: number, fire: (arg: unknown) => void, arg: unknown, reuse?: QueueEntry): QueueEntry {
+    let entry: QueueEntry;
+    if (reuse === undefined) entry = { time, priority, seq, fire, arg, index: -1 };
+    else {
+      if (reuse.index !== -1) throw new Error('an entry still queued cannot be reused');
+      entry = reuse;
+      entry.time = time;
+      entry.priority = priority;
+      entry.seq = seq;
+      entry.fire = fire;
+      entry.arg = arg;
+    }
     this.#insert(entry);
     return entry;
   }

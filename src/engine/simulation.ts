@@ -187,11 +187,19 @@ export class Simulation {
   /**
    * Schedules `fire(arg)` at absolute time `timeMs` (not before now) with a sequence number from
    * `reserveSeq`: it runs exactly where a `schedule` call made at reservation time would have run.
+   * `reuse`, a handle this returned before whose callback has run (or was cancelled), is reused.
    */
-  scheduleReserved(timeMs: number, seq: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
+  scheduleReserved(
+    timeMs: number,
+    seq: number,
+    fire: (arg: unknown) => void,
+    priority: number = NORMAL,
+    arg?: unknown,
+    reuse?: QueueEntry,
+  ): QueueEntry {
     if (!(timeMs >= this.now)) throw new RangeError(`time in the past or NaN: ${timeMs} < ${this.now}`);
     if (timeMs === this.now && priority <= URGENT) this.#tailFree = false;
-    return this.#queue.pushReserved(timeMs, priority, seq, fire, arg);
+    return this.#queue.pushReserved(timeMs, priority, seq, fire, arg, reuse);
   }
 
   /** Cancels a scheduled callback (removed from the agenda at once). */

@@ -47,6 +47,26 @@ describe('EventQueue', () => {
     expect(drain(q)).toEqual(expected);
   });
 
+  it('reuses an entry that left the queue, placed by its new key, and refuses one still queued', () => {
+    const q = new EventQueue();
+    const first = q.pushReserved(1, 1, q.reserveSeq(), noop, 'first');
+    q.push(4, 1, noop, 'b');
+    q.push(2, 1, noop, 'a');
+    const queued = q.push(9, 1, noop, 'z');
+    expect(() => q.pushReserved(3, 1, q.reserveSeq(), noop, 'x', queued)).toThrow(/still queued/);
+    expect(q.pop()!.arg).toBe('first');
+    // The popped entry again, at time 4 with a sequence reserved after 'b' was pushed: it comes after 'b'.
+    expect(q.pushReserved(4, 1, q.reserveSeq(), noop, 'again', first)).toBe(first);
+    expect(drain(q)).toEqual(['a', 'b', 'again', 'z']);
+    // Taken (still at the root until settled) counts as left: the next push takes its slot.
+    const t = q.pushReserved(5, 1, q.reserveSeq(), noop, 't');
+    q.push(6, 1, noop, 'u');
+    expect(q.take()).toBe(t);
+    expect(q.pushReserved(7, 1, q.reserveSeq(), noop, 'retaken', t)).toBe(t);
+    q.settle();
+    expect(drain(q)).toEqual(['u', 'retaken']);
+  });
+
   it('reports its size and the time of the next entry', () => {
     const q = new EventQueue();
     expect([q.size, q.peekTime()]).toEqual([0, Infinity]);
