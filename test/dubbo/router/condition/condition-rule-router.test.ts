@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConditionRuleRouter, parseConditionRule } from '../../../../src/dubbo/router/condition/condition-rule-router.js';
 import { ConditionStateRouter, FORCE_EMPTY_EVENT } from '../../../../src/dubbo/router/condition/condition-state-router.js';
+import { loadRuleYaml } from '../../../../src/dubbo/router/condition/condition-rule-parser.js';
 import { RouterRuleError } from '../../../../src/dubbo/router/router-rule-error.js';
 import { RpcInvocation } from '../../../../src/dubbo/rpc.js';
 import { URL } from '../../../../src/dubbo/url.js';
@@ -167,6 +168,18 @@ describe('v3.1 multi-destination rules', () => {
 describe('condition rule parse errors', () => {
   it('reports invalid YAML with its position', () => {
     expect(() => parseConditionRule('conditions: [a\nforce: true')).toThrow(/condition rule: invalid YAML: .*line/);
+  });
+
+  it('parses a rule text once for every chain, and reports its YAML error every time', () => {
+    // Each consumer instance builds its own chain from the same text: the YAML is read once and shared, frozen.
+    const text = 'scope: service\nkey: com.example.UserService\nconditions:\n  - "=> region = hangzhou"';
+    expect(loadRuleYaml(text, 'condition rule')).toBe(loadRuleYaml(text, 'condition rule'));
+    expect(Object.isFrozen((loadRuleYaml(text, 'condition rule') as { conditions: string[] }).conditions)).toBe(true);
+    const routers = [parseConditionRule(text), parseConditionRule(text)];
+    const invokers = invokersOf(PROVIDERS);
+    for (const r of routers) expect(indicesIn(invokers, r.route(invokers, CONSUMER, new RpcInvocation({ methodName: 'm' })).invokers)).toEqual([0, 2]);
+    for (let i = 0; i < 2; i++) expect(() => parseConditionRule('conditions: [a\nforce: true')).toThrow(/condition rule: invalid YAML: .*line/);
+    expect(() => loadRuleYaml('tags: [', 'tag rule')).toThrow(/^tag rule: invalid YAML/);
   });
 
   it('reports a missing conditions list', () => {
