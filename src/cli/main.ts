@@ -7,10 +7,22 @@ import yargs, { type Argv } from 'yargs';
 import { clipMessage } from '../scenario/clip-text.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
+import type { WarmWorkers } from './jobs.js';
 import { outOfMemoryMessage } from './out-of-memory.js';
 import { DEFAULT_PLUGIN_TIMEOUT_MS, pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from './plugin-policy.js';
 import { seedOption, seedsOption } from './seed-options.js';
 import { VERSION } from './version.js';
+
+/**
+ * A simulating command's `--jobs` (checked) and its warm workers: started now, so that they load while
+ * this thread reads the scenario, when the command will run simulations side by side (`parallel`),
+ * else none.
+ */
+async function withJobs(requested: unknown, parallel: boolean, body: (jobs: number, workers: WarmWorkers) => Promise<number>): Promise<number> {
+  const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+  const jobs = checkJobs(requested as number | undefined);
+  return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers));
+}
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -55,10 +67,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
-        const jobs = checkJobs(a.jobs as number | undefined);
-        // The worker threads load while this one reads the scenario (none when nothing will run).
-        code = await withWarmWorkers((a.seeds as number) > 1 && a['dry-run'] !== true ? jobs : 1, async (workers) => {
+        code = await withJobs(a.jobs, (a.seeds as number) > 1 && a['dry-run'] !== true, async (jobs, workers) => {
           const { runCommand } = await import('./run.js');
           return runCommand(
             {
@@ -96,9 +105,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
-        const jobs = checkJobs(a.jobs as number | undefined);
-        code = await withWarmWorkers(a['dry-run'] !== true ? jobs : 1, async (workers) => {
+        code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
           const { runCompare } = await import('./compare.js');
           return runCompare(
             {
@@ -142,9 +149,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
-        const jobs = checkJobs(a.jobs as number | undefined);
-        code = await withWarmWorkers(a['dry-run'] !== true && a.explain === undefined ? jobs : 1, async (workers) => {
+        code = await withJobs(a.jobs, a['dry-run'] !== true && a.explain === undefined, async (jobs, workers) => {
           const { runSweep } = await import('./sweep.js');
           return runSweep(
             {
@@ -210,9 +215,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('verify-grid', { type: 'boolean', default: false, describe: 'also sweep timeout x retries around each answer and show where the verified optimum sits' })
           .options(COST_OPTIONS),
       async (a) => {
-        const { checkJobs, withWarmWorkers } = await import('./jobs.js');
-        const jobs = checkJobs(a.jobs as number | undefined);
-        code = await withWarmWorkers(a['dry-run'] !== true ? jobs : 1, async (workers) => {
+        code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
           const { runRecommend } = await import('./recommend.js');
           return runRecommend(
             {
