@@ -29,6 +29,9 @@ export class TimerLane {
   #sortedSeqs = new Float64Array(0);
   #sortedTags = new Float64Array(0);
   #started = false;
+  // PERF: one agenda entry per lane, rewritten for each timer: the lane's entry has just fired (or
+  // never entered) when the next timer enters, so no entry is allocated per timer.
+  #entry: QueueEntry | undefined;
 
   constructor(sim: Simulation, fire: (arg: unknown, tag: number) => void) {
     this.#sim = sim;
@@ -52,7 +55,7 @@ export class TimerLane {
     this.#started = true;
     const n = this.#timesMs.length;
     if (n === 0) return;
-    const times = Float64Array.from(this.#timesMs);
+    const times = this.#timesMs;
     const seqs = this.#seqs;
     const args = this.#args;
     const tags = this.#tags;
@@ -77,10 +80,6 @@ export class TimerLane {
     this.#tags = [];
     this.#enter(0);
   }
-
-  // PERF: one agenda entry per lane, rewritten for each timer: the lane's entry has just fired (or
-  // never entered) when the next timer enters, so no entry is allocated per timer.
-  #entry: QueueEntry | undefined;
 
   #enter(k: number): void {
     this.#entry = this.#sim.scheduleReserved(this.#sortedTimesMs[k]!, this.#sortedSeqs[k]!, this.#run, NORMAL, k, this.#entry);
@@ -110,12 +109,12 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 // orders as the value does) is stable, so equal times keep index order, and it runs in linear time;
 // a comparison sort with a callback took several times longer from a few hundred timers on. A pass
 // whose byte is the same for every time (the high bytes of times a few hundred ms apart) is skipped.
-export function timeOrder(timesMs: Float64Array): Int32Array {
+export function timeOrder(timesMs: ArrayLike<number>): Int32Array {
   const n = timesMs.length;
   let order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   if (n < RADIX_MIN) return order.sort((a, b) => timesMs[a]! - timesMs[b]! || a - b);
-  // +0 for -0, whose sign bit would sort it last.
+  // The times as doubles whose bytes the passes read; +0 for -0, whose sign bit would sort it last.
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) keys[i] = timesMs[i]! + 0;
   const bytes = new Uint8Array(keys.buffer);
