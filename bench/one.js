@@ -1,8 +1,8 @@
 // Runs one scenario once in this process and prints one JSON line with throughput figures.
 // Usage: node bench/one.js <scenario> [path=value ...]
 import { performance } from 'node:perf_hooks';
-import { loadScenarioWithRaw } from '../dist/scenario/load.js';
-import { runScenario } from '../dist/scenario/run.js';
+import { loadScenarioWithRaw } from '../dist/bundle/scenario-load.js';
+import { runScenario } from '../dist/bundle/scenario-run.js';
 
 const [file, ...sets] = process.argv.slice(2);
 const { scenario } = loadScenarioWithRaw(file, sets);

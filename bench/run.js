@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { childExecArgv } from '../dist/cli/out-of-memory.js';
+import { childExecArgv } from '../dist/bundle/out-of-memory.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);

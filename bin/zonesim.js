@@ -3,7 +3,7 @@
 // same node and flags, so that a V8 out-of-memory abort ends with one zonesim line and exit 1
 // instead of V8's dump (src/cli/out-of-memory.ts); ZONESIM_NO_SUPERVISOR=1 runs it in this process.
 import { fileURLToPath } from 'node:url';
-import { STDERR_TTY_ENV, SUPERVISED_ENV, superviseCli } from '../dist/cli/out-of-memory.js';
+import { STDERR_TTY_ENV, SUPERVISED_ENV, superviseCli } from '../dist/bundle/out-of-memory.js';
 
 if (process.env[SUPERVISED_ENV] !== '1' && process.env.ZONESIM_NO_SUPERVISOR !== '1') {
   process.stderr.on('error', (error) => {
@@ -14,7 +14,7 @@ if (process.env[SUPERVISED_ENV] !== '1' && process.env.ZONESIM_NO_SUPERVISOR !==
   // A signal passed on to the child ends this process the same way (its handler is gone now).
   if (signal) process.kill(process.pid, signal);
 } else {
-  const { main, reportError } = await import('../dist/cli/main.js');
+  const { main, reportError } = await import('../dist/bundle/main.js');
   const io = {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),

@@ -33,6 +33,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .scriptName('zonesim')
     .usage('$0 <command> [options]\n\nSimulate Dubbo RPC across zones: latency, timeouts, retries, No-provider and cross-zone calls.')
     .exitProcess(false)
+    // Messages in English whatever the user's LANG (and the same from the bundle, where yargs's locale files are absent).
+    .locale('en')
     .strict()
     .wrap(Math.min(110, process.stdout.columns || 100))
     .option('plugins', {
