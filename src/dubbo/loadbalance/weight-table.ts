@@ -93,6 +93,103 @@ export function drawIndex(prefix: Float64Array, total: number, allEqual: boolean
   return !allEqual && total > 0 ? firstIndexAbove(prefix, rng.nextInt(total), prefix.length) : rng.nextInt(prefix.length);
 }
 
+/**
+ * RandomLoadBalance's weighted pick over `invokers` for `method` at `nowMs`: the index Dubbo's scan of
+ * the list's running totals gives, with the same one draw from `rng` (see `drawIndex`).
+ */
+export function weightedRandomIndex(invokers: readonly Invoker[], method: string, nowMs: number, rng: Rng): number {
+  const parent = parentList(invokers);
+  if (parent === undefined) {
+    const table = weightTableOf(invokers, method, nowMs);
+    return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
+  }
+  return subListIndex(invokers, parent, weightTableOf(parent, method, nowMs), method, rng);
+}
+
+/** A sub-list's figures against one table of its parent list. */
+interface SubListTotals {
+  table: WeightTable;
+  total: number;
+  sameWeight: boolean;
+}
+
+// Per sub-list: the parent's indexes it leaves out (ascending), and its totals per method.
+const excludedIndexes = new WeakMap<readonly Invoker[], Int32Array>();
+const subListTotals = new WeakMap<readonly Invoker[], Map<string, SubListTotals>>();
+
+// PERF: a consumer instance that sets providers aside (a crashed zone refuses its connections) holds a list
+// of its own, and while providers warm up the weights change every few ms. A table of that list (four
+// arrays as long as the list, per method) was then rebuilt at nearly every call of every instance, and kept
+// per instance: O(providers) per call and hundreds of MB with thousands of instances. The pick is read off
+// the parent list's table instead, which every instance shares, and the few indexes the sub-list leaves
+// out: the sub-list's running total at parent index j is the parent's minus the weights left out before j,
+// so the first sub-list index whose running total exceeds the draw is found segment by segment between
+// the left-out indexes, in O(left out + log n), with the draw Dubbo's scan of the sub-list would make.
+function subListIndex(sub: readonly Invoker[], parent: readonly Invoker[], table: WeightTable, method: string, rng: Rng): number {
+  const excluded = excludedOf(sub, parent);
+  let byMethod = subListTotals.get(sub);
+  if (byMethod === undefined) subListTotals.set(sub, (byMethod = new Map()));
+  let totals = byMethod.get(method);
+  if (totals === undefined || totals.table !== table) byMethod.set(method, (totals = subListTotalsOf(sub, excluded, table)));
+  if (totals.sameWeight || totals.total <= 0) return rng.nextInt(sub.length);
+  const offset = rng.nextInt(totals.total);
+  const { prefix, weights } = table;
+  let leftOut = 0;
+  let lo = 0;
+  for (let m = 0; m <= excluded.length; m++) {
+    const hi = m < excluded.length ? excluded[m]! - 1 : parent.length - 1;
+    if (lo <= hi && prefix[hi]! - leftOut > offset) {
+      let a = lo;
+      let b = hi;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (prefix[mid]! - leftOut <= offset) a = mid + 1;
+        else b = mid;
+      }
+      return a - m;
+    }
+    if (m < excluded.length) {
+      leftOut += weights[excluded[m]!]!;
+      lo = excluded[m]! + 1;
+    }
+  }
+  throw new Error('a weighted draw fell past the running totals of its list');
+}
+
+function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32Array {
+  let excluded = excludedIndexes.get(sub);
+  if (excluded !== undefined) return excluded;
+  excluded = new Int32Array(parent.length - sub.length);
+  let j = 0;
+  let k = 0;
+  for (let i = 0; i < parent.length; i++) {
+    if (j < sub.length && parent[i] === sub[j]) j++;
+    else if (k < excluded.length) excluded[k++] = i;
+    else break;
+  }
+  if (j < sub.length || k !== excluded.length) throw new Error('a sub-list holds an invoker its parent list does not, or in another order');
+  excludedIndexes.set(sub, excluded);
+  return excluded;
+}
+
+// The sub-list's total weight, and RandomLoadBalance's sameWeight over it: every running total equals
+// `weight * (i + 1)`, which for weights >= 0 holds exactly when all its weights are equal.
+function subListTotalsOf(sub: readonly Invoker[], excluded: Int32Array, table: WeightTable): SubListTotals {
+  const { weights } = table;
+  let total = table.totalWeight;
+  for (let m = 0; m < excluded.length; m++) total -= weights[excluded[m]!]!;
+  let sameWeight = table.sameWeight;
+  if (!sameWeight && sub.length > 0) {
+    let first = 0;
+    while (first < excluded.length && excluded[first] === first) first++;
+    const weight = weights[first]!;
+    let excludedAlike = 0;
+    for (let m = 0; m < excluded.length; m++) if (weights[excluded[m]!] === weight) excludedAlike++;
+    sameWeight = weightCountOf(table, weight) - excludedAlike === sub.length;
+  }
+  return { table, total, sameWeight };
+}
+
 /** The tie-break of leastactive and shortestresponse when every invoker of the list ties (at least two). */
 export function pickAmongAll<T>(invokers: readonly T[], table: WeightTable, rng: Rng): T {
   return invokers[drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng)]!;

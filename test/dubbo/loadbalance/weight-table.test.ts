@@ -11,7 +11,7 @@ import { LeastActiveLoadBalance } from '../../../src/dubbo/loadbalance/least-act
 import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-balance.js';
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
-import { nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { drawIndex, nextWeightChangeMs, weightedRandomIndex, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
 import { markSubList } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
@@ -51,6 +51,21 @@ function randomLists(rand: (n: number) => number, count: number): TestInvoker[][
     lists.push(invokersWith(params));
   }
   return lists;
+}
+
+/** Per parent list a few sub-lists as directories make them (some invokers set aside, order kept), marked. */
+function subListsOf(rand: (n: number) => number, parents: TestInvoker[][]): TestInvoker[][] {
+  const subs: TestInvoker[][] = [];
+  for (const parent of parents) {
+    for (let k = 0; k < 3; k++) {
+      const keep = 1 + rand(4);
+      const sub = parent.filter(() => rand(5) < keep);
+      if (sub.length === 0 || sub.length === parent.length) continue;
+      markSubList(sub, parent);
+      subs.push(sub);
+    }
+  }
+  return subs;
 }
 
 describe('weightTableOf', () => {
@@ -142,6 +157,44 @@ describe('weightTableOf', () => {
       if (sub.length < parent.length) derived++;
     }
     expect(derived).toBeGreaterThan(1_500);
+  });
+
+  it("picks from a sub-list through its parent's table as from the sub-list's own: the same index and the same draws", () => {
+    const rand = seeded(37);
+    const subs = subListsOf(rand, randomLists(rand, 40).filter((l) => l.length > 2));
+    const ours = new RandomStreams(5).stream('pick');
+    const theirs = new RandomStreams(5).stream('pick');
+    let now = NOW_MS - 1_000;
+    let weighted = 0;
+    for (let step = 0; step < 6_000; step++) {
+      // The same sub-lists come back while time moves on, so their totals are reused and redone.
+      const sub = subs[rand(subs.length)]!;
+      now += rand(20) === 0 ? rand(60_000) : rand(40);
+      const method = rand(4) === 0 ? 'other' : 'sayHello';
+      const fresh = weightTableOf([...sub], method, now);
+      const expected = drawIndex(fresh.prefix, fresh.totalWeight, fresh.sameWeight, theirs);
+      expect(weightedRandomIndex(sub, method, now, ours), `step ${step}`).toBe(expected);
+      expect(ours.next()).toBe(theirs.next());
+      if (!fresh.sameWeight && fresh.totalWeight > 0) weighted++;
+    }
+    // Most picks were weighted draws over unequal weights (every list leaves invokers out: subListsOf).
+    expect(weighted).toBeGreaterThan(3_000);
+  });
+
+  // A draw's bound tells Dubbo's two paths apart: nextInt(length) when the weights are equal, nextInt(total) otherwise.
+  it.each([
+    { left: 'every unequal weight', weights: [100, 7, 100, 250, 100], keep: [0, 2, 4], bound: 3 },
+    { left: 'the first invoker, the only unequal one', weights: [7, 100, 100, 100], keep: [1, 2, 3], bound: 3 },
+    { left: 'equal weights only', weights: [7, 100, 100, 250, 100], keep: [0, 3, 4], bound: 357 },
+  ])("draws over a sub-list that leaves out $left as Dubbo's scan of it does (bound $bound)", ({ weights, keep, bound }) => {
+    const parent = invokersWith(weights.map((weight) => ({ weight })));
+    const sub = keep.map((i) => parent[i]!);
+    markSubList(sub, parent);
+    const bounds: number[] = [];
+    const rng = { next: () => 0.5, nextInt: (n: number) => (bounds.push(n), n - 1) };
+    const index = weightedRandomIndex(sub, 'sayHello', NOW_MS, rng);
+    expect(bounds).toEqual([bound]);
+    expect(index).toBe(sub.length - 1);
   });
 
   it('reports the exact step of a warming-up weight: weight 100 over 600 s changes every 6 s', () => {
@@ -280,11 +333,12 @@ const pairs: Pair[] = [
 describe.each(pairs)('$name against its plain reference', ({ fast, reference, usesStatus }) => {
   // Streaks: runs of calls on one list and method, as a route cache gives them, while warmups step.
   it.each([
-    { lists: 'a random list each call', streaks: false },
-    { lists: 'runs of calls on one list and method', streaks: true },
-  ])('picks the same invoker on every call over random lists, warmups, weights, in-flight counts and times ($lists)', ({ streaks }) => {
-    const rand = seeded(streaks ? 29 : 23);
-    const lists = randomLists(rand, 25);
+    { lists: 'a random list each call', streaks: false, subLists: false },
+    { lists: 'runs of calls on one list and method', streaks: true, subLists: false },
+    { lists: "runs of calls on directories' lists with providers set aside", streaks: true, subLists: true },
+  ])('picks the same invoker on every call over random lists, warmups, weights, in-flight counts and times ($lists)', ({ streaks, subLists }) => {
+    const rand = seeded(subLists ? 31 : streaks ? 29 : 23);
+    const lists = subLists ? subListsOf(rand, randomLists(rand, 25)) : randomLists(rand, 25);
     let now = NOW_MS - 1_000;
     const clock = { now: () => now };
     const rtFast = makeRuntime({ seed: 99, clock });
