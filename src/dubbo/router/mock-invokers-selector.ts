@@ -5,7 +5,7 @@
  * Follows dubbo-cluster `router/mock/MockInvokersSelector.java`.
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
-import { perList } from '../per-list.js';
+import { parentList, perList } from '../per-list.js';
 import type { URL } from '../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
 
@@ -70,8 +70,9 @@ export class MockInvokersSelector implements StateRouter {
     if (before === 0) return entry(invokers, 'no provider reached the mock selector');
     const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
     if (value === undefined) {
-      // PERF: the notified list itself with no mock invoker in it keeps every invoker (no filtering pass).
-      const all = invokers === this.#notified && this.#mocked.size === 0;
+      // PERF: with no mock invoker in the notified list, that list and every sub-list a directory made of it
+      // (providers set aside) keep every invoker: no filtering pass over each instance's own copy.
+      const all = this.#mocked.size === 0 && (invokers === this.#notified || parentList(invokers) === this.#notified);
       return entry(all ? invokers : and(invokers, this.#normal), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
     }
     if (value.toLowerCase() === 'true') return entry(and(invokers, this.#mocked), `${INVOCATION_NEED_MOCK}=true: mock invokers only`);
