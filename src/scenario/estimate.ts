@@ -16,7 +16,7 @@
  *   restart, rolling restart, the replacements of crashed instances); each provider whose methods
  *   call other services also holds a consumer side.
  * - peak memory: a base with a young-generation allowance that grows with the request rate, plus
- *   calibrated costs per consumer reference, per provider instance, per timeline bucket, per request
+ *   calibrated costs per consumer reference (more for one that sets refusing providers aside), per provider instance, per timeline bucket, per request
  *   in flight (Little's law), per (consumer reference × provider) where state is kept per provider
  *   (round robin, adaptive, `actives`), per metrics cell, and for the worst registry
  *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
@@ -62,6 +62,14 @@ export const COST_MODEL = {
    * providers an instance calls (a large deployment peaks alike after 6 and 40 simulated seconds).
    */
   bytesPerReference: 6_000,
+  /**
+   * One consumer reference that sets providers aside because they refuse connections (a `crash`-mode
+   * fault on providers of its service): its own copy of the list per set-aside, the set of those set
+   * aside, their route results and the copies left to the collector. About the same with 300 and 600
+   * providers in the list and 100 and 150 refusing (the large deployment with zoneC crashed, 3,000
+   * references: +57 MB; 6,000 instances with 3 references each and a 150-provider zone crashed: +332 MB).
+   */
+  bytesPerSetAsideReference: 19_000,
   /** One provider instance (with one export): its URL, pools, registry record. */
   bytesPerProvider: 5_500,
   /** Each further export of a provider instance. */
@@ -516,6 +524,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
   });
   let extraExports = 0;
+  // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
+  const sides = scenario.consumers.map((c) => ({ instances: c.instances, services: new Set(Object.keys(c.calls).map((k) => splitKey(k)[0])) }));
   for (const g of scenario.providers) {
     const instances = g.count + (churn.added.get(g.name) ?? 0);
     extraExports += instances * Math.max(0, g.services.length - 1);
@@ -524,7 +534,19 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       addSubs(s, instances);
       references += instances;
     }
+    if (downstream.size > 0) sides.push({ instances, services: downstream });
   }
+  // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
+  const refusing = new Set<string>();
+  for (const fault of scenario.faults) {
+    const a = fault.action;
+    if (a.kind !== 'zoneDown' && a.kind !== 'crash') continue;
+    if ((a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) !== 'crash') continue;
+    const service = a.kind === 'crash' ? a.service : undefined;
+    for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
+  }
+  let setAsideReferences = 0;
+  for (const side of sides) for (const s of side.services) if (refusing.has(s)) setAsideReferences += side.instances;
 
   const providerInstances = providersAtStart + providersAddedByFaults;
   let heartbeats = 0;
@@ -533,7 +555,12 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     heartbeats += providerInstances * ticksPerMs(r) * simulatedMs;
     for (const g of scenario.providers) {
       const changed = churn.changes.get(g.name) ?? 0;
-      for (const s of g.services) pushDeliveries += changed * (subscribers.get(s) ?? 0);
+      if (r.registration === 'application') {
+        // One instance list per provider application: a change is one push per consumer instance that
+        // subscribes to the application (calls any service it exports), however many services it exports.
+        const exported = new Set(scenario.providers.filter((p) => p.application === g.application).flatMap((p) => p.services));
+        for (const side of sides) if ([...side.services].some((s) => exported.has(s))) pushDeliveries += changed * side.instances;
+      } else for (const s of g.services) pushDeliveries += changed * (subscribers.get(s) ?? 0);
     }
     pushDeliveries += churn.resyncs * [...subscribers.values()].reduce((s, n) => s + n, 0);
   }
@@ -550,7 +577,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
         burst.changes * burstSubscribers * m.bytesPerDelivery;
   const memory = {
     base: m.baseMb + Math.min(m.youngGenerationMaxMb, m.youngGenerationMinMb + (ratePerSec * m.bytesPerRequestPerSec) / MB),
-    consumers: (references * m.bytesPerReference) / MB,
+    consumers: (references * m.bytesPerReference + setAsideReferences * m.bytesPerSetAsideReference) / MB,
     providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,
     inFlight: (inFlight * m.bytesPerInFlight) / MB,

@@ -127,6 +127,42 @@ consumers:
     expect(burst).toBeGreaterThan(1000);
   });
 
+  it('counts the set-aside lists of every reference to providers that refuse connections (crash mode only)', () => {
+    const consumers = (faults: string, sets: string[] = []) =>
+      estimateCost(scenario(faults === '' ? '' : `faults:\n  - ${faults}\n`, ['consumers[0].instances=1000', ...sets])).memoryMb.consumers;
+    const none = consumers('');
+    const perReference = (1000 * COST_MODEL.bytesPerSetAsideReference) / 2 ** 20;
+    expect(consumers('{ at: 5s, for: 10s, zoneDown: zoneB, mode: crash }')).toBeCloseTo(none + perReference, 6);
+    expect(consumers('{ at: 5s, for: 10s, crash: { group: s-a, count: 2 } }')).toBeCloseTo(none + perReference, 6);
+    // A black hole times calls out: nothing is set aside.
+    expect(consumers('{ at: 5s, for: 10s, zoneDown: zoneB }')).toBe(none);
+    expect(consumers('{ at: 5s, for: 10s, crash: { group: s-a, count: 2, mode: blackhole } }')).toBe(none);
+  });
+
+  it('counts one push per subscribing instance and change at application level, however many services the application exports', () => {
+    const text = (registration: string) => `
+name: app
+duration: 60s
+zones: { zoneA: { cidr: 10.0.0.0/8 } }
+registry: { type: nacos, registration: ${registration} }
+services:
+  com.example.A: { methods: { get: { serviceTime: 10ms } } }
+  com.example.B: { methods: { get: { serviceTime: 10ms } } }
+  com.example.C: { methods: { get: { serviceTime: 10ms } } }
+providers:
+  - { name: p, application: shop, services: [com.example.A, com.example.B, com.example.C], zone: zoneA, count: 10 }
+consumers:
+  - { application: web, zone: zoneA, instances: 100, rate: 100/s, calls: { com.example.A.get: 1, com.example.B.get: 1 } }
+  - { application: admin, zone: zoneA, instances: 7, rate: 10/s, calls: { com.example.C.get: 1 } }
+faults:
+  - { at: 10s, restart: { group: p, count: 4 } }
+`;
+    const byInterface = estimateCost(parseScenario(text('interface'), 'app.yaml')).pushDeliveries;
+    const byApplication = estimateCost(parseScenario(text('application'), 'app.yaml')).pushDeliveries;
+    // Interface level: one push per change, per subscribed service and instance (web subscribes to two).
+    expect(byInterface / byApplication).toBeCloseTo((100 * 2 + 7) / (100 + 7), 9);
+  });
+
   it('keeps per-(instance, provider) state only for round robin, adaptive and actives, which hold it', () => {
     const lb = (name: string, extra: string[] = []) =>
       estimateCost(scenario('', ['consumers[0].instances=1000', `consumers[0].reference["com.example.S"].loadbalance=${name}`, ...extra])).memoryMb.loadBalancers;
