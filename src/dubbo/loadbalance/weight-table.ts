@@ -99,41 +99,59 @@ export function drawIndex(prefix: Float64Array, total: number, allEqual: boolean
  */
 export function weightedRandomIndex(invokers: readonly Invoker[], method: string, nowMs: number, rng: Rng): number {
   const parent = parentList(invokers);
-  if (parent === undefined) {
-    const table = weightTableOf(invokers, method, nowMs);
-    return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
-  }
-  return subListIndex(invokers, parent, weightTableOf(parent, method, nowMs), method, rng);
+  const table = weightTableOf(parent ?? invokers, method, nowMs);
+  if (parent === undefined) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
+  return subListIndex(invokers, parent, table, table.prefix, table.totalWeight, table.sameWeight, method, rng);
 }
 
-/** A sub-list's figures against one table of its parent list. */
+/** Weights of a list, in list order (a weight table, or weights multiplied by something). */
+export interface ListWeights {
+  readonly weights: ArrayLike<number>;
+}
+
+/** A sub-list's figures against one set of its parent list's weights. */
 interface SubListTotals {
-  table: WeightTable;
+  of: ListWeights;
   total: number;
-  sameWeight: boolean;
+  allEqual: boolean;
 }
 
-// Per sub-list: the parent's indexes it leaves out (ascending), and its totals per method.
+// Per sub-list: the parent's indexes it leaves out (ascending), and its totals per key (method, set-up).
 const excludedIndexes = new WeakMap<readonly Invoker[], Int32Array>();
 const subListTotals = new WeakMap<readonly Invoker[], Map<string, SubListTotals>>();
 
+/**
+ * `drawIndex` over a sub-list (see `markSubList`) from its parent's weights `of`, their running totals
+ * `prefix`, `total` and whether they are all equal: the same draw from `rng` and the same index as
+ * `drawIndex` over the sub-list's own running totals. `key` names what `of` is for (e.g. the method):
+ * the sub-list's totals are kept per key until `of` changes.
+ */
 // PERF: a consumer instance that sets providers aside (a crashed zone refuses its connections) holds a list
-// of its own, and while providers warm up the weights change every few ms. A table of that list (four
-// arrays as long as the list, per method) was then rebuilt at nearly every call of every instance, and kept
-// per instance: O(providers) per call and hundreds of MB with thousands of instances. The pick is read off
-// the parent list's table instead, which every instance shares, and the few indexes the sub-list leaves
+// of its own, and while providers warm up the weights change every few ms. A table of that list (arrays as
+// long as the list, per method) was then rebuilt at nearly every call of every instance, and kept per
+// instance: O(providers) per call and hundreds of MB with thousands of instances. The pick is read off
+// the parent list's weights instead, which every instance shares, and the few indexes the sub-list leaves
 // out: the sub-list's running total at parent index j is the parent's minus the weights left out before j,
 // so the first sub-list index whose running total exceeds the draw is found segment by segment between
 // the left-out indexes, in O(left out + log n), with the draw Dubbo's scan of the sub-list would make.
-function subListIndex(sub: readonly Invoker[], parent: readonly Invoker[], table: WeightTable, method: string, rng: Rng): number {
+export function subListIndex(
+  sub: readonly Invoker[],
+  parent: readonly Invoker[],
+  of: ListWeights,
+  prefix: Float64Array,
+  total: number,
+  allEqual: boolean,
+  key: string,
+  rng: Rng,
+): number {
   const excluded = excludedOf(sub, parent);
-  let byMethod = subListTotals.get(sub);
-  if (byMethod === undefined) subListTotals.set(sub, (byMethod = new Map()));
-  let totals = byMethod.get(method);
-  if (totals === undefined || totals.table !== table) byMethod.set(method, (totals = subListTotalsOf(sub, excluded, table)));
-  if (totals.sameWeight || totals.total <= 0) return rng.nextInt(sub.length);
+  let byKey = subListTotals.get(sub);
+  if (byKey === undefined) subListTotals.set(sub, (byKey = new Map()));
+  let totals = byKey.get(key);
+  if (totals === undefined || totals.of !== of) byKey.set(key, (totals = subListTotalsOf(sub, excluded, of, total, allEqual)));
+  if (totals.allEqual || totals.total <= 0) return rng.nextInt(sub.length);
   const offset = rng.nextInt(totals.total);
-  const { prefix, weights } = table;
+  const { weights } = of;
   let leftOut = 0;
   let lo = 0;
   for (let m = 0; m <= excluded.length; m++) {
@@ -172,22 +190,22 @@ function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32A
   return excluded;
 }
 
-// The sub-list's total weight, and RandomLoadBalance's sameWeight over it: every running total equals
-// `weight * (i + 1)`, which for weights >= 0 holds exactly when all its weights are equal.
-function subListTotalsOf(sub: readonly Invoker[], excluded: Int32Array, table: WeightTable): SubListTotals {
-  const { weights } = table;
-  let total = table.totalWeight;
+// The sub-list's total weight, and whether its weights are all equal (RandomLoadBalance's sameWeight:
+// every running total equals `weight * (i + 1)`, which for weights >= 0 holds exactly then).
+function subListTotalsOf(sub: readonly Invoker[], excluded: Int32Array, of: ListWeights, parentTotal: number, parentAllEqual: boolean): SubListTotals {
+  const { weights } = of;
+  let total = parentTotal;
   for (let m = 0; m < excluded.length; m++) total -= weights[excluded[m]!]!;
-  let sameWeight = table.sameWeight;
-  if (!sameWeight && sub.length > 0) {
+  let allEqual = parentAllEqual;
+  if (!allEqual && sub.length > 0) {
     let first = 0;
     while (first < excluded.length && excluded[first] === first) first++;
     const weight = weights[first]!;
     let excludedAlike = 0;
     for (let m = 0; m < excluded.length; m++) if (weights[excluded[m]!] === weight) excludedAlike++;
-    sameWeight = weightCountOf(table, weight) - excludedAlike === sub.length;
+    allEqual = weightCountOf(of, weight) - excludedAlike === sub.length;
   }
-  return { table, total, sameWeight };
+  return { of, total, allEqual };
 }
 
 /** The tie-break of leastactive and shortestresponse when every invoker of the list ties (at least two). */
@@ -195,14 +213,15 @@ export function pickAmongAll<T>(invokers: readonly T[], table: WeightTable, rng:
   return invokers[drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng)]!;
 }
 
-const weightCounts = new WeakMap<WeightTable, Map<number, number>>();
+const weightCounts = new WeakMap<ListWeights, Map<number, number>>();
 
 /** How many invokers of the table's list weigh exactly `weight` (counted once per table). */
-export function weightCountOf(table: WeightTable, weight: number): number {
+export function weightCountOf(table: ListWeights, weight: number): number {
   let counts = weightCounts.get(table);
   if (counts === undefined) {
     counts = new Map();
-    for (const w of table.weights) counts.set(w, (counts.get(w) ?? 0) + 1);
+    const { weights } = table;
+    for (let i = 0; i < weights.length; i++) counts.set(weights[i]!, (counts.get(weights[i]!) ?? 0) + 1);
     weightCounts.set(table, counts);
   }
   return counts.get(weight) ?? 0;

@@ -19,7 +19,8 @@ import type { URL } from '../url.js';
 import { parseZoneList, providerZonesOf, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { drawIndex, runningTotals, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
+import { parentList } from '../per-list.js';
+import { drawIndex, runningTotals, subListIndex, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
 
@@ -55,6 +56,8 @@ interface ZoneRanks {
 
 /** The zone-multiplied weights of one list for one method and one consumer set-up, while valid. */
 interface ZoneWeights extends RunningTotals {
+  /** The multiplied weights themselves, in list order. */
+  readonly weights: ArrayLike<number>;
   readonly validFromMs: number;
   readonly validUntilMs: number;
 }
@@ -86,18 +89,49 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     const method = getMethodName(invocation);
     const nowMs = this.runtime.clock.now();
     const key = this.#setupKey(url);
+    const rng = this.runtime.random;
+    const parent = parentList(invokers);
+    // Ranks by distance depend on the zones left in the list: such a set-up weighs each list itself.
+    if (parent !== undefined && (url.getParameter(ZONE_CROSS_WEIGHTS_KEY) ?? '').trim() === '') {
+      return invokers[this.#subListIndex(invokers, parent, url, key, method, nowMs)]!;
+    }
+    const table = this.#weightsOf(invokers, url, key, method, nowMs);
+    // weightedRandomIndex over the multiplied weights: the first running total above the draw, or uniform.
+    return invokers[drawIndex(table.prefix, table.total, table.allEqual, rng)]!;
+  }
+
+  #setupOf(invokers: Invoker[] | readonly Invoker[], url: URL, key: string): ZoneSetup {
     let bySetup = zoneSetups.get(invokers);
     if (bySetup === undefined) zoneSetups.set(invokers, (bySetup = new Map()));
     let setup = bySetup.get(key);
-    if (setup === undefined) bySetup.set(key, (setup = { multipliers: this.#zoneMultipliers(invokers, url), byMethod: new Map() }));
+    if (setup === undefined) bySetup.set(key, (setup = { multipliers: this.#zoneMultipliers(invokers as Invoker[], url), byMethod: new Map() }));
+    return setup;
+  }
+
+  // The multiplied weights of a list for a method, while valid.
+  #weightsOf(invokers: readonly Invoker[], url: URL, key: string, method: string, nowMs: number): ZoneWeights {
+    const setup = this.#setupOf(invokers, url, key);
     let table = setup.byMethod.get(method);
     if (table === undefined || nowMs < table.validFromMs || nowMs >= table.validUntilMs) {
       table = multiplied(weightTableOf(invokers, method, nowMs), setup.multipliers);
       setup.byMethod.set(method, table);
     }
-    // weightedRandomIndex over the multiplied weights: the first running total above the draw, or uniform.
+    return table;
+  }
+
+  // PERF: a directory's list with providers set aside (a crashed zone) is picked from through its parent
+  // list's multiplied weights, which every instance shares (see `subListIndex`). Its multipliers are the
+  // parent's, invoker by invoker, while it keeps a same-zone provider; without one (or without a consumer
+  // zone) it is weighed plainly, as `#zoneMultipliers` decides for any list.
+  #subListIndex(sub: Invoker[], parent: readonly Invoker[], url: URL, key: string, method: string, nowMs: number): number {
     const rng = this.runtime.random;
-    return invokers[drawIndex(table.prefix, table.total, table.allEqual, rng)]!;
+    const table = this.#weightsOf(parent, url, key, method, nowMs);
+    const multipliers = this.#setupOf(parent, url, key).multipliers;
+    if (multipliers === null || keepsSameZone(sub, parent, url.getParameter(ZONE_KEY)!)) {
+      return subListIndex(sub, parent, table, table.prefix, table.total, table.allEqual, `${key}\u0000${method}`, rng);
+    }
+    const plain = weightTableOf(parent, method, nowMs);
+    return subListIndex(sub, parent, plain, plain.prefix, plain.totalWeight, plain.sameWeight, method, rng);
   }
 
   #setupKey(url: URL): string {
@@ -172,5 +206,25 @@ function multiplied(base: WeightTable, multipliers: Float64Array | null): ZoneWe
     for (let i = 0; i < product.length; i++) product[i] = base.weights[i]! * multipliers[i]!;
     weights = product;
   }
-  return { ...runningTotals(weights), validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
+  return { ...runningTotals(weights), weights, validFromMs: base.validFromMs, validUntilMs: base.validUntilMs };
+}
+
+// Whether a sub-list still holds a provider of `zone` (its parent holds at least one).
+const sameZoneKept = new WeakMap<readonly Invoker[], Map<string, boolean>>();
+function keepsSameZone(sub: readonly Invoker[], parent: readonly Invoker[], zone: string): boolean {
+  let byZone = sameZoneKept.get(sub);
+  if (byZone === undefined) sameZoneKept.set(sub, (byZone = new Map()));
+  let kept = byZone.get(zone);
+  if (kept === undefined) {
+    const zones = providerZonesOf(parent);
+    kept = false;
+    // The sub-list keeps its parent's order: walk both.
+    for (let i = 0, j = 0; i < parent.length && j < sub.length && !kept; i++) {
+      if (parent[i] !== sub[j]) continue;
+      kept = zones[i] === zone;
+      j++;
+    }
+    byZone.set(zone, kept);
+  }
+  return kept;
 }

@@ -1,6 +1,7 @@
 /** ZoneAwareLoadBalance (`zoneAware`): same-zone weight ×100, cross-zone ×1, configurable. */
 import { describe, expect, it } from 'vitest';
 import { ZoneAwareLoadBalance } from '../../../src/dubbo/loadbalance/zone-aware-load-balance.js';
+import { markSubList } from '../../../src/dubbo/per-list.js';
 import { createRuntime } from '../../../src/dubbo/runtime.js';
 import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
@@ -74,15 +75,20 @@ describe('ZoneAwareLoadBalance', () => {
 describe('ZoneAwareLoadBalance against its plain reference', () => {
   // The balancer keeps the multiplied weights per list, method and consumer set-up until a weight can
   // change, shared by every instance; the reference multiplies on every pick.
-  it('picks the same invoker on every call, for several instances sharing lists, set-ups, warmups and zone distances', () => {
+  // Sub-lists: a directory's providers with some set aside (a crashed zone), picked through the parent's weights.
+  it.each([
+    { lists: 'pushed lists', subLists: false },
+    { lists: "directories' lists with providers set aside, whole zones too", subLists: true },
+  ])('picks the same invoker on every call, for several instances sharing lists, set-ups, warmups and zone distances ($lists)', ({ subLists }) => {
     const rand = (() => {
-      const rng = new RandomStreams(61).stream('test-choices');
+      const rng = new RandomStreams(subLists ? 67 : 61).stream('test-choices');
       return (n: number) => rng.nextInt(n);
     })();
-    const lists: TestInvoker[][] = [];
+    const pushed: TestInvoker[][] = [];
+    const lists: TestInvoker[][] = subLists ? [] : pushed;
     for (let l = 0; l < 16; l++) {
       const n = 2 + rand(40);
-      lists.push(
+      pushed.push(
         Array.from({ length: n }, (_, i) => {
           const params = [`zone=${['zoneA', 'zoneB', 'zoneC', ''][rand(4)]}`];
           if (rand(3) === 0) params.push(`weight=${[0, 1, 50, 100, 200][rand(5)]}`);
@@ -90,6 +96,21 @@ describe('ZoneAwareLoadBalance against its plain reference', () => {
           return new TestInvoker(`dubbo://10.0.${l}.${i + 1}:20880/DemoService?${params.join('&')}`);
         }),
       );
+    }
+    if (subLists) {
+      for (const parent of pushed) {
+        const zoneOf = (inv: TestInvoker) => inv.getUrl().getParameter('zone');
+        for (const sub of [
+          parent.filter(() => rand(3) > 0),
+          parent.filter((inv) => zoneOf(inv) !== 'zoneA' || rand(6) === 0),
+          parent.filter((inv) => zoneOf(inv) !== 'zoneA'),
+          parent.filter((inv) => zoneOf(inv) !== 'zoneB' && rand(4) > 0),
+        ]) {
+          if (sub.length === 0 || sub.length === parent.length) continue;
+          markSubList(sub, parent);
+          lists.push(sub);
+        }
+      }
     }
     const near = { zoneA: 1, zoneB: 2, zoneC: 4 } as Record<string, number>;
     const far = { zoneA: 4, zoneB: 2, zoneC: 1 } as Record<string, number>;
@@ -104,6 +125,8 @@ describe('ZoneAwareLoadBalance against its plain reference', () => {
       { params: 'zone=zoneC&zone.cross.weights=7,3,1', distance: byNear },
       { params: 'zone=zoneC&zone.cross.weights=7,3,1&zone.cross.order=zoneB', distance: byNear },
       { params: 'zone=zoneA&zone.same.weight=0', distance: byNear },
+      // Cross-zone calls weigh nothing while a same-zone provider is listed, and count again once none is.
+      { params: 'zone=zoneA&zone.cross.weight=0', distance: byNear },
       { params: '', distance: byNear },
     ];
     let now = NOW_MS;
@@ -131,6 +154,6 @@ describe('ZoneAwareLoadBalance against its plain reference', () => {
       expect(who.fast.select(list, who.url, invocation(method)), `step ${step}`).toBe(expected);
       if (new Set(list.map((i) => i.getUrl().getParameter('zone'))).size > 1) weighted++;
     }
-    expect(weighted).toBeGreaterThan(6_000);
+    expect(weighted).toBeGreaterThan(subLists ? 5_000 : 6_000);
   });
 });
