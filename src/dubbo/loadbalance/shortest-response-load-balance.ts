@@ -13,7 +13,8 @@ import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
-import { pickAmongAll, weightTableOf } from './weight-table.js';
+import { parentList } from '../per-list.js';
+import { weightedRandomIndex, weightTableOf } from './weight-table.js';
 
 /** Dubbo's default `shortestResponseSlidePeriod`. */
 export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
@@ -79,11 +80,16 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
       if (pending === undefined) this.#uncounted.set(methodName, (pending = { lists: [], seen: new WeakSet() }));
       if (!pending.seen.has(invokers)) {
         pending.seen.add(invokers);
-        pending.lists.push(invokers);
+        // PERF: a directory's sub-list (providers set aside) holds only invokers of its parent list: once the
+        // parent is kept, the sub-list opens no window of its own, and keeping every sub-list of every
+        // instance held hundreds of MB through a zone crash.
+        const parent = parentList(invokers);
+        if (parent === undefined || !pending.seen.has(parent as Invoker[])) pending.lists.push(invokers);
       }
       const nowMs = this.runtime.clock.now();
       this.#slide(nowMs);
-      return pickAmongAll(invokers, weightTableOf(invokers, methodName, nowMs), this.runtime.random);
+      // pickAmongAll over the list's running totals; a sub-list's through its parent's (see weightedRandomIndex).
+      return invokers[weightedRandomIndex(invokers, methodName, nowMs, this.runtime.random)]!;
     }
     return this.#selectByScan(invokers, methodName);
   }

@@ -441,12 +441,21 @@ describe('leastactive against its plain reference while calls start and finish',
 describe('shortestresponse against its plain reference when counting starts late', () => {
   // Picks before any call is counted need no window; once calls of a method are counted, the
   // windows Dubbo made at those earlier picks must exist, and be reset by any pick's slide, as his.
-  it('picks the same invoker on every call, across uncounted picks, the first counts and window slides', () => {
-    const rand = seeded(47);
+  // With sub-lists, an instance may pick over a directory's list with providers set aside before or after
+  // its parent: the windows Dubbo opens are those of every invoker of every list picked over.
+  it.each([
+    { lists: 'pushed lists', subLists: false },
+    { lists: "pushed lists and directories' sub-lists of them", subLists: true },
+  ])('picks the same invoker on every call, across uncounted picks, the first counts and window slides ($lists)', ({ subLists }) => {
+    const rand = seeded(subLists ? 53 : 47);
     // Two families of lists on different hosts: calls are counted on the second while only the
     // first is picked over, so its windows are reset without being read, then read.
-    const near = randomLists(rand, 10);
-    const far = randomLists(rand, 10).map((list) => list.map((inv) => new TestInvoker(inv.getUrl().toString().replace('127.0.0.1', '127.0.0.2'))));
+    // Half the pushed lists are picked over only through their sub-lists (set aside before the first pick).
+    const withSubLists = (lists: TestInvoker[][]) => (subLists ? [...lists.slice(0, 5), ...subListsOf(rand, lists)] : lists);
+    const near = withSubLists(randomLists(rand, 10));
+    const far = withSubLists(
+      randomLists(rand, 10).map((list) => list.map((inv) => new TestInvoker(inv.getUrl().toString().replace('127.0.0.1', '127.0.0.2')))),
+    );
     let now = NOW_MS;
     const clock = { now: () => now };
     const rtFast = makeRuntime({ seed: 12, clock });
@@ -478,5 +487,39 @@ describe('shortestresponse against its plain reference when counting starts late
       const expected = lbRef.select(list, CONSUMER, invocation(method));
       expect(lbFast.select(list, CONSUMER, invocation(method)), `step ${step}`).toBe(expected);
     }
+  });
+
+  // Dubbo opens a window at each pick; a window opened before a slide is reset by it and forgets what was
+  // counted before. So a slide at a pick over another list must reset the sub-list's windows too.
+  it('resets at a slide the windows of a sub-list picked over before counting started, even when its parent never was', () => {
+    let differs = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const parent = invokersWith([{}, {}, {}]);
+      const sub = [parent[0]!, parent[1]!];
+      markSubList(sub, parent);
+      const other = [new TestInvoker('test://127.0.0.2:1/DemoService'), new TestInvoker('test://127.0.0.2:2/DemoService')];
+      let now = NOW_MS;
+      const clock = { now: () => now };
+      const rtFast = makeRuntime({ seed, clock });
+      const rtRef = makeRuntime({ seed, clock });
+      const lbFast = new ShortestResponseLoadBalance(rtFast);
+      const lbRef = new ReferenceShortestResponseLoadBalance(rtRef);
+      const both = (list: TestInvoker[]) => {
+        const expected = lbRef.select(list, CONSUMER, invocation('sayHello'));
+        expect(lbFast.select(list, CONSUMER, invocation('sayHello')), `seed ${seed}`).toBe(expected);
+        return expected;
+      };
+      both(sub);
+      // One slow call of the sub-list's first provider is counted, then a slide period passes at a pick elsewhere.
+      for (const rt of [rtFast, rtRef]) {
+        rt.rpcStatus.beginCount(sub[0]!.getUrl(), 'sayHello');
+        rt.rpcStatus.endCount(sub[0]!.getUrl(), 'sayHello', 500, true);
+      }
+      now += 31_000;
+      both(other);
+      // The reset window reads 0 like its neighbour's: a tie, drawn; without the reset the slow one always loses.
+      if (both(sub) === sub[0]) differs++;
+    }
+    expect(differs).toBeGreaterThan(5);
   });
 });
