@@ -11,10 +11,12 @@ import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
-import { pickAmongAll, weightCountOf, weightTableOf, type WeightTable } from './weight-table.js';
+import { parentList } from '../per-list.js';
+import { drawIndex, excludedOf, weightCountOf, weightTableOf, type WeightTable } from './weight-table.js';
 
 // PERF: the sparse path runs while fewer than one in this many of a list's invokers could be busy.
 const SPARSE_FACTOR = 8;
+const NONE: ArrayLike<number> = [];
 
 // Per list, the indexes of its invokers by URL identity string (RpcStatus's key); lists are immutable.
 const identityIndexes = new WeakMap<readonly Invoker[], Map<string, number[]>>();
@@ -39,14 +41,24 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
     const methodName = getMethodName(invocation);
-    // PERF: getWeight of every invoker, from the list's shared weight table.
-    const table = weightTableOf(invokers, methodName, this.runtime.clock.now());
+    const nowMs = this.runtime.clock.now();
     const busy = this.runtime.rpcStatus.busyFor(methodName);
     if (busy.size * SPARSE_FACTOR < invokers.length) {
-      const picked = this.#selectSparse(invokers, table, busy);
-      if (picked !== null) return picked;
+      // PERF: a directory's sub-list (providers set aside) is weighed through its parent list's shared table,
+      // with the set-aside indexes left out like the busy ones, instead of a table of its own per instance.
+      const parent = parentList(invokers);
+      const list = parent ?? invokers;
+      const setAside = parent === undefined ? NONE : excludedOf(invokers, parent);
+      const at = this.#selectSparse(list, weightTableOf(list, methodName, nowMs), busy, setAside);
+      if (at >= 0) {
+        // The parent's index less the set-aside indexes before it (it is none of them).
+        let before = 0;
+        while (before < setAside.length && setAside[before]! < at) before++;
+        return invokers[at - before]!;
+      }
     }
-    return this.#selectByScan(invokers, methodName, table.weights);
+    // PERF: getWeight of every invoker, from the list's shared weight table.
+    return this.#selectByScan(invokers, methodName, weightTableOf(invokers, methodName, nowMs).weights);
   }
 
   // Dubbo's loop: every invoker's active count, the least ones and their weights.
@@ -83,31 +95,36 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
    * PERF: the scan's pick when some invoker has no call in flight. The least active count is then 0
    * and the tied invokers are the list minus the busy ones, so the scan's sums and draws follow from
    * the weight table's running totals minus the few busy weights: the same draws, the same pick.
-   * Null when every invoker is busy (or a count is negative): the scan decides then.
+   * `list` is the list picked over, or the parent of a sub-list less `setAside` (ascending indexes).
+   * Returns the index in `list`, or -1 when every invoker is busy (or a count is negative): the scan
+   * decides then.
    */
-  #selectSparse(invokers: Invoker[], table: WeightTable, busy: ReadonlyMap<string, RpcStatus>): Invoker | null {
-    const length = invokers.length;
+  #selectSparse(list: readonly Invoker[], table: WeightTable, busy: ReadonlyMap<string, RpcStatus>, setAside: ArrayLike<number>): number {
     const weights = table.weights;
     const rng = this.runtime.random;
-    if (busy.size === 0) return pickAmongAll(invokers, table, rng);
-    const index = identityIndexOf(invokers);
-    const excluded: number[] = [];
+    if (busy.size === 0 && setAside.length === 0) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
+    const index = identityIndexOf(list);
+    const excluded: number[] = Array.from(setAside);
     for (const [identity, status] of busy) {
-      if (status.active < 0) return null;
+      if (status.active < 0) return -1;
       const at = index.get(identity);
       if (at !== undefined) for (const i of at) excluded.push(i);
     }
-    if (excluded.length === 0) return pickAmongAll(invokers, table, rng);
-    if (excluded.length >= length) return null;
+    if (excluded.length === 0) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
     excluded.sort((a, b) => a - b);
-    const leastCount = length - excluded.length;
+    // A set-aside invoker may be busy too: each index once.
+    let kept = 0;
+    for (let i = 0; i < excluded.length; i++) if (i === 0 || excluded[i] !== excluded[kept - 1]) excluded[kept++] = excluded[i]!;
+    excluded.length = kept;
+    if (excluded.length >= list.length) return -1;
+    const leastCount = list.length - excluded.length;
     let first = 0;
     let totalWeight = table.totalWeight;
     for (const e of excluded) {
       if (e === first) first++;
       totalWeight -= weights[e]!;
     }
-    if (leastCount === 1) return invokers[first]!;
+    if (leastCount === 1) return first;
     const firstWeight = weights[first]!;
     let sameWeight = table.sameWeight;
     if (!sameWeight) {
@@ -115,14 +132,14 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
       for (const e of excluded) if (weights[e] === firstWeight) firstWeightExcluded++;
       sameWeight = weightCountOf(table, firstWeight) - firstWeightExcluded === leastCount;
     }
-    if (!sameWeight && totalWeight > 0) return invokers[firstAboveExcluding(table, excluded, rng.nextInt(totalWeight))]!;
+    if (!sameWeight && totalWeight > 0) return firstAboveExcluding(table, excluded, rng.nextInt(totalWeight));
     // The r-th invoker that is not busy, in list order.
     let at = rng.nextInt(leastCount);
     for (const e of excluded) {
       if (e > at) break;
       at++;
     }
-    return invokers[at]!;
+    return at;
   }
 }
 

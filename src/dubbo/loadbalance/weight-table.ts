@@ -174,7 +174,8 @@ export function subListIndex(
   throw new Error('a weighted draw fell past the running totals of its list');
 }
 
-function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32Array {
+/** The indexes of `parent` that its sub-list `sub` leaves out, ascending (worked out once per sub-list). */
+export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32Array {
   let excluded = excludedIndexes.get(sub);
   if (excluded !== undefined) return excluded;
   excluded = new Int32Array(parent.length - sub.length);
