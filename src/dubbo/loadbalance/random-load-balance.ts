@@ -8,7 +8,7 @@ import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { weightedRandomIndex } from './weight-table.js';
+import { listWeightedIndex } from './weight-table.js';
 
 export class RandomLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'random';
@@ -21,8 +21,8 @@ export class RandomLoadBalance extends AbstractLoadBalance {
     // for this list until a weight can change. Dubbo scans them for n <= 4 and binary-searches them
     // (Arrays.binarySearch, then past equal totals) above; both give the first index whose running
     // total exceeds the offset, which this binary search finds for every n. A directory's list with
-    // providers set aside is picked from through its parent list's table (see weightedRandomIndex).
-    return invokers[weightedRandomIndex(invokers, getMethodName(invocation), this.runtime.clock.now(), rng)]!;
+    // providers set aside is picked from through its parent list's table (see listWeightedIndex).
+    return invokers[listWeightedIndex(invokers, getMethodName(invocation), this.runtime.clock.now(), rng)]!;
   }
 
   // RandomLoadBalance.needWeightLoadBalance (lines 108-128): a registry URL needs a `weight`; any other

@@ -14,7 +14,7 @@ import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
 import { parentList } from '../per-list.js';
-import { weightedRandomIndex, weightTableOf } from './weight-table.js';
+import { listWeightedIndex, weightTableOf } from './weight-table.js';
 
 /** Dubbo's default `shortestResponseSlidePeriod`. */
 export const DEFAULT_SLIDE_PERIOD_MS = 30_000;
@@ -88,8 +88,8 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
       }
       const nowMs = this.runtime.clock.now();
       this.#slide(nowMs);
-      // pickAmongAll over the list's running totals; a sub-list's through its parent's (see weightedRandomIndex).
-      return invokers[weightedRandomIndex(invokers, methodName, nowMs, this.runtime.random)]!;
+      // Every invoker ties: a draw over the list's running totals (a sub-list's through its parent's).
+      return invokers[listWeightedIndex(invokers, methodName, nowMs, this.runtime.random)]!;
     }
     return this.#selectByScan(invokers, methodName);
   }

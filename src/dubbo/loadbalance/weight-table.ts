@@ -97,7 +97,7 @@ export function drawIndex(prefix: Float64Array, total: number, allEqual: boolean
  * RandomLoadBalance's weighted pick over `invokers` for `method` at `nowMs`: the index Dubbo's scan of
  * the list's running totals gives, with the same one draw from `rng` (see `drawIndex`).
  */
-export function weightedRandomIndex(invokers: readonly Invoker[], method: string, nowMs: number, rng: Rng): number {
+export function listWeightedIndex(invokers: readonly Invoker[], method: string, nowMs: number, rng: Rng): number {
   const parent = parentList(invokers);
   const table = weightTableOf(parent ?? invokers, method, nowMs);
   if (parent === undefined) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
@@ -207,11 +207,6 @@ function subListTotalsOf(sub: readonly Invoker[], excluded: Int32Array, of: List
     allEqual = weightCountOf(of, weight) - excludedAlike === sub.length;
   }
   return { of, total, allEqual };
-}
-
-/** The tie-break of leastactive and shortestresponse when every invoker of the list ties (at least two). */
-export function pickAmongAll<T>(invokers: readonly T[], table: WeightTable, rng: Rng): T {
-  return invokers[drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng)]!;
 }
 
 const weightCounts = new WeakMap<ListWeights, Map<number, number>>();

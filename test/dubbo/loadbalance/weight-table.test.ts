@@ -11,7 +11,7 @@ import { LeastActiveLoadBalance } from '../../../src/dubbo/loadbalance/least-act
 import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-balance.js';
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
-import { drawIndex, nextWeightChangeMs, weightedRandomIndex, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { drawIndex, listWeightedIndex, nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
 import { markSubList } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
@@ -173,7 +173,7 @@ describe('weightTableOf', () => {
       const method = rand(4) === 0 ? 'other' : 'sayHello';
       const fresh = weightTableOf([...sub], method, now);
       const expected = drawIndex(fresh.prefix, fresh.totalWeight, fresh.sameWeight, theirs);
-      expect(weightedRandomIndex(sub, method, now, ours), `step ${step}`).toBe(expected);
+      expect(listWeightedIndex(sub, method, now, ours), `step ${step}`).toBe(expected);
       expect(ours.next()).toBe(theirs.next());
       if (!fresh.sameWeight && fresh.totalWeight > 0) weighted++;
     }
@@ -192,7 +192,7 @@ describe('weightTableOf', () => {
     markSubList(sub, parent);
     const bounds: number[] = [];
     const rng = { next: () => 0.5, nextInt: (n: number) => (bounds.push(n), n - 1) };
-    const index = weightedRandomIndex(sub, 'sayHello', NOW_MS, rng);
+    const index = listWeightedIndex(sub, 'sayHello', NOW_MS, rng);
     expect(bounds).toEqual([bound]);
     expect(index).toBe(sub.length - 1);
   });
