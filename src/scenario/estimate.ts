@@ -509,8 +509,11 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const addSubs = (service: string, n: number) => subscribers.set(service, (subscribers.get(service) ?? 0) + n);
   let references = 0;
   let loadBalancerBytes = 0;
+  // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
+  const sides: Array<{ instances: number; services: Set<string> }> = [];
   scenario.consumers.forEach((c) => {
     const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
+    sides.push({ instances: c.instances, services });
     for (const s of services) {
       addSubs(s, c.instances);
       references += c.instances;
@@ -524,8 +527,6 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
   });
   let extraExports = 0;
-  // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
-  const sides = scenario.consumers.map((c) => ({ instances: c.instances, services: new Set(Object.keys(c.calls).map((k) => splitKey(k)[0])) }));
   for (const g of scenario.providers) {
     const instances = g.count + (churn.added.get(g.name) ?? 0);
     extraExports += instances * Math.max(0, g.services.length - 1);

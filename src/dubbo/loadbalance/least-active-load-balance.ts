@@ -12,7 +12,7 @@ import { AbstractLoadBalance } from './load-balance.js';
 import { pickAmongTied } from './weighted-random.js';
 import { getMethodName } from './rpc-utils.js';
 import { parentList } from '../per-list.js';
-import { drawIndex, excludedOf, weightCountOf, weightTableOf, type WeightTable } from './weight-table.js';
+import { drawIndex, excludedOf, firstAboveLeavingOut, firstKept, keptTotals, leftOutBefore, weightTableOf, type WeightTable } from './weight-table.js';
 
 // PERF: the sparse path runs while fewer than one in this many of a list's invokers could be busy.
 const SPARSE_FACTOR = 8;
@@ -50,12 +50,8 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
       const list = parent ?? invokers;
       const setAside = parent === undefined ? NONE : excludedOf(invokers, parent);
       const at = this.#selectSparse(list, weightTableOf(list, methodName, nowMs), busy, setAside);
-      if (at >= 0) {
-        // The parent's index less the set-aside indexes before it (it is none of them).
-        let before = 0;
-        while (before < setAside.length && setAside[before]! < at) before++;
-        return invokers[at - before]!;
-      }
+      // The parent's index less the set-aside indexes before it (it is none of them).
+      if (at >= 0) return invokers[at - leftOutBefore(setAside, at)]!;
     }
     // PERF: getWeight of every invoker, from the list's shared weight table.
     return this.#selectByScan(invokers, methodName, weightTableOf(invokers, methodName, nowMs).weights);
@@ -100,7 +96,6 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
    * decides then.
    */
   #selectSparse(list: readonly Invoker[], table: WeightTable, busy: ReadonlyMap<string, RpcStatus>, setAside: ArrayLike<number>): number {
-    const weights = table.weights;
     const rng = this.runtime.random;
     if (busy.size === 0 && setAside.length === 0) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
     const index = identityIndexOf(list);
@@ -113,26 +108,14 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
     if (excluded.length === 0) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
     excluded.sort((a, b) => a - b);
     // A set-aside invoker may be busy too: each index once.
-    let kept = 0;
-    for (let i = 0; i < excluded.length; i++) if (i === 0 || excluded[i] !== excluded[kept - 1]) excluded[kept++] = excluded[i]!;
-    excluded.length = kept;
+    let unique = 0;
+    for (let i = 0; i < excluded.length; i++) if (i === 0 || excluded[i] !== excluded[unique - 1]) excluded[unique++] = excluded[i]!;
+    excluded.length = unique;
     if (excluded.length >= list.length) return -1;
     const leastCount = list.length - excluded.length;
-    let first = 0;
-    let totalWeight = table.totalWeight;
-    for (const e of excluded) {
-      if (e === first) first++;
-      totalWeight -= weights[e]!;
-    }
-    if (leastCount === 1) return first;
-    const firstWeight = weights[first]!;
-    let sameWeight = table.sameWeight;
-    if (!sameWeight) {
-      let firstWeightExcluded = 0;
-      for (const e of excluded) if (weights[e] === firstWeight) firstWeightExcluded++;
-      sameWeight = weightCountOf(table, firstWeight) - firstWeightExcluded === leastCount;
-    }
-    if (!sameWeight && totalWeight > 0) return firstAboveExcluding(table, excluded, rng.nextInt(totalWeight));
+    if (leastCount === 1) return firstKept(excluded);
+    const kept = keptTotals(table, table.totalWeight, table.sameWeight, excluded, leastCount);
+    if (!kept.allEqual && kept.total > 0) return firstAboveLeavingOut(table.prefix, table.weights, excluded, rng.nextInt(kept.total), list.length);
     // The r-th invoker that is not busy, in list order.
     let at = rng.nextInt(leastCount);
     for (const e of excluded) {
@@ -141,27 +124,4 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
     }
     return at;
   }
-}
-
-// The first index whose running total, without the excluded (sorted) indexes' weights, exceeds
-// `offset`: the scan's `offsetWeight -= weight` walk over the tied invokers. That total never
-// decreases along the list and stays flat across an excluded index, so the index found is not excluded.
-function firstAboveExcluding(table: WeightTable, excluded: readonly number[], offset: number): number {
-  const { prefix, weights } = table;
-  const totalAt = (i: number): number => {
-    let t = prefix[i]!;
-    for (const e of excluded) {
-      if (e > i) break;
-      t -= weights[e]!;
-    }
-    return t;
-  };
-  let lo = 0;
-  let hi = prefix.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (totalAt(mid) <= offset) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -132,8 +132,8 @@ const subListTotals = new WeakMap<readonly Invoker[], Map<string, SubListTotals>
 // instance: O(providers) per call and hundreds of MB with thousands of instances. The pick is read off
 // the parent list's weights instead, which every instance shares, and the few indexes the sub-list leaves
 // out: the sub-list's running total at parent index j is the parent's minus the weights left out before j,
-// so the first sub-list index whose running total exceeds the draw is found segment by segment between
-// the left-out indexes, in O(left out + log n), with the draw Dubbo's scan of the sub-list would make.
+// so the first sub-list index whose running total exceeds the draw is the parent's first index above it
+// leaving those out (`firstAboveLeavingOut`), with the draw Dubbo's scan of the sub-list would make.
 export function subListIndex(
   sub: readonly Invoker[],
   parent: readonly Invoker[],
@@ -148,14 +148,23 @@ export function subListIndex(
   let byKey = subListTotals.get(sub);
   if (byKey === undefined) subListTotals.set(sub, (byKey = new Map()));
   let totals = byKey.get(key);
-  if (totals === undefined || totals.of !== of) byKey.set(key, (totals = subListTotalsOf(sub, excluded, of, total, allEqual)));
+  if (totals === undefined || totals.of !== of) byKey.set(key, (totals = { of, ...keptTotals(of, total, allEqual, excluded, sub.length) }));
   if (totals.allEqual || totals.total <= 0) return rng.nextInt(sub.length);
-  const offset = rng.nextInt(totals.total);
-  const { weights } = of;
+  const at = firstAboveLeavingOut(prefix, of.weights, excluded, rng.nextInt(totals.total), parent.length);
+  return at - leftOutBefore(excluded, at);
+}
+
+/**
+ * The first index of a list whose running total, less the weights of the `excluded` indexes (ascending),
+ * exceeds `offset` (0 <= offset < that total): the pick of a scan over the list without them. That total
+ * never decreases and stays flat across an excluded index, so the index found is not excluded; it is
+ * found segment by segment between the excluded indexes, in O(excluded + log n).
+ */
+export function firstAboveLeavingOut(prefix: Float64Array, weights: ArrayLike<number>, excluded: ArrayLike<number>, offset: number, length: number): number {
   let leftOut = 0;
   let lo = 0;
   for (let m = 0; m <= excluded.length; m++) {
-    const hi = m < excluded.length ? excluded[m]! - 1 : parent.length - 1;
+    const hi = m < excluded.length ? excluded[m]! - 1 : length - 1;
     if (lo <= hi && prefix[hi]! - leftOut > offset) {
       let a = lo;
       let b = hi;
@@ -164,7 +173,7 @@ export function subListIndex(
         if (prefix[mid]! - leftOut <= offset) a = mid + 1;
         else b = mid;
       }
-      return a - m;
+      return a;
     }
     if (m < excluded.length) {
       leftOut += weights[excluded[m]!]!;
@@ -172,6 +181,39 @@ export function subListIndex(
     }
   }
   throw new Error('a weighted draw fell past the running totals of its list');
+}
+
+/** The first index that is not one of the `excluded` indexes (ascending). */
+export function firstKept(excluded: ArrayLike<number>): number {
+  let first = 0;
+  while (first < excluded.length && excluded[first] === first) first++;
+  return first;
+}
+
+/** How many of the `excluded` indexes (ascending) come before index `at`. */
+export function leftOutBefore(excluded: ArrayLike<number>, at: number): number {
+  let before = 0;
+  while (before < excluded.length && excluded[before]! < at) before++;
+  return before;
+}
+
+/**
+ * The total weight of a list less its `excluded` indexes (ascending), and whether the `kept` invokers
+ * left all weigh the same (RandomLoadBalance's sameWeight: every running total equals `weight * (i + 1)`,
+ * which for weights >= 0 holds exactly then), from the list's `total` and `allEqual`.
+ */
+export function keptTotals(of: ListWeights, total: number, allEqual: boolean, excluded: ArrayLike<number>, kept: number): { total: number; allEqual: boolean } {
+  const { weights } = of;
+  let keptTotal = total;
+  for (let m = 0; m < excluded.length; m++) keptTotal -= weights[excluded[m]!]!;
+  let keptAllEqual = allEqual;
+  if (!keptAllEqual && kept > 0) {
+    const weight = weights[firstKept(excluded)]!;
+    let excludedAlike = 0;
+    for (let m = 0; m < excluded.length; m++) if (weights[excluded[m]!] === weight) excludedAlike++;
+    keptAllEqual = weightCountOf(of, weight) - excludedAlike === kept;
+  }
+  return { total: keptTotal, allEqual: keptAllEqual };
 }
 
 /** The indexes of `parent` that its sub-list `sub` leaves out, ascending (worked out once per sub-list). */
@@ -189,24 +231,6 @@ export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]):
   if (j < sub.length || k !== excluded.length) throw new Error('a sub-list holds an invoker its parent list does not, or in another order');
   excludedIndexes.set(sub, excluded);
   return excluded;
-}
-
-// The sub-list's total weight, and whether its weights are all equal (RandomLoadBalance's sameWeight:
-// every running total equals `weight * (i + 1)`, which for weights >= 0 holds exactly then).
-function subListTotalsOf(sub: readonly Invoker[], excluded: Int32Array, of: ListWeights, parentTotal: number, parentAllEqual: boolean): SubListTotals {
-  const { weights } = of;
-  let total = parentTotal;
-  for (let m = 0; m < excluded.length; m++) total -= weights[excluded[m]!]!;
-  let allEqual = parentAllEqual;
-  if (!allEqual && sub.length > 0) {
-    let first = 0;
-    while (first < excluded.length && excluded[first] === first) first++;
-    const weight = weights[first]!;
-    let excludedAlike = 0;
-    for (let m = 0; m < excluded.length; m++) if (weights[excluded[m]!] === weight) excludedAlike++;
-    allEqual = weightCountOf(of, weight) - excludedAlike === sub.length;
-  }
-  return { of, total, allEqual };
 }
 
 const weightCounts = new WeakMap<ListWeights, Map<number, number>>();

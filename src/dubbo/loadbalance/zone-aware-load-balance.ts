@@ -110,13 +110,7 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
 
   // The multiplied weights of a list for a method, while valid.
   #weightsOf(invokers: readonly Invoker[], url: URL, key: string, method: string, nowMs: number): ZoneWeights {
-    const setup = this.#setupOf(invokers, url, key);
-    let table = setup.byMethod.get(method);
-    if (table === undefined || nowMs < table.validFromMs || nowMs >= table.validUntilMs) {
-      table = multiplied(weightTableOf(invokers, method, nowMs), setup.multipliers);
-      setup.byMethod.set(method, table);
-    }
-    return table;
+    return weightsIn(this.#setupOf(invokers, url, key), invokers, method, nowMs);
   }
 
   // PERF: a directory's list with providers set aside (a crashed zone) is picked from through its parent
@@ -125,9 +119,9 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   // zone) it is weighed plainly, as `#zoneMultipliers` decides for any list.
   #subListIndex(sub: Invoker[], parent: readonly Invoker[], url: URL, key: string, method: string, nowMs: number): number {
     const rng = this.runtime.random;
-    const table = this.#weightsOf(parent, url, key, method, nowMs);
-    const multipliers = this.#setupOf(parent, url, key).multipliers;
-    if (multipliers === null || keepsSameZone(sub, parent, url.getParameter(ZONE_KEY)!)) {
+    const setup = this.#setupOf(parent, url, key);
+    const table = weightsIn(setup, parent, method, nowMs);
+    if (setup.multipliers === null || keepsSameZone(sub, parent, url.getParameter(ZONE_KEY)!)) {
       return subListIndex(sub, parent, table, table.prefix, table.total, table.allEqual, `${key}\u0000${method}`, rng);
     }
     const plain = weightTableOf(parent, method, nowMs);
@@ -196,6 +190,16 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     this.#ranks.set(invokers, out);
     return out;
   }
+}
+
+// A list's multiplied weights for a method under one set-up, redone when they expire.
+function weightsIn(setup: ZoneSetup, invokers: readonly Invoker[], method: string, nowMs: number): ZoneWeights {
+  let table = setup.byMethod.get(method);
+  if (table === undefined || nowMs < table.validFromMs || nowMs >= table.validUntilMs) {
+    table = multiplied(weightTableOf(invokers, method, nowMs), setup.multipliers);
+    setup.byMethod.set(method, table);
+  }
+  return table;
 }
 
 // Each invoker's Dubbo weight (with warmup) times its zone multiplier.
