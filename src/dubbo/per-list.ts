@@ -29,3 +29,33 @@ export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[])
 export function parentList(sub: readonly Invoker[]): readonly Invoker[] | undefined {
   return parents.get(sub);
 }
+
+/**
+ * `sub.filter(keep)` for a filter that judges each invoker alone, worked out from `keptOfParent`, the
+ * same filter of `parent` (the list `sub` was made from): the invokers of `keptOfParent` that `sub`
+ * holds, in order, without judging any invoker again. The result is `sub` itself when the filter keeps
+ * all of it, `keptOfParent` when `sub` left out none of what it keeps, else a new list marked as a
+ * sub-list of `keptOfParent`.
+ */
+// PERF: an instance that sets providers aside routes lists of its own; filtering each from scratch read
+// every provider's URL per list, and handed the load balancer an unmarked list whose weights it then
+// built for that instance alone. Marked, the balancer reads the weights of the filtered parent, which
+// every instance shares (see `subListIndex`).
+export function keptOfSubList(sub: readonly Invoker[], parent: readonly Invoker[], keptOfParent: readonly Invoker[]): Invoker[] {
+  const out: Invoker[] = [];
+  let j = 0;
+  let k = 0;
+  for (let i = 0; i < parent.length && k < keptOfParent.length; i++) {
+    const invoker = parent[i]!;
+    const inSub = sub[j] === invoker;
+    if (inSub) j++;
+    if (keptOfParent[k] === invoker) {
+      k++;
+      if (inSub) out.push(invoker);
+    }
+  }
+  if (out.length === sub.length) return sub as Invoker[];
+  if (out.length === keptOfParent.length) return keptOfParent as Invoker[];
+  markSubList(out, keptOfParent);
+  return out;
+}

@@ -13,6 +13,7 @@ import { isClusterInvoker, type Invoker, type Result, type RpcInvocation } from 
 import type { URL } from '../url.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { describeInvokers } from './describe-invokers.js';
+import { perList } from '../per-list.js';
 
 /** Consumer URL parameter read by zonesim's default ZoneDetector: the request's registry zone. */
 export const REGISTRY_ZONE_PARAM = 'registry.zone';
@@ -25,7 +26,7 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     // First the registry marked preferred (usually the local one).
-    for (const invoker of invokers) {
+    for (const invoker of preferredOf(invokers)) {
       if (invoker.isAvailable() && isTrue(registryUrlOf(invoker).getParameter(PREFERRED_KEY))) {
         return yield* this.#call(invoker, invocation);
       }
@@ -43,7 +44,7 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
     }
 
     if (zone !== undefined && zone !== '') {
-      for (const invoker of invokers) {
+      for (const invoker of inRegistryZone(invokers, zone)) {
         if (invoker.isAvailable() && zone === registryUrlOf(invoker).getParameter(ZONE_KEY)) {
           return yield* this.#call(invoker, invocation);
         }
@@ -87,6 +88,23 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
 // plain invoker's own URL, so that a zone-aware cluster over plain providers still works.
 function registryUrlOf(invoker: Invoker): URL {
   return isClusterInvoker(invoker) ? invoker.getRegistryUrl() : invoker.getUrl();
+}
+
+// PERF: which invokers' registry URLs say `preferred=true`, or name a zone, depends on the list alone: the
+// scans above go over those (worked out once per list and zone) instead of reading every invoker's URL per
+// call, as a zone-aware cluster over the providers of one registry did, hundreds per call. Only for lists
+// of plain providers, whose `isAvailable()` has no effect: a cluster invoker's may set providers aside
+// (StaticDirectory), so Dubbo's scan of every one of them is kept.
+const preferredOf = perList((invokers: readonly Invoker[]): readonly Invoker[] =>
+  invokers.some(isClusterInvoker) ? invokers : invokers.filter((invoker) => isTrue(registryUrlOf(invoker).getParameter(PREFERRED_KEY))),
+);
+const byRegistryZone = perList((): Map<string, readonly Invoker[]> => new Map());
+function inRegistryZone(invokers: readonly Invoker[], zone: string): readonly Invoker[] {
+  if (preferredOf(invokers) === invokers) return invokers;
+  const byZone = byRegistryZone(invokers);
+  let inZone = byZone.get(zone);
+  if (inZone === undefined) byZone.set(zone, (inZone = invokers.filter((invoker) => zone === registryUrlOf(invoker).getParameter(ZONE_KEY))));
+  return inZone;
 }
 
 // Java's Boolean.parseBoolean.

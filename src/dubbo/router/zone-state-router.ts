@@ -12,7 +12,8 @@
 import { ZONE_KEY } from '../constants.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { formatDistance, providerZone, zoneGroups, type ZoneDistance } from '../zone-order.js';
+import { keptOfSubList, parentList } from '../per-list.js';
+import { formatDistance, providerZonesOf, zoneGroups, zoneMembersOf, type ZoneDistance, type ZoneGroup, type ZoneOrderOptions } from '../zone-order.js';
 import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
 
 /** The zone router's place in the chain (after Dubbo's condition routers). */
@@ -90,7 +91,7 @@ export class ZoneStateRouter implements StateRouter {
       return entry(invokers, `${where}: passed all ${before} through`);
     }
     // The provider's own zone: a consumer-first merged URL would answer with the consumer's zone.
-    const kept = invokers.filter((inv) => providerZone(inv) === zone);
+    const kept = inZone(invokers, zone);
     if (kept.length === before) return entry(invokers, `all ${before} providers are in zone ${zone}`);
     if (kept.length > 0) return entry(kept, `kept the ${kept.length} of ${before} providers in zone ${zone}`);
     const fallback = this.fallback;
@@ -99,7 +100,7 @@ export class ZoneStateRouter implements StateRouter {
     if (fallback === 'nearest') {
       // Distances are measured from where the consumer is (its URL's zone), else from the target.
       const origin = consumerUrl.getParameter(ZONE_KEY) ?? zone;
-      const [first] = zoneGroups(invokers, { origin, distance: this.#zoneDistance });
+      const first = firstStep(invokers, `nearest\u0000${origin}`, { origin, distance: this.#zoneDistance });
       if (first === undefined) return entry([], `no provider in zone ${zone} and no other zone has one`);
       const which = first.zones.length === 1 ? `zone ${first.zones[0]}` : `zones ${first.zones.join(', ')}`;
       return entry(
@@ -108,7 +109,7 @@ export class ZoneStateRouter implements StateRouter {
           `kept ${first.invokers.length} of ${before}`,
       );
     }
-    const [first] = zoneGroups(invokers, { order: fallback, onlyListed: true });
+    const first = firstStep(invokers, `listed\u0000${fallback.join('\u0000')}`, { order: fallback, onlyListed: true });
     if (first === undefined) {
       return entry([], `no provider in zone ${zone} nor in the fallback zones ${fallback.join(', ')}`);
     }
@@ -118,4 +119,56 @@ export class ZoneStateRouter implements StateRouter {
         `kept ${first.invokers.length} of ${before}`,
     );
   }
+}
+
+// `invokers.filter((inv) => providerZone(inv) === zone)`, the same array for every call on one list; a
+// sub-list's from its parent's (see `keptOfSubList`).
+function inZone(invokers: Invoker[], zone: string): Invoker[] {
+  const parent = parentList(invokers) as Invoker[] | undefined;
+  return parent === undefined ? zoneMembersOf(invokers, zone) : keptOfSubList(invokers, parent, zoneMembersOf(parent, zone));
+}
+
+// A list's fallback steps per fallback set-up (`key`), with the distances they were ordered by.
+const stepsByList = new WeakMap<readonly Invoker[], Map<string, readonly ZoneGroup[]>>();
+
+// The steps of `zoneGroups(invokers, options)`, kept per list while the distances they were ordered by hold
+// (an `rtt` fault changes them).
+function stepsOf(invokers: readonly Invoker[], key: string, options: ZoneOrderOptions): readonly ZoneGroup[] {
+  let byKey = stepsByList.get(invokers);
+  if (byKey === undefined) stepsByList.set(invokers, (byKey = new Map()));
+  const cached = byKey.get(key);
+  if (cached !== undefined && cached.every((step) => step.zones.every((z) => distanceFrom(options, z) === step.distanceMs))) return cached;
+  const steps = zoneGroups(invokers, options);
+  byKey.set(key, steps);
+  return steps;
+}
+
+// The distance `zoneGroups` orders zone `z` by (providers without a zone are grouped under '').
+function distanceFrom(options: ZoneOrderOptions, z: string): number | undefined {
+  return z === '' || options.origin === undefined ? undefined : options.distance?.(options.origin, z);
+}
+
+// `zoneGroups(invokers, options)[0]`. A sub-list's steps are its parent's with the providers it left out
+// removed and the emptied steps dropped (the zones of a list order the same with fewer providers), so its
+// first is the first of its parent's steps that keeps any of it, with that step's zones in the order the
+// sub-list first names them (as `zoneGroups` breaks ties).
+function firstStep(invokers: Invoker[], key: string, options: ZoneOrderOptions): ZoneGroup | undefined {
+  const parent = parentList(invokers);
+  if (parent === undefined) return stepsOf(invokers, key, options)[0];
+  for (const step of stepsOf(parent, key, options)) {
+    const kept = keptOfSubList(invokers, parent, step.invokers);
+    if (kept.length === 0) continue;
+    if (step.zones.length === 1) return { zones: step.zones, invokers: kept, distanceMs: step.distanceMs };
+    // Read off the parent's zones (worked out once per list), not the providers' URLs.
+    const zonesOfParent = providerZonesOf(parent);
+    const zones: string[] = [];
+    for (let i = 0, j = 0; i < parent.length && j < kept.length && zones.length < step.zones.length; i++) {
+      if (parent[i] !== kept[j]) continue;
+      j++;
+      const z = zonesOfParent[i] ?? '';
+      if (!zones.includes(z)) zones.push(z);
+    }
+    return { zones, invokers: kept, distanceMs: step.distanceMs };
+  }
+  return undefined;
 }

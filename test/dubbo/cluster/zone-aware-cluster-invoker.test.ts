@@ -12,6 +12,7 @@ import {
   registryUrl,
   runCall,
   ScriptedClusterInvoker,
+  setup,
 } from './fixtures.js';
 
 // The directory re-checks a registry it set aside every second for as long as it stays unavailable,
@@ -109,5 +110,42 @@ describe('ZoneAwareClusterInvoker', () => {
     const error = errorOf(runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result);
     expect(error.code).toBe(RpcCode.UNKNOWN_EXCEPTION);
     expect(error.message.startsWith('No provider available in [')).toBe(true);
+  });
+
+  it('over plain providers calls the first available preferred one in list order, read afresh at each call', () => {
+    const { sim, cluster, providers, log } = setup({
+      cluster: clusters['zone-aware']!,
+      scripts: [ok('p0'), ok('p1'), ok('p2'), ok('p3')],
+      providerParams: [{}, { preferred: 'true' }, {}, { preferred: 'true' }],
+      available: [true, false, true, true],
+    });
+    expect(runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'p3' });
+    providers[1]!.available = true;
+    expect(runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'p1' });
+    expect(log.map((a) => (a.invoker as { name: string }).name)).toEqual(['p3', 'p1']);
+  });
+
+  it('over plain providers calls the first available one in the requested registry zone', () => {
+    const { sim, cluster, providers } = setup({
+      cluster: clusters['zone-aware']!,
+      scripts: [ok('p0'), ok('p1'), ok('p2'), ok('p3')],
+      providerParams: [{ zone: 'zoneA' }, { zone: 'zoneB' }, { zone: 'zoneA' }, { zone: 'zoneB' }],
+      available: [true, false, true, true],
+    });
+    expect(runCall(sim, cluster.invoke(invocation({ registry_zone: 'zoneB' })), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'p3' });
+    providers[3]!.available = false;
+    providers[1]!.available = true;
+    expect(runCall(sim, cluster.invoke(invocation({ registry_zone: 'zoneB' })), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'p1' });
+  });
+
+  it("asks every registry's cluster invoker whether it is available on the way to the preferred one, as Dubbo's scan does", () => {
+    // A cluster invoker's isAvailable may set providers aside (StaticDirectory), so none may be skipped.
+    const { sim, cluster, invokers } = multiRegistry([{ params: 'zone=zoneA' }, { params: 'zone=zoneB' }, { params: 'preferred=true' }]);
+    const asked: number[] = [];
+    invokers.forEach((invoker, i) => {
+      invoker.isAvailable = () => (asked.push(i), true);
+    });
+    expect(runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'registry 2' });
+    expect(asked).toEqual([0, 1, 2]);
   });
 });

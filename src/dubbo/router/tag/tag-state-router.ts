@@ -10,7 +10,7 @@
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
-import { parentList, perList } from '../../per-list.js';
+import { keptOfSubList, parentList, perList } from '../../per-list.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -99,14 +99,30 @@ function staticTag(inv: Invoker): string | undefined {
 }
 
 // PERF: the providers without a static tag depend only on the list; consumer instances that hold the same
-// list object share the answer.
+// list object share the answer, and a part of a list (a directory's providers with some set aside) takes
+// it from its parent's (see `keptOfSubList`).
 // filterInvoker(invokers, inv => !staticTag(inv)), memoized per list object.
 const untaggedOf = perList((invokers: Invoker[]): Invoker[] => {
-  // A part of a list without static tags (a directory's providers with some set aside) has none either.
-  const parent = parentList(invokers);
-  if (parent !== undefined && untaggedOf(parent as Invoker[]) === parent) return invokers;
-  return filterInvoker(invokers, (inv) => !staticTag(inv));
+  const parent = parentList(invokers) as Invoker[] | undefined;
+  if (parent === undefined) return filterInvoker(invokers, (inv) => !staticTag(inv));
+  const untaggedOfParent = untaggedOf(parent);
+  // A part of a list without static tags has none either.
+  return untaggedOfParent === parent ? invokers : keptOfSubList(invokers, parent, untaggedOfParent);
 });
+
+// filterInvoker(invokers, inv => staticTag(inv) === tag), memoized per list object and tag (as `untaggedOf`).
+const taggedBy = perList((): Map<string, Invoker[]> => new Map());
+function taggedOf(invokers: Invoker[], tag: string): Invoker[] {
+  const byTag = taggedBy(invokers);
+  let tagged = byTag.get(tag);
+  if (tagged === undefined) {
+    const parent = parentList(invokers) as Invoker[] | undefined;
+    tagged =
+      parent === undefined ? filterInvoker(invokers, (inv) => staticTag(inv) === tag) : keptOfSubList(invokers, parent, taggedOf(parent, tag));
+    byTag.set(tag, tagged);
+  }
+  return tagged;
+}
 
 // filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
 function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {
@@ -247,7 +263,7 @@ export class TagStateRouter implements StateRouter {
         if (result.length > 0) return entry(result, `tag ${tag}: ${result.length} of ${before} providers in the rule's addresses`);
         if (rule.force) return entry(result, `tag ${tag}: none of ${before} providers is in the rule's addresses, and the rule has force: true`);
       } else {
-        result = filterInvoker(invokers, (inv) => staticTag(inv) === tag);
+        result = taggedOf(invokers, tag);
         if (result.length > 0) return entry(result, `tag ${tag} is not in the rule: ${result.length} of ${before} providers carry it as a static dubbo.tag`);
       }
       if (forceUseTag) return entry(result, `tag ${tag}: no provider carries it and dubbo.force.tag=true, so no fallback`);
@@ -297,10 +313,10 @@ export class TagStateRouter implements StateRouter {
       const untagged = untaggedOf(invokers);
       return entry(untagged, `${why}; no tag requested: ${untagged.length} of ${before} providers carry no tag`);
     }
-    const tagged = filterInvoker(invokers, (inv) => staticTag(inv) === tag);
+    const tagged = taggedOf(invokers, tag);
     if (tagged.length > 0) return entry(tagged, `${why}; tag ${tag}: ${tagged.length} of ${before} providers carry it`);
     if (forceUseTag) return entry(tagged, `${why}; tag ${tag}: no provider carries it and dubbo.force.tag=true, so no fallback`);
-    const untagged = filterInvoker(invokers, (inv) => !staticTag(inv));
+    const untagged = untaggedOf(invokers);
     return entry(untagged, `${why}; tag ${tag}: no provider carries it; fell back to the ${untagged.length} untagged providers`);
   }
 }
