@@ -24,7 +24,7 @@ import {
 import { getMethodName, javaStringValueOf } from './invocation-values.js';
 import { MockInvokersSelector } from './mock-invokers-selector.js';
 import { captureRouterEvents, replayRouterEvents, type CountedEvent } from './router-events.js';
-import type { RouteResult, RouteTraceEntry, RouterChainLike, RoutingInputs, StateRouter } from './router.js';
+import { parameterScope, type RouteResult, type RouteTraceEntry, type RouterChainLike, type RoutingInputs, type StateRouter } from './router.js';
 import type { RouterRuntime } from './router-runtime.js';
 import { conditionRuleKey } from './rule-key.js';
 import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
@@ -109,13 +109,6 @@ function describeRouter(router: StateRouter): string | undefined {
     return inner === undefined ? undefined : JSON.stringify(['keyed', router.ruleKey.scope, router.ruleKey.key, inner]);
   }
   return undefined;
-}
-
-// The part of a consumer URL that sharable routers can read: everything but the host and port.
-function parameterScope(url: URL): string {
-  let scope = `${url.protocol}\u0000${url.path}`;
-  for (const k of [...url.params.keys()].sort()) scope += `\u0000${k}=${url.params.get(k)}`;
-  return scope;
 }
 
 // A router's cache inputs, or null when its result must not be cached.

@@ -83,3 +83,13 @@ export const EMPTY_CHAIN: RouterChainLike = {
   route: (_url, invokers) => ({ invokers, trace: [] }),
   setInvokers: () => {},
 };
+
+/**
+ * The part of a consumer URL that routers shared by consumer instances can read: everything but the
+ * host and port (instances of one group differ only there).
+ */
+export function parameterScope(url: URL): string {
+  let scope = `${url.protocol}\u0000${url.path}`;
+  for (const k of [...url.params.keys()].sort()) scope += `\u0000${k}=${url.params.get(k)}`;
+  return scope;
+}

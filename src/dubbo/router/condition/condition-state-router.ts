@@ -6,7 +6,8 @@
  */
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
-import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
+import { keptOfSubList, parentList } from '../../per-list.js';
+import { parameterScope, type RouterResult, type RoutingInputs, type StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { getMethodName } from '../invocation-values.js';
@@ -16,6 +17,9 @@ import { parseConditionText, type ConditionMap } from './condition-rule-text.js'
 
 /** The event counted when a forced rule leaves no provider (Dubbo logs "The route result is empty and force execute"). */
 export const FORCE_EMPTY_EVENT = 'router.forceEmpty';
+
+// What the then-parts kept of each whole list, by rule and consumer scope (see `#keptByThen`).
+const thenKept = new WeakMap<readonly Invoker[], Map<string, Invoker[]>>();
 
 /** Order of a condition router built from a service-scoped or explicit `condition://` rule (ServiceStateRouter). */
 export const SERVICE_CONDITION_ORDER = 140;
@@ -58,6 +62,8 @@ export class ConditionStateRouter implements StateRouter {
   #readsAddress: boolean | undefined;
   #thenMemo = new WeakMap<URL, boolean>();
   #thenMemoConsumer: URL | null = null;
+  #thenScopeKey = '';
+  #thenScopeConsumer: URL | null = null;
   /** The when-part reads no attachment and no argument: its decision is a function of consumer URL and method. */
   readonly #keyByMethod: boolean;
   #keyMemo = new Map<string | undefined, string>();
@@ -150,6 +156,36 @@ export class ConditionStateRouter implements StateRouter {
     return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
   }
 
+  // `invokers.filter((inv) => this.matchThen(inv.getUrl(), consumerUrl))`, or `invokers` itself when all match.
+  // PERF: the then-part judges each provider alone by its URL and the consumer URL, so what it keeps of a
+  // whole list is kept per list for every router with this rule and consumer instance whose URL it reads
+  // alike, and a sub-list's (an instance's providers with some set aside) is worked out from its parent's
+  // (see `keptOfSubList`).
+  #keptByThen(invokers: Invoker[], consumerUrl: URL): Invoker[] {
+    const parent = parentList(invokers) as Invoker[] | undefined;
+    const list = parent ?? invokers;
+    let byScope = thenKept.get(list);
+    if (byScope === undefined) thenKept.set(list, (byScope = new Map()));
+    const scope = this.#thenScope(consumerUrl);
+    let kept = byScope.get(scope);
+    if (kept === undefined) {
+      const matched = list.filter((inv) => this.matchThen(inv.getUrl(), consumerUrl));
+      byScope.set(scope, (kept = matched.length === list.length ? list : matched));
+    }
+    return parent === undefined ? kept : keptOfSubList(invokers, parent, kept);
+  }
+
+  // What the then-part can read of the consumer URL: the rule, and the URL's parameters (its address too
+  // when a `$host`-style reference reads it).
+  #thenScope(consumerUrl: URL): string {
+    if (consumerUrl !== this.#thenScopeConsumer) {
+      const where = this.thenReadsConsumerAddress() ? consumerUrl.toString() : parameterScope(consumerUrl);
+      this.#thenScopeKey = `${this.rule}\u0000${where}`;
+      this.#thenScopeConsumer = consumerUrl;
+    }
+    return this.#thenScopeKey;
+  }
+
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
     const entry = (out: Invoker[], matchedWhen: boolean, note: string): RouterResult => ({
@@ -167,11 +203,8 @@ export class ConditionStateRouter implements StateRouter {
     if (this.thenCondition === null) {
       return entry([], true, 'the then-part is empty or false: a blocklist, this consumer gets no provider (force does not matter)');
     }
-    const result = invokers.filter((inv) => this.matchThen(inv.getUrl(), consumerUrl));
-    if (result.length > 0) {
-      const out = result.length === before ? invokers : result;
-      return entry(out, true, `the then-part matched ${result.length} of ${before} providers`);
-    }
+    const result = this.#keptByThen(invokers, consumerUrl);
+    if (result.length > 0) return entry(result, true, `the then-part matched ${result.length} of ${before} providers`);
     const why = explainThenMiss(this.thenCondition, invokers);
     const because = why === undefined ? '' : ` (${why})`;
     if (this.force) {
