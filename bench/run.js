@@ -85,6 +85,9 @@ const strategies = [
   ['zone router, fallback', ['routers=[{type: zone, fallback: true}]']],
   // Every consumer instance sets zoneC's providers aside one at a time as its calls are refused.
   ['zoneC crashed at 5 s', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}']],
+  // The same under routing: each instance routes its own lists while it sets providers aside.
+  ['zoneC crashed, => zone = $zone', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}', 'routers=[{type: condition, rule: "=> zone = $zone"}]']],
+  ['zoneC crashed, zone router nearest', ['faults[1]={at: 5s, zoneDown: zoneC, mode: crash}', 'routers=[{type: zone, fallback: nearest}]']],
   // Each provider process calls a 150-provider service (edge requests counted).
   [
     'call graph to 150 providers',
