@@ -42,6 +42,21 @@ const NONE_INVALIDATED: Set<Invoker> = new Set();
 // invokers is not a scan per instance.
 const membersOf = perList((invokers: readonly Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
 
+// The invokers of `before` that `after` no longer lists, worked out once per pair of lists: the instances
+// that set invokers aside receive the same pushes, one list after another.
+const departures = new WeakMap<readonly Invoker[], WeakMap<readonly Invoker[], readonly Invoker[]>>();
+function departedBetween(before: readonly Invoker[], after: readonly Invoker[]): readonly Invoker[] {
+  let byAfter = departures.get(before);
+  if (byAfter === undefined) departures.set(before, (byAfter = new WeakMap()));
+  let departed = byAfter.get(after);
+  if (departed === undefined) {
+    const listed = after.length > 16 ? membersOf(after) : null;
+    departed = before.filter((inv) => !(listed !== null ? listed.has(inv) : after.includes(inv)));
+    byAfter.set(after, departed);
+  }
+  return departed;
+}
+
 /** Shared directory behaviour. */
 export abstract class AbstractDirectory implements Directory {
   protected readonly runtime: DubboRuntime;
@@ -133,13 +148,12 @@ export abstract class AbstractDirectory implements Directory {
 
   /** Replaces the invoker list (full replace, as a registry notification does). */
   protected setInvokers(invokers: Invoker[]): void {
-    this.#invokers = invokers;
     // Set-aside invokers that left the list are forgotten (Dubbo's refreshInvokerInternal retains only those still listed).
-    if (this.#invalidated.size > 0) {
-      // A short list is scanned: cheaper than a set.
-      const listed = invokers.length > 16 ? membersOf(invokers) : null;
-      for (const inv of this.#invalidated) if (!(listed !== null ? listed.has(inv) : invokers.includes(inv))) this.#invalidated.delete(inv);
-    }
+    // PERF: every set-aside invoker is on the list it replaces, so only the invokers that left it can go (deleting
+    // keeps the others' order); with a whole zone set aside, checking each of them at every push was a scan per
+    // instance and push.
+    if (this.#invalidated.size > 0) for (const inv of departedBetween(this.#invokers, invokers)) this.#invalidated.delete(inv);
+    this.#invokers = invokers;
     this.#version++;
     // PERF: a push reaches every consumer instance, and an instance often gets several before its
     // next call: with invokers set aside, the filtered copy is made when the list is next read.

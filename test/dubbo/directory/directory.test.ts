@@ -283,6 +283,31 @@ describe('AbstractDirectory connectivity validation', () => {
     expect(names(dir.list(call()))).toEqual(['p1', 'p2']);
   });
 
+  it('over random pushes and set-asides, keeps aside exactly the set-aside invokers still listed (a plain model)', () => {
+    const { runtime, cUrl, providers } = world(40);
+    const rng = new RandomStreams(3).stream('test-choices');
+    const dir = new DynamicDirectory(runtime, registryUrl(), cUrl);
+    let listed: ProbeInvoker[] = providers.slice(0, 20);
+    const aside: ProbeInvoker[] = [];
+    dir.notify(listed);
+    // Pushes of short lists (scanned) and long ones (a set), lists that drop and re-add providers.
+    const lists = [providers.slice(0, 20), providers.slice(5, 30), providers.slice(0, 8), providers, providers.slice(20), providers.slice(0, 3)];
+    for (let step = 0; step < 2000; step++) {
+      if (rng.nextInt(3) === 0) {
+        const next = lists[rng.nextInt(lists.length)]!.filter(() => rng.nextInt(10) > 0);
+        if (next.length === 0) continue;
+        dir.notify(next);
+        listed = next;
+        for (let i = aside.length - 1; i >= 0; i--) if (!listed.includes(aside[i]!)) aside.splice(i, 1);
+      } else {
+        const invoker = providers[rng.nextInt(providers.length)]!;
+        dir.addInvalidateInvoker(invoker);
+        if (listed.includes(invoker) && !aside.includes(invoker)) aside.push(invoker);
+      }
+      expect(names(dir.getValidInvokers()), `step ${step}`).toEqual(names(listed.filter((p) => !aside.includes(p))));
+    }
+  });
+
   it('stops checking set-aside invokers once destroyed', () => {
     const { sim, runtime, cUrl, providers } = world(2);
     const dir = new StaticDirectory(runtime, registryUrl(), cUrl, providers);
