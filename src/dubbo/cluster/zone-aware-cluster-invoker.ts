@@ -9,11 +9,11 @@
 import type { Proc } from '../../engine/simulation.js';
 import { PREFERRED_KEY, REGISTRY_ZONE, REGISTRY_ZONE_FORCE, RpcCode, ZONE_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
+import { perList } from '../per-list.js';
 import { isClusterInvoker, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { describeInvokers } from './describe-invokers.js';
-import { perList } from '../per-list.js';
 
 /** Consumer URL parameter read by zonesim's default ZoneDetector: the request's registry zone. */
 export const REGISTRY_ZONE_PARAM = 'registry.zone';

@@ -18,9 +18,6 @@ import { parseConditionText, type ConditionMap } from './condition-rule-text.js'
 /** The event counted when a forced rule leaves no provider (Dubbo logs "The route result is empty and force execute"). */
 export const FORCE_EMPTY_EVENT = 'router.forceEmpty';
 
-// What the then-parts kept of each whole list, by rule and consumer scope (see `#keptByThen`).
-const thenKept = new WeakMap<readonly Invoker[], Map<string, Invoker[]>>();
-
 /** Order of a condition router built from a service-scoped or explicit `condition://` rule (ServiceStateRouter). */
 export const SERVICE_CONDITION_ORDER = 140;
 
@@ -43,6 +40,9 @@ export interface ConditionStateRouterOptions {
   order?: number;
   runtime?: RouterRuntime;
 }
+
+// What the then-parts kept of each whole list, by rule and consumer scope (see `#keptByThen`).
+const thenKept = new WeakMap<readonly Invoker[], Map<string, Invoker[]>>();
 
 /** A single `when => then` condition (Dubbo's ConditionStateRouter). */
 export class ConditionStateRouter implements StateRouter {
