@@ -403,10 +403,36 @@ describe('AbstractClusterInvoker.invoke', () => {
           log: [],
         }),
     );
-    const cluster = clusters.failfast!(new RecordingDirectory(runtime, registryUrl(), cUrl, providers), runtime);
+    const directory = new RecordingDirectory(runtime, registryUrl(), cUrl, providers);
+    const cluster = clusters.failfast!(directory, runtime);
     runCall(sim, cluster.invoke(invocation()));
     runCall(sim, cluster.invoke(new RpcInvocation({ methodName: 'sayBye', serviceName: SERVICE })));
     expect(used).toEqual(['methodLevel', 'serviceLevel']);
+    // A list whose first invoker names none: the default (random) from then on, for every method.
+    directory.replaceInvokers([providers[1]!, providers[0]!]);
+    runCall(sim, cluster.invoke(invocation()));
+    directory.replaceInvokers(providers);
+    runCall(sim, cluster.invoke(invocation()));
+    expect(used).toEqual(['methodLevel', 'serviceLevel', 'methodLevel']);
+  });
+
+  it('reads sticky off the first invoker URL of each list, per method', () => {
+    const { providers, directory, probe } = selectWorld({ count: 3 });
+    const stickyFirst = new ScriptedInvoker({
+      name: 'sticky',
+      url: providerUrl(9, directory.getConsumerUrl(), { 'sayHello.sticky': 'true' }),
+      sim: new Simulation(),
+      script: () => ok(),
+      log: [],
+    });
+    const { lb, calls } = spyBalancer(byCall);
+    const withSticky = [stickyFirst, ...providers];
+    const picks = [0, 1, 2].map(() => nameOf(probe.pick(lb, sayHello(), withSticky, null)));
+    // Without sticky on the first URL, every select is balanced again.
+    const plain = [0, 1].map(() => nameOf(probe.pick(lb, sayHello(), providers, null)));
+    expect(picks).toEqual(['sticky', 'sticky', 'sticky']);
+    expect(plain).toEqual(['p1', 'p2']);
+    expect(calls).toHaveLength(3);
   });
 });
 
