@@ -31,13 +31,6 @@ import type { URL } from '../url.js';
 /** Builds a cluster invoker over a directory for one consumer instance. */
 export type ClusterFactory = (directory: Directory, runtime: DubboRuntime) => ClusterInvokerLike;
 
-/** What one call's method reads of the first invoker's URL (each read on first use), and which URL that is. */
-interface MethodReads {
-  readonly url: URL;
-  loadbalance?: LoadBalance;
-  sticky?: boolean;
-}
-
 export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   protected readonly directory: Directory;
   protected readonly runtime: DubboRuntime;
@@ -46,7 +39,6 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   protected readonly enableConnectivityValidation = true;
   #stickyInvoker: Invoker | null = null;
   #destroyed = false;
-  #reads = new Map<string, MethodReads>();
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
@@ -113,20 +105,11 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
 
   /** The load balancer named on the first invoker's URL (method level first), default random. */
   protected initLoadBalance(invokers: Invoker[], invocation: RpcInvocation): LoadBalance {
-    if (invokers.length === 0) return this.runtime.getLoadBalance(DEFAULT_LOADBALANCE);
-    const method = invocation.getMethodName();
-    const url = invokers[0]!.getUrl();
-    const reads = this.#readsOf(url, method);
-    return (reads.loadbalance ??= this.runtime.getLoadBalance(url.getMethodParameter(method, LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE));
-  }
-
-  // PERF: `loadbalance` and `sticky` are read off the first invoker's URL on every call, three map lookups
-  // each; a URL is immutable, so what was read of one URL for one method holds until the first invoker's
-  // URL is another one.
-  #readsOf(url: URL, method: string): MethodReads {
-    let reads = this.#reads.get(method);
-    if (reads === undefined || reads.url !== url) this.#reads.set(method, (reads = { url }));
-    return reads;
+    const name =
+      invokers.length > 0
+        ? (invokers[0]!.getUrl().getMethodParameter(invocation.getMethodName(), LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE)
+        : DEFAULT_LOADBALANCE;
+    return this.runtime.getLoadBalance(name);
   }
 
   /**
@@ -164,9 +147,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   ): Invoker | null {
     if (invokers.length === 0) return null;
     const methodName = invocation.getMethodName();
-    const url = invokers[0]!.getUrl();
-    const reads = this.#readsOf(url, methodName);
-    const sticky = (reads.sticky ??= url.getMethodBoolean(methodName, STICKY_KEY, false));
+    const sticky = invokers[0]!.getUrl().getMethodBoolean(methodName, STICKY_KEY, false);
     if (this.#stickyInvoker !== null && !invokers.includes(this.#stickyInvoker)) this.#stickyInvoker = null;
     if (sticky && this.#stickyInvoker !== null && (selected === null || !selected.includes(this.#stickyInvoker))) {
       if (this.availableCheck && this.#stickyInvoker.isAvailable()) return this.#stickyInvoker;
