@@ -1,3 +1,4 @@
+import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
 
@@ -79,5 +80,18 @@ describe('RandomStreams', () => {
     const correlation = cov / (1 / 12);
     // The sample correlation of independent streams has standard error 1/sqrt(n).
     expect(Math.abs(correlation)).toBeLessThan(4 / Math.sqrt(n));
+  });
+
+  it("draws exactly seedrandom's Alea sequence for the stream's seed (the reference its own stepping must match)", () => {
+    for (const seed of [0, 1, 7, 123456789]) {
+      for (const name of ['arrivals:web', 'consumer:web@zoneA#17', '', 'x'.repeat(200)]) {
+        const reference = seedrandom.alea(`${seed}\u0000${name}`);
+        const rng = new RandomStreams(seed).stream(name);
+        for (let i = 0; i < 5000; i++) {
+          if (i % 3 === 0) expect(rng.nextInt(1000)).toBe(Math.floor(reference() * 1000));
+          else expect(rng.next()).toBe(reference());
+        }
+      }
+    }
   });
 });
