@@ -15,6 +15,18 @@ export function perList<L extends readonly Invoker[], T>(derive: (invokers: L) =
   };
 }
 
+/** `derive` memoised per list object and key (the list held weakly, as `perList`). */
+export function perListAndKey<L extends readonly Invoker[], K, T>(derive: (invokers: L, key: K) => T): (invokers: L, key: K) => T {
+  const values = new WeakMap<L, Map<K, T>>();
+  return (invokers, key) => {
+    let byKey = values.get(invokers);
+    if (byKey === undefined) values.set(invokers, (byKey = new Map()));
+    let value = byKey.get(key);
+    if (value === undefined) byKey.set(key, (value = derive(invokers, key)));
+    return value;
+  };
+}
+
 // PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
 // the pushed list without them). What is derived per list can often be derived from the pushed list's
 // value, which every instance shares, instead of from scratch for each instance's copy.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perList } from '../../src/dubbo/per-list.js';
+import { perList, perListAndKey } from '../../src/dubbo/per-list.js';
 import type { Invoker } from '../../src/dubbo/rpc.js';
 
 const invoker = (name: string) => ({ name }) as unknown as Invoker;
@@ -18,5 +18,18 @@ describe('perList', () => {
     expect(lengthOf(copy)).not.toBe(first);
     expect(lengthOf(copy)).toEqual({ length: 2 });
     expect(calls).toEqual([2, 2]);
+  });
+});
+
+describe('perListAndKey', () => {
+  it('derives once per list object and key, false included', () => {
+    const calls: string[] = [];
+    const holds = perListAndKey((invokers: readonly Invoker[], name: string) => {
+      calls.push(name);
+      return invokers.some((i) => (i as unknown as { name: string }).name === name);
+    });
+    const a = [invoker('a'), invoker('b')];
+    expect([holds(a, 'a'), holds(a, 'a'), holds(a, 'z'), holds(a, 'z'), holds([...a], 'a')]).toEqual([true, true, false, false, true]);
+    expect(calls).toEqual(['a', 'z', 'a']);
   });
 });

@@ -9,7 +9,7 @@
 import type { Proc } from '../../engine/simulation.js';
 import { PREFERRED_KEY, REGISTRY_ZONE, REGISTRY_ZONE_FORCE, RpcCode, ZONE_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
-import { perList } from '../per-list.js';
+import { perList, perListAndKey } from '../per-list.js';
 import { isClusterInvoker, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
@@ -95,17 +95,13 @@ function registryUrlOf(invoker: Invoker): URL {
 // call, as a zone-aware cluster over the providers of one registry did, hundreds per call. Only for lists
 // of plain providers, whose `isAvailable()` has no effect: a cluster invoker's may set providers aside
 // (StaticDirectory), so Dubbo's scan of every one of them is kept.
+const holdsClusterInvoker = perList((invokers: readonly Invoker[]): boolean => invokers.some(isClusterInvoker));
 const preferredOf = perList((invokers: readonly Invoker[]): readonly Invoker[] =>
-  invokers.some(isClusterInvoker) ? invokers : invokers.filter((invoker) => isTrue(registryUrlOf(invoker).getParameter(PREFERRED_KEY))),
+  holdsClusterInvoker(invokers) ? invokers : invokers.filter((invoker) => isTrue(registryUrlOf(invoker).getParameter(PREFERRED_KEY))),
 );
-const byRegistryZone = perList((): Map<string, readonly Invoker[]> => new Map());
-function inRegistryZone(invokers: readonly Invoker[], zone: string): readonly Invoker[] {
-  if (preferredOf(invokers) === invokers) return invokers;
-  const byZone = byRegistryZone(invokers);
-  let inZone = byZone.get(zone);
-  if (inZone === undefined) byZone.set(zone, (inZone = invokers.filter((invoker) => zone === registryUrlOf(invoker).getParameter(ZONE_KEY))));
-  return inZone;
-}
+const inRegistryZone = perListAndKey((invokers: readonly Invoker[], zone: string): readonly Invoker[] =>
+  holdsClusterInvoker(invokers) ? invokers : invokers.filter((invoker) => zone === registryUrlOf(invoker).getParameter(ZONE_KEY)),
+);
 
 // Java's Boolean.parseBoolean.
 function isTrue(value: string | undefined): boolean {

@@ -19,7 +19,7 @@ import type { URL } from '../url.js';
 import { parseZoneList, providerZonesOf, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
-import { parentList } from '../per-list.js';
+import { parentList, perListAndKey } from '../per-list.js';
 import { drawIndex, runningTotals, subListIndex, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
@@ -121,7 +121,7 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
     const rng = this.runtime.random;
     const setup = this.#setupOf(parent, url, key);
     const table = weightsIn(setup, parent, method, nowMs);
-    if (setup.multipliers === null || keepsSameZone(sub, parent, url.getParameter(ZONE_KEY)!)) {
+    if (setup.multipliers === null || keepsSameZone(sub, url.getParameter(ZONE_KEY)!)) {
       return subListIndex(sub, parent, table, table.prefix, table.total, table.allEqual, `${key}\u0000${method}`, rng);
     }
     const plain = weightTableOf(parent, method, nowMs);
@@ -214,21 +214,14 @@ function multiplied(base: WeightTable, multipliers: Float64Array | null): ZoneWe
 }
 
 // Whether a sub-list still holds a provider of `zone` (its parent holds at least one).
-const sameZoneKept = new WeakMap<readonly Invoker[], Map<string, boolean>>();
-function keepsSameZone(sub: readonly Invoker[], parent: readonly Invoker[], zone: string): boolean {
-  let byZone = sameZoneKept.get(sub);
-  if (byZone === undefined) sameZoneKept.set(sub, (byZone = new Map()));
-  let kept = byZone.get(zone);
-  if (kept === undefined) {
-    const zones = providerZonesOf(parent);
-    kept = false;
-    // The sub-list keeps its parent's order: walk both.
-    for (let i = 0, j = 0; i < parent.length && j < sub.length && !kept; i++) {
-      if (parent[i] !== sub[j]) continue;
-      kept = zones[i] === zone;
-      j++;
-    }
-    byZone.set(zone, kept);
+const keepsSameZone = perListAndKey((sub: readonly Invoker[], zone: string): boolean => {
+  const parent = parentList(sub)!;
+  const zones = providerZonesOf(parent);
+  // The sub-list keeps its parent's order: walk both.
+  for (let i = 0, j = 0; i < parent.length && j < sub.length; i++) {
+    if (parent[i] !== sub[j]) continue;
+    if (zones[i] === zone) return true;
+    j++;
   }
-  return kept;
-}
+  return false;
+});

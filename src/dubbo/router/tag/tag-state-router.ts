@@ -10,7 +10,7 @@
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
-import { keptOfSubList, parentList, perList } from '../../per-list.js';
+import { keptOfSubList, parentList, perList, perListAndKey } from '../../per-list.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -111,18 +111,10 @@ const untaggedOf = perList((invokers: Invoker[]): Invoker[] => {
 });
 
 // filterInvoker(invokers, inv => staticTag(inv) === tag), memoized per list object and tag (as `untaggedOf`).
-const taggedBy = perList((): Map<string, Invoker[]> => new Map());
-function taggedOf(invokers: Invoker[], tag: string): Invoker[] {
-  const byTag = taggedBy(invokers);
-  let tagged = byTag.get(tag);
-  if (tagged === undefined) {
-    const parent = parentList(invokers) as Invoker[] | undefined;
-    tagged =
-      parent === undefined ? filterInvoker(invokers, (inv) => staticTag(inv) === tag) : keptOfSubList(invokers, parent, taggedOf(parent, tag));
-    byTag.set(tag, tagged);
-  }
-  return tagged;
-}
+const taggedOf = perListAndKey((invokers: Invoker[], tag: string): Invoker[] => {
+  const parent = parentList(invokers) as Invoker[] | undefined;
+  return parent === undefined ? filterInvoker(invokers, (inv) => staticTag(inv) === tag) : keptOfSubList(invokers, parent, taggedOf(parent, tag));
+});
 
 // filterInvoker: the same list when every invoker passes (no copy), else the survivors in order.
 function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean): Invoker[] {
