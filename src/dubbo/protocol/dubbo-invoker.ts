@@ -7,6 +7,7 @@
  * timeout, with Dubbo 3's timeout countdown, follows dubbo-rpc-api `RpcUtils.calculateTimeout`.
  */
 import type { QueueEntry } from '../../engine/event-queue.js';
+import { FixedDelayTimers } from '../../engine/fixed-delay-timers.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
 import type { Network } from '../../world/network.js';
 import type { RequestHandle, WorldObserver } from '../../world/observer.js';
@@ -39,7 +40,10 @@ class Attempt implements IncomingCall {
   readonly consumerZone: string;
   readonly request: RequestHandle;
   readonly done: SimEvent<Reply | null>;
+  /** The timeout: a handle in `timers` when the timeout is the URL's, else an agenda entry. */
   timer: QueueEntry | null = null;
+  timers: FixedDelayTimers | null = null;
+  timerHandle = 0;
   timedOut = false;
 
   constructor(
@@ -67,7 +71,8 @@ class Attempt implements IncomingCall {
   // attempt may resume at once (succeedLast).
   deliver(reply: Reply): void {
     if (this.done.triggered) return;
-    if (this.timer !== null) this.done.sim.cancel(this.timer);
+    if (this.timers !== null) this.timers.cancel(this.timerHandle);
+    else if (this.timer !== null) this.done.sim.cancel(this.timer);
     this.done.succeedLast(reply);
   }
 }
@@ -80,6 +85,24 @@ export interface ProtocolContext {
   consumerZone: string;
   /** True when the registry already knows this provider is gone (for `staleCalls`). */
   isKnownGone(provider: ProviderExport): boolean;
+}
+
+// PERF: the timeouts of one value, per simulation, wait in one FIFO (FixedDelayTimers) instead of one
+// agenda entry each: an attempt's timeout is set and cancelled on nearly every call.
+const timeoutLanes = new WeakMap<Simulation, Map<number, FixedDelayTimers>>();
+
+let lastLane: FixedDelayTimers | null = null;
+let lastLaneSim: Simulation | null = null;
+
+function timeoutLane(sim: Simulation, timeoutMs: number): FixedDelayTimers {
+  if (sim === lastLaneSim && lastLane!.delayMs === timeoutMs) return lastLane!;
+  let bySim = timeoutLanes.get(sim);
+  if (bySim === undefined) timeoutLanes.set(sim, (bySim = new Map()));
+  let lane = bySim.get(timeoutMs);
+  if (lane === undefined) bySim.set(timeoutMs, (lane = new FixedDelayTimers(sim, timeoutMs, expire)));
+  lastLaneSim = sim;
+  lastLane = lane;
+  return lane;
 }
 
 /** The protocol invoker for one provider instance, as one consumer instance sees it. */
@@ -207,7 +230,12 @@ export class DubboInvoker implements Invoker {
     // The provider reads `_TO` when its thread starts the call; a retry sets another one meanwhile.
     const attachments = invocation.attachments.has(TIMEOUT_ATTACHMENT_KEY) ? new Map(invocation.attachments) : invocation.attachments;
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments);
-    attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
+    if ((invocation.context as CallContext).countdown == null) {
+      // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
+      const lane = timeoutLane(sim, timeoutMs);
+      attempt.timers = lane;
+      attempt.timerHandle = lane.add(attempt);
+    } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
     if (delay >= 0) sim.schedule(delay, deliverRequest, undefined, attempt);
     const reply: Reply | null = yield done;
