@@ -10,7 +10,7 @@
 import { sampler, type Sampler } from '../engine/distributions.js';
 import { Resource } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
-import type { Proc, Simulation } from '../engine/simulation.js';
+import { NORMAL, type Proc, type Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../scenario/types.js';
 import { DynamicIsolation } from './dynamic-isolation.js';
 import type { ConsumerInstance } from './consumer.js';
@@ -387,9 +387,24 @@ export class ProviderInstance {
       this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
       return;
     }
-    const startedMs = this.#sim.now;
-    this.#sim.schedule(serviceMs, () => this.#complete(call, m.spec, false, startedMs));
+    this.#sim.schedule(serviceMs, this.#onServiceDone, NORMAL, new Exchange(call, m.spec, this.#sim.now));
   }
+
+  // PERF: the service-time and response timers carry one Exchange to a callback made once per
+  // instance, instead of a new closure each (two per call).
+  readonly #onServiceDone = (arg: unknown): void => {
+    const ex = arg as Exchange;
+    this.#complete(ex.call, ex.spec!, false, ex.startedMs, ex);
+  };
+
+  readonly #onResponse = (arg: unknown): void => {
+    const ex = arg as Exchange;
+    if (ex.call.settled) {
+      if (ex.executed) this.#recorder.orphaned(ex.call.request);
+      return;
+    }
+    ex.call.deliver(ex.reply);
+  };
 
   // The method's own work, then its downstream calls on the same thread (sequential or fan-out).
   *#executeWithCalls(call: IncomingCall, spec: MethodSpec, serviceMs: number): Proc<void> {
@@ -409,7 +424,7 @@ export class ProviderInstance {
 
   // The thread is free; the response goes out unless the process died meanwhile. A failed
   // downstream call reaches the caller as an exception inside the result (Dubbo does not retry those).
-  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean, startedMs: number): void {
+  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean, startedMs: number, ex?: Exchange): void {
     this.#release(call);
     this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs);
     this.#isolation?.finished(call.service, call.method, this.#sim.now - startedMs);
@@ -418,11 +433,11 @@ export class ProviderInstance {
       return;
     }
     const biz = downstreamFailed || (spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate);
-    this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true);
+    this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true, ex);
   }
 
   // Sends the response over the network; a lost or late response of an execution is an orphan.
-  #reply(call: IncomingCall, reply: Reply, executed = false): void {
+  #reply(call: IncomingCall, reply: Reply, executed = false, ex?: Exchange): void {
     if (this.state === 'blackhole') {
       if (executed) this.#recorder.orphaned(call.request);
       return;
@@ -432,13 +447,25 @@ export class ProviderInstance {
       if (executed) this.#recorder.orphaned(call.request);
       return;
     }
-    this.#sim.schedule(delay, () => {
-      if (call.settled) {
-        if (executed) this.#recorder.orphaned(call.request);
-        return;
-      }
-      call.deliver(reply);
-    });
+    const response = ex ?? new Exchange(call, null, this.#sim.now);
+    response.reply = reply;
+    response.executed = executed;
+    this.#sim.schedule(delay, this.#onResponse, NORMAL, response);
+  }
+}
+
+/** A call from its execution to its response: what the provider's two timers of a call need. */
+class Exchange {
+  readonly call: IncomingCall;
+  readonly spec: MethodSpec | null;
+  readonly startedMs: number;
+  reply: Reply = OK_PLAIN;
+  executed = false;
+
+  constructor(call: IncomingCall, spec: MethodSpec | null, startedMs: number) {
+    this.call = call;
+    this.spec = spec;
+    this.startedMs = startedMs;
   }
 }
 
