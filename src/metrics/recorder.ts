@@ -100,6 +100,8 @@ const P_REJECTED = 1;
 const P_BUSY_MS = 2;
 const P_PEAK = 3;
 const P_COLS = 4;
+/** Up to this many cells, `#cell` compares names instead of looking them up. */
+const FEW_CELLS = 8;
 
 /** Streams simulation events into the SPEC 4.1 figures; see the module comment for attribution rules. */
 export class Recorder {
@@ -111,6 +113,8 @@ export class Recorder {
   // so a request start costs three Map lookups and no string concatenation.
   readonly #cellIndex = new Map<string, Map<string, Map<string, ScopeCell>>>();
   readonly #cells: ScopeCell[] = [];
+  /** Each cell with the names it was made for (`#cell`'s quick path). */
+  readonly #cellNames: Array<{ zone: string; service: string; method: string; cell: ScopeCell }> = [];
   readonly #groups = new Map<string, GroupAcc>();
   readonly #events = new Map<string, number>();
   readonly #faults: FaultMarker[] = [];
@@ -499,6 +503,15 @@ export class Recorder {
   }
 
   #cell(zone: string, service: string, method: string): ScopeCell {
+    // PERF: with a few cells (most scenarios), comparing their names (usually the very same strings)
+    // is quicker than three map lookups per request.
+    const named = this.#cellNames;
+    if (named.length <= FEW_CELLS) {
+      for (let i = 0; i < named.length; i++) {
+        const n = named[i]!;
+        if (n.method === method && n.zone === zone && n.service === service) return n.cell;
+      }
+    }
     let byService = this.#cellIndex.get(zone);
     if (byService === undefined) this.#cellIndex.set(zone, (byService = new Map()));
     let byMethod = byService.get(service);
@@ -508,6 +521,7 @@ export class Recorder {
       cell = new ScopeCell(zone, `${service}.${method}`);
       byMethod.set(method, cell);
       this.#cells.push(cell);
+      this.#cellNames.push({ zone, service, method, cell });
     }
     return cell;
   }

@@ -161,6 +161,34 @@ describe('Recorder', () => {
     expect(s.byService['com.example.UserService.getUserById']!.latencyMs.mean).toBe(15);
   });
 
+  it('counts each request in its own zone and method, with few scopes and with many', () => {
+    // Requests in random order over 3 zones x 5 methods: the scopes are looked up by name both below
+    // and above the few-cells quick path; names are fresh strings, as a parsed scenario gives them.
+    const r = makeRecorder();
+    const rng = new RandomStreams(7).stream('cells');
+    const want = new Map<string, number>();
+    for (let i = 0; i < 3000; i++) {
+      const zones = i < 300 ? 2 : 3;
+      const methods = i < 300 ? 2 : 5;
+      const zone = ['zone', String.fromCharCode(65 + rng.nextInt(zones))].join('');
+      const method = ['m', String(rng.nextInt(methods))].join('');
+      okCall(r, 1100, 5, { consumerZone: zone, method });
+      want.set(`${zone} ${method}`, (want.get(`${zone} ${method}`) ?? 0) + 1);
+    }
+    finish(r);
+    const s = r.summary(META);
+    const byZone = new Map<string, number>();
+    const byMethod = new Map<string, number>();
+    for (const [k, n] of want) {
+      const [zone, method] = k.split(' ') as [string, string];
+      byZone.set(zone, (byZone.get(zone) ?? 0) + n);
+      byMethod.set(method, (byMethod.get(method) ?? 0) + n);
+    }
+    expect(want.size).toBe(15);
+    for (const [zone, n] of byZone) expect(s.byConsumerZone[zone]!.requests).toBe(n);
+    for (const [method, n] of byMethod) expect(s.byService[`com.example.UserService.${method}`]!.requests).toBe(n);
+  });
+
   it('gives scopes the top-level request figures without run-level fields', () => {
     const r = makeRecorder();
     okCall(r, 1100, 10);
