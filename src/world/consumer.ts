@@ -20,6 +20,8 @@ export interface ServiceCall {
   request: RequestHandle;
   /** Set when a provider makes the call while executing another (call graphs, SPEC 2.10). */
   server?: ServerContext;
+  /** The consumer instance whose entry thread the call holds (an arrival); absent for a provider's call. */
+  consumer?: ConsumerInstance;
 }
 
 /** A consumer instance's RPC stack (Dubbo's reference, directory, routers, cluster). */
@@ -211,18 +213,17 @@ export class ConsumerGroup {
     }
     inst.entryThreadsInUse++;
     this.inFlight++;
-    sim.processLast(
-      this.#request(inst, { service: choice.service, method: choice.method, attachments: this.#attachments(), request }),
-    );
+    const call: ServiceCall = { service: choice.service, method: choice.method, attachments: this.#attachments(), request, consumer: inst };
+    sim.processLast(inst.stack.call(call), this.#requestDone, call);
   }
 
   // The request holds its entry thread from arrival to its outcome.
-  *#request(inst: ConsumerInstance, call: ServiceCall): Proc<void> {
-    const { outcome, cause } = yield* inst.stack.call(call);
-    this.#observer.endRequest(call.request, outcome, this.#sim.now, cause);
-    inst.entryThreadsInUse--;
+  readonly #requestDone = (result: { outcome: Outcome; cause?: string }, arg: unknown): void => {
+    const call = arg as ServiceCall;
+    this.#observer.endRequest(call.request, result.outcome, this.#sim.now, result.cause);
+    call.consumer!.entryThreadsInUse--;
     this.inFlight--;
-  }
+  };
 
   #attachments(): Map<string, string> {
     const specs = this.spec.attachments;

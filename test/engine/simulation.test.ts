@@ -418,6 +418,40 @@ describe('the tail of an agenda callback (succeedLast, processLast)', () => {
     expect(sim.eventsProcessed).toBe(2);
   });
 
+  it('run onDone in the step in which the process returns, as code after a yield* in a wrapper would', () => {
+    // Two identical models: one wraps the process in a generator that logs after `yield*`, one passes
+    // onDone. Same-instant timers around the end show that both run at the same place in the order.
+    const run = (hook: boolean): string[] => {
+      const sim = new Simulation();
+      const log: string[] = [];
+      const body = function* (n: number): Proc<number> {
+        const ev = sim.event<number>();
+        sim.schedule(2, () => {
+          sim.schedule(0, () => log.push(`urgent after ${n} @${sim.now}`), URGENT);
+          ev.succeed(n * 10);
+        });
+        sim.schedule(2, () => log.push(`timer after ${n} @${sim.now}`));
+        return (yield ev) as number;
+      };
+      for (let n = 1; n <= 3; n++) {
+        sim.schedule(n, () => {
+          if (hook) sim.processLast(body(n), (v, arg) => log.push(`done ${String(arg)} = ${v} @${sim.now}`), n);
+          else
+            sim.processLast(
+              (function* (): Proc<void> {
+                const v = yield* body(n);
+                log.push(`done ${n} = ${v} @${sim.now}`);
+              })(),
+            );
+        });
+      }
+      sim.run();
+      return log;
+    };
+    expect(run(true)).toEqual(run(false));
+    expect(run(true).filter((l) => l.startsWith('done'))).toEqual(['done 1 = 10 @3', 'done 2 = 20 @4', 'done 3 = 30 @5']);
+  });
+
   it('never run inline from inside an urgent entry or outside the agenda', () => {
     const sim = new Simulation();
     expect(sim.takeTail()).toBe(false);
