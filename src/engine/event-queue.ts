@@ -71,6 +71,20 @@ export class EventQueue {
     return entry;
   }
 
+  /**
+   * Time of the earliest entry other than the one taken and not yet settled (every entry when none
+   * is), or Infinity. While an entry is taken it holds the root and sorts before every other entry,
+   * so the earliest other one is a child of the root.
+   */
+  peekTimeAfterTaken(): number {
+    const size = this.#heap.length;
+    const times = this.#times;
+    if (this.#taken === null) return size > 0 ? times[0]! : Infinity;
+    if (size <= 1) return Infinity;
+    if (size === 2) return times[1]!;
+    return Math.min(times[1]!, times[2]!);
+  }
+
   /** Time of the next entry, or Infinity when empty. */
   peekTime(): number {
     return this.#heap.length > 0 ? this.#times[0]! : Infinity;

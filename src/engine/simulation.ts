@@ -105,6 +105,8 @@ export class SimEvent<T = unknown> {
       return;
     }
     this.#first = null;
+    // The first waiter's work is not the last of this entry when more waiters follow it.
+    if (this.#more !== null) this.sim.takeTail();
     if (!this.ok) this.defused = true;
     first(this);
     const more = this.#more;
@@ -187,6 +189,28 @@ export class Simulation {
   }
 
   /**
+   * PERF: `schedule` at NORMAL priority as the last action of an agenda callback (or of a process's
+   * step run at the tail, see `processLast`). A zero delay whose entry would be the very next one
+   * processed (the tail of this instant, and no other entry due now) runs `fire(arg)` at once and
+   * counts as processed, as the kernel would have run it: the same order, one agenda entry less.
+   * Returns the entry, or null when it ran at once.
+   */
+  scheduleLast(delayMs: number, fire: (arg: unknown) => void, arg?: unknown): QueueEntry | null {
+    if (delayMs !== 0 || !this.#tailFree || this.#queue.peekTimeAfterTaken() <= this.now) {
+      return this.schedule(delayMs, fire, NORMAL, arg);
+    }
+    if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
+      throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
+    }
+    this.eventsProcessed++;
+    // As `step` fires a NORMAL entry: its own last action is a tail again.
+    this.#tailFree = true;
+    fire(arg);
+    this.#tailFree = false;
+    return null;
+  }
+
+  /**
    * PERF: reserves the agenda position of a timer that would be scheduled now, so that many timers
    * set at one instant (a push to thousands of subscribers) can wait outside the agenda and enter
    * it one at a time, in order, through `scheduleReserved`: a smaller heap, the same order.
@@ -264,7 +288,13 @@ export class Simulation {
    * of `gen` in a wrapping generator would, without the wrapper (one generator less per process).
    */
   processLast<T>(gen: Proc<T>, onDone: ProcessDone<T> | null = null, doneArg?: unknown): Process<T> {
-    return new Process<T>(this, gen, this.takeTail(), onDone, doneArg);
+    if (!this.takeTail()) return new Process<T>(this, gen, false, onDone, doneArg);
+    // The first step is the next entry processed and no urgent entry of this instant is left: what it
+    // does last is the tail of this instant too (`scheduleLast`, `succeedLast`).
+    this.#tailFree = true;
+    const process = new Process<T>(this, gen, true, onDone, doneArg);
+    this.#tailFree = false;
+    return process;
   }
 
   /** An event that succeeds, with the first of `events` to be processed, as soon as one is. */

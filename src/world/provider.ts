@@ -450,7 +450,11 @@ export class ProviderInstance {
     const response = ex ?? new Exchange(call, null, this.#sim.now);
     response.reply = reply;
     response.executed = executed;
-    this.#sim.schedule(delay, this.#onResponse, NORMAL, response);
+    // PERF: an execution's response is the last action of the callback or step that completes it
+    // (#complete's callers), so a zero-RTT response may be delivered at once (`scheduleLast`).
+    // Refusals may be sent while another call completes (a freed thread starts a queued call): not last.
+    if (executed) this.#sim.scheduleLast(delay, this.#onResponse, response);
+    else this.#sim.schedule(delay, this.#onResponse, NORMAL, response);
   }
 }
 

@@ -452,6 +452,92 @@ describe('the tail of an agenda callback (succeedLast, processLast)', () => {
     expect(run(true).filter((l) => l.startsWith('done'))).toEqual(['done 1 = 10 @3', 'done 2 = 20 @4', 'done 3 = 30 @5']);
   });
 
+  // A request/response model at zero delay: a process sends (zero-delay timer) and waits; the receiver
+  // answers with a zero-delay timer that triggers the waiting event. Around it: ties at integer times,
+  // urgent entries, events with several waiters, timers at the same instant. `tail` uses scheduleLast
+  // for the sends and answers (and processLast, succeedLast); the order must be the plain one.
+  function exchanges(tail: boolean, seed: number): { log: string[]; entries: number } {
+    const sim = new Simulation();
+    const rng = new RandomStreams(seed).stream('exchanges');
+    const log: string[] = [];
+    const send = (delay: number, fire: (arg: unknown) => void, arg: unknown): void => {
+      if (tail) sim.scheduleLast(delay, fire, arg);
+      else sim.schedule(delay, fire, NORMAL, arg);
+    };
+    const answer = (arg: unknown): void => {
+      const ev = arg as SimEvent<number>;
+      log.push(`received @${sim.now}`);
+      if (rng.nextInt(5) === 0) sim.schedule(0, () => log.push(`receiver urgent @${sim.now}`), URGENT);
+      if (rng.nextInt(5) === 0) sim.schedule(0, () => log.push(`receiver normal @${sim.now}`));
+      send(rng.nextInt(3) === 0 ? 1 : 0, (e) => {
+        log.push(`answered @${sim.now}`);
+        if (tail) (e as SimEvent<number>).succeedLast(sim.now);
+        else (e as SimEvent<number>).succeed(sim.now);
+      }, ev);
+    };
+    const shared = new Map<number, SimEvent<void>>();
+    for (let p = 0; p < 40; p++) {
+      const at = rng.nextInt(15);
+      sim.schedule(
+        at,
+        () => {
+          if (rng.nextInt(4) === 0) sim.schedule(0, () => log.push(`urgent ${p} @${sim.now}`), URGENT);
+          const gen = (function* (): Proc<void> {
+            for (let round = 0; round < 3; round++) {
+              const ev = sim.event<number>();
+              if (rng.nextInt(2) === 0) {
+                // Several processes wait on one timeout: only the last waiter's step is a tail.
+                let t = shared.get(sim.now);
+                if (t === undefined) shared.set(sim.now, (t = sim.timeout(1)));
+                yield t;
+                log.push(`shared wait ${p} @${sim.now}`);
+              }
+              send(rng.nextInt(4) === 0 ? 1 : 0, answer, ev);
+              const v: number = yield ev;
+              log.push(`process ${p} round ${round} got ${v} @${sim.now}`);
+            }
+          })();
+          if (tail) sim.processLast(gen);
+          else sim.process(gen);
+        },
+        rng.nextInt(3) === 0 ? URGENT : NORMAL,
+      );
+    }
+    sim.run();
+    return { log, entries: sim.eventsProcessed };
+  }
+
+  it.each(Array.from({ length: 16 }, (_, i) => i + 1))('keep the plain order when zero-delay sends and answers run at once (seed %i)', (seed) => {
+    const plain = exchanges(false, seed);
+    const tail = exchanges(true, seed);
+    expect(plain.log.filter((l) => l.includes(' got ')).length).toBe(40 * 3);
+    expect(tail.log).toEqual(plain.log);
+  });
+
+  it('run a zero-delay scheduleLast at once only when nothing else is due at this instant', () => {
+    const sim = new Simulation();
+    const log: string[] = [];
+    let returned: unknown;
+    sim.schedule(1, () => {
+      returned = sim.scheduleLast(0, () => log.push(`inline, agenda ${sim.agendaSize}`));
+    });
+    sim.schedule(2, () => {
+      sim.schedule(0, () => log.push('queued first'));
+      sim.scheduleLast(0, () => log.push('after it'));
+    });
+    sim.schedule(3, () => {
+      sim.schedule(0, () => log.push('urgent first'), URGENT);
+      sim.scheduleLast(0, () => log.push('after the urgent one'));
+    });
+    sim.schedule(4, () => sim.scheduleLast(0.5, () => log.push('later')));
+    sim.run();
+    // The first ran within its caller's entry (which still holds the agenda's root until it settles).
+    expect(returned).toBeNull();
+    expect(log).toEqual(['inline, agenda 4', 'queued first', 'after it', 'urgent first', 'after the urgent one', 'later']);
+    // Run at once or queued, each callback counts as one processed entry.
+    expect(sim.eventsProcessed).toBe(4 + 6);
+  });
+
   it('never run inline from inside an urgent entry or outside the agenda', () => {
     const sim = new Simulation();
     expect(sim.takeTail()).toBe(false);

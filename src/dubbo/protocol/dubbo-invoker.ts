@@ -237,7 +237,9 @@ export class DubboInvoker implements Invoker {
       attempt.timerHandle = lane.add(attempt);
     } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
-    if (delay >= 0) sim.schedule(delay, deliverRequest, undefined, attempt);
+    // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
+    // the call at once (`scheduleLast`).
+    if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
     const reply: Reply | null = yield done;
     if (reply === null) {
       return rpcError(
