@@ -216,22 +216,32 @@ export class Timeline {
     this.#liveBuckets--;
     const mergedAll = this.#mergedAll;
     const mergedOk = this.#mergedOk;
-    for (const scope of this.#scopes) {
-      this.#closeHistogram(scope.all, scope.p99Ms, mergedAll, b);
-      this.#closeHistogram(scope.ok, scope.p99OkMs, mergedOk, b);
+    // PERF: when one scope holds every latency of the bucket (one consumer zone, or one zone busy),
+    // the bucket's p99 is that scope's: no merge.
+    let allIn = -1;
+    let okIn = -1;
+    for (let s = 0; s < this.#scopes.length; s++) {
+      const scope = this.#scopes[s]!;
+      if ((scope.all[b] ?? null) !== null) allIn = allIn === -1 ? s : -2;
+      if ((scope.ok[b] ?? null) !== null) okIn = okIn === -1 ? s : -2;
     }
-    this.#p99Ms[b] = mergedAll.percentilesMs(P99)[0]!;
-    this.#p99OkMs[b] = mergedOk.percentilesMs(P99)[0]!;
+    for (let s = 0; s < this.#scopes.length; s++) {
+      const scope = this.#scopes[s]!;
+      this.#closeHistogram(scope.all, scope.p99Ms, allIn === -2 ? mergedAll : null, b);
+      this.#closeHistogram(scope.ok, scope.p99OkMs, okIn === -2 ? mergedOk : null, b);
+    }
+    this.#p99Ms[b] = allIn >= 0 ? this.#scopes[allIn]!.p99Ms[b]! : mergedAll.percentilesMs(P99)[0]!;
+    this.#p99OkMs[b] = okIn >= 0 ? this.#scopes[okIn]!.p99OkMs[b]! : mergedOk.percentilesMs(P99)[0]!;
     mergedAll.reset();
     mergedOk.reset();
   }
 
   // A scope's histogram of bucket `b`, if any: its p99 into `p99s`, its counts into `merged`, then released.
-  #closeHistogram(histograms: (LatencyHistogram | null)[], p99s: Float64Array, merged: LatencyHistogram, b: number): void {
+  #closeHistogram(histograms: (LatencyHistogram | null)[], p99s: Float64Array, merged: LatencyHistogram | null, b: number): void {
     const h = histograms[b] ?? null;
     if (h === null) return;
     p99s[b] = h.percentilesMs(P99)[0]!;
-    merged.add(h);
+    merged?.add(h);
     this.#release(h);
     histograms[b] = null;
   }

@@ -36,6 +36,31 @@ function finish(r: Recorder): Summary {
 /** Within HdrHistogram's 0.1% (percentiles report the top of their bin). */
 const near = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(expected * 0.001 + 0.001);
 
+describe('Timeline p99 per bucket', () => {
+  it("is the one busy zone's p99 when one zone has every latency, and the merged one when several do", () => {
+    const r = makeRecorder();
+    // Bucket 1000: zoneA only (a timeout among oks). Bucket 2000: both zones. Bucket 3000: zoneB only.
+    for (let i = 0; i < 50; i++) call(r, 1100 + i, 5 + i);
+    call(r, 1200, 1000, 'timeout');
+    for (let i = 0; i < 40; i++) call(r, 2100 + i, 100 + i, 'ok', 'zoneB');
+    for (let i = 0; i < 60; i++) call(r, 2200 + i, 1 + i, 'ok', 'zoneA');
+    for (let i = 0; i < 30; i++) call(r, 3100 + i, 7 * i, 'ok', 'zoneB');
+    const s = finish(r);
+    const run = s.timeline!;
+    const a = s.timelineByZone!.zoneA!;
+    const b = s.timelineByZone!.zoneB!;
+    expect(run.slice(0, 3).map((row) => row.p99Ms)).toEqual([a[0]!.p99Ms, run[1]!.p99Ms, b[2]!.p99Ms]);
+    expect(run.slice(0, 3).map((row) => row.p99OkMs)).toEqual([a[0]!.p99OkMs, run[1]!.p99OkMs, b[2]!.p99OkMs]);
+    near(run[0]!.p99Ms, 1000);
+    near(run[0]!.p99OkMs, 54);
+    // Bucket 2000 merges both zones: 100 latencies, the 99th is zoneB's 138 ms (above zoneA's p99 of 60).
+    near(run[1]!.p99Ms, 138);
+    near(a[1]!.p99Ms, 60);
+    near(b[1]!.p99Ms, 139);
+    near(run[2]!.p99Ms, 203);
+  });
+});
+
 describe('Timeline by consumer zone', () => {
   it("splits each bucket by consumer zone, and the zones' rows add up to the run's row", () => {
     const r = makeRecorder();
