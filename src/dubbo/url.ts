@@ -33,8 +33,11 @@ export function parseJavaInt(s: string, bits: 32 | 64 = 32): number {
   return n === 0 ? 0 : n;
 }
 
+/** What the method-parameter memo holds for a parameter that is absent. */
+const ABSENT_VALUE: unique symbol = Symbol('absent');
+
 interface ParameterMemos {
-  readonly method: Map<string, Map<string, string | undefined>>;
+  readonly method: Map<string, Map<string, string | typeof ABSENT_VALUE>>;
   readonly methodNumber: Map<string, Map<string, number>>;
   readonly number: Map<string, number>;
 }
@@ -77,7 +80,7 @@ export class URL {
   readonly params: ReadonlyMap<string, string>;
   #text: string | undefined;
   #identity: string | undefined;
-  readonly #methodMemo: Map<string, Map<string, string | undefined>>;
+  readonly #methodMemo: Map<string, Map<string, string | typeof ABSENT_VALUE>>;
   readonly #methodNumberMemo: Map<string, Map<string, number>>;
   readonly #numberMemo: Map<string, number>;
   // PERF: read on every round-robin and consistent-hash pick; URLs are immutable.
@@ -208,9 +211,11 @@ export class URL {
     const m = method ?? '';
     let byKey = this.#methodMemo.get(m);
     if (byKey === undefined) this.#methodMemo.set(m, (byKey = new Map()));
-    if (byKey.has(key)) return byKey.get(key);
+    // An absent value is memoized as ABSENT_VALUE: one lookup per read, not `has` and `get`.
+    const memo = byKey.get(key);
+    if (memo !== undefined) return memo === ABSENT_VALUE ? undefined : memo;
     const v = this.lookupMethodParameter(method, key);
-    byKey.set(key, v);
+    byKey.set(key, v ?? ABSENT_VALUE);
     return v;
   }
 
