@@ -62,6 +62,15 @@ export class Network {
     return link.partitioned ? -1 : link.sample() / 2;
   }
 
+  /**
+   * The link from zone `from` to zone `to`, for a caller that sends on it often: `oneWayMsOn(link)`
+   * then draws what `oneWayMs(from, to)` would, without the lookups. Undefined for a pair the
+   * network does not know (use `oneWayMs`).
+   */
+  link(from: string, to: string): Link | undefined {
+    return this.#links.get(from)?.get(to);
+  }
+
   /** True when messages between the zones are lost. */
   isPartitioned(a: string, b: string): boolean {
     return this.#partitions.has(pairKey(a, b));
@@ -116,7 +125,8 @@ export class Network {
 }
 
 /** One ordered zone pair as `oneWayMs` reads it: its current sampler and whether it is cut. */
-interface Link {
+/** One direction between two zones; faults change it in place, so a holder sees them. */
+export interface Link {
   sample: Sampler;
   partitioned: boolean;
 }
@@ -216,4 +226,9 @@ function phi(z: number): number {
         t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return z >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/** `Network.oneWayMs` on a link from `Network.link`: one way in ms, or -1 when messages are lost. */
+export function oneWayMsOn(link: Link): number {
+  return link.partitioned ? -1 : link.sample() / 2;
 }

@@ -14,7 +14,7 @@ import { NORMAL, type Proc, type Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../scenario/types.js';
 import { DynamicIsolation } from './dynamic-isolation.js';
 import type { ConsumerInstance } from './consumer.js';
-import type { Network } from './network.js';
+import { oneWayMsOn, type Link, type Network } from './network.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from './observer.js';
 
@@ -49,6 +49,11 @@ export interface IncomingCall {
   deliver(reply: Reply): void;
   /** The response was lost or came too late: the execution was orphaned. */
   readonly settled: boolean;
+  /**
+   * PERF: the link from the provider's zone back to `consumerZone`, when the sender knows it (the
+   * response's draw is then taken on it without the network's lookups).
+   */
+  readonly replyLink?: Link;
 }
 
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
@@ -442,7 +447,8 @@ export class ProviderInstance {
       if (executed) this.#recorder.orphaned(call.request);
       return;
     }
-    const delay = this.#network.oneWayMs(this.zone, call.consumerZone);
+    const link = call.replyLink;
+    const delay = link !== undefined ? oneWayMsOn(link) : this.#network.oneWayMs(this.zone, call.consumerZone);
     if (delay < 0) {
       if (executed) this.#recorder.orphaned(call.request);
       return;

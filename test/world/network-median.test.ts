@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampler, type DistSpec } from '../../src/engine/distributions.js';
 import { RandomStreams } from '../../src/engine/random.js';
-import { medianOf, Network } from '../../src/world/network.js';
+import { medianOf, Network, oneWayMsOn } from '../../src/world/network.js';
 
 const DRAWS = 40_001;
 function sampledMedian(spec: DistSpec): number {
@@ -56,5 +56,48 @@ describe('Network.medianRttMs', () => {
     n.setRtt('zoneA', 'zoneB', { dist: 'constant', value: 90 });
     expect(n.oneWayMs('zoneA', 'zoneB')).toBe(45);
     expect(n.medianRttMs('zoneA', 'zoneB')).toBe(1.5);
+  });
+});
+
+describe('Network.link', () => {
+  const spec = {
+    sameZone: { dist: 'constant', value: 0.2 } as DistSpec,
+    default: { dist: 'lognormal', p50: 3, p99: 8 } as DistSpec,
+    pairs: [],
+  };
+  const network = () => new Network(spec, ['zoneA', 'zoneB'], new RandomStreams(3).stream('network'));
+
+  it('draws on a link held from before what oneWayMs draws, through rtt faults and partitions', () => {
+    const held = network();
+    const looked = network();
+    const link = held.link('zoneA', 'zoneB')!;
+    const back = held.link('zoneB', 'zoneA')!;
+    const draws = (n: Network, useLink: boolean): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        out.push(useLink ? oneWayMsOn(link) : n.oneWayMs('zoneA', 'zoneB'));
+        out.push(useLink ? oneWayMsOn(back) : n.oneWayMs('zoneB', 'zoneA'));
+      }
+      return out;
+    };
+    const run = (n: Network, useLink: boolean): number[][] => {
+      const before = draws(n, useLink);
+      const restore = n.setRtt('zoneA', 'zoneB', { dist: 'constant', value: 90 });
+      const slow = draws(n, useLink);
+      n.partition('zoneA', 'zoneB');
+      const cut = draws(n, useLink);
+      n.heal('zoneA', 'zoneB');
+      restore();
+      return [before, slow, cut, draws(n, useLink)];
+    };
+    const viaLink = run(held, true);
+    expect(viaLink).toEqual(run(looked, false));
+    expect(viaLink[1]).toEqual(Array(10).fill(45));
+    expect(viaLink[2]).toEqual(Array(10).fill(-1));
+    expect(new Set(viaLink[3]).size).toBe(10);
+  });
+
+  it('is undefined for a zone the network does not know', () => {
+    expect(network().link('zoneA', 'zoneX')).toBeUndefined();
   });
 });

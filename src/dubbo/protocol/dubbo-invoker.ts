@@ -9,7 +9,7 @@
 import type { QueueEntry } from '../../engine/event-queue.js';
 import { FixedDelayTimers } from '../../engine/fixed-delay-timers.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
-import type { Network } from '../../world/network.js';
+import { oneWayMsOn, type Link, type Network } from '../../world/network.js';
 import type { RequestHandle, WorldObserver } from '../../world/observer.js';
 import { providerStateVersion, type IncomingCall, type ProviderExport, type Reply } from '../../world/provider.js';
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
@@ -39,6 +39,7 @@ class Attempt implements IncomingCall {
   readonly method: string;
   readonly consumerZone: string;
   readonly request: RequestHandle;
+  readonly replyLink: Link | undefined;
   readonly done: SimEvent<Reply | null>;
   /** The timeout: a handle in `timers` when the timeout is the URL's, else an agenda entry. */
   timer: QueueEntry | null = null;
@@ -53,8 +54,10 @@ class Attempt implements IncomingCall {
     request: RequestHandle,
     done: SimEvent<Reply | null>,
     attachments: ReadonlyMap<string, string>,
+    replyLink: Link | undefined,
   ) {
     this.provider = provider;
+    this.replyLink = replyLink;
     this.attachments = attachments;
     this.service = provider.service;
     this.method = method;
@@ -117,6 +120,8 @@ export class DubboInvoker implements Invoker {
   /** Per method: `enable-timeout-countdown` on this invoker's URL (default false). */
   readonly #startsCountdown = new Map<string, boolean>();
   #destroyed = false;
+  /** PERF: the network links to the provider and back (stable objects that faults change in place). */
+  #links: { out: Link | undefined; back: Link | undefined } | null = null;
 
   constructor(provider: ProviderExport, providerUrl: URL, consumerUrl: URL, ctx: ProtocolContext) {
     this.provider = provider;
@@ -126,6 +131,10 @@ export class DubboInvoker implements Invoker {
 
   getUrl(): URL {
     return this.#url;
+  }
+
+  #linksOf(ctx: ProtocolContext): { out: Link | undefined; back: Link | undefined } {
+    return (this.#links = { out: ctx.network.link(ctx.consumerZone, this.provider.zone), back: ctx.network.link(this.provider.zone, ctx.consumerZone) });
   }
 
   isAvailable(): boolean {
@@ -229,14 +238,15 @@ export class DubboInvoker implements Invoker {
     const done = sim.event<Reply | null>();
     // The provider reads `_TO` when its thread starts the call; a retry sets another one meanwhile.
     const attachments = invocation.attachments.has(TIMEOUT_ATTACHMENT_KEY) ? new Map(invocation.attachments) : invocation.attachments;
-    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments);
+    const links = this.#links ?? this.#linksOf(ctx);
+    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back);
     if ((invocation.context as CallContext).countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
       const lane = timeoutLane(sim, timeoutMs);
       attempt.timers = lane;
       attempt.timerHandle = lane.add(attempt);
     } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
-    const delay = ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
+    const delay = links.out !== undefined ? oneWayMsOn(links.out) : ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
     // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
     // the call at once (`scheduleLast`).
     if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
