@@ -225,10 +225,14 @@ export class World {
     this.sim.run({ until: durationMs });
     const drainUntil = durationMs + 600_000;
     while (this.inFlight() > 0 && this.sim.peek() <= drainUntil) this.sim.step();
-    // Let providers finish what they accepted, so every execution is either used or orphaned.
+    // Let providers finish what they accepted, so every execution is either used or orphaned. Whether
+    // they still are is read between instants, every 256th (a scan of every provider is not free), not
+    // between agenda entries: how many entries an instant takes is the kernel's business (it runs some
+    // at once, see `Simulation.scheduleLast`), and the run must not depend on it.
     for (let n = 0; this.sim.peek() <= drainUntil; n++) {
       if (n % 256 === 0 && !this.#providersBusy()) break;
-      this.sim.step();
+      const instant = this.sim.peek();
+      while (this.sim.peek() === instant) this.sim.step();
     }
     return {
       eventsProcessed: this.sim.eventsProcessed,
