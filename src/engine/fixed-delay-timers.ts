@@ -2,8 +2,9 @@
  * Timers that all wait one delay (a call's timeout): added in time order, they fire in that order,
  * so they wait in a first-in-first-out ring outside the agenda and only the oldest live one is on
  * it. Each timer takes its agenda position when it is added (`Simulation.reserveSeq`), so the kernel
- * runs it exactly where a `schedule` call would have. Cancelling is O(1). It owns no meaning of its
- * timers; the per-attempt timeout, set and cancelled on nearly every call, is the case it was made for.
+ * runs it exactly where a `schedule` call would have. Cancelling is O(1) unless it is the oldest
+ * live timer's (its agenda entry then moves to the next one). It owns no meaning of its timers; the
+ * per-attempt timeout, set and cancelled on nearly every call, is the case it was made for.
  */
 import type { QueueEntry } from './event-queue.js';
 import { NORMAL, type Simulation } from './simulation.js';
@@ -66,12 +67,14 @@ export class FixedDelayTimers {
     this.#args[slot] = undefined;
     if (handle !== this.#head) return;
     this.#skipDead();
-    // Nothing left: the entry leaves the agenda. Otherwise it stays, earlier than the next live timer,
-    // and enters that one when it comes up (one agenda entry per lane, not a removal per cancel).
-    if (this.#head === this.#tail && this.#queued) {
+    // The entry moves to the next live timer (or leaves the agenda): the agenda never holds a timer
+    // that will not run, so what it holds, and every step the kernel takes, is what one entry per
+    // timer would give.
+    if (this.#queued) {
       this.#sim.cancel(this.#entry!);
       this.#queued = false;
     }
+    if (this.#head < this.#tail) this.#enter(this.#head);
   }
 
   #skipDead(): void {
@@ -88,21 +91,16 @@ export class FixedDelayTimers {
 
   readonly #run = (arg: unknown): void => {
     this.#queued = false;
-    const handle = arg as number;
-    const slot = handle & this.#mask;
-    // The entry's timer is live only if it is still the head (the head moves past cancelled timers only).
-    const fires = handle === this.#head && this.#live[slot] === 1;
-    let timerArg: unknown;
-    if (fires) {
-      timerArg = this.#args[slot];
-      this.#args[slot] = undefined;
-      this.#live[slot] = 0;
-      this.#head++;
-    }
+    // The entry is always the head's, and the head is live (cancel moves the entry past dead timers).
+    const slot = (arg as number) & this.#mask;
+    const timerArg = this.#args[slot];
+    this.#args[slot] = undefined;
+    this.#live[slot] = 0;
+    this.#head++;
     this.#skipDead();
     // The next timer enters before this one runs: whatever this one schedules comes after it in order.
     if (this.#head < this.#tail) this.#enter(this.#head);
-    if (fires) this.#fire(timerArg);
+    this.#fire(timerArg);
   };
 
   #grow(): void {
