@@ -94,17 +94,11 @@ export interface ProtocolContext {
 // agenda entry each: an attempt's timeout is set and cancelled on nearly every call.
 const timeoutLanes = new WeakMap<Simulation, Map<number, FixedDelayTimers>>();
 
-let lastLane: FixedDelayTimers | null = null;
-let lastLaneSim: Simulation | null = null;
-
 function timeoutLane(sim: Simulation, timeoutMs: number): FixedDelayTimers {
-  if (sim === lastLaneSim && lastLane!.delayMs === timeoutMs) return lastLane!;
   let bySim = timeoutLanes.get(sim);
   if (bySim === undefined) timeoutLanes.set(sim, (bySim = new Map()));
   let lane = bySim.get(timeoutMs);
   if (lane === undefined) bySim.set(timeoutMs, (lane = new FixedDelayTimers(sim, timeoutMs, expire)));
-  lastLaneSim = sim;
-  lastLane = lane;
   return lane;
 }
 
@@ -120,6 +114,8 @@ export class DubboInvoker implements Invoker {
   /** Per method: `enable-timeout-countdown` on this invoker's URL (default false). */
   readonly #startsCountdown = new Map<string, boolean>();
   #destroyed = false;
+  /** The timeout FIFO this invoker used last. */
+  #lane: FixedDelayTimers | null = null;
   /** PERF: the network links to the provider and back (stable objects that faults change in place). */
   #links: { out: Link | undefined; back: Link | undefined } | null = null;
 
@@ -242,7 +238,9 @@ export class DubboInvoker implements Invoker {
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back);
     if ((invocation.context as CallContext).countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
-      const lane = timeoutLane(sim, timeoutMs);
+      // PERF: an invoker's timeout rarely changes: its last lane first (one simulation per invoker).
+      let lane = this.#lane;
+      if (lane === null || lane.delayMs !== timeoutMs) this.#lane = lane = timeoutLane(sim, timeoutMs);
       attempt.timers = lane;
       attempt.timerHandle = lane.add(attempt);
     } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
