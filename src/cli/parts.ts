@@ -75,7 +75,8 @@ export function writePart(dir: string, name: string, json: string): string {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {
-    throw new UsageError(`--out: cannot create ${dir} (${(error as Error).message})`);
+    // ENOENT: another zonesim's check removed a parent this mkdir had just made; `inFolder` makes it again.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--out: cannot create ${dir} (${(error as Error).message})`);
   }
   const target = join(dir, name);
   const tmp = join(dir, `.${name}.tmp-${process.pid}`);

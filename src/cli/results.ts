@@ -84,9 +84,11 @@ export function describeFsError(error: unknown): string {
  */
 export function inFolder<T>(dir: string, write: () => T, onMade?: (made: string) => void): T {
   for (let attempt = 1; ; attempt++) {
-    const made = mkdirSync(dir, { recursive: true });
-    if (made !== undefined) onMade?.(made);
     try {
+      // The creation itself may lose that race: a recursive mkdir that has made a parent finds it gone
+      // when it makes the next level (ENOENT), so it is retried like the write.
+      const made = mkdirSync(dir, { recursive: true });
+      if (made !== undefined) onMade?.(made);
       return write();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || existsSync(dir) || attempt >= 10) throw error;

@@ -81,6 +81,16 @@ describe('another zonesim checking the same --out while one writes', () => {
     expect(writes).toBe(2);
   });
 
+  it('writes its part file all the same when the creation of its folder finds a parent gone', () => {
+    const dir = join(tempDir('zs-race-'), 'parts', 'timeout-sweep');
+    let failed = 0;
+    hooks.beforeMkdir = (path) => {
+      if (path === dir && failed++ === 0) throw Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${path}'`), { code: 'ENOENT' });
+    };
+    expect(readFileSync(writePart(dir, 'sweep.part-1-of-3.json', '{"k": 1}'), 'utf8')).toBe('{"k": 1}');
+    expect(failed).toBe(2);
+  });
+
   it('writes its results folder all the same', () => {
     const out = tempDir('zs-race-');
     let removed = false;
@@ -112,6 +122,24 @@ describe('two zonesims checking the same --out at once', () => {
     expect(() => checkResultsDir(out, 'timeout-sweep')).not.toThrow();
     expect(removed).toBe(2);
     expect(existsSync(join(out, 'timeout-sweep'))).toBe(false);
+  });
+
+  // The folder's own creation can lose the race too: a recursive mkdir that made `parts` finds it
+  // removed by the other check when it makes `parts/timeout-sweep` (CI saw "ENOENT ... mkdir
+  // '.../parts/timeout-sweep'" with three shards on one folder).
+  it('makes the folder again when its own creation finds a parent gone', () => {
+    const parts = join(tempDir('zs-race-'), 'parts');
+    let failed = 0;
+    hooks.beforeMkdir = (path) => {
+      if (path === join(parts, 'timeout-sweep') && failed++ === 0) {
+        throw Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${path}'`), { code: 'ENOENT' });
+      }
+    };
+    expect(() => checkResultsDir(parts, 'timeout-sweep')).not.toThrow();
+    expect(failed).toBe(2);
+    expect(existsSync(parts)).toBe(false);
+    const dir = writeResults(parts, 'timeout-sweep', 'r1', { 'a.txt': 'x' });
+    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('x');
   });
 });
 
