@@ -199,9 +199,7 @@ export class Simulation {
     if (delayMs !== 0 || !this.#tailFree || this.#queue.peekTimeAfterTaken() <= this.now) {
       return this.schedule(delayMs, fire, NORMAL, arg);
     }
-    if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
-      throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
-    }
+    this.#countSameInstant();
     this.eventsProcessed++;
     // As `step` fires a NORMAL entry: its own last action is a tail again.
     this.#tailFree = true;
@@ -318,18 +316,21 @@ export class Simulation {
     return this.#queue.peekTime();
   }
 
+  // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
+  #countSameInstant(): void {
+    if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
+      throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
+    }
+  }
+
   /** Processes one agenda entry; false when the agenda is empty. */
   step(): boolean {
     const queue = this.#queue;
     const entry = queue.take();
     if (entry === undefined) return false;
     try {
-      if (entry.time === this.now) {
-        // A model bug that keeps rescheduling at one instant would hang the run: fail it instead.
-        if (++this.#sameInstant > MAX_EVENTS_PER_INSTANT) {
-          throw new Error(`simulation stuck: more than ${MAX_EVENTS_PER_INSTANT} events at t=${this.now} ms`);
-        }
-      } else this.#sameInstant = 0;
+      if (entry.time === this.now) this.#countSameInstant();
+      else this.#sameInstant = 0;
       this.now = entry.time;
       this.eventsProcessed++;
       this.#tailFree = entry.priority > URGENT;

@@ -59,7 +59,7 @@ export class Network {
       if (this.#partitions.has(pairKey(from, to))) return -1;
       throw new Error(`no RTT for ${from}->${to}`);
     }
-    return link.partitioned ? -1 : link.sample() / 2;
+    return oneWayMsOn(link);
   }
 
   /**
@@ -124,8 +124,10 @@ export class Network {
   }
 }
 
-/** One ordered zone pair as `oneWayMs` reads it: its current sampler and whether it is cut. */
-/** One direction between two zones; faults change it in place, so a holder sees them. */
+/**
+ * One ordered zone pair as `oneWayMs` reads it: its current sampler and whether it is cut. Faults
+ * change it in place, so a holder (`Network.link`) sees them.
+ */
 export interface Link {
   sample: Sampler;
   partitioned: boolean;
