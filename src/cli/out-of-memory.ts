@@ -161,17 +161,27 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  * size, at equal speed on `npm run bench`. Each scavenge copies the requests in flight, however
  * young the generation; at tens of thousands of requests per second that set is large, so a young
  * generation twice V8's default (semi-spaces of 32 MB instead of 16) halves the scavenges and their
- * cost (the large deployment: GC 2.9 s -> 1.45 s, about 50 MB more peak RSS). A flag given on node's
- * command line (`node --heap-growing-percent=0 bin/zonesim.js ...` restores V8's default) wins.
+ * cost (the large deployment: GC 2.9 s -> 1.45 s, about 50 MB more peak RSS). V8's allocation-site
+ * pretenuring allocates the objects of an object literal straight in the old generation once most of
+ * them have survived a scavenge; a scavenge during the first calls of a large world (thousands of
+ * consumer instances, every early request still in flight) made it do that for the per-request
+ * literals, which then died in the old generation and kept the young objects they point to alive
+ * until the next mark-compact (the large deployment without its restart: 130 MB promoted in 15
+ * simulated s instead of 23, 3.0 s -> 2.6 s). A flag given on node's command line (`node
+ * --heap-growing-percent=0 bin/zonesim.js ...` restores V8's default; `--allocation-site-pretenuring`
+ * turns pretenuring back on) wins.
  */
-export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=32'];
+export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
 /** `execArgv` plus each of `CHILD_V8_FLAGS` it does not already set (node takes V8 flags only on its command line). */
 export function childExecArgv(execArgv: readonly string[]): string[] {
+  // A boolean flag counts as given in either sense (`--x` or `--no-x`), and V8 reads `-` and `_` alike.
+  const spellings = (name: string) => [name, `--${name.slice(2).replaceAll('-', '_')}`];
   const given = (flag: string) => {
     const name = flag.split('=')[0]!;
-    const alt = `--${name.slice(2).replaceAll('-', '_')}`;
-    return execArgv.some((arg) => arg === name || arg.startsWith(`${name}=`) || arg === alt || arg.startsWith(`${alt}=`));
+    const base = name.startsWith('--no-') ? `--${name.slice(5)}` : name;
+    const names = base === name ? spellings(name) : [...spellings(name), ...spellings(base)];
+    return execArgv.some((arg) => names.some((n) => arg === n || arg.startsWith(`${n}=`)));
   };
   return [...execArgv, ...CHILD_V8_FLAGS.filter((f) => !given(f))];
 }
