@@ -4,7 +4,7 @@
  * and invokeWithContext around each attempt. Follows dubbo-cluster
  * `support/AbstractClusterInvoker.java`.
  */
-import type { Proc } from '../../engine/simulation.js';
+import type { Proc, Simulation } from '../../engine/simulation.js';
 import {
   CLUSTER_AVAILABLE_CHECK_KEY,
   DEFAULT_LOADBALANCE,
@@ -25,7 +25,7 @@ import {
   type RpcError,
   type RpcInvocation,
 } from '../rpc.js';
-import type { DubboRuntime } from '../runtime.js';
+import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
 import type { URL } from '../url.js';
 
 /** Builds a cluster invoker over a directory for one consumer instance. */
@@ -39,10 +39,19 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   protected readonly enableConnectivityValidation = true;
   #stickyInvoker: Invoker | null = null;
   #destroyed = false;
+  // PERF: the runtime keeps one load balancer per name; the last one it gave is kept here too, so a
+  // call does not read the instance's runtime table (thousands of instances: each read a cache miss).
+  #lbName: string | undefined;
+  #lb: LoadBalance | undefined;
+  // PERF: read on every attempt; kept here for the same reason (the runtime's array itself, not a copy).
+  readonly #filters: ConsumerFilter[];
+  readonly #sim: Simulation;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
     this.runtime = runtime;
+    this.#filters = runtime.filters;
+    this.#sim = runtime.sim;
     // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
     this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
   }
@@ -109,7 +118,11 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
       invokers.length > 0
         ? (invokers[0]!.getUrl().getMethodParameter(invocation.getMethodName(), LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE)
         : DEFAULT_LOADBALANCE;
-    return this.runtime.getLoadBalance(name);
+    if (name === this.#lbName) return this.#lb!;
+    const lb = this.runtime.getLoadBalance(name);
+    this.#lbName = name;
+    this.#lb = lb;
+    return lb;
   }
 
   /**
@@ -234,8 +247,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     // Dubbo's consumer Filter chain wraps protocol (provider) invokers; a nested cluster invoker
     // (mergeable over groups) runs the filters around its own attempts, so they must not run twice.
     if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
-    const filters = this.runtime.filters;
-    const sim = this.runtime.sim;
+    const filters = this.#filters;
     for (let i = 0; i < filters.length; i++) {
       const filter = filters[i]!;
       if (filter.admit === undefined) continue;
@@ -248,6 +260,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
         return { kind: 'error', error: refused };
       }
     }
+    if (filters.length === 0) return yield* invoker.invoke(invocation);
+    const sim = this.#sim;
     const start = sim.now;
     for (let i = 0; i < filters.length; i++) filters[i]!.before(invoker, invocation, start);
     const result = yield* invoker.invoke(invocation);
