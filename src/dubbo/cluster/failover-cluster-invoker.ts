@@ -40,12 +40,17 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       le = result.error;
       (failed ??= []).push(invoker);
     }
-    const last = le!;
-    const providers = new Set(failed!.map((inv) => inv.getUrl().getAddress()));
+    return this.#triedAll(le!, failed!, methodName, len, copyInvokers.length);
+  }
+
+  // PERF: the message is built outside the generator, whose object (one per call) then holds fewer registers.
+  /** Every attempt failed: Dubbo's RpcException with the last error's code. */
+  #triedAll(last: RpcError, failed: Invoker[], methodName: string, len: number, listed: number): Result {
+    const providers = new Set(failed.map((inv) => inv.getUrl().getAddress()));
     return this.error(
       last.code,
       `Failed to invoke the method ${methodName} in the service ${this.getInterface()}. Tried ${len} times of the providers ` +
-        `[${[...providers].join(', ')}] (${providers.size}/${copyInvokers.length}) from the registry ` +
+        `[${[...providers].join(', ')}] (${providers.size}/${listed}) from the registry ` +
         `${this.directory.getUrl().getAddress()} on the consumer ${this.runtime.consumerHost} using the dubbo version ` +
         `${DUBBO_VERSION}. Last error is: ${last.message}`,
       last.cause,

@@ -41,6 +41,8 @@ class Attempt implements IncomingCall {
   readonly request: RequestHandle;
   readonly replyLink: Link | undefined;
   readonly done: SimEvent<Reply | null>;
+  /** The attempt's timeout (for the timeout message). */
+  timeoutMs = 0;
   /** The timeout: a handle in `timers` when the timeout is the URL's, else an agenda entry. */
   timer: QueueEntry | null = null;
   timers: FixedDelayTimers | null = null;
@@ -206,7 +208,17 @@ export class DubboInvoker implements Invoker {
     });
   }
 
+  // PERF: the generator only waits; sending and reading the reply are plain methods, so each call's
+  // generator object carries a few registers instead of every local of both halves.
   *invoke(invocation: RpcInvocation): Proc<Result> {
+    const sent = this.#send(invocation);
+    if (!(sent instanceof Attempt)) return sent;
+    const reply: Reply | null = yield sent.done;
+    return this.#resultOf(sent, reply);
+  }
+
+  /** Sends the attempt (timeout armed), or the result when nothing is sent. */
+  #send(invocation: RpcInvocation): Attempt | Result {
     const ctx = this.#ctx;
     const sim = ctx.sim;
     const request = (invocation.context as CallContext).request;
@@ -236,6 +248,7 @@ export class DubboInvoker implements Invoker {
     const attachments = invocation.attachments.has(TIMEOUT_ATTACHMENT_KEY) ? new Map(invocation.attachments) : invocation.attachments;
     const links = this.#links ?? this.#linksOf(ctx);
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back);
+    attempt.timeoutMs = timeoutMs;
     if ((invocation.context as CallContext).countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
       // PERF: an invoker's timeout rarely changes: its last lane first (one simulation per invoker).
@@ -248,7 +261,12 @@ export class DubboInvoker implements Invoker {
     // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
     // the call at once (`scheduleLast`).
     if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
-    const reply: Reply | null = yield done;
+    return attempt;
+  }
+
+  /** The attempt's result from the provider's reply (null: the timeout fired first). */
+  #resultOf(attempt: Attempt, reply: Reply | null): Result {
+    const { method, timeoutMs, provider } = attempt;
     if (reply === null) {
       return rpcError(
         RpcCode.TIMEOUT_EXCEPTION,
