@@ -43,6 +43,13 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   // call does not read the instance's runtime table (thousands of instances: each read a cache miss).
   #lbName: string | undefined;
   #lb: LoadBalance | undefined;
+  // PERF: the first invoker's URL is read on every call (load balancer, sticky); URLs are immutable, so
+  // each answer is kept for the last URL and method it was read for.
+  #lbNameUrl: URL | undefined;
+  #lbNameMethod: string | undefined;
+  #stickyUrl: URL | undefined;
+  #stickyMethod: string | undefined;
+  #sticky = false;
   // PERF: read on every attempt; kept here for the same reason (the runtime's array itself, not a copy).
   readonly #filters: ConsumerFilter[];
   readonly #sim: Simulation;
@@ -114,14 +121,23 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
 
   /** The load balancer named on the first invoker's URL (method level first), default random. */
   protected initLoadBalance(invokers: Invoker[], invocation: RpcInvocation): LoadBalance {
-    const name =
-      invokers.length > 0
-        ? (invokers[0]!.getUrl().getMethodParameter(invocation.getMethodName(), LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE)
-        : DEFAULT_LOADBALANCE;
+    if (invokers.length === 0) return this.#loadBalanceNamed(DEFAULT_LOADBALANCE);
+    const url = invokers[0]!.getUrl();
+    const method = invocation.getMethodName();
+    if (url === this.#lbNameUrl && method === this.#lbNameMethod) return this.#lb!;
+    const lb = this.#loadBalanceNamed(url.getMethodParameter(method, LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE);
+    this.#lbNameUrl = url;
+    this.#lbNameMethod = method;
+    return lb;
+  }
+
+  #loadBalanceNamed(name: string): LoadBalance {
     if (name === this.#lbName) return this.#lb!;
     const lb = this.runtime.getLoadBalance(name);
     this.#lbName = name;
     this.#lb = lb;
+    // The name's URL and method are the caller's to record (none for an empty list).
+    this.#lbNameUrl = undefined;
     return lb;
   }
 
@@ -160,7 +176,13 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   ): Invoker | null {
     if (invokers.length === 0) return null;
     const methodName = invocation.getMethodName();
-    const sticky = invokers[0]!.getUrl().getMethodBoolean(methodName, STICKY_KEY, false);
+    const first = invokers[0]!.getUrl();
+    if (first !== this.#stickyUrl || methodName !== this.#stickyMethod) {
+      this.#sticky = first.getMethodBoolean(methodName, STICKY_KEY, false);
+      this.#stickyUrl = first;
+      this.#stickyMethod = methodName;
+    }
+    const sticky = this.#sticky;
     if (this.#stickyInvoker !== null && !invokers.includes(this.#stickyInvoker)) this.#stickyInvoker = null;
     if (sticky && this.#stickyInvoker !== null && (selected === null || !selected.includes(this.#stickyInvoker))) {
       if (this.availableCheck && this.#stickyInvoker.isAvailable()) return this.#stickyInvoker;
