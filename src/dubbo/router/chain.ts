@@ -192,6 +192,10 @@ export class RouterChain implements RouterChainLike {
   #cacheConsumerUrl: URL | null = null;
   /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
   #keyParts: KeyPart[] = [];
+  /** The parts of the last key `#key` gave (for `#keyParts` as they are now), and that key. */
+  #lastKeyParts: string[] = [];
+  #lastKey = '';
+  #lastKeyValid = false;
   #hits = 0;
   /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
@@ -428,16 +432,34 @@ export class RouterChain implements RouterChainLike {
     }
     this.#cacheable = cacheable;
     this.#keyParts = cacheable ? parts : [];
+    this.#lastKeyParts = [];
+    this.#lastKeyValid = false;
     this.#sharing = cacheable && this.#shared !== null && this.#built && this.#changes !== null && this.#effective.every(routesByParameters);
   }
 
   // PERF: the key holds only each router's decision (or the inputs it declared), so most calls share a few entries.
+  // Most calls also repeat the last call's parts: the last key is given again, not joined (and hashed) anew.
   #key(consumerUrl: URL, invocation: RpcInvocation): string {
     const parts = this.#keyParts;
     if (parts.length === 0) return '';
-    let key = keyPartOf(parts[0]!, consumerUrl, invocation);
-    for (let i = 1; i < parts.length; i++) key += `\u0000${keyPartOf(parts[i]!, consumerUrl, invocation)}`;
-    return key;
+    if (parts.length === 1) return keyPartOf(parts[0]!, consumerUrl, invocation);
+    const last = this.#lastKeyParts;
+    // Not valid while the parts are being read: a part that throws leaves them half overwritten.
+    let same = this.#lastKeyValid && last.length === parts.length;
+    this.#lastKeyValid = false;
+    for (let i = 0; i < parts.length; i++) {
+      const part = keyPartOf(parts[i]!, consumerUrl, invocation);
+      if (same && part !== last[i]) same = false;
+      last[i] = part;
+    }
+    if (!same) {
+      last.length = parts.length;
+      let key = last[0]!;
+      for (let i = 1; i < parts.length; i++) key += `\u0000${last[i]!}`;
+      this.#lastKey = key;
+    }
+    this.#lastKeyValid = true;
+    return this.#lastKey;
   }
 
   #route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {

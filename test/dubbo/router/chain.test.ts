@@ -53,6 +53,29 @@ class FakeRouter implements StateRouter {
   }
 }
 
+/** A router keyed on one attachment (its `routeKey`), keeping what `keep` says; its key throws on a `boom` attachment when asked to. */
+class AttachmentRouter implements StateRouter {
+  constructor(
+    readonly name: string,
+    readonly order: number,
+    readonly attachment: string,
+    readonly keep: (value: string | undefined, i: number) => boolean,
+    readonly throwsOnBoom = false,
+  ) {}
+  routingInputs(): RoutingInputs {
+    return { method: false, attachments: [this.attachment], arguments: [], random: false };
+  }
+  routeKey(_consumerUrl: URL, invocation: RpcInvocation): string {
+    if (this.throwsOnBoom && invocation.getAttachment('boom') !== undefined) throw new Error('boom');
+    return invocation.getAttachment(this.attachment) ?? '';
+  }
+  route(invokers: Invoker[], _consumerUrl: URL, invocation: RpcInvocation): RouterResult {
+    const value = invocation.getAttachment(this.attachment);
+    const out = invokers.filter((_inv, i) => this.keep(value, i));
+    return { invokers: out, trace: { router: this.name, before: invokers.length, after: out.length } };
+  }
+}
+
 describe('RouterChain', () => {
   it('runs routers in ascending order, stable for equal orders', () => {
     const calls: string[] = [];
@@ -212,6 +235,48 @@ describe('RouterChain route cache', () => {
     const stats = cached.cacheStats();
     expect(stats.cacheable).toBe(true);
     expect(stats.hits).toBeGreaterThan(stats.misses);
+  });
+
+  it('routes each call by its own key when only one router\'s part of the key changes from the call before', () => {
+    // Mock selector, tag router and a condition rule on an attachment: three key parts. Each call below
+    // changes one part only (the mock decision, the tag, then the attachment), then goes back.
+    const specs: RouterSpec[] = [{ type: 'condition', rule: 'attachments[uid] = 1 => zone = zoneB' }];
+    const cached = buildRouterChain(specs, { service: 'com.example.UserService' });
+    const uncached = buildRouterChain(specs, { service: 'com.example.UserService', cache: false });
+    const all = providers().concat(invokersOf(['mock://10.10.0.99:20880/com.example.UserService']));
+    cached.setInvokers(all);
+    uncached.setInvokers(all);
+    const attachments: Record<string, string>[] = [
+      {},
+      { 'invocation.need.mock': 'true' },
+      {},
+      { 'dubbo.tag': 'gray' },
+      {},
+      { uid: '1' },
+      { uid: '2' },
+      { uid: '1' },
+      { uid: '1', 'invocation.need.mock': 'true' },
+      { uid: '1' },
+    ];
+    const calls = attachments.map((a) => call('getUser', a));
+    const routed = calls.map((inv) => indicesIn(all, cached.route(CONSUMER, all, inv).invokers));
+    expect(routed).toEqual(calls.map((inv) => indicesIn(all, uncached.route(CONSUMER, all, inv).invokers)));
+    // The calls do route differently (else this would check nothing).
+    expect(new Set(routed.map((r) => r.join(','))).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads every key part again after one threw, so a half-read call leaves no stale key behind', () => {
+    const parity = new AttachmentRouter('parity', 1, 'r1', (v, i) => i % 2 === Number(v ?? '0'));
+    const second = new AttachmentRouter('second', 2, 'r2', () => true, true);
+    const chain = new RouterChain([parity, second]);
+    const all = providers();
+    chain.setInvokers(all);
+    const even = indicesIn(all, chain.route(CONSUMER, all, call('getUser', { r1: '0' })).invokers);
+    // The first part (r1 = 1) is read, the second throws.
+    expect(() => chain.route(CONSUMER, all, call('getUser', { r1: '1', boom: 'x' }))).toThrow('boom');
+    const odd = indicesIn(all, chain.route(CONSUMER, all, call('getUser', { r1: '1' })).invokers);
+    expect(even).toEqual([0, 2, 4, 6, 8, 10]);
+    expect(odd).toEqual([1, 3, 5, 7, 9, 11]);
   });
 
   describe('shared by the chains of many consumer instances', () => {
