@@ -4,6 +4,7 @@
  * Asynchrony is a generator process (`Proc`) driven by the engine.
  */
 import type { Proc } from '../engine/simulation.js';
+import { NO_ATTACHMENTS } from '../world/no-attachments.js';
 import { RpcCode } from './constants.js';
 import type { URL } from './url.js';
 
@@ -78,6 +79,8 @@ export class RpcInvocation {
   }
 
   setAttachment(key: string, value: string): void {
+    // A request without attachments holds the shared empty map: the first write gets a map of its own.
+    if (this.attachments === NO_ATTACHMENTS) this.attachments = new Map();
     this.attachments.set(key, value);
   }
 
