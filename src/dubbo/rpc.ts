@@ -44,6 +44,11 @@ export function isBiz(error: RpcError): boolean {
   return error.code === RpcCode.BIZ_EXCEPTION;
 }
 
+// PERF: most invocations have no arguments, and one attempt; neither needs an array of its own (read-only
+// shared empties, replaced at the first write).
+const NO_ARGUMENTS = Object.freeze([]) as unknown as unknown[];
+const NO_INVOKERS = Object.freeze([]) as unknown as Invoker[];
+
 /** One call of one method, with its arguments and attachments (Dubbo `RpcInvocation`). */
 export class RpcInvocation {
   methodName: string;
@@ -51,7 +56,7 @@ export class RpcInvocation {
   arguments: unknown[];
   attachments: Map<string, string>;
   /** Invokers tried so far by the cluster (Dubbo `invokedInvokers`). */
-  invokedInvokers: Invoker[] = [];
+  invokedInvokers: Invoker[] = NO_INVOKERS;
   /** Opaque per-request data for the world layer (metrics, call-graph context). */
   context: unknown;
 
@@ -64,7 +69,7 @@ export class RpcInvocation {
   }) {
     this.methodName = init.methodName;
     this.serviceName = init.serviceName ?? '';
-    this.arguments = init.arguments ?? [];
+    this.arguments = init.arguments ?? NO_ARGUMENTS;
     const a = init.attachments;
     this.attachments = a instanceof Map ? a : new Map(Object.entries(a ?? {}));
     this.context = init.context;
@@ -85,7 +90,8 @@ export class RpcInvocation {
   }
 
   addInvokedInvoker(invoker: Invoker): void {
-    this.invokedInvokers.push(invoker);
+    if (this.invokedInvokers === NO_INVOKERS) this.invokedInvokers = [invoker];
+    else this.invokedInvokers.push(invoker);
   }
 
   /** A copy with its own attachments (broadcast and forking copy invocations). */

@@ -7,6 +7,7 @@ import type { Proc } from '../../engine/simulation.js';
 import { DEFAULT_RETRIES, DUBBO_VERSION, RETRIES_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import { isBiz, type Invoker, type Result, type RpcError, type RpcInvocation } from '../rpc.js';
+import type { URL } from '../url.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
 // How a JS number prints (`String(n)`): what a numeric scenario attachment value arrives as.
@@ -14,6 +15,10 @@ const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
   static readonly NAME: string = 'failover';
+  // PERF: `retries` of the consumer URL, read on every call: kept for the last URL and method (URLs are immutable).
+  #retriesUrl: URL | undefined;
+  #retriesMethod: string | undefined;
+  #retries = 0;
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     let copyInvokers = invokers;
@@ -74,7 +79,13 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
    * ignored and left in place. At least 1.
    */
   protected calculateInvokeTimes(methodName: string, invocation: RpcInvocation): number {
-    let len = this.getUrl().getMethodNumber(methodName, RETRIES_KEY, DEFAULT_RETRIES) + 1;
+    const url = this.getUrl();
+    if (url !== this.#retriesUrl || methodName !== this.#retriesMethod) {
+      this.#retries = url.getMethodNumber(methodName, RETRIES_KEY, DEFAULT_RETRIES);
+      this.#retriesUrl = url;
+      this.#retriesMethod = methodName;
+    }
+    let len = this.#retries + 1;
     const attached = invocation.getAttachment(RETRIES_KEY);
     // DIVERGENCE: zonesim attachments are text (a scenario's `retries: 2` arrives as "2"), so a value
     // that reads as a number stands for Java's Number and anything else for a String. Dubbo removes the

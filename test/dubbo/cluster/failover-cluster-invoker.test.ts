@@ -3,7 +3,7 @@ import type { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
-import type { RpcInvocation } from '../../../src/dubbo/rpc.js';
+import { RpcInvocation } from '../../../src/dubbo/rpc.js';
 import {
   biz,
   consumerUrl,
@@ -47,6 +47,22 @@ describe('FailoverClusterInvoker', () => {
       expect(errorOf(result).message).toContain('Tried 3 times of the providers');
       expect(errorOf(result).message).toContain('(3/3)');
     }
+  });
+
+  it('reads retries per method when calls of two methods take turns on one cluster invoker', () => {
+    const { sim, cluster, log } = setup({
+      cluster: failover,
+      scripts: [0, 1, 2].map(() => fail(RpcCode.NETWORK_EXCEPTION, 'connection refused')),
+      consumer: { 'sayHello.retries': '0' },
+    });
+    const sayBye = () => new RpcInvocation({ methodName: 'sayBye', serviceName: SERVICE });
+    const attempts: number[] = [];
+    for (const inv of [invocation(), sayBye(), invocation(), sayBye()]) {
+      const before = log.length;
+      runCall(sim, cluster.invoke(inv));
+      attempts.push(log.length - before);
+    }
+    expect(attempts).toEqual([1, 3, 1, 3]);
   });
 
   it('returns a biz RpcException (code 3) after one attempt, without retrying', () => {
