@@ -105,6 +105,12 @@ function timeoutLane(sim: Simulation, timeoutMs: number): FixedDelayTimers {
 }
 
 /** The protocol invoker for one provider instance, as one consumer instance sees it. */
+/** What an invoker's URL says of one method's timeout. */
+interface MethodTimeout {
+  readonly timeoutMs: number;
+  readonly startsCountdown: boolean;
+}
+
 // Destroyed invokers so far (part of `availabilityVersion`).
 let destroyedInvokers = 0;
 
@@ -112,9 +118,11 @@ export class DubboInvoker implements Invoker {
   readonly provider: ProviderExport;
   readonly #url: ServiceAddressURL;
   readonly #ctx: ProtocolContext;
-  readonly #timeouts = new Map<string, number>();
-  /** Per method: `enable-timeout-countdown` on this invoker's URL (default false). */
-  readonly #startsCountdown = new Map<string, boolean>();
+  /** Per method: the URL's timeout and `enable-timeout-countdown` (default false). */
+  readonly #methodTimeouts = new Map<string, MethodTimeout>();
+  // PERF: the last method's entry, read without the map (an invoker is mostly called for one method in a row).
+  #lastMethod: string | undefined;
+  #lastTimeout: MethodTimeout | undefined;
   #destroyed = false;
   /** The timeout FIFO this invoker used last. */
   #lane: FixedDelayTimers | null = null;
@@ -157,12 +165,21 @@ export class DubboInvoker implements Invoker {
   timeoutMs(invocation: RpcInvocation): number {
     const attached = invocation.getAttachment(TIMEOUT_KEY);
     if (attached !== undefined && Number.isFinite(Number(attached))) return Number(attached);
-    const method = invocation.getMethodName();
-    let t = this.#timeouts.get(method);
+    return this.#timeoutOf(invocation.getMethodName()).timeoutMs;
+  }
+
+  #timeoutOf(method: string): MethodTimeout {
+    if (method === this.#lastMethod) return this.#lastTimeout!;
+    let t = this.#methodTimeouts.get(method);
     if (t === undefined) {
-      t = this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT);
-      this.#timeouts.set(method, t);
+      t = {
+        timeoutMs: this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT),
+        startsCountdown: this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false),
+      };
+      this.#methodTimeouts.set(method, t);
     }
+    this.#lastMethod = method;
+    this.#lastTimeout = t;
     return t;
   }
 
@@ -177,12 +194,7 @@ export class DubboInvoker implements Invoker {
     const method = invocation.getMethodName();
     if (countdown === undefined || countdown === null) {
       const timeout = this.timeoutMs(invocation);
-      let starts = this.#startsCountdown.get(method);
-      if (starts === undefined) {
-        starts = this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false);
-        this.#startsCountdown.set(method, starts);
-      }
-      if (starts) invocation.setAttachment(TIMEOUT_ATTACHMENT_KEY, String(Math.trunc(timeout)));
+      if (this.#timeoutOf(method).startsCountdown) invocation.setAttachment(TIMEOUT_ATTACHMENT_KEY, String(Math.trunc(timeout)));
       return timeout;
     }
     const timeout = countdown.timeRemainingMs(nowMs);
