@@ -9,6 +9,7 @@
 import { DUBBO_VERSION, RpcCode } from '../constants.js';
 import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
+import { remoteApplication } from '../router/rule-key.js';
 import type { DubboRuntime } from '../runtime.js';
 import { markSubList, perList } from '../per-list.js';
 import type { URL } from '../url.js';
@@ -116,6 +117,14 @@ export abstract class AbstractDirectory implements Directory {
   }
   lastEmptiedBy(): RouteTraceEntry | undefined {
     return this.#lastEmptiedBy;
+  }
+  /** The list last set (no subclass bookkeeping first). */
+  protected appliedInvokers(): Invoker[] {
+    return this.#invokers;
+  }
+  /** Some invoker is set aside by connectivity validation. */
+  protected hasInvalidated(): boolean {
+    return this.#invalidated.size > 0;
   }
   getRouterChain(): RouterChainLike {
     return this.#routerChain;
@@ -262,24 +271,99 @@ export class DynamicDirectory extends AbstractDirectory {
     super(runtime, url, consumerUrl, routerChain);
     const group = consumerUrl.getParameter('group') ?? '';
     this.multiGroup = group === '*' || group.includes(',');
+    super.getRouterChain().onBeforeChange?.(this.#applyPendingHook);
   }
 
+  // PERF: a registry push reaches every consumer instance, and an instance often gets several before it
+  // next reads its directory: a list is set when the directory is next read, and one that a later list
+  // replaces before then is never set, whenever that changes nothing (`#deferrable`). Every read below
+  // sets the pending list first.
+  #pending: Invoker[] | null = null;
+
   override list(invocation: RpcInvocation): Invoker[] | RpcError {
+    this.#applyPending();
     // Past the forbidden check, a multi-group directory hands back every invoker: no router, no connectivity filter.
     if (this.multiGroup && !this.forbidden) return this.getAllInvokers();
     return super.list(invocation);
   }
 
+  override getAllInvokers(): Invoker[] {
+    this.#applyPending();
+    return super.getAllInvokers();
+  }
+  override getValidInvokers(): Invoker[] {
+    this.#applyPending();
+    return super.getValidInvokers();
+  }
+  override get version(): number {
+    this.#applyPending();
+    return super.version;
+  }
+  override isAvailable(): boolean {
+    this.#applyPending();
+    return super.isAvailable();
+  }
+  override isForbidden(): boolean {
+    this.#applyPending();
+    return super.isForbidden();
+  }
+  override getRouterChain(): RouterChainLike {
+    this.#applyPending();
+    return super.getRouterChain();
+  }
+  override setRouterChain(chain: RouterChainLike): void {
+    this.#applyPending();
+    super.getRouterChain().onBeforeChange?.(null);
+    super.setRouterChain(chain);
+    chain.onBeforeChange?.(this.#applyPendingHook);
+  }
+  override addInvalidateInvoker(invoker: Invoker): void {
+    this.#applyPending();
+    super.addInvalidateInvoker(invoker);
+  }
+
   /** A full list: replaces the old list; an empty list without `empty://` keeps the old one (empty protection). */
   notify(invokers: Invoker[]): void {
     if (invokers.length === 0) return;
+    if (this.#deferrable(invokers)) {
+      this.#pending = invokers;
+      return;
+    }
+    this.#pending = null;
     this.forbidden = false;
     this.setInvokers(invokers);
   }
 
   /** An `empty://` push: forbids the directory and destroys every invoker. */
   notifyEmpty(): void {
+    this.#pending = null;
     this.forbidden = true;
     this.setInvokers([]);
+  }
+
+  // What the chain runs before its routers change (a rule at run time): a router added then must be
+  // notified of the list the directory would have set by now.
+  readonly #applyPendingHook = (): void => this.#applyPending();
+
+  #applyPending(): void {
+    const pending = this.#pending;
+    if (pending === null) return;
+    this.#pending = null;
+    this.forbidden = false;
+    this.setInvokers(pending);
+  }
+
+  // Setting `invokers` later, or never if another list replaces it first, gives the same directory and
+  // routers as setting it now: the directory is not forbidden (a list would lift that), no invoker is set
+  // aside (the set-aside ones that leave a list are forgotten list by list), it is not a multi-group
+  // directory (each list builds cluster invokers), the chain's routers keep only the last list, and the
+  // list's providers are of the application of the list set now (routers re-read it from the first one).
+  #deferrable(invokers: Invoker[]): boolean {
+    if (this.forbidden || this.multiGroup || this.hasInvalidated()) return false;
+    if (super.getRouterChain().notifyCollapsible?.() !== true) return false;
+    const applied = this.appliedInvokers();
+    if (applied.length === 0) return false;
+    const app = remoteApplication(invokers[0]!.getUrl());
+    return app !== undefined && app === remoteApplication(applied[0]!.getUrl());
   }
 }

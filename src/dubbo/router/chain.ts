@@ -130,6 +130,19 @@ function inputsOf(router: StateRouter): RoutingInputs | null {
 /** One part of a chain's cache key: a router's own `routeKey`, or the raw values of the inputs it declares. */
 type KeyPart = StateRouter | ((consumerUrl: URL, invocation: RpcInvocation) => string);
 
+// The built-in routers whose `notify` keeps nothing of a list but the last, as long as the lists' first
+// providers are of one application: the mock selector splits the list, the tag router re-initialises its
+// rule from it (and processes a rule only when the application changes), the provider-application router
+// re-reads the application. A router without `notify` keeps nothing either; any other (a plugin's) may.
+const COLLAPSIBLE_NOTIFY: ReadonlySet<unknown> = new Set([
+  MockInvokersSelector.prototype.notify,
+  TagStateRouter.prototype.notify,
+  ProviderAppStateRouter.prototype.notify,
+]);
+function keepsLastListOnly(router: StateRouter): boolean {
+  return router.notify === undefined || COLLAPSIBLE_NOTIFY.has(router.notify);
+}
+
 function keyPartOf(part: KeyPart, consumerUrl: URL, invocation: RpcInvocation): string {
   return typeof part === 'function' ? part(consumerUrl, invocation) : part.routeKey!(consumerUrl, invocation);
 }
@@ -287,6 +300,7 @@ export class RouterChain implements RouterChainLike {
 
   /** Adds a router at its order (after routers of the same order), as a rule pushed at run time. */
   addRouter(router: StateRouter): void {
+    this.#beforeChange?.();
     let at = this.#routers.length;
     while (at > 0 && this.#routers[at - 1]!.order > router.order) at--;
     this.#routers.splice(at, 0, router);
@@ -298,6 +312,7 @@ export class RouterChain implements RouterChainLike {
 
   /** Replaces every router (stable sort by order). */
   replaceRouters(routers: readonly StateRouter[]): void {
+    this.#beforeChange?.();
     this.#routers = [...routers].sort((a, b) => a.order - b.order);
     if (this.#allInvokers !== null) for (const r of this.#routers) if (!(r instanceof KeyedConditionRule)) r.notify?.(this.#allInvokers);
     this.#reconfigure();
@@ -305,6 +320,7 @@ export class RouterChain implements RouterChainLike {
 
   /** Removes a router; false when it is not in the chain. */
   removeRouter(router: StateRouter): boolean {
+    this.#beforeChange?.();
     const at = this.#routers.indexOf(router);
     if (at < 0) return false;
     this.#routers.splice(at, 1);
@@ -319,6 +335,7 @@ export class RouterChain implements RouterChainLike {
    * tag router is added if the chain has none. Null deletes every tag rule, leaving static tags.
    */
   setTagRule(rule: TagRouterRule | string | Record<string, unknown> | null): TagStateRouter {
+    this.#beforeChange?.();
     let tag = this.#routers.find((r): r is TagStateRouter => r instanceof TagStateRouter);
     if (tag === undefined) {
       tag = new TagStateRouter();
@@ -352,6 +369,18 @@ export class RouterChain implements RouterChainLike {
 
   /** `#notified()` as of the last change of `#routers`. */
   #notifiedRouters: StateRouter[] = [];
+  /** Every router notified keeps only the last list it was given (see `notifyCollapsible`). */
+  #collapsible = true;
+
+  notifyCollapsible(): boolean {
+    return this.#collapsible;
+  }
+
+  #beforeChange: (() => void) | null = null;
+
+  onBeforeChange(hook: (() => void) | null): void {
+    this.#beforeChange = hook;
+  }
 
   // `#routers` with keyed condition rules handed to the listenable routers of their scope; each
   // listenable router that holds a rule takes the place of its first rule, then all sort by order.
@@ -412,6 +441,7 @@ export class RouterChain implements RouterChainLike {
     if (this.#built) this.#changes = this.#changes === null || change === undefined ? null : `${this.#changes}\u0004${change}`;
     this.#buildEffective();
     this.#notifiedRouters = this.#notified();
+    this.#collapsible = this.#notifiedRouters.every(keepsLastListOnly);
     this.#rekey();
   }
 

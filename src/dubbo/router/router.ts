@@ -76,12 +76,25 @@ export interface RouteResult {
 export interface RouterChainLike {
   route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult;
   setInvokers(invokers: Invoker[]): void;
+  /**
+   * True when setting several lists one after another, with no route in between and the first provider
+   * of each list of one application, leaves the routers as setting only the last one would (their
+   * `notify` keeps nothing of a list but the last). A directory may then skip a list that a later one
+   * replaces before it is read. Absent: false.
+   */
+  notifyCollapsible?(): boolean;
+  /**
+   * `hook` (null: none) runs before the chain changes its routers (a rule added, removed or replaced at
+   * run time), so that a directory holding a list it has not set yet sets it first.
+   */
+  onBeforeChange?(hook: (() => void) | null): void;
 }
 
 /** A chain with no routers: passes everything through. */
 export const EMPTY_CHAIN: RouterChainLike = {
   route: (_url, invokers) => ({ invokers, trace: [] }),
   setInvokers: () => {},
+  notifyCollapsible: () => true,
 };
 
 /**
