@@ -43,13 +43,12 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   // call does not read the instance's runtime table (thousands of instances: each read a cache miss).
   #lbName: string | undefined;
   #lb: LoadBalance | undefined;
-  // PERF: the first invoker's URL is read on every call (load balancer, sticky); URLs are immutable, so
-  // each answer is kept for the last URL and method it was read for.
-  #lbNameUrl: URL | undefined;
-  #lbNameMethod: string | undefined;
-  #stickyUrl: URL | undefined;
-  #stickyMethod: string | undefined;
-  #sticky = false;
+  // PERF: the first invoker's URL is read on every call (load balancer name, sticky); URLs are immutable,
+  // so both answers are kept for the last URL and method read (`#readFirst`).
+  #firstUrl: URL | undefined;
+  #firstMethod: string | undefined;
+  #firstLbName = DEFAULT_LOADBALANCE;
+  #firstSticky = false;
   // PERF: read on every attempt; kept here for the same reason (the runtime's array itself, not a copy).
   readonly #filters: ConsumerFilter[];
   readonly #sim: Simulation;
@@ -121,24 +120,25 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
 
   /** The load balancer named on the first invoker's URL (method level first), default random. */
   protected initLoadBalance(invokers: Invoker[], invocation: RpcInvocation): LoadBalance {
-    if (invokers.length === 0) return this.#loadBalanceNamed(DEFAULT_LOADBALANCE);
-    const url = invokers[0]!.getUrl();
-    const method = invocation.getMethodName();
-    if (url === this.#lbNameUrl && method === this.#lbNameMethod) return this.#lb!;
-    const lb = this.#loadBalanceNamed(url.getMethodParameter(method, LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE);
-    this.#lbNameUrl = url;
-    this.#lbNameMethod = method;
-    return lb;
-  }
-
-  #loadBalanceNamed(name: string): LoadBalance {
+    let name = DEFAULT_LOADBALANCE;
+    if (invokers.length > 0) {
+      this.#readFirst(invokers[0]!.getUrl(), invocation.getMethodName());
+      name = this.#firstLbName;
+    }
     if (name === this.#lbName) return this.#lb!;
     const lb = this.runtime.getLoadBalance(name);
     this.#lbName = name;
     this.#lb = lb;
-    // The name's URL and method are the caller's to record (none for an empty list).
-    this.#lbNameUrl = undefined;
     return lb;
+  }
+
+  // What the first invoker's URL says for `method`: the load balancer's name (method level first) and sticky.
+  #readFirst(url: URL, method: string): void {
+    if (url === this.#firstUrl && method === this.#firstMethod) return;
+    this.#firstLbName = url.getMethodParameter(method, LOADBALANCE_KEY) ?? DEFAULT_LOADBALANCE;
+    this.#firstSticky = url.getMethodBoolean(method, STICKY_KEY, false);
+    this.#firstUrl = url;
+    this.#firstMethod = method;
   }
 
   /**
@@ -176,13 +176,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   ): Invoker | null {
     if (invokers.length === 0) return null;
     const methodName = invocation.getMethodName();
-    const first = invokers[0]!.getUrl();
-    if (first !== this.#stickyUrl || methodName !== this.#stickyMethod) {
-      this.#sticky = first.getMethodBoolean(methodName, STICKY_KEY, false);
-      this.#stickyUrl = first;
-      this.#stickyMethod = methodName;
-    }
-    const sticky = this.#sticky;
+    this.#readFirst(invokers[0]!.getUrl(), methodName);
+    const sticky = this.#firstSticky;
     if (this.#stickyInvoker !== null && !invokers.includes(this.#stickyInvoker)) this.#stickyInvoker = null;
     if (sticky && this.#stickyInvoker !== null && (selected === null || !selected.includes(this.#stickyInvoker))) {
       if (this.availableCheck && this.#stickyInvoker.isAvailable()) return this.#stickyInvoker;

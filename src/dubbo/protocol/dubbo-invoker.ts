@@ -104,7 +104,6 @@ function timeoutLane(sim: Simulation, timeoutMs: number): FixedDelayTimers {
   return lane;
 }
 
-/** The protocol invoker for one provider instance, as one consumer instance sees it. */
 /** What an invoker's URL says of one method's timeout. */
 interface MethodTimeout {
   readonly timeoutMs: number;
@@ -113,6 +112,8 @@ interface MethodTimeout {
 
 // Destroyed invokers so far (part of `availabilityVersion`).
 let destroyedInvokers = 0;
+
+/** The protocol invoker for one provider instance, as one consumer instance sees it. */
 
 export class DubboInvoker implements Invoker {
   readonly provider: ProviderExport;
