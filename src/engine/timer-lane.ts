@@ -9,6 +9,47 @@
 import type { QueueEntry } from './event-queue.js';
 import { NORMAL, type Simulation } from './simulation.js';
 
+/**
+ * The arrays of one lane, kept for the next lane once it is done (see `LANE_POOL`): a push to
+ * thousands of subscribers wrote several arrays of thousands of slots that lived as long as the push
+ * was on its way, long enough to be promoted and collected by a full collection.
+ */
+class LaneBuffers {
+  timesMs: Float64Array = new Float64Array(16);
+  seqs: Float64Array = new Float64Array(16);
+  tags: Float64Array = new Float64Array(16);
+  args: unknown[] = [];
+
+  /** Room for `n` timers, the first `keep` of them kept. */
+  reserve(n: number, keep: number): void {
+    if (n <= this.timesMs.length) return;
+    const size = Math.max(n, 2 * this.timesMs.length);
+    this.timesMs = grown(this.timesMs, size, keep);
+    this.seqs = grown(this.seqs, size, keep);
+    this.tags = grown(this.tags, size, keep);
+  }
+}
+
+function grown(a: Float64Array, size: number, keep: number): Float64Array {
+  const b = new Float64Array(size);
+  b.set(a.subarray(0, keep));
+  return b;
+}
+
+// PERF: buffers of finished lanes, taken by new ones (every kept one has its `args` cleared). A few
+// dozen lanes run at once at most (the pushes of the changes of a few hundred ms); more are dropped.
+const LANE_POOL: LaneBuffers[] = [];
+const LANE_POOL_MAX = 64;
+
+function takeBuffers(): LaneBuffers {
+  return LANE_POOL.pop() ?? new LaneBuffers();
+}
+
+function giveBack(buffers: LaneBuffers): void {
+  buffers.args.length = 0;
+  if (LANE_POOL.length < LANE_POOL_MAX) LANE_POOL.push(buffers);
+}
+
 /** Timers of one instant, with one callback, added then started once; each carries an argument and a number. */
 export class TimerLane {
   readonly #sim: Simulation;
@@ -19,15 +60,11 @@ export class TimerLane {
   // subscriber), or reads at scattered indexes, paid a cache miss at each delivery: between two
   // deliveries the rest of the run evicts the lane from the cache. One warm pass up front does not.
   // Agenda positions are reserved in the order timers are added, so the index breaks time ties.
-  #timesMs: number[] = [];
-  #seqs: number[] = [];
-  #args: unknown[] = [];
-  // PERF: a number per timer beside its argument, so that a caller needs no object per timer to pass two values.
-  #tags: number[] = [];
-  /** After `start`: times, agenda positions and numbers in firing order. */
-  #sortedTimesMs = new Float64Array(0);
-  #sortedSeqs = new Float64Array(0);
-  #sortedTags = new Float64Array(0);
+  // A number per timer beside its argument (the tag), so that a caller needs no object per timer to
+  // pass two values.
+  /** Before `start`: the timers in the order added; after: in firing order. Null once every timer ran. */
+  #buffers: LaneBuffers | null = takeBuffers();
+  #size = 0;
   #started = false;
   // PERF: one agenda entry per lane, rewritten for each timer: the lane's entry has just fired (or
   // never entered) when the next timer enters, so no entry is allocated per timer.
@@ -42,56 +79,67 @@ export class TimerLane {
   add(delayMs: number, arg: unknown, tag = 0): void {
     if (this.#started) throw new Error('timer lane already started');
     if (!(delayMs >= 0)) throw new RangeError(`negative or NaN delay: ${delayMs}`);
+    const b = this.#buffers!;
+    const i = this.#size++;
+    b.reserve(i + 1, i);
     // The agenda time `schedule` would compute, to the last bit.
-    this.#timesMs.push(this.#sim.now + delayMs);
-    this.#seqs.push(this.#sim.reserveSeq());
-    this.#args.push(arg);
-    this.#tags.push(tag);
+    b.timesMs[i] = this.#sim.now + delayMs;
+    b.seqs[i] = this.#sim.reserveSeq();
+    b.args.push(arg);
+    b.tags[i] = tag;
   }
 
   /** Puts the first timer on the agenda (call once, at the instant the timers were added). */
   start(): void {
     if (this.#started) throw new Error('timer lane already started');
     this.#started = true;
-    const n = this.#timesMs.length;
-    if (n === 0) return;
-    const times = this.#timesMs;
-    const seqs = this.#seqs;
-    const args = this.#args;
-    const tags = this.#tags;
-    const order = timeOrder(times);
-    const sortedTimes = new Float64Array(n);
-    const sortedSeqs = new Float64Array(n);
-    const sortedArgs = new Array<unknown>(n);
-    const sortedTags = new Float64Array(n);
+    const n = this.#size;
+    const added = this.#buffers!;
+    if (n === 0) {
+      giveBack(added);
+      this.#buffers = null;
+      return;
+    }
+    const order = timeOrder(added.timesMs.subarray(0, n));
+    const sorted = takeBuffers();
+    sorted.reserve(n, 0);
+    const { timesMs, seqs, tags, args } = added;
+    const sortedTimes = sorted.timesMs;
+    const sortedSeqs = sorted.seqs;
+    const sortedTags = sorted.tags;
+    const sortedArgs = sorted.args;
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
-      sortedTimes[k] = times[i]!;
+      sortedTimes[k] = timesMs[i]!;
       sortedSeqs[k] = seqs[i]!;
-      sortedArgs[k] = args[i];
+      sortedArgs.push(args[i]);
       sortedTags[k] = tags[i]!;
     }
-    this.#sortedTimesMs = sortedTimes;
-    this.#sortedSeqs = sortedSeqs;
-    this.#args = sortedArgs;
-    this.#sortedTags = sortedTags;
-    this.#timesMs = [];
-    this.#seqs = [];
-    this.#tags = [];
+    giveBack(added);
+    this.#buffers = sorted;
     this.#enter(0);
   }
 
   #enter(k: number): void {
-    this.#entry = this.#sim.scheduleReserved(this.#sortedTimesMs[k]!, this.#sortedSeqs[k]!, this.#run, NORMAL, k, this.#entry);
+    const b = this.#buffers!;
+    this.#entry = this.#sim.scheduleReserved(b.timesMs[k]!, b.seqs[k]!, this.#run, NORMAL, k, this.#entry);
   }
 
   readonly #run = (arg: unknown): void => {
     const k = arg as number;
+    const b = this.#buffers!;
+    const timerArg = b.args[k];
+    const tag = b.tags[k]!;
     // The next timer enters before this one runs: whatever this one schedules comes after it in order.
-    if (k + 1 < this.#sortedTimesMs.length) this.#enter(k + 1);
-    const timerArg = this.#args[k];
-    this.#args[k] = undefined;
-    this.#fire(timerArg, this.#sortedTags[k]!);
+    if (k + 1 < this.#size) {
+      b.args[k] = undefined;
+      this.#enter(k + 1);
+    } else {
+      // The last timer: the arrays go to the next lane.
+      giveBack(b);
+      this.#buffers = null;
+    }
+    this.#fire(timerArg, tag);
   };
 }
 
