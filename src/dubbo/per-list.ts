@@ -42,6 +42,55 @@ export function parentList(sub: readonly Invoker[]): readonly Invoker[] | undefi
   return parents.get(sub);
 }
 
+// PERF: a registry push changes a list by a provider or two (a rolling restart: one leaves, one comes
+// back), and each change is a new list object whose derived values (weight tables, router filters) were
+// worked out from scratch. A list built for the next change remembers the one built before it, so those
+// values can be carried over for the invokers both hold. The builder keeps the links of its last few
+// lists only (`VersionChain`): a list never holds a long chain of old versions alive.
+const previousVersions = new WeakMap<readonly Invoker[], readonly Invoker[]>();
+
+/** How many versions back a list can reach (consumer instances receive a push up to its lag after the first). */
+export const VERSION_CHAIN_LENGTH = 16;
+
+/** The versions one builder made, linked newest to oldest, at most `VERSION_CHAIN_LENGTH` long. */
+export class VersionChain {
+  readonly #recent: (readonly Invoker[])[] = [];
+
+  /** Records `list` as the next version of the last one added. */
+  add(list: readonly Invoker[]): void {
+    const recent = this.#recent;
+    const last = recent.at(-1);
+    if (last === list) return;
+    if (last !== undefined) previousVersions.set(list, last);
+    recent.push(list);
+    // The oldest kept version lets go of the one before it.
+    if (recent.length > VERSION_CHAIN_LENGTH) {
+      recent.shift();
+      previousVersions.delete(recent[0]!);
+    }
+  }
+}
+
+/** The list built before `list` (see `VersionChain`), while the link is kept, or undefined. */
+export function previousVersion(list: readonly Invoker[]): readonly Invoker[] | undefined {
+  return previousVersions.get(list);
+}
+
+/** How far past the expected position `matchInPrevious` looks for an invoker (providers that left there). */
+const VERSION_LOOKAHEAD = 3;
+
+/**
+ * Walking `list` in order against `previous` (`from` is where the walk is in `previous`): the index in
+ * `previous` of `invoker` at or a few places past `from`, or -1. A walk that follows each match from
+ * the index after it finds every invoker of two versions that differ by insertions and a few removals
+ * at a time; what it does not find is new as far as it can tell, which is always safe.
+ */
+export function matchInPrevious(previous: readonly Invoker[], invoker: Invoker, from: number): number {
+  const end = Math.min(previous.length, from + 1 + VERSION_LOOKAHEAD);
+  for (let k = from; k < end; k++) if (previous[k] === invoker) return k;
+  return -1;
+}
+
 /**
  * `sub.filter(keep)` for a filter that judges each invoker alone, worked out from `keptOfParent`, the
  * same filter of `parent` (the list `sub` was made from): the invokers of `keptOfParent` that `sub`

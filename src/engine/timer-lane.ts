@@ -18,7 +18,8 @@ class LaneBuffers {
   timesMs: Float64Array = new Float64Array(16);
   seqs: Float64Array = new Float64Array(16);
   tags: Float64Array = new Float64Array(16);
-  args: unknown[] = [];
+  // Written by index, never truncated (a truncated array gives its storage back; it is regrown every lane).
+  args: unknown[] = new Array<unknown>(16).fill(undefined);
 
   /** Room for `n` timers, the first `keep` of them kept. */
   reserve(n: number, keep: number): void {
@@ -27,6 +28,9 @@ class LaneBuffers {
     this.timesMs = grown(this.timesMs, size, keep);
     this.seqs = grown(this.seqs, size, keep);
     this.tags = grown(this.tags, size, keep);
+    const args = new Array<unknown>(size).fill(undefined);
+    for (let i = 0; i < keep; i++) args[i] = this.args[i];
+    this.args = args;
   }
 }
 
@@ -45,8 +49,9 @@ function takeBuffers(): LaneBuffers {
   return LANE_POOL.pop() ?? new LaneBuffers();
 }
 
-function giveBack(buffers: LaneBuffers): void {
-  buffers.args.length = 0;
+/** Takes back the buffers of a lane of `size` timers (the arguments are let go). */
+function giveBack(buffers: LaneBuffers, size: number): void {
+  buffers.args.fill(undefined, 0, size);
   if (LANE_POOL.length < LANE_POOL_MAX) LANE_POOL.push(buffers);
 }
 
@@ -85,7 +90,7 @@ export class TimerLane {
     // The agenda time `schedule` would compute, to the last bit.
     b.timesMs[i] = this.#sim.now + delayMs;
     b.seqs[i] = this.#sim.reserveSeq();
-    b.args.push(arg);
+    b.args[i] = arg;
     b.tags[i] = tag;
   }
 
@@ -96,7 +101,7 @@ export class TimerLane {
     const n = this.#size;
     const added = this.#buffers!;
     if (n === 0) {
-      giveBack(added);
+      giveBack(added, 0);
       this.#buffers = null;
       return;
     }
@@ -112,10 +117,10 @@ export class TimerLane {
       const i = order[k]!;
       sortedTimes[k] = timesMs[i]!;
       sortedSeqs[k] = seqs[i]!;
-      sortedArgs.push(args[i]);
+      sortedArgs[k] = args[i];
       sortedTags[k] = tags[i]!;
     }
-    giveBack(added);
+    giveBack(added, n);
     this.#buffers = sorted;
     this.#enter(0);
   }
@@ -136,7 +141,7 @@ export class TimerLane {
       this.#enter(k + 1);
     } else {
       // The last timer: the arrays go to the next lane.
-      giveBack(b);
+      giveBack(b, this.#size);
       this.#buffers = null;
     }
     this.#fire(timerArg, tag);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perList, perListAndKey } from '../../src/dubbo/per-list.js';
+import { matchInPrevious, perList, perListAndKey, previousVersion, VERSION_CHAIN_LENGTH, VersionChain } from '../../src/dubbo/per-list.js';
 import type { Invoker } from '../../src/dubbo/rpc.js';
 
 const invoker = (name: string) => ({ name }) as unknown as Invoker;
@@ -31,5 +31,33 @@ describe('perListAndKey', () => {
     const a = [invoker('a'), invoker('b')];
     expect([holds(a, 'a'), holds(a, 'a'), holds(a, 'z'), holds(a, 'z'), holds([...a], 'a')]).toEqual([true, true, false, false, true]);
     expect(calls).toEqual(['a', 'z', 'a']);
+  });
+});
+
+describe('VersionChain', () => {
+  it('links each list to the one added before it, and lets go of versions more than VERSION_CHAIN_LENGTH back', () => {
+    const chain = new VersionChain();
+    const lists = Array.from({ length: VERSION_CHAIN_LENGTH + 5 }, (_, i) => [invoker(`v${i}`)]);
+    for (const l of lists) chain.add(l);
+    chain.add(lists.at(-1)!);
+    expect(previousVersion(lists[0]!)).toBeUndefined();
+    const last = lists.length - 1;
+    // The newest reaches back exactly VERSION_CHAIN_LENGTH - 1 steps: the oldest kept list has no link left.
+    const reached: number[] = [];
+    for (let l: readonly Invoker[] | undefined = lists[last]; l !== undefined; l = previousVersion(l)) reached.push(lists.indexOf(l as Invoker[]));
+    expect(reached).toEqual(Array.from({ length: VERSION_CHAIN_LENGTH }, (_, k) => last - k));
+  });
+});
+
+describe('matchInPrevious', () => {
+  const [a, b, c, d, e, f] = ['a', 'b', 'c', 'd', 'e', 'f'].map(invoker) as [Invoker, Invoker, Invoker, Invoker, Invoker, Invoker];
+  it('finds an invoker at or up to three places past where the walk is, else -1', () => {
+    const previous = [a, b, c, d, e, f];
+    expect(matchInPrevious(previous, a, 0)).toBe(0);
+    expect(matchInPrevious(previous, d, 0)).toBe(3);
+    expect(matchInPrevious(previous, e, 0)).toBe(-1);
+    expect(matchInPrevious(previous, a, 1)).toBe(-1);
+    expect(matchInPrevious(previous, f, 4)).toBe(5);
+    expect(matchInPrevious(previous, invoker('new'), 0)).toBe(-1);
   });
 });

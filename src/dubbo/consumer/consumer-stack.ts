@@ -24,6 +24,7 @@ import { DynamicDirectory, StaticDirectory } from '../directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../directory/java-hash-order.js';
 import { consumerContext } from '../filter/consumer-context-filter.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from '../protocol/dubbo-invoker.js';
+import { VersionChain } from '../per-list.js';
 import { RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
@@ -71,6 +72,8 @@ export class ReferenceInvokers {
   readonly #keyHashes = new Map<DubboInvoker, number>();
   readonly #lists = new WeakMap<readonly ProviderExport[], DubboInvoker[]>();
   readonly #groups = new WeakMap<readonly ProviderExport[], DubboInvoker[][]>();
+  /** The invoker lists built last, each linked to the one before (see `VersionChain`). */
+  readonly #versions = new VersionChain();
 
   constructor(consumerUrl: URL, protocol: ProtocolContext, kind: DirectoryKind = 'interface') {
     this.consumerUrl = consumerUrl;
@@ -109,6 +112,7 @@ export class ReferenceInvokers {
       // instance; in Dubbo each process's own first), broadcast's call order, round robin's cycle
       // at equal weights and which provider a random or least-active draw maps to.
       this.#lists.set(pushed, list);
+      this.#versions.add(list);
     }
     return list;
   }

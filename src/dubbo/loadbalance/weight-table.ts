@@ -8,7 +8,7 @@
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
 import type { Rng } from '../../engine/random.js';
-import { parentList } from '../per-list.js';
+import { matchInPrevious, parentList, previousVersion } from '../per-list.js';
 import type { Invoker } from '../rpc.js';
 import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
@@ -248,6 +248,12 @@ export function weightCountOf(table: ListWeights, weight: number): number {
 }
 
 function buildWeightTable(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  // The newest earlier version of the list with a table for the method (an instance may weigh a version
+  // only after the next ones were built: pushes reach instances over the push lag).
+  for (let previous = previousVersion(invokers), steps = 0; previous !== undefined && steps < 4; previous = previousVersion(previous), steps++) {
+    const before = tables.get(previous)?.get(method);
+    if (before !== undefined && before.validFromMs <= nowMs) return nextVersionTable(before, previous, invokers, method, nowMs);
+  }
   const length = invokers.length;
   const inputs = new Array<WeightInputs>(length);
   const weights = new Float64Array(length);
@@ -274,6 +280,34 @@ function refreshWeightTable(previous: WeightTable, nowMs: number): WeightTable {
     if (changesMs[i]! > nowMs) continue;
     weights[i] = weightAt(inputs[i]!, nowMs);
     changesMs[i] = nextWeightChangeMs(inputs[i]!, nowMs);
+  }
+  return withTotals(weights, inputs, changesMs, nowMs);
+}
+
+// PERF: the table of a list's next version (see `markNextVersion`) from the last one: an invoker both
+// lists hold keeps its weight inputs, and its weight until its own change time (as `refreshWeightTable`
+// does), and only the invokers new to the list, or whose change time has come, are weighed. In a rolling
+// restart every change is a new list of hundreds of invokers, most of them warming up.
+function nextVersionTable(before: WeightTable, previous: readonly Invoker[], invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  const length = invokers.length;
+  const inputs = new Array<WeightInputs>(length);
+  const weights = new Float64Array(length);
+  const changesMs = new Float64Array(length);
+  let from = 0;
+  for (let i = 0; i < length; i++) {
+    const j = matchInPrevious(previous, invokers[i]!, from);
+    if (j >= 0) {
+      from = j + 1;
+      inputs[i] = before.inputs[j]!;
+      if (before.changesMs[j]! > nowMs) {
+        weights[i] = before.weights[j]!;
+        changesMs[i] = before.changesMs[j]!;
+        continue;
+      }
+    } else inputs[i] = weightInputsOf(invokers[i]!, method);
+    const w = inputs[i]!;
+    weights[i] = weightAt(w, nowMs);
+    changesMs[i] = nextWeightChangeMs(w, nowMs);
   }
   return withTotals(weights, inputs, changesMs, nowMs);
 }

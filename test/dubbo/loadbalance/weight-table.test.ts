@@ -12,7 +12,7 @@ import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-ba
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
 import { drawIndex, listWeightedIndex, nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
-import { markSubList } from '../../../src/dubbo/per-list.js';
+import { markSubList, previousVersion, VersionChain } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
@@ -135,6 +135,49 @@ describe('weightTableOf', () => {
       expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
     }
     expect(redone).toBeGreaterThan(150);
+  });
+
+  it('builds the table of a list\'s next version from an earlier one\'s exactly as a fresh build at that instant', () => {
+    const rand = seeded(29);
+    // One pool of providers (warming up, weighted, starting later); each version leaves some out, brings
+    // some in anywhere, now and then reorders a stretch, as pushes during a rolling restart do.
+    const pool = randomLists(rand, 12).flat();
+    const chain = new VersionChain();
+    const versions: TestInvoker[][] = [];
+    let current = pool.slice(0, 40);
+    let now = NOW_MS - 1_000;
+    let fromEarlier = 0;
+    for (let step = 0; step < 3_000; step++) {
+      if (rand(3) === 0) {
+        const next = current.filter(() => rand(25) > 0);
+        for (let k = rand(3); k > 0; k--) {
+          const inv = pool[rand(pool.length)]!;
+          if (!next.includes(inv)) next.splice(rand(next.length + 1), 0, inv);
+        }
+        if (rand(20) === 0 && next.length > 4) {
+          const at = rand(next.length - 3);
+          next.splice(at, 3, ...next.slice(at, at + 3).reverse());
+        }
+        if (next.length > 0) {
+          current = next;
+          chain.add(current);
+          versions.push(current);
+        }
+      }
+      if (versions.length === 0) continue;
+      // Instances read versions a little behind the newest (their push lag), now and then an old one.
+      const list = versions[Math.max(0, versions.length - 1 - (rand(8) === 0 ? rand(40) : rand(5)))]!;
+      now += rand(10) === 0 ? rand(30_000) : rand(60);
+      const method = rand(4) === 0 ? 'other' : 'sayHello';
+      if (previousVersion(list) !== undefined) fromEarlier++;
+      const table = weightTableOf(list, method, now);
+      const fresh = weightTableOf([...list], method, now);
+      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
+      expect([...table.prefix]).toEqual([...fresh.prefix]);
+      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+      expect(table.inputs).toEqual(fresh.inputs);
+    }
+    expect(fromEarlier).toBeGreaterThan(1_000);
   });
 
   it("reads a sub-list's table (a directory's providers with some set aside) off its parent's, as a fresh build would weigh it", () => {
