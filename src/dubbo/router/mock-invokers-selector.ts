@@ -26,29 +26,44 @@ interface Split {
 }
 
 // PERF: the split depends only on the list, and every consumer instance that received one list
-// version holds the same list object: split it once per list, not once per instance.
-const splitOf = perList((invokers: Invoker[]): Split => {
+// version holds the same list object: split it once per list, not once per instance. A list without
+// mock invokers (nearly every one) gets no sets of its own: its normal invokers are the list itself
+// (`ALL_NORMAL`), made a set only if a route needs to test membership (`normalOf`).
+const splitOf = perList((invokers: Invoker[]): Split | typeof ALL_NORMAL => {
+  if (!invokers.some(isMock)) return ALL_NORMAL;
   const normal = new Set<Invoker>();
   const mocked = new Set<Invoker>();
-  for (const inv of invokers) (inv.getUrl().protocol === MOCK_PROTOCOL ? mocked : normal).add(inv);
+  for (const inv of invokers) (isMock(inv) ? mocked : normal).add(inv);
   return { normal, mocked };
 });
+const membersOf = perList((invokers: Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
 const NO_INVOKERS: ReadonlySet<Invoker> = new Set();
+/** The split of a list without mock invokers. */
+const ALL_NORMAL = null;
+
+function isMock(inv: Invoker): boolean {
+  return inv.getUrl().protocol === MOCK_PROTOCOL;
+}
 
 /** MockInvokersSelector (order -100). */
 export class MockInvokersSelector implements StateRouter {
   readonly name = 'mock';
   readonly order = -100;
-  #notified: readonly Invoker[] = [];
-  #normal: ReadonlySet<Invoker> = NO_INVOKERS;
+  #notified: Invoker[] = [];
+  /** The normal invokers of the notified list, or null while they are all of it (see `#normalSet`). */
+  #normal: ReadonlySet<Invoker> | null = NO_INVOKERS;
   #mocked: ReadonlySet<Invoker> = NO_INVOKERS;
 
   /** Splits the full list into mock:// and normal invokers. */
   notify(invokers: Invoker[]): void {
     const split = splitOf(invokers);
     this.#notified = invokers;
-    this.#normal = split.normal;
-    this.#mocked = split.mocked;
+    this.#normal = split === ALL_NORMAL ? null : split.normal;
+    this.#mocked = split === ALL_NORMAL ? NO_INVOKERS : split.mocked;
+  }
+
+  #normalSet(): ReadonlySet<Invoker> {
+    return this.#normal ?? membersOf(this.#notified);
   }
 
   routingInputs(): RoutingInputs {
@@ -73,7 +88,7 @@ export class MockInvokersSelector implements StateRouter {
       // PERF: with no mock invoker in the notified list, that list and every sub-list a directory made of it
       // (providers set aside) keep every invoker: no filtering pass over each instance's own copy.
       const all = this.#mocked.size === 0 && (invokers === this.#notified || parentList(invokers) === this.#notified);
-      return entry(all ? invokers : and(invokers, this.#normal), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
+      return entry(all ? invokers : and(invokers, this.#normalSet()), `${INVOCATION_NEED_MOCK} not set: normal (non-mock) invokers`);
     }
     if (value.toLowerCase() === 'true') return entry(and(invokers, this.#mocked), `${INVOCATION_NEED_MOCK}=true: mock invokers only`);
     return entry(invokers, `${INVOCATION_NEED_MOCK}=${value}: passed through`);
