@@ -150,6 +150,9 @@ interface Snapshot {
   readonly revisions: readonly MetadataRevision[];
   /** Per service, the exports its listeners get: built once per change and service, then shared. */
   readonly lists: Map<string, readonly ProviderExport[]>;
+  /** PERF: the service and list `#listFor` gave last (a push reaches thousands of instances of one service). */
+  lastService: string | undefined;
+  lastList: readonly ProviderExport[] | undefined;
 }
 
 interface Delivery {
@@ -595,7 +598,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         lists.set(service, providers);
         bytes = this.#sizer.listBytes(service, providers, this.#perGroup ? key : undefined);
       }
-      snap = { entries, bytes, revisions: [...revisions.values()], lists };
+      snap = { entries, bytes, revisions: [...revisions.values()], lists, lastService: undefined, lastList: undefined };
       this.#snapshots.set(key, snap);
     }
     return snap;
@@ -603,12 +606,15 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** The exports of `service` in `snapshot`: one list object per change and service. */
   #listFor(snapshot: Snapshot, service: string): readonly ProviderExport[] {
+    if (snapshot.lastService === service) return snapshot.lastList!;
     let list = snapshot.lists.get(service);
     if (list === undefined) {
       const out: ProviderExport[] = [];
       for (const e of snapshot.entries) for (const x of e.exports) if (x.service === service) out.push(x);
       snapshot.lists.set(service, (list = out));
     }
+    snapshot.lastService = service;
+    snapshot.lastList = list;
     return list;
   }
 

@@ -384,7 +384,11 @@ export class DynamicDirectory extends AbstractDirectory {
     if (super.getRouterChain().notifyCollapsible?.() !== true) return false;
     const applied = this.appliedInvokers();
     if (applied.length === 0) return false;
-    const app = remoteApplication(invokers[0]!.getUrl());
-    return app !== undefined && app === remoteApplication(applied[0]!.getUrl());
+    const url = invokers[0]!.getUrl();
+    const appliedUrl = applied[0]!.getUrl();
+    // PERF: most lists start with the provider the applied one starts with (URLs are immutable).
+    if (url === appliedUrl) return remoteApplication(url) !== undefined;
+    const app = remoteApplication(url);
+    return app !== undefined && app === remoteApplication(appliedUrl);
   }
 }
