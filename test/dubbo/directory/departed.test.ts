@@ -1,10 +1,10 @@
 /**
- * Which set-aside invokers a directory forgets when a new list replaces its list: `departedBetween`
- * against the plain filter, over list versions as pushes make them (a few providers leave, a few come
+ * Which set-aside invokers a directory forgets when a new list replaces its list (`departedBetween`), and
+ * its list without the set-aside ones (`withoutInvokers`), against the plain filters, over list versions as pushes make them (a few providers leave, a few come
  * in anywhere, now and then a stretch is reordered, now and then the whole list is shuffled).
  */
 import { describe, expect, it } from 'vitest';
-import { departedBetween } from '../../../src/dubbo/directory/directory.js';
+import { departedBetween, withoutInvokers } from '../../../src/dubbo/directory/directory.js';
 import type { Invoker } from '../../../src/dubbo/rpc.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 
@@ -36,5 +36,21 @@ describe('departedBetween', () => {
       before = after.length > 0 ? after : pool.slice(0, 50);
     }
     expect(found).toBeGreaterThan(1_000);
+  });
+});
+
+describe('withoutInvokers', () => {
+  it('gives the list without the set-aside invokers, in order, whoever else is set aside', () => {
+    const rng = new RandomStreams(6).stream('test-choices');
+    const pool = Array.from({ length: 300 }, (_, i) => invoker(`p${i}`));
+    for (let step = 0; step < 1_000; step++) {
+      const list = pool.filter(() => rng.nextInt(4) > 0);
+      // Set aside: some of the list, and now and then one it no longer holds.
+      const left = new Set(list.filter(() => rng.nextInt(1 + rng.nextInt(20)) === 0));
+      if (rng.nextInt(5) === 0) left.add(pool[rng.nextInt(pool.length)]!);
+      // Now and then a list holding one invoker twice.
+      if (rng.nextInt(20) === 0 && list.length > 0) list.splice(rng.nextInt(list.length), 0, list[rng.nextInt(list.length)]!);
+      expect(withoutInvokers(list, left), `step ${step}`).toEqual(list.filter((i) => !left.has(i)));
+    }
   });
 });
