@@ -5,14 +5,21 @@
  */
 import type { Invoker } from './rpc.js';
 
+/** A value derived per list object, and `peek` at what is known without deriving it. */
+export interface PerList<L extends readonly Invoker[], T> {
+  (invokers: L): T;
+  peek(invokers: L): T | undefined;
+}
+
 /** `derive` memoised per list object (held weakly: a list no one holds takes its value with it). */
-export function perList<L extends readonly Invoker[], T>(derive: (invokers: L) => T): (invokers: L) => T {
+export function perList<L extends readonly Invoker[], T>(derive: (invokers: L) => T): PerList<L, T> {
   const values = new WeakMap<L, T>();
-  return (invokers) => {
+  const of = (invokers: L): T => {
     let value = values.get(invokers);
     if (value === undefined) values.set(invokers, (value = derive(invokers)));
     return value;
   };
+  return Object.assign(of, { peek: (invokers: L) => values.get(invokers) });
 }
 
 /** `derive` memoised per list object and key (the list held weakly, as `perList`). */

@@ -19,6 +19,17 @@ describe('perList', () => {
     expect(lengthOf(copy)).toEqual({ length: 2 });
     expect(calls).toEqual([2, 2]);
   });
+
+  it('peeks at a derived value without deriving it', () => {
+    let calls = 0;
+    const lengthOf = perList((invokers: readonly Invoker[]) => ({ length: invokers.length, n: ++calls }));
+    const a = [invoker('a')];
+    expect(lengthOf.peek(a)).toBeUndefined();
+    expect(calls).toBe(0);
+    const value = lengthOf(a);
+    expect(lengthOf.peek(a)).toBe(value);
+    expect(calls).toBe(1);
+  });
 });
 
 describe('perListAndKey', () => {

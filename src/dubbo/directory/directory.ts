@@ -419,9 +419,20 @@ export class DynamicDirectory extends AbstractDirectory {
     if (applied.length === 0) return false;
     const url = invokers[0]!.getUrl();
     const appliedUrl = applied[0]!.getUrl();
+    const app = this.#applicationOf(url);
     // PERF: most lists start with the provider the applied one starts with (URLs are immutable).
-    if (url === appliedUrl) return remoteApplication(url) !== undefined;
-    const app = remoteApplication(url);
-    return app !== undefined && app === remoteApplication(appliedUrl);
+    return app !== undefined && (url === appliedUrl || app === this.#applicationOf(appliedUrl));
+  }
+
+  // The providers' application of the URL read last, kept for the next push (nearly always the same URL).
+  #lastUrl: URL | undefined;
+  #lastApplication: string | undefined;
+
+  #applicationOf(url: URL): string | undefined {
+    if (url !== this.#lastUrl) {
+      this.#lastUrl = url;
+      this.#lastApplication = remoteApplication(url);
+    }
+    return this.#lastApplication;
   }
 }

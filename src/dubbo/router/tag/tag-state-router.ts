@@ -10,7 +10,7 @@
  * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
-import { keptOfSubList, parentList, perList, perListAndKey } from '../../per-list.js';
+import { keptOfSubList, matchInPrevious, parentList, perList, perListAndKey, previousVersion } from '../../per-list.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -104,11 +104,26 @@ function staticTag(inv: Invoker): string | undefined {
 // filterInvoker(invokers, inv => !staticTag(inv)), memoized per list object.
 const untaggedOf = perList((invokers: Invoker[]): Invoker[] => {
   const parent = parentList(invokers) as Invoker[] | undefined;
-  if (parent === undefined) return filterInvoker(invokers, (inv) => !staticTag(inv));
+  if (parent === undefined) return allUntaggedSince(invokers) ? invokers : filterInvoker(invokers, (inv) => !staticTag(inv));
   const untaggedOfParent = untaggedOf(parent);
   // A part of a list without static tags has none either.
   return untaggedOfParent === parent ? invokers : keptOfSubList(invokers, parent, untaggedOfParent);
 });
+
+// PERF: a pushed list without static tags is mostly its previous version's invokers (see `VersionChain`):
+// when that version had none either, only the invokers new to the list are read (a rolling restart
+// pushes a list of hundreds every few ms). False when it cannot tell.
+function allUntaggedSince(invokers: Invoker[]): boolean {
+  const previous = previousVersion(invokers) as Invoker[] | undefined;
+  if (previous === undefined || untaggedOf.peek(previous) !== previous) return false;
+  let from = 0;
+  for (const inv of invokers) {
+    const at = matchInPrevious(previous, inv, from);
+    if (at >= 0) from = at + 1;
+    else if (staticTag(inv)) return false;
+  }
+  return true;
+}
 
 // filterInvoker(invokers, inv => staticTag(inv) === tag), memoized per list object and tag (as `untaggedOf`).
 const taggedOf = perListAndKey((invokers: Invoker[], tag: string): Invoker[] => {

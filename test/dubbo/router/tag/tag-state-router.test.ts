@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { TagStateRouter } from '../../../../src/dubbo/router/tag/tag-state-router.js';
 import { parseTagRule } from '../../../../src/dubbo/router/tag/tag-router-rule.js';
 import { RouterRuleError } from '../../../../src/dubbo/router/router-rule-error.js';
-import { markSubList } from '../../../../src/dubbo/per-list.js';
+import { markSubList, VersionChain } from '../../../../src/dubbo/per-list.js';
+import { RandomStreams } from '../../../../src/engine/random.js';
 import { RpcInvocation } from '../../../../src/dubbo/rpc.js';
 import { ServiceAddressURL, URL } from '../../../../src/dubbo/url.js';
 import { indicesIn, invokersOf, UrlInvoker } from '../fixtures.js';
@@ -181,5 +182,39 @@ describe('tag rule parsing', () => {
     expect(() => parseTagRule('configVersion: v3.0\ntags:\n  - name: a\n    match:\n      - key: k\n        value: { regex: "(" }')).toThrow(
       /not a valid regular expression/,
     );
+  });
+});
+
+describe('TagStateRouter over list versions (static tags read only for providers new to a list)', () => {
+  it('keeps exactly the untagged providers of each version, as filtering it from scratch does', () => {
+    const rng = new RandomStreams(8).stream('test-choices');
+    // Mostly untagged providers; now and then a tagged one comes into the list.
+    const pool = invokersOf(
+      Array.from({ length: 200 }, (_, i) => `dubbo://10.0.${i >> 8}.${i & 255}:20880/com.example.UserService${i % 23 === 0 ? '?dubbo.tag=gray' : ''}`),
+    );
+    const untagged = pool.filter((inv) => inv.getUrl().getParameter('dubbo.tag') === undefined);
+    const chain = new VersionChain();
+    let current = untagged.slice(0, 60);
+    let routedWithTag = 0;
+    for (let step = 0; step < 600; step++) {
+      const next = current.filter(() => rng.nextInt(30) > 0);
+      for (let k = rng.nextInt(3); k > 0; k--) {
+        const from = rng.nextInt(6) === 0 ? pool : untagged;
+        const inv = from[rng.nextInt(from.length)]!;
+        if (!next.includes(inv)) next.splice(rng.nextInt(next.length + 1), 0, inv);
+      }
+      if (next.length === 0) continue;
+      current = next;
+      chain.add(current);
+      const router = new TagStateRouter(null);
+      router.notify(current);
+      const routed = router.route(current, CONSUMER, call()).invokers;
+      const plain = current.filter((inv) => inv.getUrl().getParameter('dubbo.tag') === undefined);
+      expect(routed, `step ${step}`).toEqual(plain);
+      // The same list object when nothing is left out, as Dubbo's filter hands back the list itself.
+      if (plain.length === current.length) expect(routed).toBe(current);
+      else routedWithTag++;
+    }
+    expect(routedWithTag).toBeGreaterThan(50);
   });
 });
