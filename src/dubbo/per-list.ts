@@ -34,6 +34,13 @@ export function perListAndKey<L extends readonly Invoker[], K, T>(derive: (invok
   };
 }
 
+/** Each invoker's first index in a list, worked out once per list object (shared by every instance holding it). */
+export const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Invoker, number> => {
+  const at = new Map<Invoker, number>();
+  for (let i = 0; i < invokers.length; i++) if (!at.has(invokers[i]!)) at.set(invokers[i]!, i);
+  return at;
+});
+
 // PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
 // the pushed list without them). What is derived per list can often be derived from the pushed list's
 // value, which every instance shares, instead of from scratch for each instance's copy.

@@ -16,6 +16,7 @@ import {
 } from '../constants.js';
 import type { Directory } from '../directory/directory.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
+import { markDrawnFrom } from '../loadbalance/weight-table.js';
 import {
   isClusterInvoker,
   rpcError,
@@ -244,7 +245,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
         }
       }
     }
-    if (reselectInvokers.length > 0) return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+    if (reselectInvokers.length > 0) {
+      markDrawnFrom(reselectInvokers, invokers);
+      return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+    }
     if (selected !== null) {
       for (const invoker of selected) {
         if (invoker.isAvailable() && !reselectInvokers.includes(invoker)) reselectInvokers.push(invoker);

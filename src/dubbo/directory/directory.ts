@@ -11,7 +11,7 @@ import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
 import { remoteApplication } from '../router/rule-key.js';
 import type { DubboRuntime } from '../runtime.js';
-import { markSubList, matchInPrevious, perList } from '../per-list.js';
+import { indexesOf, markSubList, matchInPrevious, perList } from '../per-list.js';
 import type { URL } from '../url.js';
 
 /** What a cluster invoker needs from its directory. */
@@ -78,13 +78,6 @@ function departedInOrder(before: readonly Invoker[], after: readonly Invoker[]):
   }
   return departed;
 }
-
-// Each invoker's index in a list, worked out once per list object (shared by every instance holding it).
-const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Invoker, number> => {
-  const at = new Map<Invoker, number>();
-  for (let i = 0; i < invokers.length; i++) if (!at.has(invokers[i]!)) at.set(invokers[i]!, i);
-  return at;
-});
 
 /**
  * `invokers.filter((i) => !left.has(i))` (exported for its differential test). PERF: with providers set aside, an instance filters every list

@@ -8,7 +8,7 @@
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
 import type { Rng } from '../../engine/random.js';
-import { matchInPrevious, parentList, previousVersion } from '../per-list.js';
+import { indexesOf, matchInPrevious, parentList, previousVersion } from '../per-list.js';
 import type { Invoker } from '../rpc.js';
 import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
@@ -32,8 +32,24 @@ export interface WeightTable {
 // PERF: keyed by the list object; a list is replaced, never mutated, so a key never goes stale.
 const tables = new WeakMap<readonly Invoker[], Map<string, WeightTable>>();
 
+// PERF: failover's reselect draws a list of a few invokers from the list it picked from, for one pick,
+// on every retry that hit a provider already tried or unavailable (a crashed zone: most retries). Its table
+// was built and kept like any list's; it is read off the list it was drawn from instead, and not kept.
+let drawnList: readonly Invoker[] | undefined;
+let drawnFrom: readonly Invoker[] | undefined;
+
+/**
+ * Says that `list`, about to be picked from once, holds invokers drawn from `source` (any order, repeats
+ * allowed; any that `source` does not hold are weighed on their own).
+ */
+export function markDrawnFrom(list: readonly Invoker[], source: readonly Invoker[]): void {
+  drawnList = list;
+  drawnFrom = source;
+}
+
 /** The (cached) weight table of `invokers` for `method` at clock time `nowMs`. */
 export function weightTableOf(invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  if (invokers === drawnList) return drawnTable(invokers, drawnFrom!, method, nowMs);
   let byMethod = tables.get(invokers);
   if (byMethod === undefined) tables.set(invokers, (byMethod = new Map()));
   const cached = byMethod.get(method);
@@ -308,6 +324,32 @@ function nextVersionTable(before: WeightTable, previous: readonly Invoker[], inv
     const w = inputs[i]!;
     weights[i] = weightAt(w, nowMs);
     changesMs[i] = nextWeightChangeMs(w, nowMs);
+  }
+  return withTotals(weights, inputs, changesMs, nowMs);
+}
+
+// The table of a list drawn from `source` (see `markDrawnFrom`), not kept: read off the table of the list
+// `source` was made from, when it is a sub-list (a directory's list without its set-aside providers, one
+// per instance and change), else of `source` itself; both that table and its index are shared.
+function drawnTable(list: readonly Invoker[], source: readonly Invoker[], method: string, nowMs: number): WeightTable {
+  const base = parentList(source) ?? source;
+  const of = weightTableOf(base, method, nowMs);
+  const at = indexesOf(base);
+  const length = list.length;
+  const inputs = new Array<WeightInputs>(length);
+  const weights = new Float64Array(length);
+  const changesMs = new Float64Array(length);
+  for (let i = 0; i < length; i++) {
+    const j = at.get(list[i]!);
+    if (j !== undefined) {
+      inputs[i] = of.inputs[j]!;
+      weights[i] = of.weights[j]!;
+      changesMs[i] = of.changesMs[j]!;
+    } else {
+      const w = (inputs[i] = weightInputsOf(list[i]!, method));
+      weights[i] = weightAt(w, nowMs);
+      changesMs[i] = nextWeightChangeMs(w, nowMs);
+    }
   }
   return withTotals(weights, inputs, changesMs, nowMs);
 }

@@ -11,7 +11,7 @@ import { LeastActiveLoadBalance } from '../../../src/dubbo/loadbalance/least-act
 import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-balance.js';
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
-import { drawIndex, listWeightedIndex, nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { drawIndex, listWeightedIndex, markDrawnFrom, nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
 import { markSubList, previousVersion, VersionChain } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
@@ -178,6 +178,29 @@ describe('weightTableOf', () => {
       expect(table.inputs).toEqual(fresh.inputs);
     }
     expect(fromEarlier).toBeGreaterThan(1_000);
+  });
+
+  it("weighs a list drawn from another (failover's reselect) off that list's table, as a fresh build would", () => {
+    const rand = seeded(31);
+    const parents = randomLists(rand, 20);
+    const sources = [...parents, ...subListsOf(rand, parents)];
+    const strangers = randomLists(rand, 2).flat();
+    let now = NOW_MS - 1_000;
+    for (let step = 0; step < 3_000; step++) {
+      const source = sources[rand(sources.length)]!;
+      // A few draws with repeats, now and then an invoker the source does not hold (reselect's fallback).
+      const drawn: TestInvoker[] = [];
+      for (let k = 1 + rand(10); k > 0; k--) drawn.push(rand(12) === 0 ? strangers[rand(strangers.length)]! : source[rand(source.length)]!);
+      now += rand(10) === 0 ? rand(30_000) : rand(60);
+      const method = rand(4) === 0 ? 'other' : 'sayHello';
+      markDrawnFrom(drawn, source);
+      const table = weightTableOf(drawn, method, now);
+      const fresh = weightTableOf([...drawn], method, now);
+      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
+      expect([...table.prefix]).toEqual([...fresh.prefix]);
+      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+      expect(table.inputs).toEqual(fresh.inputs);
+    }
   });
 
   it("reads a sub-list's table (a directory's providers with some set aside) off its parent's, as a fresh build would weigh it", () => {
