@@ -11,7 +11,7 @@ import { LeastActiveLoadBalance } from '../../../src/dubbo/loadbalance/least-act
 import { RandomLoadBalance } from '../../../src/dubbo/loadbalance/random-load-balance.js';
 import { RoundRobinLoadBalance } from '../../../src/dubbo/loadbalance/round-robin-load-balance.js';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
-import { drawIndex, listWeightedIndex, markDrawnFrom, nextWeightChangeMs, weightTableOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { drawIndex, listWeightedIndex, markDrawnFrom, nextWeightChangeMs, weightTableOf, type WeightTable } from '../../../src/dubbo/loadbalance/weight-table.js';
 import { markSubList, previousVersion, VersionChain } from '../../../src/dubbo/per-list.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
@@ -66,6 +66,14 @@ function subListsOf(rand: (n: number) => number, parents: TestInvoker[][]): Test
     }
   }
   return subs;
+}
+
+/** A table equal to a fresh build's: weights, running totals, total, flag, validity and weight inputs. */
+function expectSameTable(table: WeightTable, fresh: WeightTable, where: string): void {
+  expect([...table.weights], where).toEqual([...fresh.weights]);
+  expect([...table.prefix], where).toEqual([...fresh.prefix]);
+  expect([table.totalWeight, table.sameWeight, table.validUntilMs], where).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+  expect(table.inputs, where).toEqual(fresh.inputs);
 }
 
 describe('weightTableOf', () => {
@@ -130,9 +138,7 @@ describe('weightTableOf', () => {
       last.set(list, table);
       // The same invokers in a new array: nothing cached, built from scratch.
       const fresh = weightTableOf([...list], 'sayHello', now);
-      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
-      expect([...table.prefix]).toEqual([...fresh.prefix]);
-      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+      expectSameTable(table, fresh, `step ${step}`);
     }
     expect(redone).toBeGreaterThan(150);
   });
@@ -172,10 +178,7 @@ describe('weightTableOf', () => {
       if (previousVersion(list) !== undefined) fromEarlier++;
       const table = weightTableOf(list, method, now);
       const fresh = weightTableOf([...list], method, now);
-      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
-      expect([...table.prefix]).toEqual([...fresh.prefix]);
-      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
-      expect(table.inputs).toEqual(fresh.inputs);
+      expectSameTable(table, fresh, `step ${step}`);
     }
     expect(fromEarlier).toBeGreaterThan(1_000);
   });
@@ -196,10 +199,7 @@ describe('weightTableOf', () => {
       markDrawnFrom(drawn, source);
       const table = weightTableOf(drawn, method, now);
       const fresh = weightTableOf([...drawn], method, now);
-      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
-      expect([...table.prefix]).toEqual([...fresh.prefix]);
-      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
-      expect(table.inputs).toEqual(fresh.inputs);
+      expectSameTable(table, fresh, `step ${step}`);
     }
   });
 
@@ -217,9 +217,7 @@ describe('weightTableOf', () => {
       const method = rand(3) === 0 ? 'other' : 'sayHello';
       const table = weightTableOf(sub, method, now);
       const fresh = weightTableOf([...sub], method, now);
-      expect([...table.weights], `step ${step}`).toEqual([...fresh.weights]);
-      expect([...table.prefix]).toEqual([...fresh.prefix]);
-      expect([table.totalWeight, table.sameWeight, table.validUntilMs]).toEqual([fresh.totalWeight, fresh.sameWeight, fresh.validUntilMs]);
+      expectSameTable(table, fresh, `step ${step}`);
       if (sub.length < parent.length) derived++;
     }
     expect(derived).toBeGreaterThan(1_500);
