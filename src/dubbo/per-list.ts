@@ -44,16 +44,22 @@ export const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Inv
 // PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
 // the pushed list without them). What is derived per list can often be derived from the pushed list's
 // value, which every instance shares, instead of from scratch for each instance's copy.
-const parents = new WeakMap<readonly Invoker[], readonly Invoker[]>();
+// PERF: kept on the sub-list itself (a symbol-keyed property, which copies of it do not carry): every pick
+// asks for it, and after a zone crash thousands of instances each make a sub-list at every provider set
+// aside; entries in one weak map of them all were a visible share of such a run, in lookups and in the
+// collector's ephemeron work.
+const PARENT = Symbol('zonesim.parentList');
+type MarkedList = { [PARENT]?: readonly Invoker[] };
 
-/** Records that `sub` is `parent` with some of its invokers left out, the rest in the same order. */
+/** Records that `sub` (a new array) is `parent` with some of its invokers left out, the rest in the same order. */
 export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[]): void {
-  if (sub !== parent) parents.set(sub, parents.get(parent) ?? parent);
+  // Not enumerable: a list compares equal to a plain array of the same invokers.
+  if (sub !== parent) Object.defineProperty(sub, PARENT, { value: (parent as MarkedList)[PARENT] ?? parent, writable: true, configurable: true });
 }
 
 /** The list `sub` was made from by leaving invokers out (see `markSubList`), or undefined. */
 export function parentList(sub: readonly Invoker[]): readonly Invoker[] | undefined {
-  return parents.get(sub);
+  return (sub as MarkedList)[PARENT];
 }
 
 // PERF: a registry push changes a list by a provider or two (a rolling restart: one leaves, one comes

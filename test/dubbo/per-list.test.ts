@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchInPrevious, perList, perListAndKey, previousVersion, VERSION_CHAIN_LENGTH, VersionChain } from '../../src/dubbo/per-list.js';
+import { markSubList, matchInPrevious, parentList, perList, perListAndKey, previousVersion, VERSION_CHAIN_LENGTH, VersionChain } from '../../src/dubbo/per-list.js';
 import type { Invoker } from '../../src/dubbo/rpc.js';
 
 const invoker = (name: string) => ({ name }) as unknown as Invoker;
@@ -70,5 +70,22 @@ describe('matchInPrevious', () => {
     expect(matchInPrevious(previous, a, 1)).toBe(-1);
     expect(matchInPrevious(previous, f, 4)).toBe(5);
     expect(matchInPrevious(previous, invoker('new'), 0)).toBe(-1);
+  });
+});
+
+describe('markSubList', () => {
+  it('gives a sub-list its root list, which a copy of it does not carry', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map(invoker) as [Invoker, Invoker, Invoker];
+    const root = [a, b, c];
+    const sub = [a, c];
+    markSubList(sub, root);
+    const subOfSub = [c];
+    markSubList(subOfSub, sub);
+    expect(parentList(sub)).toBe(root);
+    expect(parentList(subOfSub)).toBe(root);
+    expect(parentList(root)).toBeUndefined();
+    expect(parentList([...sub])).toBeUndefined();
+    markSubList(root, root);
+    expect(parentList(root)).toBeUndefined();
   });
 });
