@@ -34,6 +34,9 @@ export function perListAndKey<L extends readonly Invoker[], K, T>(derive: (invok
   };
 }
 
+/** A list's invokers as a set, worked out once per list object (shared by every instance holding it). */
+export const membersOf = perList((invokers: readonly Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
+
 /** Each invoker's first index in a list, worked out once per list object (shared by every instance holding it). */
 export const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Invoker, number> => {
   const at = new Map<Invoker, number>();
@@ -43,18 +46,20 @@ export const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Inv
 
 // PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
 // the pushed list without them). What is derived per list can often be derived from the pushed list's
-// value, which every instance shares, instead of from scratch for each instance's copy.
-// PERF: kept on the sub-list itself (a symbol-keyed property, which copies of it do not carry): every pick
-// asks for it, and after a zone crash thousands of instances each make a sub-list at every provider set
-// aside; entries in one weak map of them all were a visible share of such a run, in lookups and in the
+// value, which every instance shares, instead of from scratch for each instance's copy. The parent is kept
+// on the sub-list itself (a non-enumerable symbol-keyed property, which copies of it do not carry): every
+// pick asks for it, and after a zone crash thousands of instances each make a sub-list at every provider
+// set aside; entries in one weak map of them all were a visible share of such a run, in lookups and in the
 // collector's ephemeron work.
 const PARENT = Symbol('zonesim.parentList');
 type MarkedList = { [PARENT]?: readonly Invoker[] };
 
 /** Records that `sub` (a new array) is `parent` with some of its invokers left out, the rest in the same order. */
 export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[]): void {
+  if (sub === parent) return;
   // Not enumerable: a list compares equal to a plain array of the same invokers.
-  if (sub !== parent) Object.defineProperty(sub, PARENT, { value: (parent as MarkedList)[PARENT] ?? parent, writable: true, configurable: true });
+  const root = (parent as MarkedList)[PARENT] ?? parent;
+  Object.defineProperty(sub, PARENT, { value: root, writable: true, configurable: true });
 }
 
 /** The list `sub` was made from by leaving invokers out (see `markSubList`), or undefined. */

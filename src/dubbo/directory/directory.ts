@@ -11,7 +11,7 @@ import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
 import { remoteApplication } from '../router/rule-key.js';
 import type { DubboRuntime } from '../runtime.js';
-import { indexesOf, markSubList, matchInPrevious, perList } from '../per-list.js';
+import { indexesOf, markSubList, matchInPrevious, membersOf } from '../per-list.js';
 import type { URL } from '../url.js';
 
 /** What a cluster invoker needs from its directory. */
@@ -38,10 +38,6 @@ const RECONNECT_TASK_PERIOD_MS = 1000;
 const RECONNECT_TASK_TRY_COUNT = 10;
 /** The set-aside invokers of a directory that never set one aside (never written to). */
 const NONE_INVALIDATED: Set<Invoker> = new Set();
-
-// PERF: membership of a pushed list, built once per list object, so forgetting departed set-aside
-// invokers is not a scan per instance.
-const membersOf = perList((invokers: readonly Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
 
 // Worked out once per pair of lists: the instances that set invokers aside receive the same pushes, one
 // list after another.
@@ -80,10 +76,10 @@ function departedInOrder(before: readonly Invoker[], after: readonly Invoker[]):
 }
 
 /**
- * `invokers.filter((i) => !left.has(i))` (exported for its differential test). PERF: with providers set aside, an instance filters every list
- * version it reads (a rolling restart pushes one every few ms): the set-aside ones are looked up in the
- * list's index (shared by every instance) and the stretches between them copied, instead of a set lookup
- * per invoker. A list that holds an invoker twice is filtered as above.
+ * `invokers.filter((i) => !left.has(i))` (exported for its differential test). PERF: with providers set
+ * aside, an instance filters every list version it reads (a rolling restart pushes one every few ms): the
+ * set-aside ones are looked up in the list's index (shared by every instance) and the stretches between
+ * them copied, instead of a set lookup per invoker. A list that holds an invoker twice is filtered as above.
  */
 export function withoutInvokers(invokers: readonly Invoker[], left: ReadonlySet<Invoker>): Invoker[] {
   const at = indexesOf(invokers);

@@ -300,7 +300,7 @@ function refreshWeightTable(previous: WeightTable, nowMs: number): WeightTable {
   return withTotals(weights, inputs, changesMs, nowMs);
 }
 
-// PERF: the table of a list's next version (see `markNextVersion`) from the last one: an invoker both
+// PERF: the table of a list's next version (see `VersionChain`) from an earlier one's: an invoker both
 // lists hold keeps its weight inputs, and its weight until its own change time (as `refreshWeightTable`
 // does), and only the invokers new to the list, or whose change time has come, are weighed. In a rolling
 // restart every change is a new list of hundreds of invokers, most of them warming up.

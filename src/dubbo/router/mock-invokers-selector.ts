@@ -5,7 +5,7 @@
  * Follows dubbo-cluster `router/mock/MockInvokersSelector.java`.
  */
 import type { Invoker, RpcInvocation } from '../rpc.js';
-import { parentList, perList } from '../per-list.js';
+import { membersOf, parentList, perList } from '../per-list.js';
 import type { URL } from '../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from './router.js';
 
@@ -28,7 +28,7 @@ interface Split {
 // PERF: the split depends only on the list, and every consumer instance that received one list
 // version holds the same list object: split it once per list, not once per instance. A list without
 // mock invokers (nearly every one) gets no sets of its own: its normal invokers are the list itself
-// (`ALL_NORMAL`), made a set only if a route needs to test membership (`normalOf`).
+// (`ALL_NORMAL`), made a set only if a route needs to test membership (`#normalSet`).
 const splitOf = perList((invokers: Invoker[]): Split | typeof ALL_NORMAL => {
   if (!invokers.some(isMock)) return ALL_NORMAL;
   const normal = new Set<Invoker>();
@@ -36,7 +36,6 @@ const splitOf = perList((invokers: Invoker[]): Split | typeof ALL_NORMAL => {
   for (const inv of invokers) (isMock(inv) ? mocked : normal).add(inv);
   return { normal, mocked };
 });
-const membersOf = perList((invokers: Invoker[]): ReadonlySet<Invoker> => new Set(invokers));
 const NO_INVOKERS: ReadonlySet<Invoker> = new Set();
 /** The split of a list without mock invokers. */
 const ALL_NORMAL = null;
