@@ -46,25 +46,55 @@ export const indexesOf = perList((invokers: readonly Invoker[]): ReadonlyMap<Inv
 
 // PERF: a consumer instance's directory sets unavailable providers aside in a list of its own (a copy of
 // the pushed list without them). What is derived per list can often be derived from the pushed list's
-// value, which every instance shares, instead of from scratch for each instance's copy. The parent is kept
-// on the sub-list itself (a non-enumerable symbol-keyed property, which copies of it do not carry): every
-// pick asks for it, and after a zone crash thousands of instances each make a sub-list at every provider
-// set aside; entries in one weak map of them all were a visible share of such a run, in lookups and in the
+// value, which every instance shares, instead of from scratch for each instance's copy. The parent, and
+// what is derived per sub-list (`subListFacts`), are kept on the sub-list itself (a non-enumerable
+// symbol-keyed property, which copies of it do not carry): every pick asks for them, and after a zone
+// crash thousands of instances each make a sub-list at every provider set aside and at every push they
+// read; entries in weak maps of them all were a visible share of such a run, in lookups and in the
 // collector's ephemeron work.
-const PARENT = Symbol('zonesim.parentList');
-type MarkedList = { [PARENT]?: readonly Invoker[] };
+const SUB_LIST = Symbol('zonesim.subList');
 
-/** Records that `sub` (a new array) is `parent` with some of its invokers left out, the rest in the same order. */
-export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[]): void {
+/** What is known of a sub-list (see `markSubList`): its parent, and values derived from the two. */
+export class SubListFacts {
+  /** The list the sub-list was made from (never itself a sub-list). */
+  readonly parent: readonly Invoker[];
+  /** The parent's indexes the sub-list leaves out, ascending, once worked out (see `excludedOf`). */
+  excluded: Int32Array | undefined;
+  /** Values the load balancers derive per sub-list and key (see `subListIndex`). */
+  byKey: Map<string, unknown> | undefined;
+
+  constructor(parent: readonly Invoker[], excluded: Int32Array | undefined) {
+    this.parent = parent;
+    this.excluded = excluded;
+    this.byKey = undefined;
+  }
+}
+
+type MarkedList = { [SUB_LIST]?: SubListFacts };
+
+/**
+ * Records that `sub` (a new array) is `parent` with some of its invokers left out, the rest in the same
+ * order; `excluded`, when the caller knows them, are the indexes of `parent` left out, ascending.
+ */
+export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[], excluded?: Int32Array): void {
   if (sub === parent) return;
+  const above = (parent as MarkedList)[SUB_LIST];
   // Not enumerable: a list compares equal to a plain array of the same invokers.
-  const root = (parent as MarkedList)[PARENT] ?? parent;
-  Object.defineProperty(sub, PARENT, { value: root, writable: true, configurable: true });
+  Object.defineProperty(sub, SUB_LIST, {
+    value: new SubListFacts(above?.parent ?? parent, above === undefined ? excluded : undefined),
+    writable: true,
+    configurable: true,
+  });
 }
 
 /** The list `sub` was made from by leaving invokers out (see `markSubList`), or undefined. */
 export function parentList(sub: readonly Invoker[]): readonly Invoker[] | undefined {
-  return (sub as MarkedList)[PARENT];
+  return (sub as MarkedList)[SUB_LIST]?.parent;
+}
+
+/** What is known of `sub` as a sub-list (see `markSubList`), or undefined when it is none. */
+export function subListFacts(sub: readonly Invoker[]): SubListFacts | undefined {
+  return (sub as MarkedList)[SUB_LIST];
 }
 
 // PERF: a registry push changes a list by a provider or two (a rolling restart: one leaves, one comes

@@ -76,20 +76,27 @@ function departedInOrder(before: readonly Invoker[], after: readonly Invoker[]):
 }
 
 /**
- * `invokers.filter((i) => !left.has(i))` (exported for its differential test). PERF: with providers set
- * aside, an instance filters every list version it reads (a rolling restart pushes one every few ms): the
- * set-aside ones are looked up in the list's index (shared by every instance) and the stretches between
- * them copied, instead of a set lookup per invoker. A list that holds an invoker twice is filtered as above.
+ * `invokers.filter((i) => !left.has(i))`, marked as a sub-list of `invokers` (exported for its
+ * differential test). PERF: with providers set aside, an instance filters every list version it reads (a
+ * rolling restart pushes one every few ms): the set-aside ones are looked up in the list's index (shared
+ * by every instance) and the stretches between them copied, instead of a set lookup per invoker; the
+ * indexes left out are kept with the sub-list for the load balancer (`excludedOf`), which would otherwise
+ * walk both lists again. A list that holds an invoker twice is filtered as above.
  */
 export function withoutInvokers(invokers: readonly Invoker[], left: ReadonlySet<Invoker>): Invoker[] {
   const at = indexesOf(invokers);
-  if (at.size !== invokers.length) return invokers.filter((i) => !left.has(i));
-  const drop: number[] = [];
+  if (at.size !== invokers.length) {
+    const kept = invokers.filter((i) => !left.has(i));
+    markSubList(kept, invokers);
+    return kept;
+  }
+  let drop = new Int32Array(left.size);
+  let n = 0;
   for (const inv of left) {
     const i = at.get(inv);
-    if (i !== undefined) drop.push(i);
+    if (i !== undefined) drop[n++] = i;
   }
-  drop.sort((a, b) => a - b);
+  drop = drop.subarray(0, n).sort();
   const out = new Array<Invoker>(invokers.length - drop.length);
   let k = 0;
   let from = 0;
@@ -98,6 +105,7 @@ export function withoutInvokers(invokers: readonly Invoker[], left: ReadonlySet<
     from = d + 1;
   }
   for (let i = from; i < invokers.length; i++) out[k++] = invokers[i]!;
+  markSubList(out, invokers, drop);
   return out;
 }
 
@@ -215,33 +223,34 @@ export abstract class AbstractDirectory implements Directory {
   }
 
   addInvalidateInvoker(invoker: Invoker): void {
-    if (!this.#invokers.includes(invoker) || this.#invalidated.has(invoker)) return;
+    const listed = indexesOf(this.#invokers);
+    if (!listed.has(invoker) || this.#invalidated.has(invoker)) return;
     if (this.#invalidated === NONE_INVALIDATED) this.#invalidated = new Set();
     this.#invalidated.add(invoker);
-    const at = this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
+    this.#version++;
+    this.#scheduleReconnect();
+    // A list that holds an invoker twice: the valid list, when up to date, loses the first of the two only.
+    const at = listed.size === this.#invokers.length || this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
     if (at >= 0) {
-      // PERF: the valid list is up to date, so the new one is it without this invoker (no set lookups).
       const valid = this.#validInvokers.slice();
       valid.splice(at, 1);
       this.#validInvokers = valid;
       markSubList(valid, this.#invokers);
-      this.#version++;
-    } else this.#refreshValid();
-    this.#scheduleReconnect();
+    } else this.#validStale = true;
   }
 
+
+  // PERF: the valid list is worked out when next read (see `withoutInvokers`), as after a push. After a zone
+  // crash an instance sets aside one provider after another, several in one call (failover's reselect
+  // draws), and a copy of the list at each was most of such a run's allocation.
   #refreshValid(): void {
-    this.#filterValid();
+    this.#validStale = true;
     this.#version++;
   }
 
   #filterValid(): void {
     this.#validStale = false;
-    if (this.#invalidated.size === 0) this.#validInvokers = this.#invokers;
-    else {
-      this.#validInvokers = withoutInvokers(this.#invokers, this.#invalidated);
-      markSubList(this.#validInvokers, this.#invokers);
-    }
+    this.#validInvokers = this.#invalidated.size === 0 ? this.#invokers : withoutInvokers(this.#invokers, this.#invalidated);
   }
 
   #scheduleReconnect(): void {

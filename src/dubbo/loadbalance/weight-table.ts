@@ -8,7 +8,7 @@
  * pick exactly what Dubbo's linear scans pick for the same random draws.
  */
 import type { Rng } from '../../engine/random.js';
-import { indexesOf, matchInPrevious, parentList, previousVersion } from '../per-list.js';
+import { indexesOf, matchInPrevious, parentList, previousVersion, subListFacts } from '../per-list.js';
 import type { Invoker } from '../rpc.js';
 import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type WeightInputs } from './load-balance.js';
 
@@ -132,10 +132,6 @@ interface SubListTotals {
   allEqual: boolean;
 }
 
-// Per sub-list: the parent's indexes it leaves out (ascending), and its totals per key (method, set-up).
-const excludedIndexes = new WeakMap<readonly Invoker[], Int32Array>();
-const subListTotals = new WeakMap<readonly Invoker[], Map<string, SubListTotals>>();
-
 /**
  * `drawIndex` over a sub-list (see `markSubList`) from its parent's weights `of`, their running totals
  * `prefix`, `total` and whether they are all equal: the same draw from `rng` and the same index as
@@ -161,8 +157,9 @@ export function subListIndex(
   rng: Rng,
 ): number {
   const excluded = excludedOf(sub, parent);
-  let byKey = subListTotals.get(sub);
-  if (byKey === undefined) subListTotals.set(sub, (byKey = new Map()));
+  // Kept on the sub-list (see `subListFacts`), per key: the parent's indexes it leaves out, and its totals.
+  const facts = subListFacts(sub)!;
+  const byKey = (facts.byKey ??= new Map()) as Map<string, SubListTotals>;
   let totals = byKey.get(key);
   if (totals === undefined || totals.of !== of) byKey.set(key, (totals = { of, ...keptTotals(of, total, allEqual, excluded, sub.length) }));
   if (totals.allEqual || totals.total <= 0) return rng.nextInt(sub.length);
@@ -234,9 +231,9 @@ export function keptTotals(of: ListWeights, total: number, allEqual: boolean, ex
 
 /** The indexes of `parent` that its sub-list `sub` leaves out, ascending (worked out once per sub-list). */
 export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32Array {
-  let excluded = excludedIndexes.get(sub);
-  if (excluded !== undefined) return excluded;
-  excluded = new Int32Array(parent.length - sub.length);
+  const facts = subListFacts(sub);
+  if (facts?.excluded !== undefined && facts.parent === parent) return facts.excluded;
+  const excluded = new Int32Array(parent.length - sub.length);
   let j = 0;
   let k = 0;
   for (let i = 0; i < parent.length; i++) {
@@ -245,7 +242,7 @@ export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]):
     else break;
   }
   if (j < sub.length || k !== excluded.length) throw new Error('a sub-list holds an invoker its parent list does not, or in another order');
-  excludedIndexes.set(sub, excluded);
+  if (facts?.parent === parent) facts.excluded = excluded;
   return excluded;
 }
 

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { departedBetween, withoutInvokers } from '../../../src/dubbo/directory/directory.js';
+import { excludedOf } from '../../../src/dubbo/loadbalance/weight-table.js';
+import { parentList, subListFacts } from '../../../src/dubbo/per-list.js';
 import type { Invoker } from '../../../src/dubbo/rpc.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 
@@ -46,11 +48,25 @@ describe('withoutInvokers', () => {
     for (let step = 0; step < 1_000; step++) {
       const list = pool.filter(() => rng.nextInt(4) > 0);
       // Set aside: some of the list, and now and then one it no longer holds.
-      const left = new Set(list.filter(() => rng.nextInt(1 + rng.nextInt(20)) === 0));
+      const picked = list.filter(() => rng.nextInt(1 + rng.nextInt(20)) === 0);
+      // In the order they were set aside, not the list's.
+      for (let i = picked.length - 1; i > 0; i--) {
+        const j = rng.nextInt(i + 1);
+        [picked[i], picked[j]] = [picked[j]!, picked[i]!];
+      }
+      const left = new Set(picked);
       if (rng.nextInt(5) === 0) left.add(pool[rng.nextInt(pool.length)]!);
       // Now and then a list holding one invoker twice.
       if (rng.nextInt(20) === 0 && list.length > 0) list.splice(rng.nextInt(list.length), 0, list[rng.nextInt(list.length)]!);
-      expect(withoutInvokers(list, left), `step ${step}`).toEqual(list.filter((i) => !left.has(i)));
+      const kept = withoutInvokers(list, left);
+      expect(kept, `step ${step}`).toEqual(list.filter((i) => !left.has(i)));
+      // Marked as a sub-list of `list`; the indexes it leaves out, when kept with it, are those a walk finds.
+      expect(parentList(kept)).toBe(list);
+      const excluded = subListFacts(kept)!.excluded;
+      if (new Set(list).size === list.length) {
+        expect(excluded, `step ${step}`).toBeDefined();
+        expect([...excluded!], `step ${step}`).toEqual([...excludedOf([...kept], list)]);
+      } else expect(excluded).toBeUndefined();
     }
   });
 });

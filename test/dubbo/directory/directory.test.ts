@@ -151,6 +151,30 @@ describe('AbstractDirectory connectivity validation', () => {
     expect(dir.version).toBe(v0 + 1);
   });
 
+  it('sets aside invokers one after another, several between two reads: each read lists the rest in order', () => {
+    const { runtime, cUrl, providers } = world(6);
+    const dir = new StaticDirectory(runtime, registryUrl(), cUrl, providers);
+    const v0 = dir.version;
+    dir.addInvalidateInvoker(providers[4]!);
+    dir.addInvalidateInvoker(providers[1]!);
+    expect(names(dir.getValidInvokers())).toEqual(['p0', 'p2', 'p3', 'p5']);
+    dir.addInvalidateInvoker(providers[0]!);
+    dir.addInvalidateInvoker(providers[5]!);
+    dir.addInvalidateInvoker(providers[2]!);
+    expect(names(dir.list(call()) as Invoker[])).toEqual(['p3']);
+    expect(dir.version).toBe(v0 + 5);
+  });
+
+  it('a list holding an invoker twice: setting it aside drops the first of the two from the valid list', () => {
+    const { runtime, cUrl, providers } = world(3);
+    const [p0, p1, p2] = providers as [ProbeInvoker, ProbeInvoker, ProbeInvoker];
+    const dir = new StaticDirectory(runtime, registryUrl(), cUrl, [p0, p1, p2, p1]);
+    dir.addInvalidateInvoker(p1);
+    expect(names(dir.getValidInvokers())).toEqual(['p0', 'p2', 'p1']);
+    dir.addInvalidateInvoker(p0);
+    expect(names(dir.getValidInvokers())).toEqual(['p2', 'p1']);
+  });
+
   it('ignores an invoker it does not hold: no change, no version bump, no reconnect task', () => {
     const { sim, runtime, cUrl, providers } = world(3);
     const dir = new StaticDirectory(runtime, registryUrl(), cUrl, providers.slice(0, 2));
