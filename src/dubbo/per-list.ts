@@ -59,11 +59,11 @@ export class SubListFacts {
   /** The list the sub-list was made from (never itself a sub-list). */
   readonly parent: readonly Invoker[];
   /** The parent's indexes the sub-list leaves out, ascending, once worked out (see `excludedOf`). */
-  excluded: Int32Array | undefined;
+  excluded: readonly number[] | undefined;
   /** Values the load balancers derive per sub-list and key (see `subListIndex`). */
   byKey: Map<string, unknown> | undefined;
 
-  constructor(parent: readonly Invoker[], excluded: Int32Array | undefined) {
+  constructor(parent: readonly Invoker[], excluded: readonly number[] | undefined) {
     this.parent = parent;
     this.excluded = excluded;
     this.byKey = undefined;
@@ -76,7 +76,7 @@ type MarkedList = { [SUB_LIST]?: SubListFacts };
  * Records that `sub` (a new array) is `parent` with some of its invokers left out, the rest in the same
  * order; `excluded`, when the caller knows them, are the indexes of `parent` left out, ascending.
  */
-export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[], excluded?: Int32Array): void {
+export function markSubList(sub: readonly Invoker[], parent: readonly Invoker[], excluded?: readonly number[]): void {
   if (sub === parent) return;
   const above = (parent as MarkedList)[SUB_LIST];
   // Not enumerable: a list compares equal to a plain array of the same invokers.

@@ -58,7 +58,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
   }
 
   // Dubbo's loop: every invoker's active count, the least ones and their weights.
-  #selectByScan(invokers: Invoker[], methodName: string, weights: Float64Array): Invoker {
+  #selectByScan(invokers: Invoker[], methodName: string, weights: readonly number[]): Invoker {
     const length = invokers.length;
     const rpcStatus = this.runtime.rpcStatus;
     let leastActive = -1;

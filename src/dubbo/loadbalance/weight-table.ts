@@ -15,9 +15,9 @@ import { calculateWarmupWeight, warmupStep, weightAt, weightInputsOf, type Weigh
 /** The weights of one list for one method, valid for clock times in `[validFromMs, validUntilMs)`. */
 export interface WeightTable {
   /** `getWeight` of each invoker, in list order. */
-  readonly weights: Float64Array;
+  readonly weights: readonly number[];
   /** Running totals (RandomLoadBalance's `weights[]`): `prefix[i]` = sum of `weights[0..i]`. */
-  readonly prefix: Float64Array;
+  readonly prefix: readonly number[];
   readonly totalWeight: number;
   /** RandomLoadBalance's flag, computed as Dubbo does: every running total equals `weight * (i + 1)`. */
   readonly sameWeight: boolean;
@@ -26,7 +26,17 @@ export interface WeightTable {
   /** Each invoker's weight inputs, in list order (read once per list and method). */
   readonly inputs: readonly WeightInputs[];
   /** Per invoker, a clock time no later than the first at which its weight can differ from `weights[i]`. */
-  readonly changesMs: Float64Array;
+  readonly changesMs: readonly number[];
+}
+
+/**
+ * An array of `length` numbers, every slot to be written by the caller. PERF: plain arrays, not typed
+ * ones: a typed array of more than 64 bytes is allocated outside the heap (an ArrayBuffer) at some 650 ns
+ * each, ten times a plain array of a few hundred numbers, and tables are built per list version, weight
+ * step and failover reselect.
+ */
+export function numbers(length: number): number[] {
+  return new Array<number>(length);
 }
 
 // PERF: keyed by the list object; a list is replaced, never mutated, so a key never goes stale.
@@ -68,7 +78,7 @@ export function weightTableOf(invokers: readonly Invoker[], method: string, nowM
  * The first index whose running total exceeds `offset` (0 <= offset < the total): RandomLoadBalance's
  * pick for a weighted draw. Zero weights share their predecessor's total, so they are never found.
  */
-export function firstIndexAbove(prefix: Float64Array, offset: number, length: number): number {
+export function firstIndexAbove(prefix: readonly number[], offset: number, length: number): number {
   let lo = 0;
   let hi = length - 1;
   while (lo < hi) {
@@ -81,14 +91,14 @@ export function firstIndexAbove(prefix: Float64Array, offset: number, length: nu
 
 /** Running totals of some weights, their sum, and whether they are all equal. */
 export interface RunningTotals {
-  readonly prefix: Float64Array;
+  readonly prefix: readonly number[];
   readonly total: number;
   readonly allEqual: boolean;
 }
 
 /** The running totals of `weights` (non-negative integers), for `drawIndex`. */
 export function runningTotals(weights: ArrayLike<number>): RunningTotals {
-  const prefix = new Float64Array(weights.length);
+  const prefix = numbers(weights.length);
   let total = 0;
   let allEqual = true;
   for (let i = 0; i < weights.length; i++) {
@@ -105,7 +115,7 @@ export function runningTotals(weights: ArrayLike<number>): RunningTotals {
  * draw and index as Dubbo's scans (RandomLoadBalance, and the tie-breaks of leastactive and
  * shortestresponse over every invoker).
  */
-export function drawIndex(prefix: Float64Array, total: number, allEqual: boolean, rng: Rng): number {
+export function drawIndex(prefix: readonly number[], total: number, allEqual: boolean, rng: Rng): number {
   return !allEqual && total > 0 ? firstIndexAbove(prefix, rng.nextInt(total), prefix.length) : rng.nextInt(prefix.length);
 }
 
@@ -150,7 +160,7 @@ export function subListIndex(
   sub: readonly Invoker[],
   parent: readonly Invoker[],
   of: ListWeights,
-  prefix: Float64Array,
+  prefix: readonly number[],
   total: number,
   allEqual: boolean,
   key: string,
@@ -173,7 +183,7 @@ export function subListIndex(
  * never decreases and stays flat across an excluded index, so the index found is not excluded; it is
  * found segment by segment between the excluded indexes, in O(excluded + log n).
  */
-export function firstAboveLeavingOut(prefix: Float64Array, weights: ArrayLike<number>, excluded: ArrayLike<number>, offset: number, length: number): number {
+export function firstAboveLeavingOut(prefix: readonly number[], weights: ArrayLike<number>, excluded: ArrayLike<number>, offset: number, length: number): number {
   let leftOut = 0;
   let lo = 0;
   for (let m = 0; m <= excluded.length; m++) {
@@ -230,10 +240,10 @@ export function keptTotals(of: ListWeights, total: number, allEqual: boolean, ex
 }
 
 /** The indexes of `parent` that its sub-list `sub` leaves out, ascending (worked out once per sub-list). */
-export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): Int32Array {
+export function excludedOf(sub: readonly Invoker[], parent: readonly Invoker[]): readonly number[] {
   const facts = subListFacts(sub);
   if (facts?.excluded !== undefined && facts.parent === parent) return facts.excluded;
-  const excluded = new Int32Array(parent.length - sub.length);
+  const excluded = numbers(parent.length - sub.length);
   let j = 0;
   let k = 0;
   for (let i = 0; i < parent.length; i++) {
@@ -269,8 +279,8 @@ function buildWeightTable(invokers: readonly Invoker[], method: string, nowMs: n
   }
   const length = invokers.length;
   const inputs = new Array<WeightInputs>(length);
-  const weights = new Float64Array(length);
-  const changesMs = new Float64Array(length);
+  const weights = numbers(length);
+  const changesMs = numbers(length);
   for (let i = 0; i < length; i++) {
     const w = weightInputsOf(invokers[i]!, method);
     inputs[i] = w;
@@ -304,8 +314,8 @@ function refreshWeightTable(previous: WeightTable, nowMs: number): WeightTable {
 function nextVersionTable(before: WeightTable, previous: readonly Invoker[], invokers: readonly Invoker[], method: string, nowMs: number): WeightTable {
   const length = invokers.length;
   const inputs = new Array<WeightInputs>(length);
-  const weights = new Float64Array(length);
-  const changesMs = new Float64Array(length);
+  const weights = numbers(length);
+  const changesMs = numbers(length);
   let from = 0;
   for (let i = 0; i < length; i++) {
     const j = matchInPrevious(previous, invokers[i]!, from);
@@ -334,8 +344,8 @@ function drawnTable(list: readonly Invoker[], source: readonly Invoker[], method
   const at = indexesOf(base);
   const length = list.length;
   const inputs = new Array<WeightInputs>(length);
-  const weights = new Float64Array(length);
-  const changesMs = new Float64Array(length);
+  const weights = numbers(length);
+  const changesMs = numbers(length);
   for (let i = 0; i < length; i++) {
     const j = at.get(list[i]!);
     if (j !== undefined) {
@@ -358,8 +368,8 @@ function drawnTable(list: readonly Invoker[], source: readonly Invoker[], method
 function subTable(of: WeightTable, parent: readonly Invoker[], sub: readonly Invoker[], nowMs: number): WeightTable {
   const length = sub.length;
   const inputs = new Array<WeightInputs>(length);
-  const weights = new Float64Array(length);
-  const changesMs = new Float64Array(length);
+  const weights = numbers(length);
+  const changesMs = numbers(length);
   let j = 0;
   for (let i = 0; i < parent.length && j < length; i++) {
     if (parent[i] !== sub[j]) continue;
@@ -373,9 +383,9 @@ function subTable(of: WeightTable, parent: readonly Invoker[], sub: readonly Inv
 }
 
 // The running totals, RandomLoadBalance's flag and the table's validity (the earliest change time).
-function withTotals(weights: Float64Array, inputs: readonly WeightInputs[], changesMs: Float64Array, nowMs: number): WeightTable {
+function withTotals(weights: number[], inputs: readonly WeightInputs[], changesMs: number[], nowMs: number): WeightTable {
   const length = weights.length;
-  const prefix = new Float64Array(length);
+  const prefix = numbers(length);
   let totalWeight = 0;
   let sameWeight = true;
   let validUntilMs = Infinity;

@@ -20,7 +20,7 @@ import { parseZoneList, providerZonesOf, zoneGroups } from '../zone-order.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
 import { parentList, perListAndKey } from '../per-list.js';
-import { drawIndex, runningTotals, subListIndex, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
+import { drawIndex, numbers, runningTotals, subListIndex, weightTableOf, type RunningTotals, type WeightTable } from './weight-table.js';
 
 export { providerZone } from '../zone-order.js';
 
@@ -65,7 +65,7 @@ interface ZoneWeights extends RunningTotals {
 /** What one list means under one consumer set-up: the zone multipliers, and the multiplied weights per method while valid. */
 interface ZoneSetup {
   /** Each invoker's zone multiplier, or null when the weights stay as they are (no consumer zone, no same-zone provider). */
-  readonly multipliers: Float64Array | null;
+  readonly multipliers: readonly number[] | null;
   readonly byMethod: Map<string, ZoneWeights>;
 }
 
@@ -147,11 +147,11 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   }
 
   /** `ZoneSetup.multipliers` of `invokers` for the consumer URL's set-up. */
-  #zoneMultipliers(invokers: Invoker[], url: URL): Float64Array | null {
+  #zoneMultipliers(invokers: Invoker[], url: URL): number[] | null {
     const zone = url.getParameter(ZONE_KEY);
     if (zone === undefined) return null;
     const length = invokers.length;
-    const multipliers = new Float64Array(length);
+    const multipliers = numbers(length);
     const sameWeight = nonNegativeInt(url, ZONE_SAME_WEIGHT_KEY, DEFAULT_ZONE_SAME_WEIGHT);
     const crossWeight = nonNegativeInt(url, ZONE_CROSS_WEIGHT_KEY, DEFAULT_ZONE_CROSS_WEIGHT);
     const byRank = url.getParameter(ZONE_CROSS_WEIGHTS_KEY);
@@ -203,10 +203,10 @@ function weightsIn(setup: ZoneSetup, invokers: readonly Invoker[], method: strin
 }
 
 // Each invoker's Dubbo weight (with warmup) times its zone multiplier.
-function multiplied(base: WeightTable, multipliers: Float64Array | null): ZoneWeights {
+function multiplied(base: WeightTable, multipliers: readonly number[] | null): ZoneWeights {
   let weights: ArrayLike<number> = base.weights;
   if (multipliers !== null) {
-    const product = new Float64Array(multipliers.length);
+    const product = numbers(multipliers.length);
     for (let i = 0; i < product.length; i++) product[i] = base.weights[i]! * multipliers[i]!;
     weights = product;
   }
