@@ -10,6 +10,7 @@
  * Follows dubbo-cluster `RouterChain.java`, `SingleRouterChain.java` and `router/state/AbstractStateRouter.java`.
  */
 import type { RouterSpec } from '../../scenario/types.js';
+import { parentList } from '../per-list.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { ConditionRuleRouter, parseConditionRule } from './condition/condition-rule-router.js';
@@ -265,7 +266,10 @@ export class RouterChain implements RouterChainLike {
     if (this.#rekeyPending) this.#rekey();
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
-      this.#cache = this.#sharing ? this.#shared!.entriesFor(this.#storeKeyOf(consumerUrl), invokers) : new Map();
+      // PERF: a directory's own sub-list (providers set aside) is never another instance's list: its results
+      // are kept by this chain alone, not entered in the shared store's weak map (one entry per instance and
+      // list version read, after a zone crash).
+      this.#cache = this.#sharing && parentList(invokers) === undefined ? this.#shared!.entriesFor(this.#storeKeyOf(consumerUrl), invokers) : new Map();
       this.#cacheInvokers = invokers;
       this.#cacheConsumerUrl = consumerUrl;
     }
