@@ -244,23 +244,31 @@ export abstract class AbstractDirectory implements Directory {
     this.#invalidated.add(invoker);
     this.#version++;
     this.#scheduleReconnect();
+    if (listed.size === this.#invokers.length) {
+      this.#validStale = true;
+      return;
+    }
     // A list that holds an invoker twice: the valid list, when up to date, loses the first of the two only.
-    const at = listed.size === this.#invokers.length || this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
-    if (at >= 0) {
-      const valid = this.#validInvokers.slice();
-      valid.splice(at, 1);
-      this.#validInvokers = valid;
-      markSubList(valid, this.#invokers);
-    } else this.#validStale = true;
+    const at = this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
+    if (at < 0) {
+      this.#filterValid();
+      return;
+    }
+    const valid = this.#validInvokers.slice();
+    valid.splice(at, 1);
+    this.#validInvokers = valid;
+    markSubList(valid, this.#invokers);
   }
 
 
   // PERF: the valid list is worked out when next read (see `withoutInvokers`), as after a push. After a zone
   // crash an instance sets aside one provider after another, several in one call (failover's reselect
-  // draws), and a copy of the list at each was most of such a run's allocation.
+  // draws), and a copy of the list at each was most of such a run's allocation. Exact for a list without
+  // an invoker twice; one with (see `addInvalidateInvoker`) is filtered now, as the next set-aside may splice.
   #refreshValid(): void {
-    this.#validStale = true;
     this.#version++;
+    if (indexesOf(this.#invokers).size === this.#invokers.length) this.#validStale = true;
+    else this.#filterValid();
   }
 
   #filterValid(): void {
