@@ -242,24 +242,19 @@ export abstract class AbstractDirectory implements Directory {
     if (!listed.has(invoker) || this.#invalidated.has(invoker)) return;
     if (this.#invalidated === NONE_INVALIDATED) this.#invalidated = new Set();
     this.#invalidated.add(invoker);
-    this.#version++;
     this.#scheduleReconnect();
-    if (listed.size === this.#invokers.length) {
-      this.#validStale = true;
-      return;
-    }
-    // A list that holds an invoker twice: the valid list, when up to date, loses the first of the two only.
-    const at = this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
+    // A list that holds an invoker twice, with the valid list up to date: the first of the two leaves it.
+    const at = listed.size === this.#invokers.length || this.#validStale ? -1 : this.#validInvokers.indexOf(invoker);
     if (at < 0) {
-      this.#filterValid();
+      this.#refreshValid();
       return;
     }
     const valid = this.#validInvokers.slice();
     valid.splice(at, 1);
     this.#validInvokers = valid;
     markSubList(valid, this.#invokers);
+    this.#version++;
   }
-
 
   // PERF: the valid list is worked out when next read (see `withoutInvokers`), as after a push. After a zone
   // crash an instance sets aside one provider after another, several in one call (failover's reselect
