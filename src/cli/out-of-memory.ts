@@ -11,7 +11,9 @@
  *   `ZONESIM_NO_SUPERVISOR=1` runs the CLI in the one process (what V8 prints then is V8's).
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
+import { EVERY_CORE_V8_FLAGS, simulatesOnEveryCore } from './busy-cores.js';
 
 /** Set in the child's environment: the CLI runs there, under a supervising parent. */
 export const SUPERVISED_ENV = 'ZONESIM_SUPERVISED';
@@ -173,17 +175,20 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  */
 export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
-/** `execArgv` plus each of `CHILD_V8_FLAGS` it does not already set (node takes V8 flags only on its command line). */
-export function childExecArgv(execArgv: readonly string[]): string[] {
+/**
+ * `execArgv` plus each of `CHILD_V8_FLAGS` and `extra` it does not already set (node takes V8 flags
+ * only on its command line).
+ */
+export function childExecArgv(execArgv: readonly string[], extra: readonly string[] = []): string[] {
   // A boolean flag counts as given in either sense (`--x` or `--no-x`), and V8 reads `-` and `_` alike.
   const spellings = (name: string) => [name, `--${name.slice(2).replaceAll('-', '_')}`];
   const given = (flag: string) => {
     const name = flag.split('=')[0]!;
     const base = name.startsWith('--no-') ? `--${name.slice(5)}` : name;
-    const names = base === name ? spellings(name) : [...spellings(name), ...spellings(base)];
+    const names = [...spellings(base), ...spellings(`--no-${base.slice(2)}`)];
     return execArgv.some((arg) => names.some((n) => arg === n || arg.startsWith(`${n}=`)));
   };
-  return [...execArgv, ...CHILD_V8_FLAGS.filter((f) => !given(f))];
+  return [...execArgv, ...[...CHILD_V8_FLAGS, ...extra].filter((f) => !given(f))];
 }
 
 /**
@@ -194,7 +199,8 @@ export function childExecArgv(execArgv: readonly string[]): string[] {
 export function superviseCli(script: string, args: string[]): Promise<{ exitCode: number; signal?: NodeJS.Signals }> {
   const env: NodeJS.ProcessEnv = { ...process.env, [SUPERVISED_ENV]: '1' };
   if (process.stderr.isTTY) env[STDERR_TTY_ENV] = String(process.stderr.columns || 80);
-  const child = spawn(process.execPath, [...childExecArgv(process.execArgv), script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
+  const extra = simulatesOnEveryCore(args, availableParallelism()) ? EVERY_CORE_V8_FLAGS : [];
+  const child = spawn(process.execPath, [...childExecArgv(process.execArgv, extra), script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
   const filter = new StderrFilter((text) => process.stderr.write(text));
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => filter.write(chunk));
