@@ -30,6 +30,12 @@ export interface ConsumerFilter {
   before(invoker: Invoker, invocation: RpcInvocation, nowMs: number): void;
   /** Runs when the attempt's result is known. */
   after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, nowMs: number): void;
+  /**
+   * Optional: whether Dubbo builds this filter into the invoker's chain (its `@Activate` on the invoker's
+   * URL). False promises that `admit`, `before` and `after` do nothing for attempts on that invoker. The
+   * same function for every instance of a filter class (see `filtersActiveFor`).
+   */
+  readonly activeFor?: (invoker: Invoker) => boolean;
 }
 
 /** Counters for events Dubbo only logs (e.g. "route result is empty and force execute"). */
@@ -49,6 +55,11 @@ export interface DubboRuntime {
   readonly rpcStatus: RpcStatusTable;
   /** Consumer filters run around every attempt, in order. */
   readonly filters: ConsumerFilter[];
+  /**
+   * Optional: false when no filter of `filters` is active for the invoker (Dubbo left every one out of
+   * its chain), so that an attempt on it may skip them. Only a runtime whose `filters` never change has it.
+   */
+  readonly filtersActiveFor?: (invoker: Invoker) => boolean;
   /** The consumer's host, for messages. */
   readonly consumerHost: string;
   readonly events: EventSink;
@@ -68,6 +79,11 @@ export function createRuntime(init: {
   consumerHost?: string;
   clock?: Clock;
   filters?: ConsumerFilter[];
+  /**
+   * No code adds filters after this (no plugin can reach the runtime): `filters` is frozen, and when every
+   * filter says where it is active (`activeFor`) the runtime gets `filtersActiveFor`.
+   */
+  filtersFixed?: boolean;
   events?: EventSink;
   /** Extra load balancers (plugins) by name. */
   plugins?: Record<string, LoadBalanceFactory>;
@@ -78,12 +94,15 @@ export function createRuntime(init: {
 } {
   const counters = new Map<string, number>();
   const lbs = new Map<string, LoadBalance>();
+  const filters = init.filters ?? [];
+  const activeFor = init.filtersFixed === true ? anyActiveFor(Object.freeze(filters)) : undefined;
   const runtime: DubboRuntime & { counters: Map<string, number> } = {
     sim: init.sim,
     clock: init.clock ?? { now: () => init.sim.now },
     random: init.random,
     rpcStatus: new RpcStatusTable(),
-    filters: init.filters ?? [],
+    filters,
+    ...(activeFor !== undefined ? { filtersActiveFor: activeFor } : {}),
     consumerHost: init.consumerHost ?? '127.0.0.1',
     counters,
     events: init.events ?? { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by) },
@@ -101,4 +120,40 @@ export function createRuntime(init: {
   };
   for (const filter of runtime.filters) filter.attach?.(runtime);
   return runtime;
+}
+
+type ActiveFor = (invoker: Invoker) => boolean;
+interface ActiveForNode {
+  readonly next: WeakMap<ActiveFor, ActiveForNode>;
+  any?: ActiveFor;
+}
+const ACTIVE_FOR_ROOT: ActiveForNode = { next: new WeakMap() };
+const NONE_ACTIVE: ActiveFor = () => false;
+
+/**
+ * Whether any of `filters` is active for an invoker, memoized per invoker; undefined when a filter does
+ * not say (`activeFor`). PERF: one function, and one memo, per list of `activeFor` functions: every
+ * consumer instance's runtime gets the same one, so an attempt asks a memo that every instance keeps
+ * warm instead of reading its own instance's filter objects, which thousands of instances leave cold.
+ */
+function anyActiveFor(filters: readonly ConsumerFilter[]): ActiveFor | undefined {
+  if (filters.length === 0) return NONE_ACTIVE;
+  let node = ACTIVE_FOR_ROOT;
+  for (const filter of filters) {
+    const f = filter.activeFor;
+    if (f === undefined) return undefined;
+    let next = node.next.get(f);
+    if (next === undefined) node.next.set(f, (next = { next: new WeakMap() }));
+    node = next;
+  }
+  if (node.any === undefined) {
+    const predicates = filters.map((f) => f.activeFor!);
+    const memo = new WeakMap<Invoker, boolean>();
+    node.any = (invoker) => {
+      let any = memo.get(invoker);
+      if (any === undefined) memo.set(invoker, (any = predicates.some((p) => p(invoker))));
+      return any;
+    };
+  }
+  return node.any;
 }

@@ -67,6 +67,8 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
   // PERF: one clock per world too: the balancers read it on every pick, and one per instance was another
   // object (and closure) per instance to reach.
   let clock: { now(): number } | undefined;
+  // Only plugin code adds consumer filters after a runtime is made (to `runtime.filters`).
+  const filtersFixed = [plugins.loadBalances, plugins.clusters, plugins.routers].every((p) => p === undefined || Object.keys(p).length === 0);
   return new World(scenario, {
     seed,
     observer: recorder,
@@ -77,6 +79,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         consumerHost: instance.ip,
         clock: (clock ??= { now: () => EPOCH_MS + world.sim.now }),
         filters: consumerFilters(),
+        filtersFixed,
         events,
         plugins: plugins.loadBalances,
         zoneDistance: (zoneDistance ??= (from, to) => world.network.medianRttMs(from, to)),

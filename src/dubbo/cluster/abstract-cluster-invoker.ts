@@ -52,12 +52,15 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   #firstSticky = false;
   // PERF: read on every attempt; kept here for the same reason (the runtime's array itself, not a copy).
   readonly #filters: ConsumerFilter[];
+  // PERF: asked first on every attempt; shared by the instances' runtimes (see `filtersActiveFor`).
+  readonly #filtersActiveFor: ((invoker: Invoker) => boolean) | undefined;
   readonly #sim: Simulation;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
     this.runtime = runtime;
     this.#filters = runtime.filters;
+    this.#filtersActiveFor = runtime.filtersActiveFor;
     this.#sim = runtime.sim;
     // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
     this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
@@ -268,6 +271,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     // Dubbo's consumer Filter chain wraps protocol (provider) invokers; a nested cluster invoker
     // (mergeable over groups) runs the filters around its own attempts, so they must not run twice.
     if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
+    // An invoker whose chain Dubbo built without any of these filters (no `actives`, no adaptive balancer).
+    if (this.#filtersActiveFor !== undefined && !this.#filtersActiveFor(invoker)) return yield* invoker.invoke(invocation);
     const filters = this.#filters;
     if (filters.length === 0) return yield* invoker.invoke(invocation);
     for (let i = this.#nextToAdmit(invoker, invocation, 0); i < filters.length; i = this.#nextToAdmit(invoker, invocation, i + 1)) {

@@ -42,9 +42,20 @@ export function hasActivesParameter(url: URL): boolean {
 // shared by the instances of a consumer group, and so is this memo.
 const activeFor = new WeakMap<Invoker, boolean>();
 
+/** Whether Dubbo builds ActiveLimitFilter into this invoker's chain (its URL has `actives`), memoized. */
+export function isActiveLimitFilterActive(invoker: Invoker): boolean {
+  let active = activeFor.get(invoker);
+  if (active === undefined) {
+    active = hasActivesParameter(invoker.getUrl());
+    activeFor.set(invoker, active);
+  }
+  return active;
+}
+
 export class ActiveLimitFilter implements ConsumerFilter {
   #rpcStatus: RpcStatusTable | null;
   #sim: Simulation | null = null;
+  readonly activeFor = isActiveLimitFilterActive;
 
   /** `rpcStatus` may be given now or later through `attach` (createRuntime calls it). */
   constructor(rpcStatus?: RpcStatusTable) {
@@ -59,7 +70,7 @@ export class ActiveLimitFilter implements ConsumerFilter {
   /** Passes at once when the filter is not in the invoker's chain, or `beginCount` takes a slot now. */
   // PERF: most attempts pass at once (no `actives`, or a free slot): no generator for them.
   admitNow(invoker: Invoker, invocation: RpcInvocation): boolean {
-    if (!this.#isActive(invoker)) return true;
+    if (!isActiveLimitFilterActive(invoker)) return true;
     const url = invoker.getUrl();
     const methodName = getMethodName(invocation);
     return this.#table().beginCount(url, methodName, url.getMethodNumber(methodName, ACTIVES_KEY, 0));
@@ -103,21 +114,12 @@ export class ActiveLimitFilter implements ConsumerFilter {
   before(_invoker: Invoker, _invocation: RpcInvocation, _nowMs: number): void {}
 
   after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, _nowMs: number): void {
-    if (!this.#isActive(invoker)) return;
+    if (!isActiveLimitFilterActive(invoker)) return;
     const url = invoker.getUrl();
     const methodName = getMethodName(invocation);
     // A biz exception is a response (onResponse → succeeded); an RpcException is onError.
     this.#table().endCount(url, methodName, elapsedMs, result.kind === 'ok');
     if (url.getMethodNumber(methodName, ACTIVES_KEY, 0) > 0) this.#table().getStatus(url, methodName).notifyAll();
-  }
-
-  #isActive(invoker: Invoker): boolean {
-    let active = activeFor.get(invoker);
-    if (active === undefined) {
-      active = hasActivesParameter(invoker.getUrl());
-      activeFor.set(invoker, active);
-    }
-    return active;
   }
 
   #table(): RpcStatusTable {

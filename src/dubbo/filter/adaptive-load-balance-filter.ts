@@ -29,6 +29,8 @@ export function isAdaptiveFilterActive(invoker: Invoker): boolean {
 }
 
 export class AdaptiveLoadBalanceFilter implements ConsumerFilter {
+  readonly activeFor = isAdaptiveFilterActive;
+
   before(_invoker: Invoker, _invocation: RpcInvocation, _nowMs: number): void {}
 
   // DIVERGENCE: Dubbo applies the report and the error count on a single background thread;

@@ -9,6 +9,7 @@ import type { RouterChainLike, RouteTraceEntry } from '../../../src/dubbo/router
 import type { Proc } from '../../../src/engine/simulation.js';
 import type { ConsumerFilter } from '../../../src/dubbo/runtime.js';
 import { createRuntime } from '../../../src/dubbo/runtime.js';
+import { consumerFilters } from '../../../src/dubbo/filter/index.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';
 import {
@@ -57,6 +58,74 @@ describe('AbstractClusterInvoker.invokeWithContext', () => {
     expect(result).toEqual({ kind: 'ok', value: 'merged' });
     expect(group.invocations).toBe(1);
     expect(calls).toBe(0);
+  });
+
+  // Two providers, `p0` and `p1`; `active` says which of them each filter is built into.
+  function activationWorld(filters: ConsumerFilter[], fixed: boolean) {
+    const sim = new Simulation();
+    const runtime = createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters, filtersFixed: fixed });
+    const cUrl = consumerUrl();
+    const providers = [0, 1].map((i) => new ScriptedInvoker({ name: `p${i}`, url: providerUrl(i, cUrl), sim, script: () => ok('x', 3), log: [] }));
+    const call = (i: number) => runCall(sim, clusters.failfast!(new RecordingDirectory(runtime, registryUrl(), cUrl, [providers[i]!]), runtime).invoke(invocation()));
+    return { runtime, call, providers };
+  }
+  const counting = (name: string, seen: string[], active?: (invoker: Invoker) => boolean): ConsumerFilter => ({
+    ...(active !== undefined ? { activeFor: active } : {}),
+    admitNow: (invoker) => (seen.push(`${name} admit ${nameOf(invoker)}`), true),
+    *admit() {
+      return null;
+    },
+    before: (invoker) => seen.push(`${name} before ${nameOf(invoker)}`),
+    after: (invoker) => seen.push(`${name} after ${nameOf(invoker)}`),
+  });
+  const onlyP1 = (invoker: Invoker) => nameOf(invoker) === 'p1';
+
+  it('skips the filters on an invoker none of them is active for, when the runtime\'s filters are fixed', () => {
+    const seen: string[] = [];
+    const world = activationWorld([counting('a', seen, onlyP1), counting('b', seen, () => false)], true);
+    expect(world.runtime.filtersActiveFor?.(world.providers[0]!)).toBe(false);
+    expect(world.call(0).result?.kind).toBe('ok');
+    expect(seen).toEqual([]);
+    // One filter active: the whole chain runs, each filter deciding for itself as before.
+    world.call(1);
+    expect(seen).toEqual(['a admit p1', 'b admit p1', 'a before p1', 'b before p1', 'a after p1', 'b after p1']);
+  });
+
+  it('runs every filter when one does not say where it is active, or when filters may still be added', () => {
+    const seen: string[] = [];
+    const unsaid = activationWorld([counting('a', seen, () => false), counting('b', seen)], true);
+    expect(unsaid.runtime.filtersActiveFor).toBeUndefined();
+    unsaid.call(0);
+    expect(seen).toEqual(['a admit p0', 'b admit p0', 'a before p0', 'b before p0', 'a after p0', 'b after p0']);
+    seen.length = 0;
+    const open = activationWorld([counting('a', seen, () => false)], false);
+    expect(open.runtime.filtersActiveFor).toBeUndefined();
+    open.runtime.filters.push(counting('late', seen, () => false));
+    open.call(0);
+    expect(seen).toEqual(['a admit p0', 'late admit p0', 'a before p0', 'late before p0', 'a after p0', 'late after p0']);
+  });
+
+  it('freezes fixed filters, and gives every runtime with the same filter kinds one shared answer', () => {
+    const fixed = activationWorld([counting('a', [], onlyP1)], true);
+    expect(() => fixed.runtime.filters.push(counting('late', []))).toThrow(TypeError);
+    const sim = new Simulation();
+    const runtimeOf = () => createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters: consumerFilters(), filtersFixed: true });
+    const [r1, r2] = [runtimeOf(), runtimeOf()];
+    expect(r1.filtersActiveFor).toBeDefined();
+    expect(r1.filtersActiveFor).toBe(r2.filtersActiveFor);
+    expect(createRuntime({ sim, random: new RandomStreams(1).stream('c'), filtersFixed: true }).filtersActiveFor?.(fixed.providers[0]!)).toBe(false);
+  });
+
+  it('says the built-in filters are active exactly where Dubbo builds them: actives, or the adaptive balancer', () => {
+    const sim = new Simulation();
+    const runtime = createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters: consumerFilters(), filtersFixed: true });
+    const invokerWith = (params: Record<string, string>) =>
+      new ScriptedInvoker({ name: 'p', url: providerUrl(0, consumerUrl(params)), sim, script: () => ok('x', 1), log: [] });
+    expect(runtime.filtersActiveFor!(invokerWith({}))).toBe(false);
+    expect(runtime.filtersActiveFor!(invokerWith({ actives: '5' }))).toBe(true);
+    expect(runtime.filtersActiveFor!(invokerWith({ actives: '0' }))).toBe(false);
+    expect(runtime.filtersActiveFor!(invokerWith({ loadbalance: 'adaptive' }))).toBe(true);
+    expect(runtime.filtersActiveFor!(invokerWith({ loadbalance: 'random' }))).toBe(false);
   });
 });
 
