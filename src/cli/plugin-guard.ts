@@ -212,8 +212,10 @@ function guardFilter(plugin: string, filter: ConsumerFilter): ConsumerFilter {
     const admit = filter.admit;
     g.admit = (...a) => guardSteps(plugin, 'filter.admit', guarded(plugin, 'filter.admit', () => admit.apply(filter, a)), () => undefined);
   }
-  // A plugin's gate always runs through the guarded `admit` (the fast path is for built-in filters).
+  // A plugin's gate always runs through the guarded `admit` (the fast path is for built-in filters), and
+  // the filter runs for every invoker.
   g.admitNow = undefined;
+  Object.defineProperty(g, 'activeFor', { value: undefined });
   return g;
 }
 
@@ -422,6 +424,8 @@ function guardRouter(plugin: string, router: unknown): StateRouter {
       return r;
     };
   }
+  // The chain calls a plugin's key only through the guarded `routeKey`.
+  Object.defineProperty(g, 'routeKeyOf', { value: undefined });
   return g;
 }
 

@@ -128,8 +128,74 @@ function inputsOf(router: StateRouter): RoutingInputs | null {
   }
 }
 
-/** One part of a chain's cache key: a router's own `routeKey`, or the raw values of the inputs it declares. */
-type KeyPart = StateRouter | ((consumerUrl: URL, invocation: RpcInvocation) => string);
+/** A chain's cache key, or one part of it, for a call. */
+type KeyFn = (consumerUrl: URL, invocation: RpcInvocation) => string;
+
+/**
+ * One part of a chain's cache key: a router's key as a function of the call alone (`routeKeyOf`, one per
+ * router class), its own `routeKey`, or the raw values of the inputs it declares (one per inputs object).
+ */
+function keyPartFor(router: StateRouter, inputs: RoutingInputs): KeyFn | undefined {
+  if (typeof router.routeKey === 'function') return typeof router.routeKeyOf === 'function' ? router.routeKeyOf : (u, i) => router.routeKey!(u, i);
+  if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) return rawInputsKeyOf(inputs);
+  return undefined;
+}
+
+/** The router's key part is the same function for every chain (not one made for this router). */
+function sharedKeyPart(router: StateRouter): boolean {
+  return typeof router.routeKey !== 'function' || typeof router.routeKeyOf === 'function';
+}
+
+const NO_KEY: KeyFn = () => '';
+interface KeyNode {
+  readonly next: WeakMap<KeyFn, KeyNode>;
+  key?: KeyFn;
+}
+const KEY_ROOT: KeyNode = { next: new WeakMap() };
+
+/**
+ * The cache key of `parts`: their values joined by NUL. PERF: one function per list of part functions, so
+ * chains with the same routers (every instance of a consumer group) share it and the memo of the last
+ * parts and key it keeps: most calls repeat them, and the key is then given again, not joined (and hashed)
+ * anew. A chain routes from its own fields, the shared store and this, not its own arrays or routers,
+ * which thousands of instances leave cold in memory.
+ */
+function keyOf(parts: readonly KeyFn[], shared: boolean): KeyFn {
+  if (parts.length === 0) return NO_KEY;
+  if (parts.length === 1) return parts[0]!;
+  // A part made for one router (its own `routeKey`) is this chain's alone: so is the key.
+  if (!shared) return joinedKey(parts);
+  let node = KEY_ROOT;
+  for (const part of parts) {
+    let next = node.next.get(part);
+    if (next === undefined) node.next.set(part, (next = { next: new WeakMap() }));
+    node = next;
+  }
+  return (node.key ??= joinedKey(parts));
+}
+
+function joinedKey(parts: readonly KeyFn[]): KeyFn {
+  const last: string[] = [];
+  let lastKey = '';
+  let lastValid = false;
+  return (consumerUrl, invocation) => {
+    // Not valid while the parts are being read: a part that throws leaves them half overwritten.
+    let same = lastValid;
+    lastValid = false;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!(consumerUrl, invocation);
+      if (same && part !== last[i]) same = false;
+      last[i] = part;
+    }
+    if (!same) {
+      let key = last[0]!;
+      for (let i = 1; i < parts.length; i++) key += `\u0000${last[i]!}`;
+      lastKey = key;
+    }
+    lastValid = true;
+    return lastKey;
+  };
+}
 
 // The built-in routers whose `notify` keeps nothing of a list but the last, as long as the lists' first
 // providers are of one application: the mock selector splits the list, the tag router re-initialises its
@@ -142,10 +208,6 @@ const COLLAPSIBLE_NOTIFY: ReadonlySet<unknown> = new Set([
 ]);
 function keepsLastListOnly(router: StateRouter): boolean {
   return router.notify === undefined || COLLAPSIBLE_NOTIFY.has(router.notify);
-}
-
-function keyPartOf(part: KeyPart, consumerUrl: URL, invocation: RpcInvocation): string {
-  return typeof part === 'function' ? part(consumerUrl, invocation) : part.routeKey!(consumerUrl, invocation);
 }
 
 // PERF: one key function per declared inputs object, shared by every chain whose router declares it.
@@ -193,8 +255,8 @@ const NO_ENTRIES: Map<string, CachedRoute> = new Map();
 export class RouterChain implements RouterChainLike {
   // PERF: what `route` reads on every call comes first, so that it shares as few cache lines as V8's
   // in-object layout (declaration order) allows: thousands of chains, each read once per call.
-  /** What routes: `#routers` with keyed condition rules replaced by the listenable routers holding them. */
-  #effective: StateRouter[] = [];
+  /** `#effective` is not empty. */
+  #routes = false;
   /** A list was notified since the last `#rekey`: the cache and key parts are redone at the next route. */
   #rekeyPending = false;
   #cacheable = false;
@@ -204,13 +266,11 @@ export class RouterChain implements RouterChainLike {
   #cache: Map<string, CachedRoute> = NO_ENTRIES;
   #cacheInvokers: Invoker[] | null = null;
   #cacheConsumerUrl: URL | null = null;
-  /** One key part per router that depends on the call: its `routeKey`, or the raw values of its declared inputs. */
-  #keyParts: KeyPart[] = [];
-  /** The parts of the last key `#key` gave (for `#keyParts` as they are now), and that key. */
-  #lastKeyParts: string[] = [];
-  #lastKey = '';
-  #lastKeyValid = false;
+  /** The cache key of a call: one part per router that depends on the call (see `keyOf`). */
+  #key: KeyFn = NO_KEY;
   #hits = 0;
+  /** What routes: `#routers` with keyed condition rules replaced by the listenable routers holding them. */
+  #effective: StateRouter[] = [];
   /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
   readonly #serviceRouter = new ServiceStateRouter();
@@ -262,7 +322,7 @@ export class RouterChain implements RouterChainLike {
    * cache: callers must not mutate it. Invoker lists are assumed replaced, never mutated in place.
    */
   route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {
-    if (invokers.length === 0 || this.#effective.length === 0) return { invokers, trace: [] };
+    if (invokers.length === 0 || !this.#routes) return { invokers, trace: [] };
     if (this.#rekeyPending) this.#rekey();
     if (!this.#cacheable) return this.#route(consumerUrl, invokers, invocation);
     if (invokers !== this.#cacheInvokers || consumerUrl !== this.#cacheConsumerUrl) {
@@ -409,6 +469,7 @@ export class RouterChain implements RouterChainLike {
     this.#providerAppRouter.setRules(app);
     this.#appRouter.setRules(app);
     this.#effective = out.map((r, i) => [r, i] as const).sort((a, b) => a[0].order - b[0].order || a[1] - b[1]).map(([r]) => r);
+    this.#routes = this.#effective.length > 0;
   }
 
   /** Drops cached results; call after changing a router's state from outside the chain (it then stops sharing results). */
@@ -454,46 +515,22 @@ export class RouterChain implements RouterChainLike {
     this.#rekeyPending = false;
     this.#dropCache();
     let cacheable = this.#cacheEnabled;
-    const parts: KeyPart[] = [];
+    const parts: KeyFn[] = [];
+    let shared = true;
     for (const router of this.#effective) {
       const inputs = cacheable ? inputsOf(router) : null;
       if (inputs === null) {
         cacheable = false;
         break;
       }
-      if (typeof router.routeKey === 'function') parts.push(router);
-      else if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) parts.push(rawInputsKeyOf(inputs));
+      const part = keyPartFor(router, inputs);
+      if (part === undefined) continue;
+      parts.push(part);
+      shared &&= sharedKeyPart(router);
     }
     this.#cacheable = cacheable;
-    this.#keyParts = cacheable ? parts : [];
-    this.#lastKeyParts = [];
-    this.#lastKeyValid = false;
+    this.#key = cacheable ? keyOf(parts, shared) : NO_KEY;
     this.#sharing = cacheable && this.#shared !== null && this.#built && this.#changes !== null && this.#effective.every(routesByParameters);
-  }
-
-  // PERF: the key holds only each router's decision (or the inputs it declared), so most calls share a few entries.
-  // Most calls also repeat the last call's parts: the last key is given again, not joined (and hashed) anew.
-  #key(consumerUrl: URL, invocation: RpcInvocation): string {
-    const parts = this.#keyParts;
-    if (parts.length === 0) return '';
-    if (parts.length === 1) return keyPartOf(parts[0]!, consumerUrl, invocation);
-    const last = this.#lastKeyParts;
-    // Not valid while the parts are being read: a part that throws leaves them half overwritten.
-    let same = this.#lastKeyValid && last.length === parts.length;
-    this.#lastKeyValid = false;
-    for (let i = 0; i < parts.length; i++) {
-      const part = keyPartOf(parts[i]!, consumerUrl, invocation);
-      if (same && part !== last[i]) same = false;
-      last[i] = part;
-    }
-    if (!same) {
-      last.length = parts.length;
-      let key = last[0]!;
-      for (let i = 1; i < parts.length; i++) key += `\u0000${last[i]!}`;
-      this.#lastKey = key;
-    }
-    this.#lastKeyValid = true;
-    return this.#lastKey;
   }
 
   #route(consumerUrl: URL, invokers: Invoker[], invocation: RpcInvocation): RouteResult {

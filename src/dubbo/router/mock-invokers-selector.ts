@@ -44,6 +44,12 @@ function isMock(inv: Invoker): boolean {
   return inv.getUrl().protocol === MOCK_PROTOCOL;
 }
 
+/** MockInvokersSelector's cache decision, which reads only the call: normal, mock or pass-through. */
+function mockRouteKey(_consumerUrl: URL, invocation: RpcInvocation): string {
+  const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
+  return value === undefined ? 'n' : value.toLowerCase() === 'true' ? 'm' : 'p';
+}
+
 /** MockInvokersSelector (order -100). */
 export class MockInvokersSelector implements StateRouter {
   readonly name = 'mock';
@@ -70,10 +76,11 @@ export class MockInvokersSelector implements StateRouter {
   }
 
   /** The cache decision: normal, mock or pass-through. */
-  routeKey(_consumerUrl: URL, invocation: RpcInvocation): string {
-    const value = invocation.getAttachment(INVOCATION_NEED_MOCK);
-    return value === undefined ? 'n' : value.toLowerCase() === 'true' ? 'm' : 'p';
+  routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
+    return mockRouteKey(consumerUrl, invocation);
   }
+
+  readonly routeKeyOf = mockRouteKey;
 
   route(invokers: Invoker[], _consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;

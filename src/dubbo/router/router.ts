@@ -62,6 +62,11 @@ export interface StateRouter {
    * router whose inputs say `random: true`.
    */
   routeKey?(consumerUrl: URL, invocation: RpcInvocation): string;
+  /**
+   * zonesim addition, optional with `routeKey` when that reads nothing of the router: the same key as
+   * one function for every router of the class, so that chains share their key (see chain.ts `keyOf`).
+   */
+  readonly routeKeyOf?: (consumerUrl: URL, invocation: RpcInvocation) => string;
 }
 
 /** The chain's result: surviving invokers, each router's trace, and the router that emptied the list. */

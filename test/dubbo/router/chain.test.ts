@@ -279,6 +279,48 @@ describe('RouterChain route cache', () => {
     expect(odd).toEqual([1, 3, 5, 7, 9, 11]);
   });
 
+  it('gives each chain its own key when chains share one key function and one call threw half-way', () => {
+    // Routers whose key reads only the call (`routeKeyOf`): every chain built from them shares one key function.
+    const parityKey = (_u: URL, inv: RpcInvocation) => inv.getAttachment('r1') ?? '';
+    const secondKey = (_u: URL, inv: RpcInvocation) => {
+      if (inv.getAttachment('boom') !== undefined) throw new Error('boom');
+      return inv.getAttachment('r2') ?? '';
+    };
+    const sharedKey = (router: AttachmentRouter, key: (u: URL, inv: RpcInvocation) => string) =>
+      Object.assign(router, { routeKeyOf: key, routeKey: key });
+    const build = () =>
+      new RouterChain([
+        sharedKey(new AttachmentRouter('parity', 1, 'r1', (v, i) => i % 2 === Number(v ?? '0')), parityKey),
+        sharedKey(new AttachmentRouter('second', 2, 'r2', () => true), secondKey),
+      ]);
+    const [a, b] = [build(), build()];
+    const all = providers();
+    a.setInvokers(all);
+    b.setInvokers(all);
+    expect(indicesIn(all, a.route(CONSUMER, all, call('getUser', { r1: '0' })).invokers)).toEqual([0, 2, 4, 6, 8, 10]);
+    // On the other chain, the first part (r1 = 1) is read, the second throws.
+    expect(() => b.route(CONSUMER, all, call('getUser', { r1: '1', boom: 'x' }))).toThrow('boom');
+    expect(indicesIn(all, a.route(CONSUMER, all, call('getUser', { r1: '1' })).invokers)).toEqual([1, 3, 5, 7, 9, 11]);
+    expect(indicesIn(all, b.route(CONSUMER, all, call('getUser', { r1: '0' })).invokers)).toEqual([0, 2, 4, 6, 8, 10]);
+  });
+
+  it("keys the mock selector and the tag router by one function per class, equal to each router's routeKey", () => {
+    const chain = buildRouterChain([], { service: 'com.example.UserService' });
+    const routers = chain.getEffectiveRouters();
+    expect(routers.map((r) => r.name)).toEqual(['mock', 'tag']);
+    const other = buildRouterChain([], { service: 'com.example.UserService' }).getEffectiveRouters();
+    const consumers = [CONSUMER, URL.valueOf('consumer://10.10.1.6/com.example.UserService?application=web&dubbo.tag=gray')];
+    const attachments: Record<string, string>[] = [{}, { 'invocation.need.mock': 'true' }, { 'invocation.need.mock': 'FALSE' }, { 'dubbo.tag': 'blue' }, { 'dubbo.tag': 'blue', 'dubbo.force.tag': 'true' }];
+    routers.forEach((router, k) => {
+      expect(typeof router.routeKeyOf).toBe('function');
+      expect(router.routeKeyOf).toBe(other[k]!.routeKeyOf);
+      for (const u of consumers) for (const a of attachments) expect(router.routeKeyOf!(u, call('getUser', a))).toBe(router.routeKey!(u, call('getUser', a)));
+    });
+    // Those calls do lead to different keys (else this would check nothing).
+    const keys = new Set(consumers.flatMap((u) => attachments.map((a) => routers.map((r) => r.routeKey!(u, call('getUser', a))).join('|'))));
+    expect(keys.size).toBeGreaterThanOrEqual(4);
+  });
+
   describe('shared by the chains of many consumer instances', () => {
     const SERVICE = 'com.example.UserService';
     // Instances differ by host; the last two are in another zone (another `zone` parameter).

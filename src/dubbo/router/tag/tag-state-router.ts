@@ -140,6 +140,12 @@ function filterInvoker(invokers: Invoker[], predicate: (inv: Invoker) => boolean
 /** The published rules of a router that has none (never written to). */
 const NO_RULES: Map<string, TagRouterRule> = new Map();
 
+/** TagStateRouter's cache decision, which reads only the call: the requested tag and whether it is forced. */
+function tagRouteKey(consumerUrl: URL, invocation: RpcInvocation): string {
+  const tag = requestedTag(consumerUrl, invocation);
+  return tag === undefined ? '' : `${isForceUseTag(consumerUrl, invocation) ? '!' : '='}${tag}`;
+}
+
 /** The tag router, with an optional dynamic rule (YAML text, object or parsed rule). */
 export class TagStateRouter implements StateRouter {
   readonly name = 'tag';
@@ -243,9 +249,10 @@ export class TagStateRouter implements StateRouter {
 
   /** The cache decision: the requested tag and whether it is forced. */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    const tag = requestedTag(consumerUrl, invocation);
-    return tag === undefined ? '' : `${isForceUseTag(consumerUrl, invocation) ? '!' : '='}${tag}`;
+    return tagRouteKey(consumerUrl, invocation);
   }
+
+  readonly routeKeyOf = tagRouteKey;
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
