@@ -34,6 +34,17 @@ describe('RandomStreams', () => {
     expect([...first, ...rest]).toEqual(draws(9, 'a', 4));
   });
 
+  it("keeps thousands of streams apart, each drawing seedrandom's Alea sequence, interleaved", () => {
+    // More streams than one block of state slots holds, drawn from in turn.
+    const streams = new RandomStreams(3);
+    const names = Array.from({ length: 2500 }, (_, i) => `lb/web@zoneA#${i}`);
+    const rngs = names.map((n) => streams.stream(n));
+    const reference = names.map((n) => seedrandom.alea(`3\u0000${n}`));
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < rngs.length; i += 1 + (i % 7)) expect(rngs[i]!.next()).toBe(reference[i]!());
+    }
+  });
+
   it('draws floats in [0, 1) with the mean and variance of a uniform', () => {
     const rng = new RandomStreams(5).stream('u');
     const n = 100_000;

@@ -44,7 +44,7 @@ export class AdaptiveLoadBalance extends AbstractLoadBalance {
     const length = invokers.length;
     if (length === 1) return invokers[0]!;
     if (length === 2) return this.#chooseLowLoadInvoker(invokers[0]!, invokers[1]!, invocation);
-    const rng = this.runtime.random;
+    const rng = this.random;
     const pos1 = rng.nextInt(length);
     let pos2 = rng.nextInt(length - 1);
     if (pos2 >= pos1) pos2 = pos2 + 1;
@@ -74,7 +74,7 @@ export class AdaptiveLoadBalance extends AbstractLoadBalance {
     // Dubbo compares the doubles' bit patterns: Object.is is the same test (0 and -0 differ, NaN equals NaN).
     if (Object.is(load1, load2)) {
       const totalWeight = weight1 + weight2;
-      const rng = this.runtime.random;
+      const rng = this.random;
       if (totalWeight > 0) {
         const offset = rng.nextInt(totalWeight);
         return offset < weight1 ? invoker1 : invoker2;

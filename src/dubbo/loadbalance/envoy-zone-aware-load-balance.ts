@@ -125,7 +125,7 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
       return null;
     }
 
-    const rng = this.runtime.random;
+    const rng = this.random;
     const routingEnabled = clampPercent(url.getNumber(ENVOY_ROUTING_ENABLED_KEY, DEFAULT_ROUTING_ENABLED));
     if (routingEnabled < 100 && !(rng.nextInt(100) < routingEnabled)) return null;
 
@@ -188,8 +188,8 @@ export class EnvoyZoneAwareLoadBalance extends AbstractLoadBalance {
   #pick(invokers: Invoker[], indexes: readonly number[], invocation: RpcInvocation): Invoker {
     if (indexes.length === 1) return invokers[indexes[0]!]!;
     // weightedRandomIndex over the chosen hosts' weights, from a table kept with the index list.
-    const table = pickTableOf(invokers, indexes, getMethodName(invocation), this.runtime.clock.now());
-    const rng = this.runtime.random;
+    const table = pickTableOf(invokers, indexes, getMethodName(invocation), this.clock.now());
+    const rng = this.random;
     return invokers[indexes[drawIndex(table.prefix, table.total, table.allEqual, rng)]!]!;
   }
 }

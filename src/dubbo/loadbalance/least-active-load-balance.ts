@@ -41,7 +41,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
     const methodName = getMethodName(invocation);
-    const nowMs = this.runtime.clock.now();
+    const nowMs = this.clock.now();
     const busy = this.runtime.rpcStatus.busyFor(methodName);
     if (busy.size * SPARSE_FACTOR < invokers.length) {
       // PERF: a directory's sub-list (providers set aside) is weighed through its parent list's shared table,
@@ -84,7 +84,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
         if (sameWeight && afterWarmup !== firstWeight) sameWeight = false;
       }
     }
-    return pickAmongTied(invokers, leastIndexes, leastCount, weights, totalWeight, sameWeight, this.runtime.random);
+    return pickAmongTied(invokers, leastIndexes, leastCount, weights, totalWeight, sameWeight, this.random);
   }
 
   /**
@@ -96,7 +96,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
    * decides then.
    */
   #selectSparse(list: readonly Invoker[], table: WeightTable, busy: ReadonlyMap<string, RpcStatus>, setAside: ArrayLike<number>): number {
-    const rng = this.runtime.random;
+    const rng = this.random;
     if (busy.size === 0 && setAside.length === 0) return drawIndex(table.prefix, table.totalWeight, table.sameWeight, rng);
     const index = identityIndexOf(list);
     const excluded: number[] = Array.from(setAside);

@@ -10,7 +10,8 @@ import {
   WARMUP_KEY,
   WEIGHT_KEY,
 } from '../constants.js';
-import { isClusterInvoker, type Invoker, type RpcInvocation } from '../rpc.js';
+import type { Rng } from '../../engine/random.js';
+import { isClusterInvoker, type Clock, type Invoker, type RpcInvocation } from '../rpc.js';
 import type { DubboRuntime } from '../runtime.js';
 import { NumberFormatException, type URL } from '../url.js';
 import { getMethodName } from './rpc-utils.js';
@@ -47,9 +48,14 @@ export function calculateWarmupWeight(uptime: number, warmup: number, weight: nu
 /** Base class: empty → null, one → it, otherwise `doSelect`. */
 export abstract class AbstractLoadBalance implements LoadBalance {
   protected readonly runtime: DubboRuntime;
+  // PERF: the runtime's stream and clock, read on every pick: kept here, one object fewer to reach.
+  protected readonly random: Rng;
+  protected readonly clock: Clock;
 
   constructor(runtime: DubboRuntime) {
     this.runtime = runtime;
+    this.random = runtime.random;
+    this.clock = runtime.clock;
   }
 
   select(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker | null {
@@ -62,7 +68,7 @@ export abstract class AbstractLoadBalance implements LoadBalance {
 
   /** Dubbo `getWeight`: method-level weight, warmup from `timestamp`, never negative. */
   getWeight(invoker: Invoker, invocation: RpcInvocation): number {
-    return getWeight(invoker, invocation, this.runtime.clock.now());
+    return getWeight(invoker, invocation, this.clock.now());
   }
 }
 

@@ -15,14 +15,14 @@ export class RandomLoadBalance extends AbstractLoadBalance {
 
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
     const length = invokers.length;
-    const rng = this.runtime.random;
+    const rng = this.random;
     if (!this.#needWeightLoadBalance(invokers, invocation)) return invokers[rng.nextInt(length)]!;
     // PERF: Dubbo sums getWeight over the list on every pick; the table holds the same running totals
     // for this list until a weight can change. Dubbo scans them for n <= 4 and binary-searches them
     // (Arrays.binarySearch, then past equal totals) above; both give the first index whose running
     // total exceeds the offset, which this binary search finds for every n. A directory's list with
     // providers set aside is picked from through its parent list's table (see listWeightedIndex).
-    return invokers[listWeightedIndex(invokers, getMethodName(invocation), this.runtime.clock.now(), rng)]!;
+    return invokers[listWeightedIndex(invokers, getMethodName(invocation), this.clock.now(), rng)]!;
   }
 
   // RandomLoadBalance.needWeightLoadBalance (lines 108-128): a registry URL needs a `weight`; any other

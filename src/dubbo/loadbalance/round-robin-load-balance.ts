@@ -171,7 +171,7 @@ export class RoundRobinLoadBalance extends AbstractLoadBalance {
       this.#lastMap = map;
       this.#lastSlots = slots;
     }
-    const nowMs = this.runtime.clock.now();
+    const nowMs = this.clock.now();
     map.fit();
     const entries = map.entries;
     let totalWeight = 0;

@@ -86,10 +86,10 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
         const parent = parentList(invokers);
         if (parent === undefined || !pending.seen.has(parent as Invoker[])) pending.lists.push(invokers);
       }
-      const nowMs = this.runtime.clock.now();
+      const nowMs = this.clock.now();
       this.#slide(nowMs);
       // Every invoker ties: a draw over the list's running totals (a sub-list's through its parent's).
-      return invokers[listWeightedIndex(invokers, methodName, nowMs, this.runtime.random)]!;
+      return invokers[listWeightedIndex(invokers, methodName, nowMs, this.random)]!;
     }
     return this.#selectByScan(invokers, methodName);
   }
@@ -128,7 +128,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
     let shortestCount = 0;
     const shortestIndexes = new Array<number>(length);
     // PERF: getWeight of every invoker, from the list's shared weight table.
-    const weights = weightTableOf(invokers, methodName, this.runtime.clock.now()).weights;
+    const weights = weightTableOf(invokers, methodName, this.clock.now()).weights;
     let totalWeight = 0;
     let firstWeight = 0;
     let sameWeight = true;
@@ -151,7 +151,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
       }
     }
 
-    this.#slide(this.runtime.clock.now());
-    return pickAmongTied(invokers, shortestIndexes, shortestCount, weights, totalWeight, sameWeight, this.runtime.random);
+    this.#slide(this.clock.now());
+    return pickAmongTied(invokers, shortestIndexes, shortestCount, weights, totalWeight, sameWeight, this.random);
   }
 }

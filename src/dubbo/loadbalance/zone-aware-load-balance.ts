@@ -87,9 +87,9 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
 
   protected doSelect(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker {
     const method = getMethodName(invocation);
-    const nowMs = this.runtime.clock.now();
+    const nowMs = this.clock.now();
     const key = this.#setupKey(url);
-    const rng = this.runtime.random;
+    const rng = this.random;
     const parent = parentList(invokers);
     // Ranks by distance depend on the zones left in the list: such a set-up weighs each list itself.
     if (parent !== undefined && (url.getParameter(ZONE_CROSS_WEIGHTS_KEY) ?? '').trim() === '') {
@@ -118,7 +118,7 @@ export class ZoneAwareLoadBalance extends AbstractLoadBalance {
   // parent's, invoker by invoker, while it keeps a same-zone provider; without one (or without a consumer
   // zone) it is weighed plainly, as `#zoneMultipliers` decides for any list.
   #subListIndex(sub: Invoker[], parent: readonly Invoker[], url: URL, key: string, method: string, nowMs: number): number {
-    const rng = this.runtime.random;
+    const rng = this.random;
     const setup = this.#setupOf(parent, url, key);
     const table = weightsIn(setup, parent, method, nowMs);
     if (setup.multipliers === null || keepsSameZone(sub, url.getParameter(ZONE_KEY)!)) {
