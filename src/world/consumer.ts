@@ -29,8 +29,18 @@ export interface ServiceCall {
 export interface ConsumerStack {
   /** Prepares the reference to `service` (consumer URL, directory, registry subscription). */
   refer(service: string): void;
-  /** Runs one request to its single outcome. */
-  call(call: ServiceCall): Proc<{ outcome: Outcome; cause?: string }>;
+  /**
+   * Runs one request: its process returns the request's single outcome, or, when the stack has
+   * `outcomeOf`, a value that `outcomeOf` turns into it.
+   */
+  call(call: ServiceCall): Proc<unknown>;
+  /** The outcome of what `call`'s process returned (absent: it returned the outcome). */
+  outcomeOf?(value: unknown): { outcome: Outcome; cause?: string };
+}
+
+/** The outcome of a request whose `call` process returned `value`. */
+export function outcomeOfCall(stack: ConsumerStack, value: unknown): { outcome: Outcome; cause?: string } {
+  return stack.outcomeOf === undefined ? (value as { outcome: Outcome; cause?: string }) : stack.outcomeOf(value);
 }
 
 /** Where and what a consumer instance is. */
@@ -222,8 +232,9 @@ export class ConsumerGroup {
   }
 
   // The request holds its entry thread from arrival to its outcome.
-  readonly #requestDone = (result: { outcome: Outcome; cause?: string }, arg: unknown): void => {
+  readonly #requestDone = (value: unknown, arg: unknown): void => {
     const call = arg as ServiceCall;
+    const result = outcomeOfCall(call.consumer!.stack, value);
     this.#observer.endRequest(call.request, result.outcome, this.#sim.now, result.cause);
     call.consumer!.entryThreadsInUse--;
     this.inFlight--;

@@ -9,7 +9,7 @@ import { Simulation } from '../engine/simulation.js';
 import type { Proc } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, ReferenceSpec, Scenario } from '../scenario/types.js';
 import { AddressPool } from './addresses.js';
-import { ConsumerGroup, ConsumerInstance, type ConsumerStack } from './consumer.js';
+import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import type { WorldObserver } from './observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ServerContext } from './provider.js';
@@ -154,7 +154,7 @@ export class World {
           startMs: sim.now,
         });
         const server = tagFrom === undefined ? incoming : { ...incoming, tagFrom };
-        const { outcome, cause } = yield* stack.call({ service, method, attachments: new Map(), request, server });
+        const { outcome, cause } = outcomeOfCall(stack, yield* stack.call({ service, method, attachments: new Map(), request, server }));
         observer.endRequest(request, outcome, sim.now, cause);
         return outcome === 'ok';
       },

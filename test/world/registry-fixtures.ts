@@ -16,7 +16,7 @@ import type {
   RegistrySpec,
   Scenario,
 } from '../../src/scenario/types.js';
-import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../src/world/consumer.js';
+import { outcomeOfCall, type ConsumerInstance, type ConsumerStack, type ServiceCall } from '../../src/world/consumer.js';
 import type { Outcome, RequestHandle, WorldObserver } from '../../src/world/observer.js';
 import { EPOCH_MS, type ProviderInstance } from '../../src/world/provider.js';
 import { createRegistry } from '../../src/world/registry-factory.js';
@@ -244,7 +244,7 @@ export function callOnce(world: World, instance: ConsumerInstance): { outcome?: 
   world.sim.process(
     (function* () {
       const r = yield* stack.call({ service: SERVICE, method: METHOD, attachments: new Map(), request: { ended: false } });
-      Object.assign(out, r);
+      Object.assign(out, outcomeOfCall(stack, r));
     })(),
   );
   world.sim.run({ until: world.sim.now + 10_000 });
