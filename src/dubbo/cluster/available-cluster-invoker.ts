@@ -16,7 +16,7 @@ export class AvailableClusterInvoker extends AbstractClusterInvoker {
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], _loadbalance: LoadBalance): Proc<Result> {
     for (const invoker of invokers) {
-      if (invoker.isAvailable()) return yield* this.invokeWithContext(invoker, invocation);
+      if (invoker.isAvailable()) return yield* this.invokeWithContextNow(invoker, invocation);
     }
     return this.error(
       RpcCode.UNKNOWN_EXCEPTION,

@@ -28,7 +28,7 @@ export class BroadcastClusterInvoker extends AbstractClusterInvoker {
     let exception: RpcError | null = null;
     let result: Result | null = null;
     for (const invoker of invokers) {
-      result = yield* this.invokeWithContext(invoker, invocation.copy());
+      result = yield* this.invokeWithContextNow(invoker, invocation.copy());
       const failure = failureOf(result);
       if (failure === null) continue;
       exception = failure;

@@ -77,7 +77,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     const invoker = this.select(loadbalance, invocation, invokers, null);
     if (invoker !== null) {
-      const result = yield* this.invokeWithContext(invoker, invocation);
+      const result = yield* this.invokeWithContextNow(invoker, invocation);
       if (result.kind === 'ok') return result;
     }
     // Dubbo catches every Throwable, a thrown biz RpcException (code 3) included.
@@ -135,7 +135,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     const retryInvoker = this.select(task.loadbalance, task.invocation, task.invokers, avoid);
     task.lastInvoker = retryInvoker;
     if (retryInvoker !== null) {
-      const result = yield* this.invokeWithContext(retryInvoker, task.invocation);
+      const result = yield* this.invokeWithContextNow(retryInvoker, task.invocation);
       if (result.kind === 'ok') return;
     }
     if (++task.retriedTimes >= this.retries) {

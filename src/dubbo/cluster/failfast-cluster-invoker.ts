@@ -13,7 +13,7 @@ export class FailfastClusterInvoker extends AbstractClusterInvoker {
 
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     const invoker = this.select(loadbalance, invocation, invokers, null)!;
-    const result = yield* this.invokeWithContext(invoker, invocation);
+    const result = yield* this.invokeWithContextNow(invoker, invocation);
     if (result.kind === 'ok' || isBiz(result.error)) return result;
     return this.error(
       result.error.code,

@@ -39,7 +39,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       }
       const invoker = this.selectForAttempt(loadbalance, invocation, copyInvokers, invoked)!;
       invoked.push(invoker);
-      const result = yield* this.invokeWithContext(invoker, invocation);
+      const result = yield* this.invokeWithContextNow(invoker, invocation);
       if (result.kind === 'ok') return result;
       if (isBiz(result.error)) return result;
       le = result.error;

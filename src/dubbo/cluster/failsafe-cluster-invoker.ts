@@ -15,7 +15,7 @@ export class FailsafeClusterInvoker extends AbstractClusterInvoker {
   protected *doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
     const invoker = this.select(loadbalance, invocation, invokers, null);
     if (invoker === null) return this.#ignore();
-    const result = yield* this.invokeWithContext(invoker, invocation);
+    const result = yield* this.invokeWithContextNow(invoker, invocation);
     // Dubbo catches every Throwable here, a thrown biz RpcException (code 3) included.
     if (result.kind === 'error') return this.#ignore();
     return result;

@@ -21,12 +21,12 @@ export class MergeableClusterInvoker extends AbstractClusterInvoker {
       // A method without a merger calls one group.
       for (const invoker of invokers) {
         if (!invoker.isAvailable()) continue;
-        const result = yield* this.invokeWithContext(invoker, invocation);
+        const result = yield* this.invokeWithContextNow(invoker, invocation);
         // "No available provider for service ... on group ..., will continue to try another group."
         if (result.kind === 'error' && result.error.code === RpcCode.NO_INVOKER_AVAILABLE_AFTER_FILTER) continue;
         return result;
       }
-      return yield* this.invokeWithContext(invokers[0]!, invocation);
+      return yield* this.invokeWithContextNow(invokers[0]!, invocation);
     }
     return yield* this.#invokeAll(invocation, invokers);
   }

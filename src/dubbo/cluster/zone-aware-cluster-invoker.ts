@@ -80,7 +80,7 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
   // records and filters the attempts. A plain provider (see registryUrlOf) is an attempt itself.
   *#call(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
     if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
-    return yield* this.invokeWithContext(invoker, invocation);
+    return yield* this.invokeWithContextNow(invoker, invocation);
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbstractClusterInvoker } from '../../../src/dubbo/cluster/abstract-cluster-invoker.js';
+import { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
@@ -89,6 +90,25 @@ describe('AbstractClusterInvoker.invokeWithContext', () => {
     // One filter active: the whole chain runs, each filter deciding for itself as before.
     world.call(1);
     expect(seen).toEqual(['a admit p1', 'b admit p1', 'a before p1', 'b before p1', 'a after p1', 'b after p1']);
+  });
+
+  it('records an attempt that no filter runs around as invoked, and still calls a subclass\'s own invokeWithContext', () => {
+    const seen: string[] = [];
+    const world = activationWorld([counting('a', seen, () => false)], true);
+    const inv = invocation();
+    const cluster = clusters.failover!(new RecordingDirectory(world.runtime, registryUrl(), consumerUrl(), [world.providers[0]!]), world.runtime);
+    expect(runCall(world.runtime.sim as Simulation, cluster.invoke(inv)).result?.kind).toBe('ok');
+    expect(inv.invokedInvokers.map(nameOf)).toEqual(['p0']);
+    expect(seen).toEqual([]);
+    class Wrapped extends FailoverClusterInvoker {
+      protected override *invokeWithContext(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
+        seen.push(`wrapped ${nameOf(invoker)}`);
+        return yield* super.invokeWithContext(invoker, invocation);
+      }
+    }
+    const wrapped = new Wrapped(new RecordingDirectory(world.runtime, registryUrl(), consumerUrl(), [world.providers[1]!]), world.runtime);
+    runCall(world.runtime.sim as Simulation, wrapped.invoke(invocation()));
+    expect(seen).toEqual(['wrapped p1']);
   });
 
   it('runs every filter when one does not say where it is active, or when filters may still be added', () => {
