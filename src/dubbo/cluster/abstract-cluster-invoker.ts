@@ -273,22 +273,17 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
    */
   protected invokeWithContextNow(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
     // A subclass's own invokeWithContext (a plugin's) is always called.
-    if (this.invokeWithContext !== AbstractClusterInvoker.prototype.invokeWithContext) return this.invokeWithContext(invoker, invocation);
-    if (isClusterInvoker(invoker) || (this.#filtersActiveFor !== undefined && !this.#filtersActiveFor(invoker))) {
-      invocation.addInvokedInvoker(invoker);
-      return invoker.invoke(invocation);
+    if (this.invokeWithContext !== AbstractClusterInvoker.prototype.invokeWithContext || !this.#unfiltered(invoker)) {
+      return this.invokeWithContext(invoker, invocation);
     }
-    return this.invokeWithContext(invoker, invocation);
+    invocation.addInvokedInvoker(invoker);
+    return invoker.invoke(invocation);
   }
 
   /** One attempt: record it on the invocation, run the consumer filters around the invoke. */
   protected *invokeWithContext(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
     invocation.addInvokedInvoker(invoker);
-    // Dubbo's consumer Filter chain wraps protocol (provider) invokers; a nested cluster invoker
-    // (mergeable over groups) runs the filters around its own attempts, so they must not run twice.
-    if (isClusterInvoker(invoker)) return yield* invoker.invoke(invocation);
-    // An invoker whose chain Dubbo built without any of these filters (no `actives`, no adaptive balancer).
-    if (this.#filtersActiveFor !== undefined && !this.#filtersActiveFor(invoker)) return yield* invoker.invoke(invocation);
+    if (this.#unfiltered(invoker)) return yield* invoker.invoke(invocation);
     const filters = this.#filters;
     if (filters.length === 0) return yield* invoker.invoke(invocation);
     for (let i = this.#nextToAdmit(invoker, invocation, 0); i < filters.length; i = this.#nextToAdmit(invoker, invocation, i + 1)) {
@@ -305,6 +300,15 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     const result = yield* invoker.invoke(invocation);
     this.#after(invoker, invocation, result, start);
     return result;
+  }
+
+  /** No consumer filter runs around an attempt on `invoker`. */
+  #unfiltered(invoker: Invoker): boolean {
+    // Dubbo's consumer Filter chain wraps protocol (provider) invokers; a nested cluster invoker
+    // (mergeable over groups) runs the filters around its own attempts, so they must not run twice.
+    if (isClusterInvoker(invoker)) return true;
+    // An invoker whose chain Dubbo built without any of these filters (no `actives`, no adaptive balancer).
+    return this.#filtersActiveFor !== undefined && !this.#filtersActiveFor(invoker);
   }
 
   // PERF: the loops that never wait run outside the generator, whose object (one per attempt) then

@@ -222,12 +222,12 @@ export function referenceParams(ref: Partial<ReferenceSpec>, prefix = ''): Recor
   return p;
 }
 
-// PERF: the outcomes without a cause, one frozen object each (one per request otherwise).
 /** A call's process that ends at once with `result` (a call ConsumerContextFilter ends before any attempt). */
 function* ended(result: Result): Proc<Result> {
   return result;
 }
 
+// PERF: the outcomes without a cause, one frozen object each (one per request otherwise).
 const OK_OUTCOME = Object.freeze({ outcome: 'ok' as Outcome });
 const BIZ_OUTCOME = Object.freeze({ outcome: 'biz' as Outcome });
 const TIMEOUT_OUTCOME = Object.freeze({ outcome: 'timeout' as Outcome });
