@@ -77,7 +77,7 @@ export class SimEvent<T = unknown> {
    */
   succeedLast(value?: T): void {
     if (this.triggered) throw new Error('event already triggered');
-    if (!this.sim.takeTail()) {
+    if (!this.sim.takeTail(URGENT)) {
       this.succeed(value);
       return;
     }
@@ -180,6 +180,13 @@ export class Simulation {
    * then be the next entry processed (see `takeTail`).
    */
   #tailFree = false;
+  // The greatest (priority, seq) of the entries fired at the instant `#firedAtMs`, counting what ran at
+  // once in an entry's place (`scheduleLast`, `succeedLast`, `processLast`: an entry added then, so after
+  // every sequence number reserved so far). An entry that was on the agenda at that instant has been
+  // fired iff it sorts before this (see `isBeforeCurrent`).
+  #firedAtMs = -Infinity;
+  #firedPriority = NORMAL;
+  #firedSeq = 0;
 
   /** Runs `fire(arg)` after `delayMs` of simulated time; returns a handle for `cancel`. */
   schedule(delayMs: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
@@ -201,6 +208,7 @@ export class Simulation {
     }
     this.#countSameInstant();
     this.eventsProcessed++;
+    this.#fired(NORMAL, Infinity);
     // As `step` fires a NORMAL entry: its own last action is a tail again.
     this.#tailFree = true;
     fire(arg);
@@ -252,11 +260,39 @@ export class Simulation {
    * this instant and it queued nothing for this instant at URGENT or before. The caller may then
    * process that event at once (`succeedLast`, `processLast`). The answer is given once: work done
    * inline is not the tail of anything, so the next call says false until the next entry fires.
+   * `inlinePriority`: the caller runs at once, when allowed, what it would have queued now at this
+   * priority (the position `isBeforeCurrent` compares with).
    */
-  takeTail(): boolean {
+  takeTail(inlinePriority?: number): boolean {
     const free = this.#tailFree;
     this.#tailFree = false;
+    if (free && inlinePriority !== undefined) this.#fired(inlinePriority, Infinity);
     return free;
+  }
+
+  #fired(priority: number, seq: number): void {
+    if (this.#firedAtMs !== this.now) {
+      this.#firedAtMs = this.now;
+      this.#firedPriority = priority;
+      this.#firedSeq = seq;
+    } else if (priority > this.#firedPriority || (priority === this.#firedPriority && seq > this.#firedSeq)) {
+      this.#firedPriority = priority;
+      this.#firedSeq = seq;
+    }
+  }
+
+  /**
+   * True when an entry at `timeMs` (not later than now) with `priority` and the sequence number `seq`
+   * (from `reserveSeq`, not later than its instant) would have been fired by now, counting the one
+   * being fired: for work kept off the agenda and applied when first needed (see `DiscoveryRegistry`'s
+   * held pushes). At the current instant, the kernel has fired such an entry iff it sorts before one
+   * already fired at this instant (entries are fired smallest first, and one added while others wait
+   * may sort before them: an URGENT entry added now sorts before NORMAL ones fired earlier).
+   */
+  isBeforeCurrent(timeMs: number, seq: number, priority: number = NORMAL): boolean {
+    if (timeMs !== this.now) return timeMs < this.now;
+    if (this.#firedAtMs !== timeMs) return false;
+    return priority < this.#firedPriority || (priority === this.#firedPriority && seq < this.#firedSeq);
   }
 
   /** A new untriggered event. */
@@ -286,7 +322,7 @@ export class Simulation {
    * of `gen` in a wrapping generator would, without the wrapper (one generator less per process).
    */
   processLast<T>(gen: Proc<T>, onDone: ProcessDone<T> | null = null, doneArg?: unknown): Process<T> {
-    if (!this.takeTail()) return new Process<T>(this, gen, false, onDone, doneArg);
+    if (!this.takeTail(URGENT)) return new Process<T>(this, gen, false, onDone, doneArg);
     // The first step is the next entry processed and no urgent entry of this instant is left: what it
     // does last is the tail of this instant too (`scheduleLast`, `succeedLast`).
     this.#tailFree = true;
@@ -333,6 +369,7 @@ export class Simulation {
       else this.#sameInstant = 0;
       this.now = entry.time;
       this.eventsProcessed++;
+      this.#fired(entry.priority, entry.seq);
       this.#tailFree = entry.priority > URGENT;
       entry.fire(entry.arg);
     } finally {

@@ -31,6 +31,8 @@ export function scheduleTimelineSampling(world: World, recorder: Recorder): void
     sim.schedule(Math.max(0, atMs - sim.now), fire, BEFORE_EVERYTHING);
   };
   const fire = (): void => {
+    // Pushes the registry holds off the agenda count once delivered (`RegistryModel.holdPushes`).
+    world.registry.catchUpAll?.();
     recorder.sample(read());
     k++;
     next();

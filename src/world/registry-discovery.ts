@@ -52,6 +52,7 @@ import type { QueueEntry } from '../engine/event-queue.js';
 import { sampler, type Sampler } from '../engine/distributions.js';
 import type { RandomStreams } from '../engine/random.js';
 import type { Simulation } from '../engine/simulation.js';
+import { NORMAL } from '../engine/simulation.js';
 import { TimerLane } from '../engine/timer-lane.js';
 import type { ConsumerGroupSpec, RegistrySpec, Scenario } from '../scenario/types.js';
 import type { Network } from './network.js';
@@ -59,7 +60,7 @@ import type { WorldObserver } from './observer.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 import { PushSizer, type MetadataRevision } from './registry-push-size.js';
 import { nacosServiceName, parseNacosServiceName, subscribedNames } from './nacos-service-name.js';
-import type { ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
+import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
@@ -131,7 +132,28 @@ interface Subscription {
   retrying: boolean;
   /** The last list delivered, or null before the first. */
   delivered: Snapshot | null;
+  /**
+   * Its pushes may be held (see `#hold`): each of its listeners takes late lists (`ServiceRef.onHeld`)
+   * and is fed by this subscription alone, so a list it gets depends on this subscription only.
+   */
+  holdable: boolean;
+  /**
+   * Pushes on their way, held off the agenda, `heldHead..heldEnd` in arrival order (slots reused): of
+   * the i-th, `heldAt[3i]` its arrival time, `heldAt[3i + 1]` its agenda sequence number (reserved
+   * when sent, `Simulation.reserveSeq`), `heldAt[3i + 2]` its push sequence number, and
+   * `heldSnapshots[i]` its list.
+   */
+  // PERF: numbers in one array of doubles, not an object per push: a push reads one cache line.
+  readonly heldAt: number[];
+  readonly heldSnapshots: (Snapshot | null)[];
+  heldHead: number;
+  heldEnd: number;
+  /** In `#heldSubs`. */
+  inHeldSubs: boolean;
+  /** Delivering its held pushes (a listener that reads back does not start again). */
+  catchingUp: boolean;
 }
+
 
 /** One `subscribe` call: a consumer instance's listener for one service. */
 interface ServiceRef {
@@ -140,6 +162,8 @@ interface ServiceRef {
   readonly listener: ProviderListener;
   /** What feeds it: its one subscription (interface level), or one per application exporting the service. */
   readonly subs: Subscription[];
+  /** Set when the listener takes late lists: told when pushes start being held for it (`subscribe`). */
+  readonly onHeld: ((atMs: number) => void) | undefined;
 }
 
 /** One list's current content, shared by every push of one change. */
@@ -204,6 +228,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #cut = new Set<string>();
   #down = false;
   #pushOn = true;
+  /**
+   * PERF: pushes to holdable subscriptions wait in the subscription instead of on the agenda (see
+   * `holdPushes`). A rolling restart sends every change to thousands of consumer instances, each of
+   * which reads its list a few times a second: an agenda entry per push cost more than the rest of
+   * the restart, and most pushes are replaced by the next one before the instance reads.
+   */
+  #holding = false;
+  /** Subscriptions that may hold pushes (some may have delivered them all since). */
+  readonly #heldSubs: Subscription[] = [];
+  #pushesHeld = 0;
   readonly #deliver = (arg: unknown): void => {
     const { sub, seq, snapshot } = arg as Delivery;
     this.#arrive(sub, seq, snapshot);
@@ -332,14 +366,20 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
-  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery): void {
+  subscribe(
+    subscriber: Subscriber,
+    service: string,
+    listener: ProviderListener,
+    query?: SubscribeQuery,
+    onHeld?: (atMs: number) => void,
+  ): CatchUp | void {
     if (!this.#appLevel) {
       // Nacos: one subscription per Nacos service name watched (none when a `*` or list matches
       // nothing yet: no list ever arrives, as in Dubbo); ZooKeeper: the interface's node.
       const keys = this.#perGroup
         ? subscribedNames(service, query ?? referenceQuery(subscriber, service), this.#namesOf.get(service) ?? [])
         : [service];
-      const ref: ServiceRef = { subscriber, service, listener, subs: [] };
+      const ref: ServiceRef = { subscriber, service, listener, subs: [], onHeld };
       // DIVERGENCE: a `*`/list subscription's union keeps the order of its names (first seen first);
       // Dubbo's NacosAggregateListener concatenates a ConcurrentHashMap's values (hash order).
       for (const key of keys) {
@@ -347,10 +387,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         sub.refs.push(ref);
         ref.subs.push(sub);
       }
+      for (const sub of ref.subs) this.#refreshHoldable(sub);
       for (const sub of ref.subs) this.#firstRead(sub);
-      return;
+      return this.#catchUpOf(ref);
     }
-    const ref: ServiceRef = { subscriber, service, listener, subs: [] };
+    const ref: ServiceRef = { subscriber, service, listener, subs: [], onHeld };
     let refs = this.#refsOf.get(service);
     if (refs === undefined) this.#refsOf.set(service, (refs = []));
     refs.push(ref);
@@ -365,6 +406,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     for (const sub of fresh) this.#firstRead(sub);
     // Every application already watched: its last list, at once and not as a push.
     if (fresh.length === 0 && ref.subs.some((s) => s.delivered !== null)) ref.listener(this.#listOf(ref));
+    return this.#catchUpOf(ref);
   }
 
   isKnownGone(provider: ProviderExport | ProviderInstance): boolean {
@@ -373,6 +415,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   setZoneCut(zone: string, cut: boolean): void {
     if (cut) {
+      // A held push to the zone, still on its way, is lost when it arrives (`#arrive`): from now on
+      // the arrivals of pushes on their way go through the agenda.
+      this.#queueAllHeld();
       this.#cut.add(zone);
       return;
     }
@@ -392,6 +437,43 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (on === this.#pushOn) return;
     this.#pushOn = on;
     if (on) this.#resyncAll();
+  }
+
+  holdPushes(on: boolean): void {
+    if (on) {
+      // With a `zone`, whether a push arrives depends on network partitions, which the registry is not
+      // told of when they start: every push then goes through the agenda.
+      this.#holding = this.spec.zone === undefined;
+      return;
+    }
+    this.#holding = false;
+    // Between instants, after the kernel ran every entry due by now: what has arrived is delivered.
+    const now = this.sim.now;
+    for (const sub of this.#heldSubs) {
+      sub.inHeldSubs = false;
+      while (sub.heldHead < sub.heldEnd && sub.heldAt[3 * sub.heldHead]! <= now) this.#deliverHeld(sub);
+      this.#queueHeld(sub);
+    }
+    this.#heldSubs.length = 0;
+  }
+
+  /** Pushes held off the agenda so far (tests). */
+  get pushesHeld(): number {
+    return this.#pushesHeld;
+  }
+
+  catchUpAll(): void {
+    const subs = this.#heldSubs;
+    const n = subs.length;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const sub = subs[i]!;
+      this.#catchUp(sub);
+      if (sub.heldHead !== sub.heldEnd) subs[kept++] = sub;
+      else sub.inHeldSubs = false;
+    }
+    for (let i = n; i < subs.length; i++) subs[kept++] = subs[i]!;
+    subs.length = kept;
   }
 
   // ---- for subclasses and tests -------------------------------------------------------------
@@ -528,9 +610,13 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (byApp === undefined) this.#appSubs.set(ref.subscriber, (byApp = new Map()));
     let sub = byApp.get(app);
     const created = sub === undefined;
+    // What has arrived reaches the listeners it would have reached, before they change.
+    for (const s of ref.subs) this.#catchUp(s);
     if (sub === undefined) byApp.set(app, (sub = this.#newSubscription(ref.subscriber, app)));
+    else this.#catchUp(sub);
     sub.refs.push(ref);
     ref.subs.push(sub);
+    for (const s of ref.subs) this.#refreshHoldable(s);
     return [sub, created];
   }
 
@@ -547,6 +633,13 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       missed: false,
       retrying: false,
       delivered: null,
+      holdable: false,
+      heldAt: [],
+      heldSnapshots: [],
+      heldHead: 0,
+      heldEnd: 0,
+      inHeldSubs: false,
+      catchingUp: false,
     };
     let list = this.#subs.get(key);
     if (list === undefined) this.#subs.set(key, (list = []));
@@ -643,8 +736,116 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     const seq = ++sub.sentSeq;
     const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-    if (lane === undefined) this.sim.schedule(arrival - now, this.#deliver, undefined, { sub, seq, snapshot } satisfies Delivery);
+    // The agenda time `schedule` would give it, to the last bit.
+    if (this.#holding && sub.holdable) this.#hold(sub, now + (arrival - now), seq, snapshot);
+    else if (lane === undefined) this.sim.schedule(arrival - now, this.#deliver, undefined, { sub, seq, snapshot } satisfies Delivery);
     else lane.add(arrival - now, sub, seq);
+  }
+
+  // ---- held pushes (see `#holding`) ----------------------------------------------------------
+
+  /** Holds a push to `sub` arriving at `timeMs`, at the agenda place a timer set now would take. */
+  #hold(sub: Subscription, timeMs: number, seq: number, snapshot: Snapshot): void {
+    const agendaSeq = this.sim.reserveSeq();
+    this.#pushesHeld++;
+    const i = sub.heldEnd++;
+    if (i === sub.heldHead) this.#tellHeld(sub, timeMs);
+    const at = sub.heldAt;
+    if (3 * i < at.length) {
+      at[3 * i] = timeMs;
+      at[3 * i + 1] = agendaSeq;
+      at[3 * i + 2] = seq;
+      sub.heldSnapshots[i] = snapshot;
+    } else {
+      at.push(timeMs, agendaSeq, seq);
+      sub.heldSnapshots.push(snapshot);
+    }
+    if (!sub.inHeldSubs) {
+      sub.inHeldSubs = true;
+      this.#heldSubs.push(sub);
+    }
+  }
+
+  /**
+   * Delivers `sub`'s held pushes whose agenda place is before what runs now, in order, as the kernel
+   * would have at their arrival: what they do reads and writes only the subscription, its
+   * listeners' state (read by the subscriber through a `CatchUp` first) and push counts (read after
+   * `catchUpAll`); whether one arrives (`#netReachable`) changes only after `#queueAllHeld`.
+   */
+  #catchUp(sub: Subscription): void {
+    if (sub.heldHead === sub.heldEnd || sub.catchingUp) return;
+    sub.catchingUp = true;
+    try {
+      const at = sub.heldAt;
+      while (sub.heldHead < sub.heldEnd) {
+        const i = 3 * sub.heldHead;
+        if (!this.sim.isBeforeCurrent(at[i]!, at[i + 1]!, NORMAL)) break;
+        this.#deliverHeld(sub);
+      }
+    } finally {
+      sub.catchingUp = false;
+    }
+    if (sub.heldHead === sub.heldEnd) sub.heldHead = sub.heldEnd = 0;
+    // Some have not arrived yet: the listeners' subscriber catches up again once the first has.
+    else this.#tellHeld(sub, sub.heldAt[3 * sub.heldHead]!);
+  }
+
+  #tellHeld(sub: Subscription, atMs: number): void {
+    for (const ref of sub.refs) ref.onHeld!(atMs);
+  }
+
+  /** Delivers `sub`'s first held push (counted as the agenda entry it stands for). */
+  #deliverHeld(sub: Subscription): void {
+    const i = sub.heldHead++;
+    const snapshot = sub.heldSnapshots[i]!;
+    sub.heldSnapshots[i] = null;
+    this.sim.eventsProcessed++;
+    this.#arrive(sub, sub.heldAt[3 * i + 2]!, snapshot);
+  }
+
+  /** Puts `sub`'s held pushes on the agenda, each at the place it was held for. */
+  #queueHeld(sub: Subscription): void {
+    const at = sub.heldAt;
+    for (let i = sub.heldHead; i < sub.heldEnd; i++) {
+      const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
+      sub.heldSnapshots[i] = null;
+      this.sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#deliver, NORMAL, delivery);
+    }
+    sub.heldHead = sub.heldEnd = 0;
+  }
+
+  /** Delivers what has arrived, puts every other held push on the agenda. */
+  #queueAllHeld(): void {
+    this.catchUpAll();
+    for (const sub of this.#heldSubs) {
+      sub.inHeldSubs = false;
+      this.#queueHeld(sub);
+    }
+    this.#heldSubs.length = 0;
+  }
+
+  /** Whether `sub` may hold pushes; one that no longer may puts those it holds on the agenda. */
+  #refreshHoldable(sub: Subscription): void {
+    const holdable = sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
+    if (sub.holdable && !holdable) this.#queueHeld(sub);
+    sub.holdable = holdable;
+  }
+
+  /** What `ref`'s subscriber calls before reading what its listener built, when the listener takes late lists. */
+  #catchUpOf(ref: ServiceRef): CatchUp | undefined {
+    if (ref.onHeld === undefined) return undefined;
+    // At interface level a listener's subscriptions are those it got when it subscribed.
+    if (!this.#appLevel && ref.subs.length === 1) {
+      const sub = ref.subs[0]!;
+      return () => this.#catchUp(sub);
+    }
+    return () => {
+      const subs = ref.subs;
+      for (let i = 0; i < subs.length; i++) {
+        const sub = subs[i]!;
+        if (sub.heldHead !== sub.heldEnd) this.#catchUp(sub);
+      }
+    };
   }
 
   #arrive(sub: Subscription, seq: number, snapshot: Snapshot): void {

@@ -63,6 +63,14 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.registries.values()) r.setPushSwitch(on);
   }
 
+  holdPushes(on: boolean): void {
+    for (const r of this.registries.values()) r.holdPushes?.(on);
+  }
+
+  catchUpAll(): void {
+    for (const r of this.registries.values()) r.catchUpAll?.();
+  }
+
   #targets(provider: ProviderInstance): RegistryModel[] {
     const names = provider.group.spec.registries ?? this.#names;
     const out: RegistryModel[] = [];

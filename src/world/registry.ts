@@ -36,8 +36,14 @@ export interface RegistryModel {
   providerStarted(provider: ProviderInstance): void;
   /** A provider left: `graceful` deregisters at once (scale-in, restart); otherwise it falls silent (crash). */
   providerStopped(provider: ProviderInstance, graceful: boolean): void;
-  /** Subscribes one consumer instance to a service (of a group and version, see `SubscribeQuery`). */
-  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery): void;
+  /**
+   * Subscribes one consumer instance to a service (of a group and version, see `SubscribeQuery`).
+   * `onHeld`, when given: the listener's lists may reach it late, as long as each one has before the
+   * subscriber next reads what the listener built (its directory). The registry may then return a
+   * `CatchUp`, and calls `onHeld(atMs)` when it holds pushes for the listener, the first arriving at
+   * `atMs`: the subscriber calls the `CatchUp` before its first such read from then on (see `holdPushes`).
+   */
+  subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery, onHeld?: (atMs: number) => void): CatchUp | void;
   /** True when the registry has already dropped this provider (attempts to it are stale calls). */
   isKnownGone(provider: ProviderExport): boolean;
   /** Fault `registryPartition`: instances in `zone` cannot reach the registry (no heartbeats, no pushes). */
@@ -46,7 +52,19 @@ export interface RegistryModel {
   setDown(down: boolean): void;
   /** Fault `pushSwitch`: off stops every push to consumers; on sends each consumer the current list. */
   setPushSwitch(on: boolean): void;
+  /**
+   * PERF: while on (the world's run, up to its duration), pushes to `late` listeners may be held off
+   * the agenda and delivered when their subscriber next reads, or `catchUpAll` is called, with the
+   * effect they would have had at their arrival. Turned off between instants, after the kernel ran
+   * every entry due by now: what has arrived by now is delivered, the rest goes on the agenda.
+   */
+  holdPushes?(on: boolean): void;
+  /** Delivers every held push that has arrived before what runs now (before push counts are read). */
+  catchUpAll?(): void;
 }
+
+/** Delivers a subscription's held pushes that have arrived before what runs now (see `RegistryModel.subscribe`). */
+export type CatchUp = () => void;
 
 /** `type: static`: the true provider list, pushed to everyone at once. */
 export class StaticRegistry implements RegistryModel {

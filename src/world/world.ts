@@ -211,10 +211,12 @@ export class World {
    * Runs the scenario: arrivals until `duration`, then drains what is in flight (at most 10 simulated
    * minutes). `onProgress` is called at every 0.5% of the duration with the simulated time and the
    * requests started; it only watches (the events processed are the same with or without it).
+   * `holdPushes`: the registry may hold pushes off the agenda until the duration (`RegistryModel.holdPushes`).
    */
-  run(onProgress?: (simMs: number, requests: number) => void): RunStats {
+  run(onProgress?: (simMs: number, requests: number) => void, holdPushes = true): RunStats {
     const { durationMs } = this.scenario;
     for (const g of this.consumerGroups) g.start(durationMs);
+    if (holdPushes) this.registry.holdPushes?.(true);
     if (onProgress !== undefined) {
       const chunks = 200;
       for (let k = 1; k < chunks; k++) {
@@ -223,6 +225,7 @@ export class World {
       }
     }
     this.sim.run({ until: durationMs });
+    this.registry.holdPushes?.(false);
     const drainUntil = durationMs + 600_000;
     while (this.inFlight() > 0 && this.sim.peek() <= drainUntil) this.sim.step();
     // Let providers finish what they accepted, so every execution is either used or orphaned. Whether

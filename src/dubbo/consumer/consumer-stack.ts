@@ -378,7 +378,9 @@ export class DubboConsumerStack implements ConsumerStack {
       () => new ReferenceInvokers(consumerUrl, protocol, spec.registration),
     );
     const emptyProtection = spec.emptyProtection;
-    registry.subscribe(this.instance, service, (pushed) => {
+    // A multi-group directory builds cluster invokers from each list: it takes every list when it arrives.
+    const onHeld = directory.multiGroup ? undefined : (atMs: number) => directory.markHeld(atMs);
+    const listener = (pushed: readonly ProviderExport[]): void => {
       const invokers = shared.invokersFor(pushed);
       if (invokers.length === 0) {
         // The registry pushes empty:// unless empty protection is on (then an empty list, which is ignored).
@@ -390,7 +392,9 @@ export class DubboConsumerStack implements ConsumerStack {
       // and failover lists again before each retry, so nothing can pick it (its availability follows the
       // provider's connection, as before).
       directory.notify(directory.multiGroup ? this.#toMergeInvokerList(service, shared.groupsFor(pushed)) : invokers);
-    });
+    };
+    const catchUp = registry.subscribe(this.instance, service, listener, undefined, onHeld);
+    if (catchUp) directory.setCatchUp(catchUp);
     return directory;
   }
 

@@ -341,6 +341,7 @@ export class DynamicDirectory extends AbstractDirectory {
     super(runtime, url, consumerUrl, routerChain);
     const group = consumerUrl.getParameter('group') ?? '';
     this.multiGroup = group === '*' || group.includes(',');
+    this.#clock = runtime.sim;
     super.getRouterChain().onBeforeChange?.(this.#applyPendingHook);
   }
 
@@ -349,6 +350,27 @@ export class DynamicDirectory extends AbstractDirectory {
   // replaces before then is never set, whenever that changes nothing (`#deferrable`). Every read below
   // sets the pending list first.
   #pending: Invoker[] | null = null;
+  // What delivers the registry's pushes that have arrived and are still held (see `setCatchUp`).
+  #catchUp: (() => void) | null = null;
+  /** When the first push the registry holds for this directory arrives, or Infinity. */
+  #heldAtMs = Infinity;
+  // The runtime's clock, read at every read of the list while pushes are held.
+  readonly #clock: { readonly now: number };
+
+  /**
+   * PERF: after `markHeld(atMs)`, `catchUp` runs before the first read of this directory (the same
+   * places as the pending list) from `atMs` on: the registry may hold pushes off the agenda and deliver
+   * them (`notify`) when the list is next read, with the effect they would have had when they arrived
+   * (`RegistryModel.subscribe`).
+   */
+  setCatchUp(catchUp: () => void): void {
+    this.#catchUp = catchUp;
+  }
+
+  /** The registry holds pushes for this directory, the first arriving at `atMs` (see `setCatchUp`). */
+  markHeld(atMs: number): void {
+    if (atMs < this.#heldAtMs) this.#heldAtMs = atMs;
+  }
 
   override list(invocation: RpcInvocation): Invoker[] | RpcError {
     this.#applyPending();
@@ -416,6 +438,10 @@ export class DynamicDirectory extends AbstractDirectory {
   readonly #applyPendingHook = (): void => this.#applyPending();
 
   #applyPending(): void {
+    if (this.#heldAtMs <= this.#clock.now) {
+      this.#heldAtMs = Infinity;
+      this.#catchUp!();
+    }
     const pending = this.#pending;
     if (pending === null) return;
     this.#pending = null;

@@ -1,0 +1,218 @@
+/**
+ * Pushes held off the agenda (`RegistryModel.holdPushes`): a discovery registry keeps a push to a
+ * consumer instance in its subscription and delivers it when the instance next reads its directory,
+ * or when the push counts are read, with the effect it would have had when it arrived. The reference
+ * is the same run with every push on the agenda (`holdPushes: false`): the summaries must be the same
+ * byte for byte, and the held run must actually have held pushes.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseScenario, loadScenarioFile } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+import type { Scenario } from '../../src/scenario/types.js';
+import { URGENT } from '../../src/engine/simulation.js';
+import type { World } from '../../src/world/world.js';
+import { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
+import { at, constant, makeWorld, providers, scenario, SERVICE } from './registry-fixtures.js';
+
+// Every discovery registry of the runs below, to read how many pushes each held.
+const registries: DiscoveryRegistry[] = [];
+const holdPushes = DiscoveryRegistry.prototype.holdPushes;
+DiscoveryRegistry.prototype.holdPushes = function (this: DiscoveryRegistry, on: boolean) {
+  if (on) registries.push(this);
+  holdPushes.call(this, on);
+};
+
+afterEach(() => {
+  registries.length = 0;
+});
+
+/** The summary JSON with pushes held, the same with every push on the agenda, and the pushes held. */
+function bothWays(scenario: Scenario): { held: string; queued: string; pushesHeld: number } {
+  registries.length = 0;
+  const held = JSON.stringify(runScenario(scenario, { version: 'test' }).summary);
+  const pushesHeld = registries.reduce((n, r) => n + r.pushesHeld, 0);
+  const queued = JSON.stringify(runScenario(scenario, { version: 'test', holdPushes: false }).summary);
+  return { held, queued, pushesHeld };
+}
+
+// Two zones, Nacos, a push lag, a rolling restart under load: every restart is pushed to every instance.
+const BASE = `
+name: held-pushes
+seed: 7
+duration: 12s
+warmup: 1s
+zones:
+  zoneA: { cidr: 10.10.0.0/16 }
+  zoneB: { cidr: 10.20.0.0/16 }
+network:
+  rtt:
+    same-zone: 0.3ms
+    default: 3ms
+registry:
+  type: nacos
+  pushLag: { dist: uniform, min: 20ms, max: 300ms }
+services:
+  com.example.UserService:
+    methods:
+      getUser: { serviceTime: { dist: lognormal, p50: 5ms, p99: 60ms } }
+providers:
+  - { name: users-a, service: com.example.UserService, zone: zoneA, count: 6, threads: 20 }
+  - { name: users-b, service: com.example.UserService, zone: zoneB, count: 6, threads: 20 }
+consumers:
+  - application: web
+    zone: zoneA
+    instances: 40
+    rate: 800/s
+    calls: { com.example.UserService.getUser: 1 }
+    reference:
+      com.example.UserService: { timeout: 200ms, retries: 2 }
+  - application: web
+    zone: zoneB
+    instances: 40
+    rate: 800/s
+    calls: { com.example.UserService.getUser: 1 }
+    reference:
+      com.example.UserService: { timeout: 200ms, retries: 2 }
+faults:
+  - { at: 2s, rollingRestart: { service: com.example.UserService, batch: 2, interval: 0.5s } }
+`;
+
+const variant = (overrides: string[]) => parseScenario(BASE, 'held-pushes.yaml', overrides);
+
+describe('held pushes: the same summary as every push on the agenda', () => {
+  it.each<[string, string[]]>([
+    ['a rolling restart', []],
+    // Pushes on their way when the zone is cut off from the registry are lost at arrival.
+    ['a registry partition during the restart', ['faults[1]={ at: 4s, for: 3s, registryPartition: zoneB }']],
+    // Instances that read seldom: many do not read while the zone is cut off, or until well after.
+    ['a short registry partition, little traffic', ['consumers[1].rate=8/s', 'faults[1]={ at: 4.1s, for: 0.4s, registryPartition: zoneB }']],
+    ['the push switch off, then the registry down', ['faults[1]={ at: 3s, for: 2s, pushSwitch: off }', 'faults[2]={ at: 6s, for: 1s, registryDown: true }']],
+    // A fixed lag: pushes of one change arrive at one instant, with the timeouts of calls sent at a push.
+    ['a fixed push lag', ['registry.pushLag=100ms', 'consumers[0].reference["com.example.UserService"].timeout=100ms']],
+    ['ZooKeeper and crashes', ['registry.type=zookeeper', 'faults[1]={ at: 5s, crash: { zone: zoneB, service: com.example.UserService, count: 3 } }']],
+    ['application-level registration', ['registry.registration=application']],
+    ['an empty:// push (the whole service stopped)', ['faults[1]={ at: 3s, for: 2s, zoneDown: zoneA, mode: crash }', 'faults[2]={ at: 3s, for: 2s, zoneDown: zoneB, mode: crash }']],
+  ])('%s', (_name, overrides) => {
+    const { held, queued, pushesHeld } = bothWays(variant(overrides));
+    expect(pushesHeld).toBeGreaterThan(500);
+    expect(held).toBe(queued);
+  });
+
+  it('holds nothing for a registry in a zone (a network partition decides whether a push arrives)', () => {
+    const { held, queued, pushesHeld } = bothWays(
+      variant(['registry.zone=zoneA', 'faults[1]={ at: 4s, for: 3s, partition: [zoneA, zoneB] }']),
+    );
+    expect(pushesHeld).toBe(0);
+    expect(held).toBe(queued);
+  });
+
+  // Rolling restarts, partitions, ZooKeeper session loss, rules at run time, scale-in, app-level
+  // discovery with two applications, the push switch.
+  it.each([
+    'release-day-push-storm',
+    'nacos-registry-partition',
+    'zk-session-expiry',
+    'canary-tag',
+    'force-rule-no-provider',
+    'zone-scale-in',
+    'app-level-discovery',
+    'push-switch-off',
+    'lane-gray',
+  ])('shipped scenario %s', (name) => {
+    const scenario = loadScenarioFile(fileURLToPath(new globalThis.URL(`../../scenarios/${name}.yaml`, import.meta.url)));
+    const { held, queued } = bothWays(scenario);
+    expect(held).toBe(queued);
+  });
+});
+
+describe('held pushes: where a push arrives among the entries of its instant', () => {
+  // One subscriber that reads its list at chosen agenda places; pushes arrive exactly 100 ms after a change.
+  function setup() {
+    const { world, observer } = makeWorld(scenario({ registry: { pushLag: constant(100) }, providers: [{ count: 3 }], consumers: [] }));
+    const registry = world.registry as DiscoveryRegistry;
+    let list: string[] = [];
+    let heldAt = Infinity;
+    const catchUp = registry.subscribe(
+      { id: 'reader', zone: 'zoneA' },
+      SERVICE,
+      (providers) => {
+        list = providers.map((p) => p.address);
+      },
+      undefined,
+      (atMs) => {
+        heldAt = Math.min(heldAt, atMs);
+      },
+    );
+    // What the subscriber sees when it reads (a directory catches up before every read).
+    const read = (): number => {
+      if (catchUp) catchUp();
+      return list.length;
+    };
+    registry.holdPushes(true);
+    return { world, registry, observer, read, heldAt: () => heldAt };
+  }
+
+  // Each probe reads once at t = 1100, the instant the push of the change at 1000 arrives. Probes that
+  // set their timers at once are placed on the agenda before the change (so before the push); those
+  // that set them at 1050 are placed after it.
+  it.each<[string, number, (world: World, read: () => number, done: (n: number) => void) => void]>([
+    ['a timer placed before the push', 3, (world, read, done) => at(world, 1100, () => done(read()))],
+    ['a timer placed after the push', 2, (world, read, done) => at(world, 1050, () => world.sim.schedule(50, () => done(read())))],
+    // URGENT entries of an instant run before its timers...
+    ['an URGENT entry placed after the push', 3, (world, read, done) => at(world, 1050, () => world.sim.schedule(50, () => done(read()), URGENT))],
+    // ...but one added by a timer fired after the push runs after it.
+    [
+      'an URGENT entry added by a timer fired after the push',
+      2,
+      (world, read, done) => at(world, 1050, () => world.sim.schedule(50, () => world.sim.schedule(0, () => done(read()), URGENT))),
+    ],
+    [
+      'a process started at once by a timer fired after the push',
+      2,
+      (world, read, done) =>
+        at(world, 1050, () =>
+          world.sim.schedule(50, () =>
+            world.sim.processLast(
+              (function* () {
+                done(read());
+              })(),
+            ),
+          ),
+        ),
+    ],
+    // A timer placed before the push that sets one for the same instant: that one is placed after the push.
+    ['a timer set now by a timer placed before the push', 2, (world, read, done) => at(world, 1100, () => world.sim.scheduleLast(0, () => done(read())))],
+  ])('a read in %s sees %d providers', (_name, expected, probe) => {
+    const { world, registry, read, heldAt } = setup();
+    let seen: number | undefined;
+    probe(world, read, (n) => (seen = n));
+    at(world, 1000, () => world.registry.providerStopped(providers(world)[0]!, true));
+    world.sim.run({ until: 1099 });
+    expect(registry.pushesHeld).toBe(1);
+    expect(heldAt()).toBe(1100);
+    world.sim.run({ until: 2000 });
+    expect(seen).toBe(expected);
+  });
+
+  it('counts a held push once delivered, and delivers what has arrived when holding stops', () => {
+    const { world, registry, observer } = setup();
+    const readerPushes = () => observer.pushes.filter((p) => p.instance === 'reader').length;
+    // Its first list is read at once when it subscribes.
+    expect(readerPushes()).toBe(1);
+    at(world, 1000, () => world.registry.providerStopped(providers(world)[0]!, true));
+    world.sim.run({ until: 1200 });
+    // Arrived at 1100, not read since: held.
+    expect(readerPushes()).toBe(1);
+    registry.catchUpAll();
+    expect(readerPushes()).toBe(2);
+    at(world, 1300, () => world.registry.providerStopped(providers(world)[1]!, true));
+    at(world, 1350, () => world.registry.providerStopped(providers(world)[2]!, true));
+    world.sim.run({ until: 1420 });
+    // The push of 1300 arrived at 1400; the one of 1350 arrives at 1450: it goes on the agenda.
+    registry.holdPushes(false);
+    expect(readerPushes()).toBe(3);
+    world.sim.run({ until: 2000 });
+    expect(readerPushes()).toBe(4);
+  });
+});
