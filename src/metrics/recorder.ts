@@ -121,6 +121,8 @@ export class Recorder {
   #pushes = 0;
   #pushBytes = 0;
   readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
+  #lastPushedId: string | undefined;
+  #lastPushed: { pushes: number; pushBytes: number } | undefined;
   /** Pushes per timeline bucket, then per (declared group, bucket) executions, rejections, busy ms, peak. */
   readonly #pushTimeline: Float64Array;
   readonly #providerTimeline: Float64Array;
@@ -294,8 +296,11 @@ export class Recorder {
   push(consumerInstance: string, bytes: number): void {
     this.#pushes++;
     this.#pushBytes += bytes;
-    let c = this.#pushesByConsumer.get(consumerInstance);
+    // PERF: a consumer instance catching up on held pushes reports several in a row.
+    let c = consumerInstance === this.#lastPushedId ? this.#lastPushed : this.#pushesByConsumer.get(consumerInstance);
     if (c === undefined) this.#pushesByConsumer.set(consumerInstance, (c = { pushes: 0, pushBytes: 0 }));
+    this.#lastPushedId = consumerInstance;
+    this.#lastPushed = c;
     c.pushes++;
     c.pushBytes += bytes;
   }

@@ -659,7 +659,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   #netReachable(zone: string): boolean {
-    if (this.#cut.has(zone)) return false;
+    if (this.#cut.size > 0 && this.#cut.has(zone)) return false;
     const home = this.spec.zone;
     return home === undefined || home === zone || !this.#network.isPartitioned(zone, home);
   }

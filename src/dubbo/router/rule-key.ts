@@ -78,9 +78,17 @@ export function serviceKeyMismatch(ruleKey: RuleKey, consumerUrl: URL): string {
  * ServiceAddressURL answers with the provider's `application`), else `application`.
  */
 export function remoteApplication(url: URL): string | undefined {
-  const app = url.getParameter('remote.application') ?? url.getParameter('application');
-  return app === undefined || app === '' ? undefined : app;
+  // PERF: a push reaches every consumer instance, and each directory reads the application of the
+  // list's first URL (URLs are immutable).
+  let app = remoteApplications.get(url);
+  if (app === undefined) {
+    const value = url.getParameter('remote.application') ?? url.getParameter('application');
+    remoteApplications.set(url, (app = value === undefined || value === '' ? null : value));
+  }
+  return app ?? undefined;
 }
+
+const remoteApplications = new WeakMap<URL, string | null>();
 
 /** The consumer application (`application` on the consumer URL). */
 export function consumerApplication(consumerUrl: URL): string | undefined {
