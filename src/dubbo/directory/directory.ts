@@ -350,6 +350,8 @@ export class DynamicDirectory extends AbstractDirectory {
   // replaces before then is never set, whenever that changes nothing (`#deferrable`). Every read below
   // sets the pending list first.
   #pending: Invoker[] | null = null;
+  /** A pending list or held pushes (`#heldAtMs`): a read settles them first. */
+  #unsettled = false;
   // What delivers the registry's pushes that have arrived and are still held (see `setCatchUp`).
   #catchUp: (() => void) | null = null;
   /** When the first push the registry holds for this directory arrives, or Infinity. */
@@ -370,6 +372,7 @@ export class DynamicDirectory extends AbstractDirectory {
   /** The registry holds pushes for this directory, the first arriving at `atMs` (see `setCatchUp`). */
   markHeld(atMs: number): void {
     if (atMs < this.#heldAtMs) this.#heldAtMs = atMs;
+    this.#unsettled = true;
   }
 
   override list(invocation: RpcInvocation): Invoker[] | RpcError {
@@ -419,6 +422,7 @@ export class DynamicDirectory extends AbstractDirectory {
     if (invokers.length === 0) return;
     if (this.#deferrable(invokers)) {
       this.#pending = invokers;
+      this.#unsettled = true;
       return;
     }
     this.#pending = null;
@@ -437,16 +441,23 @@ export class DynamicDirectory extends AbstractDirectory {
   // notified of the list the directory would have set by now.
   readonly #applyPendingHook = (): void => this.#applyPending();
 
+  // PERF: every read starts here; one field says whether there is anything to do.
   #applyPending(): void {
+    if (this.#unsettled) this.#settle();
+  }
+
+  #settle(): void {
     if (this.#heldAtMs <= this.#clock.now) {
       this.#heldAtMs = Infinity;
       this.#catchUp!();
     }
     const pending = this.#pending;
-    if (pending === null) return;
-    this.#pending = null;
-    this.forbidden = false;
-    this.setInvokers(pending);
+    if (pending !== null) {
+      this.#pending = null;
+      this.forbidden = false;
+      this.setInvokers(pending);
+    }
+    this.#unsettled = this.#heldAtMs !== Infinity;
   }
 
   // Setting `invokers` later, or never if another list replaces it first, gives the same directory and
