@@ -62,6 +62,9 @@ import { PushSizer, type MetadataRevision } from './registry-push-size.js';
 import { nacosServiceName, parseNacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 
+/** Held pushes a subscription keeps before it delivers those that have arrived (see `#hold`). */
+const HELD_BEFORE_CATCH_UP = 64;
+
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
 
@@ -746,6 +749,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** Holds a push to `sub` arriving at `timeMs`, at the agenda place a timer set now would take. */
   #hold(sub: Subscription, timeMs: number, seq: number, snapshot: Snapshot): void {
+    // An instance that does not read (no traffic) and a run without timeline samples: what has arrived
+    // is delivered now, so that what a subscription holds stays bounded by what is on its way.
+    if (sub.heldEnd - sub.heldHead >= HELD_BEFORE_CATCH_UP) this.#catchUp(sub);
+    // Slots before the first held push are free again once the arrays are full.
+    if (sub.heldHead > 0 && 3 * sub.heldEnd >= sub.heldAt.length) compactHeld(sub);
     const agendaSeq = this.sim.reserveSeq();
     this.#pushesHeld++;
     const i = sub.heldEnd++;
@@ -902,6 +910,23 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   #resyncAll(): void {
     for (const subs of this.#subs.values()) for (const s of subs) this.#resync(s);
   }
+}
+
+/** Moves `sub`'s held pushes to the front of its arrays. */
+function compactHeld(sub: Subscription): void {
+  const at = sub.heldAt;
+  const snapshots = sub.heldSnapshots;
+  const head = sub.heldHead;
+  const n = sub.heldEnd - head;
+  for (let i = 0; i < n; i++) {
+    at[3 * i] = at[3 * (head + i)]!;
+    at[3 * i + 1] = at[3 * (head + i) + 1]!;
+    at[3 * i + 2] = at[3 * (head + i) + 2]!;
+    snapshots[i] = snapshots[head + i]!;
+  }
+  for (let i = n; i < sub.heldEnd; i++) snapshots[i] = null;
+  sub.heldHead = 0;
+  sub.heldEnd = n;
 }
 
 /** A registered URL's query parameter (provider URLs are built unencoded), or undefined. */

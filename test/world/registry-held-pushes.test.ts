@@ -92,6 +92,15 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     ['a fixed push lag', ['registry.pushLag=100ms', 'consumers[0].reference["com.example.UserService"].timeout=100ms']],
     ['ZooKeeper and crashes', ['registry.type=zookeeper', 'faults[1]={ at: 5s, crash: { zone: zoneB, service: com.example.UserService, count: 3 } }']],
     ['application-level registration', ['registry.registration=application']],
+    // A change every 20 ms on long lags: a hundred pushes on their way to each instance, few reads.
+    [
+      'pushes that pile up',
+      [
+        'registry.pushLag={ dist: uniform, min: 20ms, max: 2s }',
+        'consumers[0].rate=20/s',
+        'faults[0]={ at: 2s, rollingRestart: { service: com.example.UserService, batch: 1, interval: 0.02s } }',
+      ],
+    ],
     ['an empty:// push (the whole service stopped)', ['faults[1]={ at: 3s, for: 2s, zoneDown: zoneA, mode: crash }', 'faults[2]={ at: 3s, for: 2s, zoneDown: zoneB, mode: crash }']],
   ])('%s', (_name, overrides) => {
     const { held, queued, pushesHeld } = bothWays(variant(overrides));
@@ -122,6 +131,53 @@ describe('held pushes: the same summary as every push on the agenda', () => {
   ])('shipped scenario %s', (name) => {
     const scenario = loadScenarioFile(fileURLToPath(new globalThis.URL(`../../scenarios/${name}.yaml`, import.meta.url)));
     const { held, queued } = bothWays(scenario);
+    expect(held).toBe(queued);
+  });
+});
+
+describe('held pushes: random combinations of registry, strategy and faults (fixed seed)', () => {
+  // A linear congruential generator: the same combinations on every run.
+  let state = 20261203;
+  const rnd = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const ref = (i: number) => `consumers[${i}].reference["com.example.UserService"]`;
+  const combos = Array.from({ length: 16 }, () => {
+    const lb = pick(['random', 'roundrobin', 'leastactive', 'shortestresponse', 'consistenthash', 'adaptive']);
+    const cluster = pick(['failover', 'failover', 'failfast', 'forking', 'broadcast', 'failback', 'available', 'failsafe']);
+    const sets = [
+      `registry.type=${pick(['nacos', 'zookeeper'])}`,
+      `registry.registration=${pick(['interface', 'application'])}`,
+      `registry.pushLag=${pick(['100ms', '{ dist: uniform, min: 20ms, max: 2s }', '{ dist: exponential, mean: 500ms }'])}`,
+      `registry.emptyProtection=${pick(['true', 'false'])}`,
+      `consumers[0].rate=${pick(['20/s', '200/s', '800/s'])}`,
+      `consumers[1].rate=${pick(['8/s', '400/s'])}`,
+      `${ref(0)}.loadbalance=${lb}`,
+      `${ref(1)}.loadbalance=${lb}`,
+      `${ref(0)}.cluster=${cluster}`,
+      `${ref(1)}.cluster=${cluster}`,
+      `${ref(0)}.timeout=${pick(['100ms', '200ms', '1s'])}`,
+      `faults[0]={ at: ${pick(['1s', '2s'])}, rollingRestart: { service: com.example.UserService, batch: ${pick([1, 2, 4])}, interval: ${pick(['0.02s', '0.2s', '0.5s'])} } }`,
+      `faults[1]=${pick([
+        '{ at: 3s, for: 2s, registryPartition: zoneB }',
+        '{ at: 3s, for: 1s, pushSwitch: off }',
+        '{ at: 4s, for: 1s, registryDown: true }',
+        '{ at: 3s, for: 2s, zoneDown: zoneA, mode: crash }',
+        '{ at: 3s, for: 2s, zoneDown: zoneB }',
+        '{ at: 3s, crash: { zone: zoneB, service: com.example.UserService, count: 3 } }',
+        '{ at: 3s, for: 2s, partition: [zoneA, zoneB] }',
+        '{ at: 3s, rule: { add: { type: condition, rule: "=> zone = $zone" } } }',
+        '{ at: 3s, scale: { zone: zoneA, service: com.example.UserService, count: 2 } }',
+      ])}`,
+    ];
+    if (rnd() < 0.3) sets.push(`${ref(0)}.actives=${pick([1, 3])}`);
+    if (rnd() < 0.3) sets.push(`${ref(0)}.sticky=true`);
+    if (rnd() < 0.3) sets.push('routers=[{type: condition, rule: "=> zone = $zone"}]');
+    return sets;
+  });
+
+  it.each(combos.map((sets, i) => [i, sets] as const))('combination %i', (_i, sets) => {
+    const { held, queued, pushesHeld } = bothWays(variant([...sets]));
+    expect(pushesHeld).toBeGreaterThan(0);
     expect(held).toBe(queued);
   });
 });
@@ -214,5 +270,23 @@ describe('held pushes: where a push arrives among the entries of its instant', (
     expect(readerPushes()).toBe(3);
     world.sim.run({ until: 2000 });
     expect(readerPushes()).toBe(4);
+  });
+
+  it('delivers what has arrived to a subscriber that never reads once it holds 64 pushes', () => {
+    const { world, registry, observer } = setup();
+    const readerPushes = () => observer.pushes.filter((p) => p.instance === 'reader').length;
+    const p = providers(world)[0]!;
+    // 200 changes, 10 ms apart: the first push of each arrives 100 ms after it.
+    for (let k = 0; k < 200; k++) {
+      at(world, 1000 + 10 * k, () => (k % 2 === 0 ? world.registry.providerStopped(p, true) : world.registry.providerStarted(p)));
+    }
+    world.sim.run({ until: 5000 });
+    expect(registry.pushesHeld).toBe(200);
+    // Its first list (subscribe) and every push that had arrived when the 64th held one was added.
+    const delivered = readerPushes();
+    expect(delivered).toBeGreaterThanOrEqual(1 + 200 - 64);
+    expect(delivered).toBeLessThan(1 + 200);
+    registry.catchUpAll();
+    expect(readerPushes()).toBe(1 + 200);
   });
 });

@@ -277,11 +277,15 @@ export abstract class AbstractDirectory implements Directory {
     this.runtime.sim.schedule(RECONNECT_TASK_PERIOD_MS, () => this.#reconnectTask());
   }
 
+  /** What a subclass has deferred is done before the directory's own timer reads it (see `DynamicDirectory`). */
+  protected settle(): void {}
+
   // AbstractDirectory.checkConnectivity (lines 333-345): every set-aside invoker while there are fewer
   // than reconnectTaskTryCount (10), otherwise 10 random draws with replacement (so from exactly 10
   // on, some may be missed); available ones go back, departed ones are dropped.
   #reconnectTask(): void {
     this.#reconnectScheduled = false;
+    this.settle();
     if (this.#destroyed || this.#invalidated.size === 0) return;
     const pending = [...this.#invalidated];
     const tries = Math.min(RECONNECT_TASK_TRY_COUNT, pending.length);
@@ -415,6 +419,10 @@ export class DynamicDirectory extends AbstractDirectory {
   override addInvalidateInvoker(invoker: Invoker): void {
     this.#applyPending();
     super.addInvalidateInvoker(invoker);
+  }
+  // The reconnect task reads the list and the set-aside invokers: held pushes that have arrived first.
+  protected override settle(): void {
+    this.#applyPending();
   }
 
   /** A full list: replaces the old list; an empty list without `empty://` keeps the old one (empty protection). */
