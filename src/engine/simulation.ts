@@ -183,7 +183,7 @@ export class Simulation {
   // The greatest (priority, seq) of the entries fired at the instant `#firedAtMs`, counting what ran at
   // once in an entry's place (`scheduleLast`, `succeedLast`, `processLast`: an entry added then, so after
   // every sequence number reserved so far). An entry that was on the agenda at that instant has been
-  // fired iff it sorts before this (see `isBeforeCurrent`).
+  // fired iff it sorts before this (see `hasFired`).
   #firedAtMs = -Infinity;
   #firedPriority = NORMAL;
   #firedSeq = 0;
@@ -261,7 +261,7 @@ export class Simulation {
    * process that event at once (`succeedLast`, `processLast`). The answer is given once: work done
    * inline is not the tail of anything, so the next call says false until the next entry fires.
    * `inlinePriority`: the caller runs at once, when allowed, what it would have queued now at this
-   * priority (the position `isBeforeCurrent` compares with).
+   * priority (the position `hasFired` compares with).
    */
   takeTail(inlinePriority?: number): boolean {
     const free = this.#tailFree;
@@ -289,7 +289,7 @@ export class Simulation {
    * already fired at this instant (entries are fired smallest first, and one added while others wait
    * may sort before them: an URGENT entry added now sorts before NORMAL ones fired earlier).
    */
-  isBeforeCurrent(timeMs: number, seq: number, priority: number = NORMAL): boolean {
+  hasFired(timeMs: number, seq: number, priority: number = NORMAL): boolean {
     if (timeMs !== this.now) return timeMs < this.now;
     if (this.#firedAtMs !== timeMs) return false;
     return priority < this.#firedPriority || (priority === this.#firedPriority && seq < this.#firedSeq);

@@ -51,8 +51,7 @@
 import type { QueueEntry } from '../engine/event-queue.js';
 import { sampler, type Sampler } from '../engine/distributions.js';
 import type { RandomStreams } from '../engine/random.js';
-import type { Simulation } from '../engine/simulation.js';
-import { NORMAL } from '../engine/simulation.js';
+import { NORMAL, type Simulation } from '../engine/simulation.js';
 import { TimerLane } from '../engine/timer-lane.js';
 import type { ConsumerGroupSpec, RegistrySpec, Scenario } from '../scenario/types.js';
 import type { Network } from './network.js';
@@ -156,7 +155,6 @@ interface Subscription {
   /** Delivering its held pushes (a listener that reads back does not start again). */
   catchingUp: boolean;
 }
-
 
 /** One `subscribe` call: a consumer instance's listener for one service. */
 interface ServiceRef {
@@ -749,8 +747,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** Holds a push to `sub` arriving at `timeMs`, at the agenda place a timer set now would take. */
   #hold(sub: Subscription, timeMs: number, seq: number, snapshot: Snapshot): void {
-    // An instance that does not read (no traffic) and a run without timeline samples: what has arrived
-    // is delivered now, so that what a subscription holds stays bounded by what is on its way.
+    // A subscriber that does not read (no traffic), in a run without timeline samples, would hold every
+    // push: from 64 on, what has arrived is delivered first, so that it holds what is on its way.
     if (sub.heldEnd - sub.heldHead >= HELD_BEFORE_CATCH_UP) this.#catchUp(sub);
     // Slots before the first held push are free again once the arrays are full.
     if (sub.heldHead > 0 && 3 * sub.heldEnd >= sub.heldAt.length) compactHeld(sub);
@@ -787,7 +785,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       const at = sub.heldAt;
       while (sub.heldHead < sub.heldEnd) {
         const i = 3 * sub.heldHead;
-        if (!this.sim.isBeforeCurrent(at[i]!, at[i + 1]!, NORMAL)) break;
+        if (!this.sim.hasFired(at[i]!, at[i + 1]!, NORMAL)) break;
         this.#deliverHeld(sub);
       }
     } finally {

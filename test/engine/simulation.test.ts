@@ -549,3 +549,45 @@ describe('the tail of an agenda callback (succeedLast, processLast)', () => {
     expect(sim.takeTail()).toBe(false);
   });
 });
+
+describe('hasFired: whether the kernel would have fired an entry by now', () => {
+  it('compares with the greatest entry fired at this instant, not with the one being fired', () => {
+    const sim = new Simulation();
+    // A NORMAL entry at t = 10 whose agenda place was reserved first.
+    const early = sim.reserveSeq();
+    const seen: Record<string, boolean> = {};
+    sim.schedule(10, () => {
+      const late = sim.reserveSeq();
+      seen.earlyInTimer = sim.hasFired(10, early);
+      seen.lateInTimer = sim.hasFired(10, late);
+      seen.earlier = sim.hasFired(9.5, late);
+      seen.later = sim.hasFired(10.5, early);
+      // An URGENT entry added now sorts before every NORMAL entry, yet runs after the ones fired so far.
+      sim.schedule(0, () => (seen.earlyInUrgent = sim.hasFired(10, early)), URGENT);
+      seen.urgentReservedEarly = sim.hasFired(10, early, URGENT);
+    });
+    sim.run();
+    expect(seen).toEqual({
+      earlyInTimer: true,
+      lateInTimer: false,
+      earlier: true,
+      later: false,
+      earlyInUrgent: true,
+      urgentReservedEarly: true,
+    });
+  });
+
+  it('says no for an instant at which nothing has fired yet, and counts what runs at once as added then', () => {
+    const sim = new Simulation();
+    const seen: Record<string, boolean> = {};
+    sim.schedule(5, () => {
+      const reserved = sim.reserveSeq();
+      // Run at once in place of an entry added now: after every place reserved so far.
+      sim.scheduleLast(0, () => (seen.inLast = sim.hasFired(5, reserved, NORMAL)));
+    });
+    sim.run({ until: 8 });
+    // The clock moved to 8 with nothing fired there.
+    expect(sim.hasFired(8, 0)).toBe(false);
+    expect(seen).toEqual({ inLast: true });
+  });
+});
