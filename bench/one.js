@@ -14,6 +14,7 @@ process.stdout.write(
     scenario: scenario.name,
     requests: stats.requestsStarted,
     events: stats.eventsProcessed,
+    pushesHeld: stats.pushesHeld,
     wallMs,
     requestsPerSec: stats.requestsStarted / (wallMs / 1000),
     eventsPerSec: stats.eventsProcessed / (wallMs / 1000),

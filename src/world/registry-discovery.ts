@@ -458,7 +458,6 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#heldSubs.length = 0;
   }
 
-  /** Pushes held off the agenda so far (tests). */
   get pushesHeld(): number {
     return this.#pushesHeld;
   }

@@ -71,6 +71,12 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.registries.values()) r.catchUpAll?.();
   }
 
+  get pushesHeld(): number {
+    let n = 0;
+    for (const r of this.registries.values()) n += r.pushesHeld ?? 0;
+    return n;
+  }
+
   #targets(provider: ProviderInstance): RegistryModel[] {
     const names = provider.group.spec.registries ?? this.#names;
     const out: RegistryModel[] = [];

@@ -61,6 +61,8 @@ export interface RegistryModel {
   holdPushes?(on: boolean): void;
   /** Delivers every held push that has arrived before what runs now (before push counts are read). */
   catchUpAll?(): void;
+  /** Pushes held off the agenda so far (a performance counter of the run). */
+  readonly pushesHeld?: number;
 }
 
 /** Delivers a subscription's held pushes that have arrived before what runs now (see `RegistryModel.subscribe`). */

@@ -43,6 +43,8 @@ export interface RunStats {
   requestsStarted: number;
   /** Requests still in flight when the drain gave up (0 in a healthy run). */
   inFlight: number;
+  /** Registry pushes held off the agenda (`RegistryModel.holdPushes`); each also counts as an event processed. */
+  pushesHeld: number;
 }
 
 /** The simulated world of one run. */
@@ -241,6 +243,7 @@ export class World {
       eventsProcessed: this.sim.eventsProcessed,
       requestsStarted: this.#requestsStarted(),
       inFlight: this.inFlight(),
+      pushesHeld: this.registry.pushesHeld ?? 0,
     };
   }
 }
