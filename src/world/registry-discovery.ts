@@ -451,11 +451,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     // Between instants, after the kernel ran every entry due by now: what has arrived is delivered.
     const now = this.sim.now;
     for (const sub of this.#heldSubs) {
-      sub.inHeldSubs = false;
       while (sub.heldHead < sub.heldEnd && sub.heldAt[3 * sub.heldHead]! <= now) this.#deliverHeld(sub);
-      this.#queueHeld(sub);
     }
-    this.#heldSubs.length = 0;
+    this.#queueEveryHeld();
   }
 
   get pushesHeld(): number {
@@ -822,6 +820,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** Delivers what has arrived, puts every other held push on the agenda. */
   #queueAllHeld(): void {
     this.catchUpAll();
+    this.#queueEveryHeld();
+  }
+
+  /** Puts every held push on the agenda. */
+  #queueEveryHeld(): void {
     for (const sub of this.#heldSubs) {
       sub.inHeldSubs = false;
       this.#queueHeld(sub);

@@ -5,15 +5,15 @@
  * is the same run with every push on the agenda (`holdPushes: false`): the summaries must be the same
  * byte for byte, and the held run must actually have held pushes.
  */
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseScenario, loadScenarioFile } from '../../src/scenario/load.js';
+import { parseScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 import type { Scenario } from '../../src/scenario/types.js';
 import { URGENT } from '../../src/engine/simulation.js';
 import type { World } from '../../src/world/world.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import { at, constant, makeWorld, providers, scenario, SERVICE } from './registry-fixtures.js';
+import { PUSH_SCENARIOS, shippedScenario } from '../helpers/push-scenarios.js';
 
 /** The summary JSON with pushes held, the same with every push on the agenda, and the pushes held. */
 function bothWays(scenario: Scenario): { held: string; queued: string; pushesHeld: number } {
@@ -103,21 +103,8 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     expect(held).toBe(queued);
   });
 
-  // Rolling restarts, partitions, ZooKeeper session loss, rules at run time, scale-in, app-level
-  // discovery with two applications, the push switch.
-  it.each([
-    'release-day-push-storm',
-    'nacos-registry-partition',
-    'zk-session-expiry',
-    'canary-tag',
-    'force-rule-no-provider',
-    'zone-scale-in',
-    'app-level-discovery',
-    'push-switch-off',
-    'lane-gray',
-  ])('shipped scenario %s', (name) => {
-    const scenario = loadScenarioFile(fileURLToPath(new globalThis.URL(`../../scenarios/${name}.yaml`, import.meta.url)));
-    const { held, queued } = bothWays(scenario);
+  it.each(PUSH_SCENARIOS)('shipped scenario %s', (name) => {
+    const { held, queued } = bothWays(shippedScenario(name));
     expect(held).toBe(queued);
   });
 });

@@ -3,7 +3,6 @@
  * replaces before then, only where that cannot change anything; every read sets the pending list first.
  * Shipped scenarios give the same summaries with every list set at once (the reference).
  */
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { buildRouterChain } from '../../../src/dubbo/router/chain.js';
@@ -11,10 +10,10 @@ import type { RouteResult, RouterChainLike, StateRouter } from '../../../src/dub
 import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
 import type { URL } from '../../../src/dubbo/url.js';
 import type { Proc } from '../../../src/engine/simulation.js';
-import { loadScenarioFile } from '../../../src/scenario/load.js';
 import { runScenario } from '../../../src/scenario/run.js';
 import type { RouterSpec } from '../../../src/scenario/types.js';
 import { consumerUrl, makeRuntime, providerUrl, registryUrl } from '../cluster/fixtures.js';
+import { PUSH_SCENARIOS, shippedScenario } from '../../helpers/push-scenarios.js';
 
 class Provider implements Invoker {
   constructor(
@@ -185,27 +184,11 @@ describe('lists set when next read: shipped scenarios', () => {
     DynamicDirectory.prototype.notify = deferred;
   });
 
-  // Pushes under load: rolling restarts, a zone down, partitions, ZooKeeper session loss, tag and condition
-  // rules at run time, scale-in, app-level discovery.
-  const SCENARIOS = [
-    'release-day-push-storm',
-    'zone-a-down',
-    'nacos-registry-partition',
-    'zk-session-expiry',
-    'canary-tag',
-    'force-rule-no-provider',
-    'zone-scale-in',
-    'app-level-discovery',
-    'three-zone-nearest-fallback',
-    'lane-gray',
-  ];
-
   function summaryOf(name: string): string {
-    const scenario = loadScenarioFile(fileURLToPath(new globalThis.URL(`../../../scenarios/${name}.yaml`, import.meta.url)));
-    return JSON.stringify(runScenario(scenario, { version: 'test' }).summary);
+    return JSON.stringify(runScenario(shippedScenario(name), { version: 'test' }).summary);
   }
 
-  it.each(SCENARIOS)('%s: the same summary as setting every list at once', (name) => {
+  it.each(PUSH_SCENARIOS)('%s: the same summary as setting every list at once', (name) => {
     const lazy = summaryOf(name);
     DynamicDirectory.prototype.notify = function (this: DynamicDirectory, invokers: Invoker[]) {
       if (invokers.length === 0) return;
