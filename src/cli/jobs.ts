@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { UsageError } from './io.js';
-import { openPool } from './worker-pool.js';
+import { openPool, type OpenedPool } from './worker-pool.js';
 
 /** `--jobs` default: one thread per core. */
 export function defaultJobs(): number {
@@ -19,8 +19,6 @@ export function checkJobs(jobs: number | undefined): number {
   return jobs;
 }
 
-type OpenedPool = Awaited<ReturnType<typeof openPool>>;
-
 /**
  * Simulation workers started before the tasks are known: a command opens them first thing, so the
  * threads load their modules while this one reads and checks the scenario. `runSimTasks` takes them
@@ -30,6 +28,7 @@ type OpenedPool = Awaited<ReturnType<typeof openPool>>;
 export class WarmWorkers {
   readonly threads: number;
   #pool: Promise<OpenedPool> | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(threads: number) {
     this.threads = threads;
@@ -46,10 +45,25 @@ export class WarmWorkers {
     return pool;
   }
 
-  async release(): Promise<void> {
+  /**
+   * Starts closing the workers if nothing took them, without waiting: a worker still loading is
+   * stopped once it has loaded (worker-pool.ts), while this thread goes on. `release` waits for it.
+   */
+  close(): void {
     const pool = this.#pool;
     this.#pool = undefined;
-    if (pool !== undefined) await (await pool).destroy();
+    if (pool === undefined) return;
+    this.#closing = pool.then((p) => p.destroy());
+    // `release` reports a failure; until then it is not unhandled.
+    this.#closing.catch(() => {});
+  }
+
+  /** Closes the workers if nothing took them and waits until they are closed. */
+  async release(): Promise<void> {
+    this.close();
+    const closing = this.#closing;
+    this.#closing = undefined;
+    await closing;
   }
 }
 

@@ -32,7 +32,8 @@ export async function runSimTasks(
   try {
     refuseDerivedPlugins(plugins);
     if ((jobs <= 1 || tasks.length <= 1) && plugins.length === 0) {
-      await warm?.release();
+      // Unused workers stop once loaded, while this thread simulates (`finally` waits for them).
+      warm?.close();
       const out: Summary[] = [];
       for (let i = 0; i < tasks.length; i++) {
         out.push(await runSimTask(tasks[i]!, watching ? (simMs, requests) => progress.update(i, simMs, requests) : undefined));
@@ -123,8 +124,8 @@ async function runOnWorkersWatched(
   progress: ProgressSink,
   warm: WarmWorkers | undefined,
 ): Promise<Summary[]> {
-  // The warm workers are one fewer than needed here (this thread only watches).
-  await warm?.release();
+  // The warm workers are one fewer than needed here (this thread only watches): they stop once loaded.
+  warm?.close();
   const { pool, destroy } = await openPool('sim-worker', Math.min(jobs, tasks.length));
   const cells = progress !== NO_PROGRESS ? new ProgressCells(tasks.length) : undefined;
   const watchdog = new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);

@@ -10,6 +10,7 @@ import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { checkClusterStandIns, importPlugins, loadLoadBalancePlugin, type PluginRef } from './plugins.js';
 import { runSelect, type SelectOptions } from './select.js';
 import { toTransferable } from './worker-error.js';
+import { announceLoaded } from './worker-loaded.js';
 
 /** `check` with the router plugins it evaluates. */
 export interface CheckJob {
@@ -53,3 +54,6 @@ export default async function run(job: (CheckJob | SelectJob) & { slot: PluginSl
     usePluginSlot(undefined);
   }
 }
+
+// Last: every module this one needs has loaded, so the pool may now stop this thread safely.
+announceLoaded();

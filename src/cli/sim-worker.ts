@@ -5,6 +5,7 @@
  */
 import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { toTransferable } from './worker-error.js';
+import { announceLoaded } from './worker-loaded.js';
 
 /** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
 export default async function run(task: SimTask) {
@@ -23,3 +24,6 @@ export async function runClaimed(batch: ClaimedBatch) {
     throw toTransferable(error);
   }
 }
+
+// Last: every module this one needs has loaded, so the pool may now stop this thread safely.
+announceLoaded();

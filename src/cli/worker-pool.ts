@@ -6,6 +6,10 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
+import { WORKER_LOADED } from './worker-loaded.js';
+
+/** How long `destroy` waits at most for workers still loading their module (one that hangs there). */
+export const LOAD_WAIT_CAP_MS = 10_000;
 
 /** The compiled file of a worker module; under the TypeScript sources (tests) the build's copy. */
 export function compiledWorker(name: string): string {
@@ -15,20 +19,44 @@ export function compiledWorker(name: string): string {
   return file;
 }
 
+export interface OpenedPool {
+  pool: Piscina;
+  /** Stops every worker, once each has loaded its module (see worker-loaded.ts); idempotent. */
+  destroy: () => Promise<void>;
+}
+
 /** A pool of `threads` workers running `src/cli/<name>.ts`, and an idempotent `destroy`. */
-export async function openPool(name: string, threads: number): Promise<{ pool: Piscina; destroy: () => Promise<void> }> {
+export async function openPool(name: string, threads: number): Promise<OpenedPool> {
+  return openWorkerPool(compiledWorker(name), threads);
+}
+
+/**
+ * A pool of `threads` workers running the module `filename`, which calls `announceLoaded` last.
+ * `destroy` first waits until every worker has loaded (or one has gone, or `LOAD_WAIT_CAP_MS` has
+ * passed): a command that stops early, on a bad scenario say, must not stop a worker in the middle of
+ * loading, which can abort the whole process (worker-loaded.ts).
+ */
+export async function openWorkerPool(filename: string, threads: number, loadWaitCapMs = LOAD_WAIT_CAP_MS): Promise<OpenedPool> {
   const { Piscina } = await import('piscina');
-  const pool = new Piscina({
-    filename: compiledWorker(name),
-    minThreads: threads,
-    maxThreads: threads,
-    idleTimeout: 100,
+  const pool = new Piscina({ filename, minThreads: threads, maxThreads: threads, idleTimeout: 100 });
+  let loaded = 0;
+  let allLoaded!: () => void;
+  const loading = new Promise<void>((resolve) => (allLoaded = resolve));
+  pool.on('message', (message: unknown) => {
+    if (message === WORKER_LOADED && ++loaded >= threads) allLoaded();
   });
-  let destroyed = false;
-  const destroy = async () => {
-    if (destroyed) return;
-    destroyed = true;
-    await pool.destroy();
-  };
+  // A worker that has gone (it failed to load, say) is not loading any more.
+  pool.on('workerDestroy', () => allLoaded());
+  let destroyed: Promise<void> | undefined;
+  const destroy = (): Promise<void> =>
+    (destroyed ??= (async () => {
+      const cap = setTimeout(allLoaded, loadWaitCapMs);
+      try {
+        await loading;
+      } finally {
+        clearTimeout(cap);
+      }
+      await pool.destroy();
+    })());
   return { pool, destroy };
 }
