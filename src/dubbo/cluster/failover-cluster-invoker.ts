@@ -13,6 +13,9 @@ import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 // How a JS number prints (`String(n)`): what a numeric scenario attachment value arrives as.
 const NUMBER_TEXT = /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i;
 
+// What the first attempt has tried: nothing (never written to).
+const NOTHING_INVOKED: Invoker[] = Object.freeze([]) as unknown as Invoker[];
+
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
   static readonly NAME: string = 'failover';
   // PERF: `retries` of the consumer URL, read on every call: kept for the last URL and method (URLs are immutable).
@@ -25,7 +28,8 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     const methodName = invocation.getMethodName();
     const len = this.calculateInvokeTimes(methodName, invocation);
     let le: RpcError | null = null;
-    const invoked: Invoker[] = [];
+    // PERF: Dubbo's `invoked` holds the invokers of the attempts so far, each of which failed (a success or
+    // a biz error returns): it is `failed`, made at the first failure, so a call that succeeds at once makes no list.
     let failed: Invoker[] | null = null;
     for (let i = 0; i < len; i++) {
       if (i > 0) {
@@ -37,8 +41,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
         const empty = this.checkInvokers(copyInvokers, invocation);
         if (empty) return { kind: 'error', error: empty };
       }
-      const invoker = this.selectForAttempt(loadbalance, invocation, copyInvokers, invoked)!;
-      invoked.push(invoker);
+      const invoker = this.selectForAttempt(loadbalance, invocation, copyInvokers, failed ?? NOTHING_INVOKED)!;
       const result = yield* this.invokeWithContextNow(invoker, invocation);
       if (result.kind === 'ok') return result;
       if (isBiz(result.error)) return result;
