@@ -8,6 +8,11 @@ import { NO_ATTACHMENTS } from '../world/no-attachments.js';
 import { RpcCode } from './constants.js';
 import type { URL } from './url.js';
 
+/** A process that ends at once with `result` (a call that ends before any attempt, a check that fails). */
+export function* ended(result: Result): Proc<Result> {
+  return result;
+}
+
 /** Dubbo's RpcException as data. `cause` names the router/rule when a route emptied the list. */
 export interface RpcError {
   code: number;

@@ -122,18 +122,29 @@ export type ProcessDone<T> = (value: T, arg: unknown) => void;
 
 /** A running generator; as an event it triggers with the generator's return value. */
 export class Process<T = unknown> extends SimEvent<T> {
-  readonly #gen: Proc<T>;
+  // Null until the first step when the process was given `start` instead.
+  #gen: Proc<T> | null;
+  #start: ((arg: unknown) => Proc<T>) | null;
   readonly #resume: (ev: SimEvent<unknown>) => void;
   readonly #onDone: ProcessDone<T> | null;
   readonly #doneArg: unknown;
 
   /**
    * `startNow`: the first step runs at once (`Simulation.processLast`), not through the agenda.
-   * `onDone(value, doneArg)` runs in the step in which the generator returns.
+   * `onDone(value, doneArg)` runs in the step in which the generator returns. With `gen` null, the
+   * first step makes the generator: `start(doneArg)` (see `Simulation.processLastFrom`).
    */
-  constructor(sim: Simulation, gen: Proc<T>, startNow = false, onDone: ProcessDone<T> | null = null, doneArg?: unknown) {
+  constructor(
+    sim: Simulation,
+    gen: Proc<T> | null,
+    startNow = false,
+    onDone: ProcessDone<T> | null = null,
+    doneArg?: unknown,
+    start: ((arg: unknown) => Proc<T>) | null = null,
+  ) {
     super(sim);
     this.#gen = gen;
+    this.#start = start;
     this.#onDone = onDone;
     this.#doneArg = doneArg;
     this.#resume = (ev) => this.#step(ev);
@@ -144,7 +155,12 @@ export class Process<T = unknown> extends SimEvent<T> {
   #step(ev: SimEvent<unknown>): void {
     let res: IteratorResult<SimEvent<any>, T>;
     try {
-      res = ev.ok ? this.#gen.next(ev.value) : this.#gen.throw(ev.value);
+      let gen = this.#gen;
+      if (gen === null) {
+        gen = this.#gen = this.#start!(this.#doneArg);
+        this.#start = null;
+      }
+      res = ev.ok ? gen.next(ev.value) : gen.throw(ev.value);
     } catch (error) {
       this.fail(error);
       return;
@@ -322,11 +338,25 @@ export class Simulation {
    * of `gen` in a wrapping generator would, without the wrapper (one generator less per process).
    */
   processLast<T>(gen: Proc<T>, onDone: ProcessDone<T> | null = null, doneArg?: unknown): Process<T> {
-    if (!this.takeTail(URGENT)) return new Process<T>(this, gen, false, onDone, doneArg);
+    return this.#processLast(gen, null, onDone, doneArg);
+  }
+
+  /**
+   * PERF: `processLast` of the generator `start(arg)` makes, made by the process's first step (at once or
+   * through the agenda, as `processLast` runs that step): code that runs up to its first `yield` and then
+   * hands on to another generator can be a plain function returning that generator, one generator
+   * fewer per process. `onDone(value, arg)` as in `processLast`.
+   */
+  processLastFrom<T, A>(start: (arg: A) => Proc<T>, onDone: ProcessDone<T> | null, arg: A): Process<T> {
+    return this.#processLast(null, start as (arg: unknown) => Proc<T>, onDone, arg);
+  }
+
+  #processLast<T>(gen: Proc<T> | null, start: ((arg: unknown) => Proc<T>) | null, onDone: ProcessDone<T> | null, doneArg: unknown): Process<T> {
+    if (!this.takeTail(URGENT)) return new Process<T>(this, gen, false, onDone, doneArg, start);
     // The first step is the next entry processed and no urgent entry of this instant is left: what it
     // does last is the tail of this instant too (`scheduleLast`, `succeedLast`).
     this.#tailFree = true;
-    const process = new Process<T>(this, gen, true, onDone, doneArg);
+    const process = new Process<T>(this, gen, true, onDone, doneArg, start);
     this.#tailFree = false;
     return process;
   }

@@ -31,7 +31,9 @@ export interface ConsumerStack {
   refer(service: string): void;
   /**
    * Runs one request: its process returns the request's single outcome, or, when the stack has
-   * `outcomeOf`, a value that `outcomeOf` turns into it.
+   * `outcomeOf`, a value that `outcomeOf` turns into it. Called as that process starts: its first step
+   * follows at once (`Simulation.processLastFrom`, or `yield*`), so what `call` does before returning is
+   * part of that step.
    */
   call(call: ServiceCall): Proc<unknown>;
   /** The outcome of what `call`'s process returned (absent: it returned the outcome). */
@@ -182,7 +184,7 @@ export class ConsumerGroup {
   // One arrival, then the next one scheduled. The draws (one per scheduled arrival, from the
   // arrival stream) are the same with or without rate changes until the first change.
   // PERF: the next arrival is scheduled first, so that the request's process can start as the
-  // callback's last action (`processLast`). Its entry still comes after the process's first step
+  // callback's last action (`processLastFrom`). Its entry still comes after the process's first step
   // (which would run next anyway) and before what that step schedules, as before.
   readonly #nextArrival = (): void => {
     const sim = this.#sim;
@@ -228,7 +230,7 @@ export class ConsumerGroup {
     inst.entryThreadsInUse++;
     this.inFlight++;
     const call: ServiceCall = { service: choice.service, method: choice.method, attachments: this.#attachments(), request, consumer: inst };
-    sim.processLast(inst.stack.call(call), this.#requestDone, call);
+    sim.processLastFrom(startCall, this.#requestDone, call);
   }
 
   // The request holds its entry thread from arrival to its outcome.
@@ -254,6 +256,11 @@ export class ConsumerGroup {
     }
     return out;
   }
+}
+
+/** A request's process, made as it starts (ConsumerStack.call). */
+function startCall(call: ServiceCall): Proc<unknown> {
+  return call.consumer!.stack.call(call);
 }
 
 const EXPR = /^\s*userId\s*(?:%\s*(\d+)\s*)?(<=|>=|==|!=|<|>)\s*(\d+)\s*$/;

@@ -452,6 +452,88 @@ describe('the tail of an agenda callback (succeedLast, processLast)', () => {
     expect(run(true).filter((l) => l.startsWith('done'))).toEqual(['done 1 = 10 @3', 'done 2 = 20 @4', 'done 3 = 30 @5']);
   });
 
+  // processLastFrom: the code before a process's first `yield` as a plain function returning the generator
+  // it hands on to, called by the first step. Compared with the same code as the head of a generator that
+  // `yield*`s, over the random model with ties above: the same log, with the head's reads of shared state.
+  it.each([1, 2, 3])('processLastFrom runs the start as the first step would, at once or through the agenda (seed %i)', (seed) => {
+    const run = (from: boolean): string[] => {
+      const sim = new Simulation();
+      const rng = new RandomStreams(seed).stream('model');
+      const log: string[] = [];
+      let shared = 0;
+      const tail = function* (p: number): Proc<number> {
+        log.push(`tail ${p} sees ${shared} @${sim.now}`);
+        yield sim.timeout(rng.nextInt(3));
+        return p;
+      };
+      // The head reads and writes what urgent entries of the same instant also write.
+      const head = (p: number): Proc<number> => {
+        log.push(`head ${p} sees ${shared} @${sim.now}`);
+        shared++;
+        return tail(p);
+      };
+      for (let p = 0; p < 60; p++) {
+        sim.schedule(
+          rng.nextInt(20),
+          () => {
+            if (rng.nextInt(3) === 0) sim.schedule(0, () => (shared += 100), URGENT);
+            const done = (v: number, arg: unknown) => log.push(`done ${String(arg)}=${v} @${sim.now}`);
+            if (from) sim.processLastFrom(head, done, p);
+            else
+              sim.processLast(
+                (function* (): Proc<number> {
+                  return yield* head(p);
+                })(),
+                done,
+                p,
+              );
+          },
+          rng.nextInt(3) === 0 ? URGENT : NORMAL,
+        );
+      }
+      sim.run();
+      return log;
+    };
+    const plain = run(false);
+    expect(run(true)).toEqual(plain);
+    // Some heads ran after an urgent entry of their instant: the start waited for the first step.
+    expect(plain.some((l) => / sees \d*1\d\d /.test(l))).toBe(true);
+  });
+
+  it('processLastFrom calls the start only when the first step runs; a start that throws fails the process', () => {
+    // The same as a generator that throws in its first step: the failure nobody waits for stops the run.
+    const run = (from: boolean): { log: string[]; error: unknown } => {
+      const sim = new Simulation();
+      const log: string[] = [];
+      const start = (arg: string): Proc<void> => {
+        log.push(`start ${arg} @${sim.now}`);
+        throw new Error('broken start');
+      };
+      sim.schedule(1, () => {
+        sim.schedule(0, () => log.push('urgent'), URGENT);
+        if (from) sim.processLastFrom(start, null, 'a');
+        else
+          sim.processLast(
+            (function* (): Proc<void> {
+              yield* start('a');
+            })(),
+          );
+        log.push('after the call');
+      });
+      let error: unknown;
+      try {
+        sim.run();
+      } catch (e) {
+        error = e;
+      }
+      return { log, error };
+    };
+    const from = run(true);
+    expect(from.log).toEqual(['after the call', 'urgent', 'start a @1']);
+    expect((from.error as Error).message).toBe('broken start');
+    expect(run(false).log).toEqual(from.log);
+  });
+
   // A request/response model at zero delay: a process sends (zero-delay timer) and waits; the receiver
   // answers with a zero-delay timer that triggers the waiting event. Around it: ties at integer times,
   // urgent entries, events with several waiters, timers at the same instant. `tail` uses scheduleLast

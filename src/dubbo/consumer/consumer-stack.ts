@@ -17,7 +17,7 @@ import type { ProviderExport } from '../../world/provider.js';
 import type { World } from '../../world/world.js';
 import type { RegistryModel } from '../../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../../scenario/types.js';
-import type { ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
+import { invokeAtStart, type ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
 import { REGISTRY_ZONE_PARAM } from '../cluster/zone-aware-cluster-invoker.js';
 import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';
 import { DynamicDirectory, StaticDirectory } from '../directory/directory.js';
@@ -25,7 +25,7 @@ import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode
 import { consumerContext } from '../filter/consumer-context-filter.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from '../protocol/dubbo-invoker.js';
 import { VersionChain } from '../per-list.js';
-import { RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
+import { ended, RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
 import type { RouterChainLike } from '../router/router.js';
 import type { DubboRuntime } from '../runtime.js';
 import { internParams, ServiceAddressURL, URL } from '../url.js';
@@ -220,11 +220,6 @@ export function referenceParams(ref: Partial<ReferenceSpec>, prefix = ''): Recor
   if (ref.tag !== undefined) p[`${prefix}dubbo.tag`] = ref.tag;
   for (const [k, v] of Object.entries(ref.parameters ?? {})) p[`${prefix}${k}`] = String(v);
   return p;
-}
-
-/** A call's process that ends at once with `result` (a call ConsumerContextFilter ends before any attempt). */
-function* ended(result: Result): Proc<Result> {
-  return result;
 }
 
 // PERF: the outcomes without a cause, one frozen object each (one per request otherwise).
@@ -428,13 +423,14 @@ export class DubboConsumerStack implements ConsumerStack {
   // PERF: the reference's invoke itself is the request's process, not a generator around it: every step of
   // a call (sending, each response) resumes each generator it is nested in, and a thousand instances'
   // requests leave those objects cold in memory in between. The outcome is classified as it ends (`outcomeOf`).
-  // What runs here before the process starts (the reference, the invocation) reads only the call.
+  // Called as the process starts (ConsumerStack.call), so the cluster invoker's own checks and list run now
+  // too, and its `doInvoke` is the process (`invokeAtStart`).
   call(call: ServiceCall): Proc<Result> {
     let ref = this.#lastRef;
     if (ref === undefined || ref.service !== call.service) this.#lastRef = ref = this.references.get(call.service)!;
     const invocation = this.#invocationOf(call, ref);
     if (!(invocation instanceof RpcInvocation)) return ended(invocation);
-    return ref.invoker.invoke(invocation);
+    return invokeAtStart(ref.invoker, invocation);
   }
 
   outcomeOf(value: unknown): { outcome: Outcome; cause?: string } {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbstractClusterInvoker } from '../../../src/dubbo/cluster/abstract-cluster-invoker.js';
+import { AbstractClusterInvoker, invokeAtStart } from '../../../src/dubbo/cluster/abstract-cluster-invoker.js';
 import { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
@@ -16,6 +16,7 @@ import { Simulation } from '../../../src/engine/simulation.js';
 import {
   consumerUrl,
   errorOf,
+  fail,
   invocation,
   makeRuntime,
   ok,
@@ -27,6 +28,7 @@ import {
   setup,
   ScriptedInvoker,
   SERVICE,
+  type Answer,
   type AttemptRecord,
 } from './fixtures.js';
 
@@ -522,6 +524,56 @@ describe('AbstractClusterInvoker.invoke', () => {
     expect(picks).toEqual(['sticky', 'sticky', 'sticky']);
     expect(plain).toEqual(['p1', 'p2']);
     expect(calls).toHaveLength(3);
+  });
+});
+
+describe('invokeAtStart (a call whose process starts at once)', () => {
+  // The same calls through `invoke` and through `invokeAtStart`, each in a fresh setup: equal results and attempts.
+  const both = (scripts: Answer[], before?: (cluster: ReturnType<typeof setup>['cluster']) => void) => {
+    const run = (atStart: boolean) => {
+      const s = setup({ cluster: clusters.failover!, scripts });
+      before?.(s.cluster);
+      const call = atStart ? invokeAtStart(s.cluster, invocation()) : s.cluster.invoke(invocation());
+      return { ...runCall(s.sim, call), log: s.log };
+    };
+    return [run(false), run(true)] as const;
+  };
+
+  it('gives what invoke gives: retries, successes and the no-provider check', () => {
+    for (const scripts of [[ok('a')], [fail(RpcCode.TIMEOUT_EXCEPTION, 'slow', 5), ok('b', 3), ok('c')], []]) {
+      const [plain, atStart] = both(scripts);
+      expect(atStart).toEqual(plain);
+    }
+    // A destroyed cluster invoker's error.
+    const [plain, atStart] = both([ok('a')], (cluster) => cluster.destroy!());
+    expect(errorOf(atStart.result).message).toContain('is now destroyed');
+    expect(atStart).toEqual(plain);
+  });
+
+  it('lists at once, in the step that calls it (invoke lists at its first step)', () => {
+    const { cluster, directory } = setup({ cluster: clusters.failover!, scripts: [ok()] });
+    let lists = 0;
+    const list = directory.list.bind(directory);
+    directory.list = (inv) => {
+      lists++;
+      return list(inv);
+    };
+    cluster.invoke(invocation());
+    expect(lists).toBe(0);
+    invokeAtStart(cluster, invocation());
+    expect(lists).toBe(1);
+  });
+
+  it("calls a subclass's own invoke (a plugin cluster's), not around it", () => {
+    const { sim, runtime, directory } = setup({ cluster: clusters.failover!, scripts: [ok('from the list')] });
+    class Wrapping extends FailoverClusterInvoker {
+      override *invoke(inv: RpcInvocation): Proc<Result> {
+        const inner = yield* super.invoke(inv);
+        return inner.kind === 'ok' ? { kind: 'ok', value: `wrapped ${String(inner.value)}` } : inner;
+      }
+    }
+    const { result } = runCall(sim, invokeAtStart(new Wrapping(directory, runtime), invocation()));
+    expect(result).toEqual({ kind: 'ok', value: 'wrapped from the list' });
   });
 });
 
