@@ -28,9 +28,10 @@ export class SimEvent<T = unknown> {
   processed = false;
   /** Set when a failure is handled by someone, so that the kernel does not raise it. */
   defused = false;
-  // PERF: most events have exactly one waiter, so the first callback gets its own slot.
-  #first: Callback<T> | null = null;
-  #more: Callback<T>[] | null = null;
+  // PERF: most events have exactly one waiter, so the first callback gets its own slot. A process waits as
+  // itself (`addWaiter`), not through a closure: one object less per process.
+  #first: Waiter<T> | null = null;
+  #more: Waiter<T>[] | null = null;
 
   constructor(sim: Simulation) {
     this.sim = sim;
@@ -88,12 +89,21 @@ export class SimEvent<T = unknown> {
 
   /** Registers a callback run when the event is processed (immediately queued if already processed). */
   addCallback(cb: Callback<T>): void {
+    this.#addWaiter(cb);
+  }
+
+  /** Called by processes only: `process` resumes with this event when it is processed, as a callback would. */
+  addWaiter(process: Process<any>): void {
+    this.#addWaiter(process);
+  }
+
+  #addWaiter(waiter: Waiter<T>): void {
     if (this.processed) {
-      this.sim.schedule(0, () => cb(this), URGENT);
+      this.sim.schedule(0, () => wake(waiter, this), URGENT);
       return;
     }
-    if (this.#first === null) this.#first = cb;
-    else (this.#more ??= []).push(cb);
+    if (this.#first === null) this.#first = waiter;
+    else (this.#more ??= []).push(waiter);
   }
 
   /** Called by the kernel only. */
@@ -108,13 +118,22 @@ export class SimEvent<T = unknown> {
     // The first waiter's work is not the last of this entry when more waiters follow it.
     if (this.#more !== null) this.sim.takeTail();
     if (!this.ok) this.defused = true;
-    first(this);
+    if (typeof first === 'function') first(this);
+    else first.resume(this);
     const more = this.#more;
     if (more !== null) {
       this.#more = null;
-      for (const cb of more) cb(this);
+      for (const waiter of more) wake(waiter, this);
     }
   }
+}
+
+/** A callback or a process waiting for an event (`SimEvent.addWaiter`). */
+type Waiter<T> = Callback<T> | Process<any>;
+
+function wake<T>(waiter: Waiter<T>, ev: SimEvent<T>): void {
+  if (typeof waiter === 'function') waiter(ev);
+  else waiter.resume(ev);
 }
 
 /** What runs, in the process's last step, with its return value (see `Simulation.processLast`). */
@@ -125,7 +144,6 @@ export class Process<T = unknown> extends SimEvent<T> {
   // Null until the first step when the process was given `start` instead.
   #gen: Proc<T> | null;
   #start: ((arg: unknown) => Proc<T>) | null;
-  readonly #resume: (ev: SimEvent<unknown>) => void;
   readonly #onDone: ProcessDone<T> | null;
   readonly #doneArg: unknown;
 
@@ -147,9 +165,13 @@ export class Process<T = unknown> extends SimEvent<T> {
     this.#start = start;
     this.#onDone = onDone;
     this.#doneArg = doneArg;
-    this.#resume = (ev) => this.#step(ev);
     if (startNow) this.#step(START);
-    else sim.schedule(0, this.#resume as (arg: unknown) => void, URGENT, START);
+    else sim.schedule(0, startProcess, URGENT, this);
+  }
+
+  /** Called by the kernel only: the next step, with the event the process waited for. */
+  resume(ev: SimEvent<any>): void {
+    this.#step(ev);
   }
 
   #step(ev: SimEvent<unknown>): void {
@@ -175,12 +197,17 @@ export class Process<T = unknown> extends SimEvent<T> {
       this.fail(new TypeError(`a process yielded ${String(next)}, not an event`));
       return;
     }
-    next.addCallback(this.#resume);
+    next.addWaiter(this);
   }
 }
 
 // The event a process starts with: already processed, successful, no value.
 const START = { ok: true, value: undefined } as unknown as SimEvent<unknown>;
+
+// A process's first step through the agenda.
+function startProcess(process: unknown): void {
+  (process as Process<unknown>).resume(START);
+}
 
 /** The simulation: clock, agenda and the factories for events and processes. */
 export class Simulation {

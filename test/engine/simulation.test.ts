@@ -272,6 +272,33 @@ describe('events', () => {
     sim.run();
     expect(log).toEqual(['a:v', 'b:v', 'c:v']);
   });
+
+  it('wake callbacks and waiting processes in the order they began to wait, also once processed', () => {
+    // Processes wait as themselves, callbacks as functions, in the same list: the order is the order of waiting.
+    const sim = new Simulation();
+    const log: string[] = [];
+    const ev = sim.event<string>();
+    const waitFor = (name: string) =>
+      sim.process(
+        (function* (): Proc<void> {
+          log.push(`${name} got ${(yield ev) as string} @${sim.now}`);
+        })(),
+      );
+    // A process begins to wait at its first step, through the agenda after the call that starts it.
+    waitFor('p1');
+    sim.schedule(0.5, () => {
+      ev.addCallback((e) => log.push(`c1 got ${e.value} @${sim.now}`));
+      waitFor('p2');
+    });
+    sim.schedule(1, () => ev.succeed('v'));
+    // Waiting once the event is processed: through the agenda, at that time.
+    sim.schedule(2, () => {
+      waitFor('p3');
+      ev.addCallback((e) => log.push(`c2 got ${e.value} @${sim.now}`));
+    });
+    sim.run();
+    expect(log).toEqual(['p1 got v @1', 'c1 got v @1', 'p2 got v @1', 'c2 got v @2', 'p3 got v @2']);
+  });
 });
 
 describe('anyOf', () => {
