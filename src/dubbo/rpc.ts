@@ -117,6 +117,12 @@ export interface Invoker {
   getUrl(): URL;
   isAvailable(): boolean;
   invoke(invocation: RpcInvocation): Proc<Result>;
+  /**
+   * Optional PERF: `invoke` for a caller that takes the process's first step at once (a `yield*` right
+   * away, `Simulation.processLastFrom`): what comes before the first `yield` is done now, with the same
+   * effects and result as `invoke` stepped then, and a subclass's own `invoke` is still called.
+   */
+  invokeNow?(invocation: RpcInvocation): Proc<Result>;
   destroy?(): void;
   /**
    * Optional: the cluster invoker invoked this provider, but the consumer's own filter chain refused

@@ -94,16 +94,19 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   }
 
   *invoke(invocation: RpcInvocation): Proc<Result> {
-    return yield* this.invokeNow(invocation);
+    return yield* this.#start(invocation);
   }
 
   /**
-   * PERF: `invoke` as its process's first step runs it, without a generator around `doInvoke`: the
-   * checks, the list and the load balancer now, then `doInvoke`'s process (or one that ends with the
-   * checks' error). For a caller whose process's first step comes next (`Simulation.processLastFrom`,
-   * or `yield*` at once); a subclass that overrides `invoke` is not bypassed (`invokeOf`).
+   * PERF: `invoke` for a caller that takes its first step at once (Invoker.invokeNow), without a
+   * generator around `doInvoke`: the checks, the list and the load balancer now, then `doInvoke`'s
+   * process (or one that ends with the checks' error). A subclass's own `invoke` is called as is.
    */
   invokeNow(invocation: RpcInvocation): Proc<Result> {
+    return this.invoke === AbstractClusterInvoker.prototype.invoke ? this.#start(invocation) : this.invoke(invocation);
+  }
+
+  #start(invocation: RpcInvocation): Proc<Result> {
     const destroyed = this.checkWhetherDestroyed();
     if (destroyed) return ended({ kind: 'error', error: destroyed });
     const invokers = this.list(invocation);
@@ -288,15 +291,15 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
       return this.invokeWithContext(invoker, invocation);
     }
     invocation.addInvokedInvoker(invoker);
-    return invoker.invoke(invocation);
+    return invokeAtStart(invoker, invocation);
   }
 
   /** One attempt: record it on the invocation, run the consumer filters around the invoke. */
   protected *invokeWithContext(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
     invocation.addInvokedInvoker(invoker);
-    if (this.#unfiltered(invoker)) return yield* invoker.invoke(invocation);
+    if (this.#unfiltered(invoker)) return yield* invokeAtStart(invoker, invocation);
     const filters = this.#filters;
-    if (filters.length === 0) return yield* invoker.invoke(invocation);
+    if (filters.length === 0) return yield* invokeAtStart(invoker, invocation);
     for (let i = this.#nextToAdmit(invoker, invocation, 0); i < filters.length; i = this.#nextToAdmit(invoker, invocation, i + 1)) {
       // DIVERGENCE: a refused attempt (LIMIT_EXCEEDED) skips every filter's before/after; in Dubbo the
       // filters earlier in the chain would see onError.
@@ -308,7 +311,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     }
     const start = this.#sim.now;
     for (let i = 0; i < filters.length; i++) filters[i]!.before(invoker, invocation, start);
-    const result = yield* invoker.invoke(invocation);
+    const result = yield* invokeAtStart(invoker, invocation);
     this.#after(invoker, invocation, result, start);
     return result;
   }
@@ -351,12 +354,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   }
 }
 
-/**
- * `invoker.invoke(invocation)` for a caller whose process's first step comes next: a cluster invoker's
- * `invokeNow` when its `invoke` is AbstractClusterInvoker's own (a plugin's override is called as is).
- */
+/** `invoker.invoke(invocation)` for a caller whose process's first step comes next: its `invokeNow` when it has one. */
 export function invokeAtStart(invoker: Invoker, invocation: RpcInvocation): Proc<Result> {
-  return invoker instanceof AbstractClusterInvoker && invoker.invoke === AbstractClusterInvoker.prototype.invoke
-    ? invoker.invokeNow(invocation)
-    : invoker.invoke(invocation);
+  return invoker.invokeNow !== undefined ? invoker.invokeNow(invocation) : invoker.invoke(invocation);
 }

@@ -15,7 +15,7 @@ import { providerStateVersion, type IncomingCall, type ProviderExport, type Repl
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../filter/context-filter.js';
 import { noTimeLeft } from '../filter/consumer-context-filter.js';
-import { OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
+import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import type { TimeoutCountDown } from '../timeout-count-down.js';
 import { ServiceAddressURL, type URL } from '../url.js';
 
@@ -31,8 +31,12 @@ export interface CallContext {
 
 const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' }) as Result;
 
-/** One attempt in flight. */
-class Attempt implements IncomingCall {
+/**
+ * One attempt in flight. PERF: it is also the attempt's process, shaped as a generator without being
+ * one (one object less per attempt): its first step waits for the reply (`done`), its second returns
+ * the result (`DubboInvoker.invokeNow`).
+ */
+class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result, Reply | null> {
   readonly provider: ProviderExport;
   readonly attachments: ReadonlyMap<string, string>;
   readonly service: string;
@@ -48,6 +52,10 @@ class Attempt implements IncomingCall {
   timers: FixedDelayTimers | null = null;
   timerHandle = 0;
   timedOut = false;
+  /** The invoker's URL as the consumer sees it (for the result's messages). */
+  readonly url: ServiceAddressURL;
+  // Whether the process has taken its first step (the wait).
+  #waiting = false;
 
   constructor(
     provider: ProviderExport,
@@ -57,7 +65,9 @@ class Attempt implements IncomingCall {
     done: SimEvent<Reply | null>,
     attachments: ReadonlyMap<string, string>,
     replyLink: Link | undefined,
+    url: ServiceAddressURL,
   ) {
+    this.url = url;
     this.provider = provider;
     this.replyLink = replyLink;
     this.attachments = attachments;
@@ -79,6 +89,28 @@ class Attempt implements IncomingCall {
     if (this.timers !== null) this.timers.cancel(this.timerHandle);
     else if (this.timer !== null) this.done.sim.cancel(this.timer);
     this.done.succeedLast(reply);
+  }
+
+  // The process steps, as the generator `const reply = yield this.done; return resultOf(this, reply)` takes them.
+  next(reply?: Reply | null): IteratorResult<SimEvent<Reply | null>, Result> {
+    if (!this.#waiting) {
+      this.#waiting = true;
+      return { value: this.done, done: false };
+    }
+    return { value: resultOf(this, reply ?? null), done: true };
+  }
+
+  // What a generator does when `throw` or `return` reaches it at its `yield` (the reply never fails).
+  throw(error: unknown): IteratorResult<SimEvent<Reply | null>, Result> {
+    throw error;
+  }
+
+  return(value: Result): IteratorResult<SimEvent<Reply | null>, Result> {
+    return { value, done: true };
+  }
+
+  [Symbol.iterator](): this {
+    return this;
   }
 }
 
@@ -221,13 +253,22 @@ export class DubboInvoker implements Invoker {
     });
   }
 
-  // PERF: the generator only waits; sending and reading the reply are plain methods, so each call's
-  // generator object carries a few registers instead of every local of both halves.
   *invoke(invocation: RpcInvocation): Proc<Result> {
+    return yield* this.#start(invocation);
+  }
+
+  /**
+   * PERF: `invoke` for a caller that takes its first step at once (Invoker.invokeNow): sends now and
+   * returns the attempt as the process (or one that ends with the result when nothing is sent). A
+   * subclass's own `invoke` is called as is.
+   */
+  invokeNow(invocation: RpcInvocation): Proc<Result> {
+    return this.invoke === DubboInvoker.prototype.invoke ? this.#start(invocation) : this.invoke(invocation);
+  }
+
+  #start(invocation: RpcInvocation): Proc<Result> {
     const sent = this.#send(invocation);
-    if (!(sent instanceof Attempt)) return sent;
-    const reply: Reply | null = yield sent.done;
-    return this.#resultOf(sent, reply);
+    return sent instanceof Attempt ? sent : ended(sent);
   }
 
   /** Sends the attempt (timeout armed), or the result when nothing is sent. */
@@ -260,7 +301,7 @@ export class DubboInvoker implements Invoker {
     // The provider reads `_TO` when its thread starts the call; a retry sets another one meanwhile.
     const attachments = invocation.attachments.has(TIMEOUT_ATTACHMENT_KEY) ? new Map(invocation.attachments) : invocation.attachments;
     const links = this.#links ?? this.#linksOf(ctx);
-    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back);
+    const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back, this.#url);
     attempt.timeoutMs = timeoutMs;
     if ((invocation.context as CallContext).countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
@@ -276,47 +317,47 @@ export class DubboInvoker implements Invoker {
     if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
     return attempt;
   }
+}
 
-  /** The attempt's result from the provider's reply (null: the timeout fired first). */
-  #resultOf(attempt: Attempt, reply: Reply | null): Result {
-    const { method, timeoutMs, provider } = attempt;
-    if (reply === null) {
+/** The attempt's result from the provider's reply (null: the timeout fired first). */
+function resultOf(attempt: Attempt, reply: Reply | null): Result {
+  const { method, timeoutMs, provider } = attempt;
+  if (reply === null) {
+    return rpcError(
+      RpcCode.TIMEOUT_EXCEPTION,
+      `Invoke remote method timeout. method: ${method}, provider: ${attempt.url}, cause: Waiting server-side response timeout ` +
+        `by scan timer. timeout=${timeoutMs} ms`,
+      'timeout',
+    );
+  }
+  switch (reply.kind) {
+    case 'ok':
+      return reply.biz ? OK_BIZ : OK;
+    case 'refused':
       return rpcError(
-        RpcCode.TIMEOUT_EXCEPTION,
-        `Invoke remote method timeout. method: ${method}, provider: ${this.#url}, cause: Waiting server-side response timeout ` +
-          `by scan timer. timeout=${timeoutMs} ms`,
-        'timeout',
+        RpcCode.NETWORK_EXCEPTION,
+        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: Connection refused: /${provider.address}`,
+        'network:refused',
       );
-    }
-    switch (reply.kind) {
-      case 'ok':
-        return reply.biz ? OK_BIZ : OK;
-      case 'refused':
+    case 'exhausted':
+      return rpcError(
+        RpcCode.NETWORK_EXCEPTION,
+        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
+        'threadpool:exhausted',
+      );
+    case 'limited':
+      if (reply.filter === 'executes') {
+        // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
+        // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
         return rpcError(
           RpcCode.NETWORK_EXCEPTION,
-          `Failed to invoke remote method: ${method}, provider: ${this.#url}, cause: Connection refused: /${provider.address}`,
-          'network:refused',
+          `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
+          'executes:limit',
         );
-      case 'exhausted':
-        return rpcError(
-          RpcCode.NETWORK_EXCEPTION,
-          `Failed to invoke remote method: ${method}, provider: ${this.#url}, cause: ${reply.detail}`,
-          'threadpool:exhausted',
-        );
-      case 'limited':
-        if (reply.filter === 'executes') {
-          // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
-          // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
-          return rpcError(
-            RpcCode.NETWORK_EXCEPTION,
-            `Failed to invoke remote method: ${method}, provider: ${this.#url}, cause: ${reply.detail}`,
-            'executes:limit',
-          );
-        }
-        // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
-        // exception, so the cluster sees a result, not a failure (failover does not retry it).
-        return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
-    }
+      }
+      // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
+      // exception, so the cluster sees a result, not a failure (failover does not retry it).
+      return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
   }
 }
 
