@@ -118,8 +118,7 @@ export class SimEvent<T = unknown> {
     // The first waiter's work is not the last of this entry when more waiters follow it.
     if (this.#more !== null) this.sim.takeTail();
     if (!this.ok) this.defused = true;
-    if (typeof first === 'function') first(this);
-    else first.resume(this);
+    wake(first, this);
     const more = this.#more;
     if (more !== null) {
       this.#more = null;
