@@ -45,7 +45,8 @@ export async function openWorkerPool(filename: string, threads: number, loadWait
   pool.on('message', (message: unknown) => {
     if (message === WORKER_LOADED && ++loaded >= threads) allLoaded();
   });
-  // A worker that has gone (it failed to load, say) is not loading any more.
+  // A worker that has gone before it loaded failed to load its module: every worker runs the same module, so
+  // none of the others will load either; stop waiting.
   pool.on('workerDestroy', () => allLoaded());
   let destroyed: Promise<void> | undefined;
   const destroy = (): Promise<void> =>
