@@ -2,9 +2,10 @@
 // scenario, each case in its own process so that peak RSS is its own; then the scale figures
 // (a large deployment, 10^5 providers, a 10M-request run), the large deployment with each load
 // balancer and a few routers, SimPy's bare M/M/c measured in the same
-// run, what two cores give on this machine, and `compare --seeds 2` on one and two worker threads. Timing lives here, never in tests.
+// run, what two cores give on this machine, and `compare --seeds 2` on one and two worker threads and as two
+// shard processes at once. Timing lives here, never in tests.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -162,32 +163,63 @@ if (!hasSimpy) {
   );
 }
 
-// compare --seeds 2 on one and on two worker threads: wall time and byte-identical JSON.
+// compare --seeds 2 on one and on two worker threads: wall time and byte-identical JSON. Beside them, the
+// same comparison as two shard processes at once (`--shard 1/2` and `--shard 2/2`, `--jobs 1` each, nothing
+// shared): what two cores give this command with no coordination at all, the reference `--jobs 2` is
+// read against. Their parts, merged, must give the same JSON.
 const out = mkdtempSync(join(tmpdir(), 'zs-bench-'));
 try {
+  const compareArgs = [here('../bin/zonesim.js'), 'compare', here('../scenarios/zone-a-down.yaml'), '--seeds', '2', '--json', '--out', out];
   const cli = (jobs, sets) => {
     const t0 = performance.now();
-    const r = spawnSync(
-      process.execPath,
-      [here('../bin/zonesim.js'), 'compare', here('../scenarios/zone-a-down.yaml'), '--seeds', '2', '--jobs', String(jobs), '--json', '--out', out, ...sets],
-      { encoding: 'utf8', maxBuffer: 1 << 26 },
-    );
+    const r = spawnSync(process.execPath, [...compareArgs, '--jobs', String(jobs), ...sets], { encoding: 'utf8', maxBuffer: 1 << 26 });
     if (r.status !== 0) throw new Error(`compare --jobs ${jobs} failed: ${r.stderr}`);
     return { ms: performance.now() - t0, json: r.stdout };
+  };
+  const shard = (k, sets) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [...compareArgs, '--jobs', '1', '--shard', `${k}/2`, ...sets], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`compare --shard ${k}/2 failed: ${stderr}`))));
+    });
+  const shards = async (sets) => {
+    const t0 = performance.now();
+    const parts = await Promise.all([shard(1, sets), shard(2, sets)]);
+    return { ms: performance.now() - t0, parts };
+  };
+  const merged = (parts) => {
+    const files = parts.map((text, i) => {
+      const file = join(out, `part-${i + 1}.json`);
+      writeFileSync(file, text);
+      return file;
+    });
+    const r = spawnSync(process.execPath, [here('../bin/zonesim.js'), 'merge', ...files, '--json', '--out', out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) throw new Error(`merge failed: ${r.stderr}`);
+    return r.stdout;
   };
   // As shipped (150 simulated s, about 1 s per run: start-up weighs), and 600 simulated s.
   for (const [label, sets] of [['', []], [', duration=600s', ['--set', 'duration=600s']]]) {
     let one = null;
     let two = null;
+    let apart = null;
     for (let i = 0; i < repeat; i++) {
       const a = cli(1, sets);
       const b = cli(2, sets);
+      const c = await shards(sets);
       if (one === null || a.ms < one.ms) one = a;
       if (two === null || b.ms < two.ms) two = b;
+      if (apart === null || c.ms < apart.ms) apart = c;
     }
+    const same = merged(apart.parts) === one.json;
     console.log(
       `compare zone-a-down --seeds 2${label} (4 runs): --jobs 1 ${fmt(one.ms / 1000, 2)} s, --jobs 2 ${fmt(two.ms / 1000, 2)} s: ` +
-        `${(one.ms / two.ms).toFixed(2)}x faster (target >= 1.6x), JSON ${one.json === two.json ? 'byte-identical' : 'DIFFERENT'}`,
+        `${(one.ms / two.ms).toFixed(2)}x faster (target >= 1.6x), JSON ${one.json === two.json ? 'byte-identical' : 'DIFFERENT'}; ` +
+        `two shard processes at once ${fmt(apart.ms / 1000, 2)} s: ${(one.ms / apart.ms).toFixed(2)}x (separate processes, nothing shared: what two cores give this command), ` +
+        `merged JSON ${same ? 'byte-identical' : 'DIFFERENT'}`,
     );
   }
 } finally {
