@@ -5,7 +5,7 @@
 // run, what two cores give on this machine, and `compare --seeds 2` on one and two worker threads and as two
 // shard processes at once. Timing lives here, never in tests.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,15 +18,40 @@ const repeat = Number(process.env.BENCH_REPEAT ?? 3);
 const nodeArgs = childExecArgv(process.execArgv);
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
-/** Runs `bench/one.js` on a scenario `times` times and keeps the fastest run. */
+/**
+ * This machine's CPU time so far in clock ticks, from /proc/stat: busy (user, nice, system, irq, softirq,
+ * steal) and steal, the time the hypervisor gave this VM's cores to someone else while they had work. A
+ * shared VM's slow spells are mostly steal, so each case reports it; undefined where /proc/stat is missing.
+ */
+function cpuTicks() {
+  let line;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  } catch {
+    return undefined;
+  }
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return { busy: user + nice + system + irq + softirq + steal, steal };
+}
+
+/** Steal as a percentage of busy CPU time between two `cpuTicks` readings, or undefined. */
+function stealPercent(from, to) {
+  if (from === undefined || to === undefined || to.busy === from.busy) return undefined;
+  return (100 * (to.steal - from.steal)) / (to.busy - from.busy);
+}
+const fmtSteal = (p) => (p === undefined ? 'n/a' : `${fmt(p, 1)}%`);
+const benchStart = cpuTicks();
+
+/** Runs `bench/one.js` on a scenario `times` times and keeps the fastest run (with the steal over all of them). */
 function best(file, sets, times) {
   let out = null;
+  const before = cpuTicks();
   for (let i = 0; i < times; i++) {
     const text = execFileSync(process.execPath, [...nodeArgs, here('./one.js'), here(file), ...sets], { encoding: 'utf8', maxBuffer: 1 << 26 });
     const r = JSON.parse(text.trim().split('\n').pop());
     if (out === null || r.wallMs < out.wallMs) out = r;
   }
-  return out;
+  return { ...out, stealPercent: stealPercent(before, cpuTicks()) };
 }
 
 const cases = [
@@ -43,7 +68,9 @@ const cases = [
 
 const rows = cases.map((c) => ({ case: c.label, ...best(c.file, c.sets, c.times) }));
 console.log(`best of ${repeat} runs for the first three cases, one run for the others (node ${process.version})\n`);
-console.log('case'.padEnd(32) + 'requests'.padStart(12) + 'wall s'.padStart(9) + 'req/s'.padStart(12) + 'events/s'.padStart(13) + 'peak RSS MB'.padStart(13));
+console.log(
+  'case'.padEnd(32) + 'requests'.padStart(12) + 'wall s'.padStart(9) + 'req/s'.padStart(12) + 'events/s'.padStart(13) + 'peak RSS MB'.padStart(13) + 'steal'.padStart(8),
+);
 for (const r of rows) {
   console.log(
     r.case.padEnd(32) +
@@ -51,15 +78,19 @@ for (const r of rows) {
       fmt(r.wallMs / 1000, 2).padStart(9) +
       fmt(r.requestsPerSec).padStart(12) +
       fmt(r.eventsPerSec).padStart(13) +
-      fmt(r.peakRssMb, 1).padStart(13),
+      fmt(r.peakRssMb, 1).padStart(13) +
+      fmtSteal(r.stealPercent).padStart(8),
   );
 }
+console.log('(steal: CPU time the hypervisor took from this VM while it had work, as a share of its busy time; high steal reads low speeds)');
 const byCase = Object.fromEntries(rows.map((r) => [r.case, r]));
 const plain = byCase['dual-zone baseline'];
 const routed = byCase['dual-zone baseline, routed'];
 console.log(`\nrouted / unrouted baseline wall time: ${(routed.wallMs / plain.wallMs).toFixed(2)}x (target <= 1.5x)`);
 const large = byCase['large deployment (3,000 inst.)'];
-console.log(`large deployment: ${fmt(large.requestsPerSec)} requests/s (target >= 200,000), peak RSS ${fmt(large.peakRssMb)} MB (target < 600)`);
+console.log(
+  `large deployment: ${fmt(large.requestsPerSec)} requests/s (target >= 200,000), peak RSS ${fmt(large.peakRssMb)} MB (target < 600), steal ${fmtSteal(large.stealPercent)}`,
+);
 console.log(`10^5 providers, 10 simulated s: ${fmt(byCase['10^5 providers, 10 s'].wallMs / 1000, 1)} s wall (target < 20)`);
 console.log(`10M-request run: peak RSS ${fmt(byCase['M/M/c, 10M requests'].peakRssMb)} MB (target < 300)`);
 console.log(`two-zone baseline: ${fmt(plain.requestsPerSec)} requests/s (target >= 400,000)`);
@@ -122,6 +153,7 @@ if (!hasSimpy) {
   };
   let z = null;
   let s = null;
+  const before = cpuTicks();
   for (let i = 0; i < repeat; i++) {
     const zi = wall(process.execPath, [...nodeArgs, here('./one.js'), here('../scenarios/mmc-validation.yaml'), `duration=${seconds}s`, 'warmup=0s']);
     const si = wall(python, [here('./simpy_mmc.py'), String(seconds), '--json']);
@@ -132,7 +164,7 @@ if (!hasSimpy) {
   const sRate = s.out.requests / (s.ms / 1000);
   console.log(
     `\nM/M/c, whole process, ~10^6 requests, best of ${repeat} interleaved: zonesim ${fmt(zRate)} requests/s, ` +
-      `SimPy ${s.out.simpy} ${fmt(sRate)} requests/s: ${(zRate / sRate).toFixed(2)}x (target >= 5x)`,
+      `SimPy ${s.out.simpy} ${fmt(sRate)} requests/s: ${(zRate / sRate).toFixed(2)}x (target >= 5x), steal ${fmtSteal(stealPercent(before, cpuTicks()))}`,
   );
 }
 
@@ -203,6 +235,7 @@ try {
   };
   // As shipped (150 simulated s, about 1 s per run: start-up weighs), and 600 simulated s.
   for (const [label, sets] of [['', []], [', duration=600s', ['--set', 'duration=600s']]]) {
+    const before = cpuTicks();
     let one = null;
     let two = null;
     let apart = null;
@@ -219,9 +252,11 @@ try {
       `compare zone-a-down --seeds 2${label} (4 runs): --jobs 1 ${fmt(one.ms / 1000, 2)} s, --jobs 2 ${fmt(two.ms / 1000, 2)} s: ` +
         `${(one.ms / two.ms).toFixed(2)}x faster (target >= 1.6x), JSON ${one.json === two.json ? 'byte-identical' : 'DIFFERENT'}; ` +
         `two shard processes at once ${fmt(apart.ms / 1000, 2)} s: ${(one.ms / apart.ms).toFixed(2)}x (separate processes, nothing shared: what two cores give this command), ` +
-        `merged JSON ${same ? 'byte-identical' : 'DIFFERENT'}`,
+        `merged JSON ${same ? 'byte-identical' : 'DIFFERENT'}, steal ${fmtSteal(stealPercent(before, cpuTicks()))}`,
     );
   }
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
+
+console.log(`\nsteal over the whole bench: ${fmtSteal(stealPercent(benchStart, cpuTicks()))} of this VM's busy CPU time`);
