@@ -114,11 +114,19 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     const empty = this.checkInvokers(invokers, invocation);
     if (empty) return ended({ kind: 'error', error: empty });
     const lb = this.initLoadBalance(invokers, invocation);
-    return this.doInvoke(invocation, invokers, lb);
+    return this.doInvokeNow(invocation, invokers, lb);
   }
 
   /** The strategy: what to do with the routed invokers. */
   protected abstract doInvoke(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result>;
+
+  /**
+   * `doInvoke` for a caller whose process takes its first step at once (see `invokeNow`): `doInvoke`'s
+   * process, or one that makes the same decisions with less (FailoverClusterInvoker).
+   */
+  protected doInvokeNow(invocation: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
+    return this.doInvoke(invocation, invokers, loadbalance);
+  }
 
   protected checkWhetherDestroyed(): RpcError | null {
     if (!this.#destroyed) return null;

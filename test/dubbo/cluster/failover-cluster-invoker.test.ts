@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
-import type { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
+import { describe, expect, it, vi } from 'vitest';
+import { invokeAtStart } from '../../../src/dubbo/cluster/abstract-cluster-invoker.js';
+import { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
-import { RpcInvocation } from '../../../src/dubbo/rpc.js';
+import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
+import { RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
+import { RandomStreams } from '../../../src/engine/random.js';
+import type { Proc } from '../../../src/engine/simulation.js';
 import {
   biz,
   consumerUrl,
@@ -18,6 +22,7 @@ import {
   ScriptedInvoker,
   SERVICE,
   setup,
+  type Answer,
   type AttemptRecord,
 } from './fixtures.js';
 
@@ -260,6 +265,121 @@ describe('FailoverClusterInvoker', () => {
       expect(log, value).toHaveLength(attempts);
       expect(inv.getAttachment('retries')).toBeUndefined();
     }
+  });
+});
+
+/** Failover with its own `doInvoke`: every call runs doInvoke's loop from the first attempt (the reference). */
+class LoopOnly extends FailoverClusterInvoker {
+  protected override *doInvoke(inv: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
+    return yield* super.doInvoke(inv, invokers, loadbalance);
+  }
+}
+
+describe('FailoverClusterInvoker: the first attempt handed over as the process (doInvokeNow)', () => {
+  // Per provider, its answer to each of its attempts: successes, biz errors, timeouts, refusals, other codes, delays.
+  function randomAnswers(seed: number, providers: number): Answer[][] {
+    const rng = new RandomStreams(seed).stream('answers');
+    const kinds = [
+      (d: number) => ok(`v${d}`, d),
+      (d: number) => biz('NotFound', d),
+      (d: number) => fail(RpcCode.TIMEOUT_EXCEPTION, 'slow', d),
+      (d: number) => fail(RpcCode.NETWORK_EXCEPTION, 'connection refused', d),
+      (d: number) => fail(RpcCode.BIZ_EXCEPTION, 'biz', d),
+      (d: number) => fail(RpcCode.LIMIT_EXCEEDED_EXCEPTION, 'actives', d),
+    ];
+    return Array.from({ length: providers }, () => Array.from({ length: 40 }, () => kinds[rng.nextInt(kinds.length)]!(rng.nextInt(3) * 5)));
+  }
+
+  // Eight calls, one after another on one cluster invoker, through `invokeAtStart` or `invoke`.
+  function calls(seed: number, reference: boolean, atStart: boolean) {
+    const providers = 2 + (seed % 4);
+    const answers = randomAnswers(seed, providers);
+    const { sim, cluster, log } = setup({
+      cluster: reference ? (directory, runtime) => new LoopOnly(directory, runtime) : failover,
+      seed,
+      consumer: { retries: String(seed % 4) },
+      scripts: answers.map((own) => (attempt: number) => own[attempt]!),
+    });
+    const out: Array<{ result: Result | undefined; endMs: number | undefined }> = [];
+    for (let i = 0; i < 8; i++) out.push(runCall(sim, atStart ? invokeAtStart(cluster, invocation()) : cluster.invoke(invocation())));
+    return { out, attempts: log.map((r) => [r.invoker.name, r.startMs, r.endMs]) };
+  }
+
+  it('makes the calls, attempts and results of doInvoke\'s loop, on random answers and retries', () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const reference = calls(seed, true, true);
+      expect(calls(seed, false, true), `seed ${seed}`).toEqual(reference);
+      expect(calls(seed, false, false), `seed ${seed}`).toEqual(reference);
+    }
+    // The inputs reach every branch: a success at once, a retry after a failure, a biz error, every attempt failed.
+    const all = Array.from({ length: 60 }, (_, i) => calls(i + 1, false, true));
+    const results = all.flatMap((c) => c.out.map((o) => o.result!));
+    expect(results.some((r) => r.kind === 'ok' && r.bizException === undefined)).toBe(true);
+    expect(results.some((r) => r.kind === 'ok' && r.bizException !== undefined)).toBe(true);
+    expect(results.some((r) => r.kind === 'error' && r.error.message.startsWith('Failed to invoke'))).toBe(true);
+    expect(results.some((r) => r.kind === 'error' && r.error.code === RpcCode.BIZ_EXCEPTION)).toBe(true);
+    expect(all.some((c) => c.attempts.length > 8)).toBe(true);
+  });
+
+  it('makes doInvoke\'s generator only when the first attempt fails, from the second attempt on', () => {
+    const spy = vi.spyOn(FailoverClusterInvoker.prototype as unknown as { doInvoke: (...args: unknown[]) => Proc<Result> }, 'doInvoke');
+    try {
+      const once = setup({ cluster: failover, scripts: [ok('a'), ok('b')] });
+      expect(runCall(once.sim, invokeAtStart(once.cluster, invocation())).result).toEqual({ kind: 'ok', value: expect.any(String) });
+      expect(spy).not.toHaveBeenCalled();
+      // Every provider refuses: three attempts, the second and third in doInvoke's loop.
+      const retried = setup({ cluster: failover, scripts: [0, 1, 2].map(() => fail(RpcCode.NETWORK_EXCEPTION, 'refused')) });
+      const { result } = runCall(retried.sim, invokeAtStart(retried.cluster, invocation()));
+      expect(errorOf(result).message).toContain('Tried 3 times of the providers');
+      expect(retried.log).toHaveLength(3);
+      expect(spy).toHaveBeenCalledTimes(1);
+      // The loop goes on with the first attempt's count, error and invoker.
+      const retry = spy.mock.calls[0]![3] as unknown as { len: number; error: { message: string }; failed: Invoker[] };
+      expect(retry.len).toBe(3);
+      expect(retry.error.message).toBe('refused');
+      // `failed` is the loop's own list from then on (it grew with the two retries).
+      expect(retry.failed.map(String)).toEqual(retried.log.map((r) => r.invoker.name));
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("calls a subclass's own doInvoke (a plugin's) as is", () => {
+    class Wrapping extends FailoverClusterInvoker {
+      protected override *doInvoke(inv: RpcInvocation, invokers: Invoker[], loadbalance: LoadBalance): Proc<Result> {
+        const inner = yield* super.doInvoke(inv, invokers, loadbalance);
+        return inner.kind === 'ok' ? { kind: 'ok', value: `wrapped ${String(inner.value)}` } : inner;
+      }
+    }
+    const { sim, runtime, directory } = setup({ cluster: failover, scripts: [ok('from the list')] });
+    const { result } = runCall(sim, invokeAtStart(new Wrapping(directory, runtime), invocation()));
+    expect(result).toEqual({ kind: 'ok', value: 'wrapped from the list' });
+  });
+
+  it('passes a failure of the event the attempt waits on to it, as yield* does, and fails the call with it', () => {
+    const failing = (reference: boolean) => {
+      const { sim, runtime, directory } = setup({ cluster: failover, scripts: [ok()] });
+      const provider = directory.getAllInvokers()[0]!;
+      const broken = sim.event();
+      let caught: unknown;
+      provider.invoke = function* () {
+        try {
+          return (yield broken) as Result;
+        } catch (error) {
+          caught = error;
+          throw error;
+        }
+      };
+      const cluster = reference ? new LoopOnly(directory, runtime) : new FailoverClusterInvoker(directory, runtime);
+      const proc = sim.process(invokeAtStart(cluster, invocation()));
+      // Watched, so that its failure is the test's to read, not the run's to throw.
+      proc.addCallback(() => {});
+      sim.schedule(3, () => broken.fail(new Error('lost')));
+      sim.run();
+      return { ok: proc.ok, value: (proc.value as unknown as Error).message, caught: (caught as Error).message, now: sim.now };
+    };
+    expect(failing(false)).toEqual({ ok: false, value: 'lost', caught: 'lost', now: 3 });
+    expect(failing(false)).toEqual(failing(true));
   });
 });
 
