@@ -144,8 +144,8 @@ interface Retry {
  * attempt's steps; a success or a biz error is the call's result; any other error goes on in
  * `doInvoke`'s loop from the second attempt.
  */
-// PERF: the call's state in fields, not in a closure over it (a context and a function more per call).
 class FirstAttempt implements Proc<Result> {
+  // PERF: the call's state in fields, not in a closure over it (a context and a function more per call).
   #inner: Proc<Result>;
   #owner: FailoverClusterInvoker | null;
   readonly #invocation: RpcInvocation;
