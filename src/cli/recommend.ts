@@ -1,18 +1,25 @@
 /**
- * `zonesim recommend`: timeout and retries per (consumer group, service, method) with the inputs
- * of the rule, and the scenario re-run with every recommendation applied (before / after). With
- * `--verify-grid`, each method is also swept over timeouts × retries around the formula's answer,
- * to show where the verified optimum sits against the formula.
+ * `zonesim recommend`: timeout and retries for every reference (edge and downstream, leaves first)
+ * with the inputs of the rule, verified: the scenario as written (before) and re-run with every
+ * recommendation applied (after), judged on the objective; when a recommendation is rejected, a
+ * second phase runs the alternatives (keep retries, keep timeout, keep both) and names the best.
+ * With `--verify-grid`, each method is also swept over timeouts × retries around the formula's
+ * answer, to show where the verified optimum sits against the formula.
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
 import {
+  ALTERNATIVES,
+  alternativePlans,
+  firstVerdict,
   recommendationRuns,
   verifiedRecommendations,
   verifyGridPlans,
   verifyGridResult,
   type VerifyGridResult,
 } from '../scenario/recommend.js';
+import type { Scenario } from '../scenario/types.js';
+import { recommendLines } from './recommend-output.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
 import { preflightPlugins } from './plugins.js';
@@ -51,6 +58,8 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
     const planned = [
       ...planRuns.map((s, i) => ({ label: i === 0 ? 'as written' : 'recommended', scenario: s, count: 1 })),
       ...cells.map((s, i) => ({ label: `verify grid cell ${i + 1}`, scenario: s, count: 1 })),
+      // Run only when a recommendation is rejected: its timeout, its retries, or both kept as written.
+      { label: 'alternatives (if a recommendation is rejected)', scenario: planRuns[1], count: ALTERNATIVES.length },
     ];
     const dryRun = guardCost('recommend', planned, opts, io);
     if (dryRun !== undefined) return dryRun;
@@ -62,35 +71,35 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
     plans.length === 0
       ? progressBars(io.progressStream, ['as written', 'recommended'], scenario.durationMs)
       : combinedProgress(io.progressStream, `recommend + verify grid (${all.length} runs)`, all.map((s) => s.durationMs));
-  const [before, after, ...gridRuns] = await runSimTasks(all.map((s) => ({ scenario: s, scenarioPath: path, seed: s.seed })), opts.jobs, progress, opts.workers);
-  const result = verifiedRecommendations(recs, before!, after!);
+  const task = (s: Scenario) => ({ scenario: s, scenarioPath: path, seed: s.seed });
+  const [before, after, ...gridRuns] = await runSimTasks(all.map(task), opts.jobs, progress, opts.workers);
+  // A recommendation the re-run finds worse: its alternatives are verified too (a second round).
+  const alternatives = alternativePlans(scenario, recs, firstVerdict(recs, before!, after!));
+  const alternativeRuns =
+    alternatives.length === 0
+      ? []
+      : await runSimTasks(
+          alternatives.map((a) => task(a.scenario)),
+          opts.jobs,
+          progressBars(io.progressStream, alternatives.map((a) => `keeping ${a.kind} as written`), scenario.durationMs),
+        );
+  const result = verifiedRecommendations(
+    recs,
+    before!,
+    after!,
+    alternatives.map((a, i) => ({ kind: a.kind, summary: alternativeRuns[i]! })),
+  );
   let offset = 0;
   const grids = plans.map((plan) => {
     const part = gridRuns.slice(offset, (offset += plan.cells.length));
     return verifyGridResult(plan, part, t);
   });
   if (opts.json) {
-    const doc = opts.verifyGrid ? { recommendations: result.recommendations, verifyGrid: grids } : { recommendations: result.recommendations };
+    const doc = { recommendations: result.recommendations, verification: result.verification, ...(opts.verifyGrid ? { verifyGrid: grids } : {}) };
     io.stdout(JSON.stringify(doc, null, 2) + '\n');
     return 0;
   }
-  const lines = [`recommend ${scenario.name}: target timeout rate ${t}`, ''];
-  for (const r of result.recommendations) {
-    lines.push(`${r.consumer} (${r.zone}) -> ${r.service}.${r.method}: timeout ${r.timeoutMs} ms, retries ${r.retries}`);
-    lines.push(`  ${r.reason}`);
-    lines.push(
-      `  before: timeout ${pct(r.before.timeoutRate)}, p99 ${r.before.latencyAllMs.p99} ms, attempts/request ${r.before.retryAmplification}, duplicates ${r.before.duplicateExecutions}`,
-    );
-    lines.push(
-      `  after:  timeout ${pct(r.after.timeoutRate)}, p99 ${r.after.latencyAllMs.p99} ms, attempts/request ${r.after.retryAmplification}, duplicates ${r.after.duplicateExecutions}`,
-    );
-    lines.push('');
-  }
-  lines.push(
-    `whole scenario: timeout rate ${pct(result.before.timeoutRate)} -> ${pct(result.after.timeoutRate)}, ` +
-      `error rate ${pct(result.before.errorRate)} -> ${pct(result.after.errorRate)}, ` +
-      `duplicate executions ${result.before.duplicateExecutions} -> ${result.after.duplicateExecutions}`,
-  );
+  const lines = recommendLines(scenario.name, t, result);
   for (const g of grids) lines.push('', ...verifyGridLines(g, t));
   io.stdout(lines.join('\n') + '\n');
   return 0;

@@ -1,32 +1,106 @@
 /**
- * Timeout and retry recommendations per (consumer group, service, method), from the method's
- * service-time distribution and the RTT to the zones its providers run in, then verified by
- * re-running the scenario with every recommendation applied. The rule:
- * - idempotent methods: timeout = P99(service) + P99(RTT) + margin, so about 1% of attempts time
- *   out, and enough retries that all attempts timing out is rarer than the target rate;
+ * Timeout and retry recommendations for every reference of a scenario: each (consumer group,
+ * service, method) at the edge, and each downstream reference of a call graph (SPEC 2.10), whose
+ * `consumer` is the calling provider group. They are computed from the leaves up, so a caller's
+ * timeout covers what it waits for downstream with the downstream recommendations in force, then
+ * verified by re-running the scenario with every recommendation applied and judged on the
+ * objective (`recommend-verdict.ts`). The rule for one reference:
+ * - the latency its caller sees is the provider's own service time plus, for a method that calls
+ *   other services, every downstream call as failover makes it (`recommend-latency.ts`);
+ * - idempotent methods: timeout = P99(that latency) + P99(RTT) + margin, so about 1% of attempts
+ *   time out, and enough retries that all attempts timing out is rarer than the target rate;
  * - non-idempotent methods: no retries (a retry is a duplicate write), so the timeout covers the
- *   (1 - target) quantile of the service time instead.
+ *   (1 - target) quantile of that latency instead;
+ * - a method whose pool its own retries already help exhaust gets no retries; a method whose
+ *   providers the fault timeline takes away (a dark zone, crashes, a partition) keeps at least the
+ *   retries it has as written, since they are what rides the fault out.
  * The margin is 10% of the rest, at least 5 ms. Quantiles come from 200,000 seeded draws.
+ * A recommendation the re-run finds worse is `rejected`; the alternatives then tried (its retries
+ * as written, its timeout as written, both as written) are verified too, and the best is reported.
  */
 import { sampler, type DistSpec } from '../engine/distributions.js';
 import { RandomStreams } from '../engine/random.js';
 import type { ScopeSummary, Summary } from '../metrics/summary.js';
+import { DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import { overloadedPools } from './pool-load.js';
-import { runScenario, type Plugins } from './run.js';
-import type { NetworkSpec, Scenario } from './types.js';
+import { CallGraphLatency, zonesServing, type InForce } from './recommend-latency.js';
+import { RECOMMEND_OBJECTIVE, compareObjective, type ObjectiveComparison } from './recommend-verdict.js';
+import type { ConsumerGroupSpec, FaultSpec, ReferenceSpec, Scenario } from './types.js';
 
-/** One recommendation, as `recommend --json` prints it (SPEC 4.2). */
-export interface Recommendation {
+/** What a reference has as written (Dubbo's defaults where the scenario is silent). */
+export interface ReferenceValues {
+  timeoutMs: number;
+  retries: number;
+}
+
+/** One recommendation before verification. */
+export interface Advice {
   consumer: string;
   zone: string;
   service: string;
   method: string;
   timeoutMs: number;
   retries: number;
-  inputs: { p99ServiceMs: number; p99RttMs: number; marginMs: number; serviceQuantile: number; idempotent: boolean };
+  inputs: {
+    /** The quantile of the latency the caller sees (own service time plus downstream calls). */
+    p99ServiceMs: number;
+    p99RttMs: number;
+    marginMs: number;
+    serviceQuantile: number;
+    idempotent: boolean;
+    /** The same quantile of the method's own service time alone (equal to `p99ServiceMs` without calls). */
+    ownServiceMs: number;
+    /** The longest a provider waits downstream with the recommended timeouts and retries: Σ (or max, parallel) of (retries + 1) × timeout. */
+    downstreamBudgetMs: number;
+    /**
+     * What the timeout covers before RTT and margin: `p99ServiceMs`, or, with calls and no timeout
+     * countdown, at least `ownServiceMs + downstreamBudgetMs` (timeout = ⌈coveredMs + p99RttMs + marginMs⌉).
+     */
+    coveredMs: number;
+  };
   reason: string;
+  /** The reference as written. */
+  asWritten: ReferenceValues;
+  /** Downstream references only: the `service.method`s whose `calls:` hold this reference. */
+  calledBy?: string[];
+}
+
+/** The best alternative tried for a rejected recommendation. */
+export interface Alternative {
+  timeoutMs: number;
+  retries: number;
+  /** What it keeps as written: `retries`, `timeout`, or `timeout and retries`. */
+  kept: AlternativeKind;
+  /** Its verdict against the scenario as written, on the recommendation's scope. */
+  verdictReason: string;
+  after: ScopeSummary;
+}
+
+/** One recommendation, as `recommend --json` prints it (SPEC 4.2). */
+export interface Recommendation extends Advice {
+  verdict: 'accepted' | 'rejected';
+  verdictReason: string;
+  /** Rejected recommendations: the best alternative tried (null when none beats the scenario as written). */
+  alternative?: Alternative | null;
   before: ScopeSummary;
   after: ScopeSummary;
+}
+
+/** The figures `recommend` compares, per scope: overall and per consumer zone. */
+export interface VerificationFigures {
+  overall: ScopeSummary;
+  byConsumerZone: Record<string, ScopeSummary>;
+}
+
+/** The whole-scenario verdict (`verification` in `recommend --json`). */
+export interface Verification {
+  objective: string;
+  verdict: 'accepted' | 'rejected';
+  verdictReason: string;
+  before: VerificationFigures;
+  after: VerificationFigures;
+  /** When a recommendation was rejected: the alternative run that does best, and its figures. */
+  alternative?: { kept: AlternativeKind; verdictReason: string; figures: VerificationFigures } | null;
 }
 
 const DRAWS = 200_000;
@@ -40,22 +114,236 @@ export function distQuantile(dist: DistSpec, q: number, seed = 1): number {
   return xs[Math.min(DRAWS - 1, Math.floor(q * DRAWS))]!;
 }
 
-function rttDist(network: NetworkSpec, from: string, to: string): DistSpec {
-  const pair = [...network.pairs].reverse().find((p) => p.from === from && p.to === to);
-  if (pair) return pair.dist;
-  return from === to ? network.sameZone : network.default;
+const round = (x: number) => Math.ceil(x);
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const fmt = (x: number) => x.toFixed(1);
+
+type MethodReference = Omit<ReferenceSpec, 'methods'>;
+
+/** A consumer group's reference attribute: method level over interface level over `consumerDefaults`. */
+function edgeAttribute<K extends keyof MethodReference>(c: ConsumerGroupSpec, service: string, method: string, key: K): MethodReference[K] {
+  const ref = c.reference[service];
+  return ref?.methods[method]?.[key] ?? ref?.[key] ?? c.consumerDefaults[key];
 }
 
-const round = (x: number) => Math.ceil(x);
+/** A downstream reference's attribute: method level over interface level. */
+function downstreamAttribute<K extends keyof MethodReference>(ref: ReferenceSpec, method: string, key: K): MethodReference[K] {
+  return ref.methods[method]?.[key] ?? ref[key];
+}
 
-/** Computes the recommendations (without verification runs). */
-export function recommendations(
-  scenario: Scenario,
-  targetTimeoutRate: number,
-): Array<Omit<Recommendation, 'before' | 'after'>> {
-  const out: Array<Omit<Recommendation, 'before' | 'after'>> = [];
-  const seen = new Set<string>();
+// Failover (the default) and zoneAwareFailover retry failed attempts; the other clusters make one.
+const failsOver = (cluster: string | undefined) => cluster === undefined || cluster === 'failover' || cluster === 'zoneAwareFailover';
+
+const countdownOn = (parameters: Record<string, string> | undefined) => parameters?.['enable-timeout-countdown'] === 'true';
+
+/** A downstream reference of the call graph: who calls it and what it has as written. */
+interface DownstreamRef {
+  service: string;
+  method: string;
+  /** `service.method`s whose `calls:` hold it. */
+  calledBy: string[];
+  /** The provider groups that run those callers (in scenario order). */
+  groups: Array<{ name: string; zone: string }>;
+  asWritten: ReferenceValues;
+  failsOver: boolean;
+  countdown: boolean;
+}
+
+/** Every downstream reference, by `service.method`, with the groups that call it. */
+function downstreamRefs(scenario: Scenario): Map<string, DownstreamRef> {
+  const refs = new Map<string, DownstreamRef>();
+  for (const [caller, spec] of Object.entries(scenario.services)) {
+    for (const [callerMethod, m] of Object.entries(spec.methods)) {
+      const groups = scenario.providers.filter((g) => g.services.includes(caller)).map((g) => ({ name: g.name, zone: g.zone }));
+      for (const c of m.calls) {
+        const key = `${c.service}.${c.method}`;
+        let ref = refs.get(key);
+        if (ref === undefined) {
+          ref = {
+            service: c.service,
+            method: c.method,
+            calledBy: [],
+            groups: [],
+            asWritten: {
+              timeoutMs: downstreamAttribute(c.reference, c.method, 'timeoutMs') ?? DEFAULT_TIMEOUT,
+              retries: Math.max(0, downstreamAttribute(c.reference, c.method, 'retries') ?? DEFAULT_RETRIES),
+            },
+            failsOver: failsOver(downstreamAttribute(c.reference, c.method, 'cluster')),
+            countdown: countdownOn(downstreamAttribute(c.reference, c.method, 'parameters')),
+          };
+          refs.set(key, ref);
+        }
+        ref.calledBy.push(`${caller}.${callerMethod}`);
+        for (const g of groups) if (!ref.groups.some((x) => x.name === g.name)) ref.groups.push(g);
+      }
+    }
+  }
+  return refs;
+}
+
+/** Faults that take providers of `service` away from a caller in `zone` (the retries ride these out). */
+function providerLoss(scenario: Scenario, service: string, zones: string[]): FaultSpec[] {
+  const serving = scenario.providers.filter((g) => g.services.includes(service));
+  const hits = (t: { zone?: string; service?: string; group?: string; instance?: string }) =>
+    serving.some(
+      (g) =>
+        (t.zone === undefined || t.zone === g.zone) &&
+        (t.service === undefined || g.services.includes(t.service) && t.service === service) &&
+        (t.group === undefined || t.group === g.name) &&
+        (t.instance === undefined || t.instance.slice(0, t.instance.lastIndexOf('#')) === g.name),
+    );
+  return scenario.faults.filter((f) => {
+    const a = f.action;
+    switch (a.kind) {
+      case 'zoneDown':
+      case 'crash':
+      case 'restart':
+      case 'rollingRestart':
+        return hits(a);
+      case 'partition': {
+        const [x, y] = a.zones;
+        return serving.some((g) => zones.some((z) => (z === x && g.zone === y) || (z === y && g.zone === x)));
+      }
+      default:
+        return false;
+    }
+  });
+}
+
+const faultWords = (f: FaultSpec) => `${f.label} (${f.action.kind} at ${f.atMs / 1000} s)`;
+
+/** Computes the recommendations (without verification runs), edges first, then downstream references leaves first. */
+export function recommendations(scenario: Scenario, targetTimeoutRate: number): Advice[] {
   const overloaded = overloadedPools(scenario);
+  const refs = downstreamRefs(scenario);
+  // Downstream recommendations by `service.method`, computed on first use (leaves first: a
+  // reference's own latency needs its callees' recommendations).
+  const downstream = new Map<string, Omit<Advice, 'consumer' | 'zone'>>();
+  const order: string[] = [];
+  const formulaRetries = Math.max(0, Math.ceil(Math.log(targetTimeoutRate) / Math.log(0.01)) - 1);
+  const inForce = (service: string, method: string): InForce => {
+    const d = downstreamAdvice(`${service}.${method}`);
+    return { timeoutMs: d.timeoutMs, retries: refs.get(`${service}.${method}`)!.failsOver ? d.retries : 0 };
+  };
+  const latency = new CallGraphLatency(scenario, inForce, (d, q) => distQuantile(d, q));
+
+  /** The common part: the quantile the caller sees, the RTT, the margin, the retries and the words. */
+  function advise(
+    service: string,
+    method: string,
+    callerZones: string[],
+    asWritten: ReferenceValues,
+    exhausted: (typeof overloaded)[number] | undefined,
+    countdown: boolean,
+  ): Omit<Advice, 'consumer' | 'zone' | 'asWritten' | 'calledBy'> {
+    const spec = scenario.services[service]!.methods[method]!;
+    const serviceQuantile = spec.idempotent ? 0.99 : 1 - targetTimeoutRate;
+    const ownServiceMs = distQuantile(spec.serviceTime, serviceQuantile);
+    const providerZones = zonesServing(scenario, service);
+    const p99RttMs = Math.max(0, ...callerZones.flatMap((from) => providerZones.map((to) => latency.p99RttMs(from, to))));
+    let seenMs = ownServiceMs;
+    let downstreamBudgetMs = 0;
+    const downstreamWords: string[] = [];
+    if (spec.calls.length > 0) {
+      // The slowest zone that serves it: the draws of what one execution there holds its thread for.
+      seenMs = Math.max(ownServiceMs, ...providerZones.map((z) => latency.executionQuantile(service, method, z, serviceQuantile, DRAWS)));
+      const budgets = spec.calls.map((c) => {
+        const f = inForce(c.service, c.method);
+        downstreamWords.push(`${c.service}.${c.method} (${f.timeoutMs} ms × ${f.retries + 1} ${f.retries === 0 ? 'attempt' : 'attempts'})`);
+        return f.timeoutMs * (f.retries + 1);
+      });
+      downstreamBudgetMs = spec.parallel ? Math.max(...budgets) : budgets.reduce((s, x) => s + x, 0);
+    }
+    // Without timeout countdown a downstream attempt runs its own full timeout whatever the caller
+    // has left, so the caller's timeout covers its own time plus the whole downstream budget: it
+    // never gives up (and retries, while the first execution keeps working) before downstream has
+    // answered or timed out. With countdown the caller's timeout caps downstream, so it needs only
+    // the quantile of what a call waits for.
+    const coveredMs = countdown ? seenMs : Math.max(seenMs, ownServiceMs + downstreamBudgetMs);
+    const marginMs = Math.max(5, 0.1 * (coveredMs + p99RttMs));
+    const timeoutMs = round(coveredMs + p99RttMs + marginMs);
+    const losses = spec.idempotent && exhausted === undefined ? providerLoss(scenario, service, callerZones) : [];
+    const keepRetries = losses.length > 0 && asWritten.retries > formulaRetries;
+    const retries = !spec.idempotent || exhausted !== undefined ? 0 : keepRetries ? asWritten.retries : formulaRetries;
+
+    const q = `${(serviceQuantile * 100).toFixed(serviceQuantile === 0.99 ? 0 : 2)}th percentile`;
+    const seen =
+      spec.calls.length === 0
+        ? `the ${q} of the service time ${fmt(seenMs)} ms`
+        : `the ${q} of what a call waits for ${fmt(seenMs)} ms (own service time ${fmt(ownServiceMs)} ms at that percentile, plus ` +
+          `${spec.parallel ? 'the slowest of the parallel calls' : 'the downstream calls'} ${downstreamWords.join(spec.parallel ? ', ' : ' + ')} ` +
+          `with their recommended timeouts and retries, each retry waiting the full timeout)`;
+    const covered =
+      coveredMs > seenMs
+        ? `its own service time ${fmt(ownServiceMs)} ms + the downstream budget ${fmt(downstreamBudgetMs)} ms ` +
+          `(${downstreamWords.join(spec.parallel ? ', the slowest of ' : ' + ')}: each attempt may wait its full timeout, and the ` +
+          `the ${q} of what a call waits for is only ${fmt(seenMs)} ms)`
+        : seen;
+    const sum = `${covered} + P99 RTT ${fmt(p99RttMs)} ms + margin ${fmt(marginMs)} ms`;
+    const Sum = sum[0]!.toUpperCase() + sum.slice(1);
+    let reason: string;
+    if (!spec.idempotent) {
+      reason = `not idempotent: no retries (a retry would be a duplicate write), so the timeout covers ${sum}.`;
+    } else if (exhausted !== undefined) {
+      reason =
+        `${Sum}. No retries: ${exhausted.pool === 'shared' ? 'the shared pool' : `the ${exhausted.pool} executor`} of provider group ` +
+        `${exhausted.group} is offered ${exhausted.offered.toFixed(0)} threads of its ${exhausted.capacity} ${exhausted.phase}, ` +
+        `and this method's retries are part of that load (a timed-out attempt keeps its thread), so retries would keep the pool ` +
+        `exhausted and get every call on it rejected.`;
+    } else if (keepRetries) {
+      reason =
+        `${Sum}; keeps the ${asWritten.retries} retries it has as written (the formula alone gives ${formulaRetries}): ` +
+        `${losses.map(faultWords).join(', ')} ${losses.length === 1 ? 'takes' : 'take'} providers away, and until the registry ` +
+        `drops them each retry is another chance at a live provider.`;
+    } else {
+      reason =
+        `${Sum}; ~1% of attempts time out, so ${retries} ${retries === 1 ? 'retry keeps' : 'retries keep'} the timeout rate under ${targetTimeoutRate}.`;
+    }
+    if (countdown) {
+      reason +=
+        ` Timeout countdown is on: each downstream attempt waits at most what is left of this call's ${timeoutMs} ms, ` +
+        `and a downstream retry with nothing left ends at once (TIMEOUT_TERMINATE), so the downstream timeouts are caps within it` +
+        (downstreamBudgetMs > timeoutMs ? ` and this timeout need not cover their ${fmt(downstreamBudgetMs)} ms budget.` : '.');
+    }
+    return {
+      service,
+      method,
+      timeoutMs,
+      retries,
+      inputs: {
+        p99ServiceMs: round3(seenMs),
+        p99RttMs: round3(p99RttMs),
+        marginMs: round3(marginMs),
+        serviceQuantile,
+        idempotent: spec.idempotent,
+        ownServiceMs: round3(ownServiceMs),
+        downstreamBudgetMs: round3(downstreamBudgetMs),
+        coveredMs: round3(coveredMs),
+      },
+      reason,
+    };
+  }
+
+  function downstreamAdvice(key: string): Omit<Advice, 'consumer' | 'zone'> {
+    let d = downstream.get(key);
+    if (d === undefined) {
+      const ref = refs.get(key)!;
+      const names = new Set(ref.groups.flatMap((g) => [g.name, scenario.providers.find((p) => p.name === g.name)!.application]));
+      const exhausted = exhaustedBy(overloaded, (c) => names.has(c.consumer), ref.service, ref.method);
+      d = {
+        ...advise(ref.service, ref.method, [...new Set(ref.groups.map((g) => g.zone))], ref.asWritten, exhausted, ref.countdown),
+        asWritten: ref.asWritten,
+        calledBy: ref.calledBy,
+      };
+      if (ref.groups.length > 1) d.reason += ` One setting for ${ref.groups.map((g) => g.name).join(', ')} (the reference is the calling method's).`;
+      downstream.set(key, d);
+      order.push(key);
+    }
+    return d;
+  }
+
+  const out: Advice[] = [];
+  const seen = new Set<string>();
   for (const group of scenario.consumers) {
     for (const key of Object.keys(group.calls)) {
       const dot = key.lastIndexOf('.');
@@ -64,67 +352,53 @@ export function recommendations(
       const id = `${group.application}\u0000${group.zone}\u0000${key}`;
       if (seen.has(id)) continue;
       seen.add(id);
+      const asWritten = {
+        timeoutMs: edgeAttribute(group, service, method, 'timeoutMs') ?? DEFAULT_TIMEOUT,
+        retries: Math.max(0, edgeAttribute(group, service, method, 'retries') ?? DEFAULT_RETRIES),
+      };
       const spec = scenario.services[service]!.methods[method]!;
-      const zones = [...new Set(scenario.providers.filter((p) => p.services.includes(service)).map((p) => p.zone))];
-      const p99RttMs = Math.max(0, ...zones.map((z) => distQuantile(rttDist(scenario.network, group.zone, z), 0.99)));
-      const serviceQuantile = spec.idempotent ? 0.99 : 1 - targetTimeoutRate;
-      const p99ServiceMs = distQuantile(spec.serviceTime, serviceQuantile);
-      const marginMs = Math.max(5, 0.1 * (p99ServiceMs + p99RttMs));
-      const timeoutMs = round(p99ServiceMs + p99RttMs + marginMs);
       // A pool this method's own retries already help exhaust (as written): more attempts only make it worse.
       const exhausted = spec.idempotent
-        ? overloaded.find((p) =>
-            p.contributions.some(
-              (c) => c.consumer === group.application && c.zone === group.zone && c.service === service && c.method === method && c.attemptsPerCall > 1 + 1e-9,
-            ),
-          )
+        ? exhaustedBy(overloaded, (c) => c.consumer === group.application && c.zone === group.zone, service, method)
         : undefined;
-      // Each attempt times out with probability ~1%: all r+1 of them with ~0.01^(r+1).
-      const retries = spec.idempotent && exhausted === undefined ? Math.max(0, Math.ceil(Math.log(targetTimeoutRate) / Math.log(0.01)) - 1) : 0;
-      const calls = spec.calls.length > 0 ? ' The method calls other services; their time is not in this figure.' : '';
-      let reason: string;
-      if (!spec.idempotent) {
-        reason =
-          `not idempotent: no retries (a retry would be a duplicate write), so the timeout covers the ` +
-          `${(serviceQuantile * 100).toFixed(2)}th percentile of the service time (${p99ServiceMs.toFixed(1)} ms) + P99 RTT ` +
-          `${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms.${calls}`;
-      } else if (exhausted !== undefined) {
-        reason =
-          `P99 service time ${p99ServiceMs.toFixed(1)} ms + P99 RTT ${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms. ` +
-          `No retries: ${exhausted.pool === 'shared' ? 'the shared pool' : `the ${exhausted.pool} executor`} of provider group ` +
-          `${exhausted.group} is offered ${exhausted.offered.toFixed(0)} threads of its ${exhausted.capacity} ${exhausted.phase}, ` +
-          `and this method's retries are part of that load (a timed-out attempt keeps its thread), so retries would keep the pool ` +
-          `exhausted and get every call on it rejected.${calls}`;
-      } else {
-        reason =
-          `P99 service time ${p99ServiceMs.toFixed(1)} ms + P99 RTT ${p99RttMs.toFixed(1)} ms + margin ${marginMs.toFixed(1)} ms; ` +
-          `~1% of attempts time out, so ${retries} ${retries === 1 ? 'retry keeps' : 'retries keep'} the timeout rate under ${targetTimeoutRate}.${calls}`;
-      }
-      out.push({
-        consumer: group.application,
-        zone: group.zone,
-        service,
-        method,
-        timeoutMs,
-        retries,
-        inputs: {
-          p99ServiceMs: Math.round(p99ServiceMs * 1000) / 1000,
-          p99RttMs: Math.round(p99RttMs * 1000) / 1000,
-          marginMs: Math.round(marginMs * 1000) / 1000,
-          serviceQuantile,
-          idempotent: spec.idempotent,
-        },
-        reason,
-      });
+      const countdown = countdownOn(edgeAttribute(group, service, method, 'parameters'));
+      out.push({ consumer: group.application, zone: group.zone, ...advise(service, method, [group.zone], asWritten, exhausted, countdown), asWritten });
     }
+  }
+  for (const key of refs.keys()) downstreamAdvice(key);
+  for (const key of order) {
+    const d = downstream.get(key)!;
+    for (const g of refs.get(key)!.groups) out.push({ consumer: g.name, zone: g.zone, ...d });
   }
   return out;
 }
 
-/** A copy of the scenario with every recommendation applied at method level. */
-export function applyRecommendations(scenario: Scenario, recs: Array<Omit<Recommendation, 'before' | 'after'>>): Scenario {
+function exhaustedBy(
+  overloaded: ReturnType<typeof overloadedPools>,
+  mine: (c: { consumer: string; zone: string }) => boolean,
+  service: string,
+  method: string,
+): ReturnType<typeof overloadedPools>[number] | undefined {
+  return overloaded.find((p) => p.contributions.some((c) => mine(c) && c.service === service && c.method === method && c.attemptsPerCall > 1 + 1e-9));
+}
+
+/** A copy of the scenario with every recommendation applied at method level (downstream ones on the calling methods' `calls:`). */
+export function applyRecommendations(scenario: Scenario, recs: Array<Pick<Advice, 'consumer' | 'zone' | 'service' | 'method' | 'timeoutMs' | 'retries' | 'calledBy'>>): Scenario {
   const copy: Scenario = structuredClone(scenario);
   for (const rec of recs) {
+    if (rec.calledBy !== undefined) {
+      for (const caller of rec.calledBy) {
+        const dot = caller.lastIndexOf('.');
+        const spec = copy.services[caller.slice(0, dot)]!.methods[caller.slice(dot + 1)]!;
+        for (const c of spec.calls) {
+          if (c.service !== rec.service || c.method !== rec.method) continue;
+          const m = (c.reference.methods[rec.method] ??= { parameters: {} });
+          m.timeoutMs = rec.timeoutMs;
+          m.retries = rec.retries;
+        }
+      }
+      continue;
+    }
     for (const group of copy.consumers) {
       if (group.application !== rec.consumer || group.zone !== rec.zone) continue;
       const ref = (group.reference[rec.service] ??= { parameters: {}, methods: {} });
@@ -137,44 +411,121 @@ export function applyRecommendations(scenario: Scenario, recs: Array<Omit<Recomm
 }
 
 const overallScope = (s: Summary): ScopeSummary => {
-  const { scenario: _a, seed: _b, seeds: _c, version: _d, byConsumerZone: _e, byService: _f, byProviderGroup: _g, timeline: _h, timelineByZone: _i, timelineByProviderGroup: _j, ...rest } = s as Summary & Record<string, unknown>;
+  const { scenario: _a, seed: _b, seeds: _c, version: _d, byConsumerZone: _e, byService: _f, byProviderGroup: _g, timeline: _h, timelineByZone: _i, timelineByProviderGroup: _j, events: _k, faults: _l, registry: _m, simulatedMs: _n, measuredFromMs: _o, ci95: _p, ...rest } =
+    s as Summary & Record<string, unknown>;
   return rest as unknown as ScopeSummary;
 };
 
-/** Recommendations verified by simulation: `before` = the scenario as written, `after` = all applied. */
-export function recommend(
-  scenario: Scenario,
-  options: { targetTimeoutRate: number; version: string; plugins?: Plugins },
-): { recommendations: Recommendation[]; before: Summary; after: Summary } {
-  const { recs, runs } = recommendationRuns(scenario, options.targetTimeoutRate);
-  const [before, after] = runs.map((s) => runScenario(s, { version: options.version, plugins: options.plugins }).summary);
-  return verifiedRecommendations(recs, before!, after!);
+const methodScope = (s: Summary, service: string, method: string): ScopeSummary => s.byService[`${service}.${method}`] ?? overallScope(s);
+
+const figures = (s: Summary): VerificationFigures => ({ overall: overallScope(s), byConsumerZone: s.byConsumerZone });
+
+/** The alternatives tried for rejected recommendations, in the order they are preferred on a tie. */
+export const ALTERNATIVES = ['retries', 'timeout', 'timeout and retries'] as const;
+export type AlternativeKind = (typeof ALTERNATIVES)[number];
+
+/** The values a recommendation takes in an alternative. */
+function alternativeValues(r: Advice, kind: AlternativeKind): ReferenceValues {
+  if (kind === 'retries') return { timeoutMs: r.timeoutMs, retries: r.asWritten.retries };
+  if (kind === 'timeout') return { timeoutMs: r.asWritten.timeoutMs, retries: r.retries };
+  return r.asWritten;
+}
+
+/** The first judgement: which recommendations the re-run finds worse, and the whole scenario's comparison. */
+export interface FirstVerdict {
+  rejected: boolean[];
+  perRecommendation: ObjectiveComparison[];
+  overall: ObjectiveComparison;
+}
+
+/** Judges the formula's re-run against the scenario as written, per recommendation scope and overall. */
+export function firstVerdict(recs: Advice[], before: Summary, after: Summary): FirstVerdict {
+  const perRecommendation = recs.map((r) => compareObjective(methodScope(before, r.service, r.method), methodScope(after, r.service, r.method)));
+  const overall = compareObjective(overallScope(before), overallScope(after));
+  let rejected = perRecommendation.map((c) => c.order > 0);
+  // Every scope is no worse, yet the whole is: the combination is what hurts, so every recommendation is in question.
+  if (overall.order > 0 && !rejected.some(Boolean)) rejected = recs.map(() => true);
+  return { rejected, perRecommendation, overall };
+}
+
+/** One alternative run: the rejected recommendations take the alternative's values, the others stay. */
+export interface AlternativePlan {
+  kind: AlternativeKind;
+  scenario: Scenario;
 }
 
 /**
- * The recommendations and the two scenarios that verify them (as written, all applied): two
- * independent runs, which a caller may run in parallel before `verifiedRecommendations`.
+ * The alternative runs for the rejected recommendations (none when nothing was rejected). An
+ * alternative identical to the formula's run or to an earlier alternative (e.g. keeping retries
+ * that are already as written) is not run.
  */
-export function recommendationRuns(
-  scenario: Scenario,
-  targetTimeoutRate: number,
-): { recs: Array<Omit<Recommendation, 'before' | 'after'>>; runs: [Scenario, Scenario] } {
+export function alternativePlans(scenario: Scenario, recs: Advice[], verdict: FirstVerdict): AlternativePlan[] {
+  if (!verdict.rejected.some(Boolean)) return [];
+  const plans: AlternativePlan[] = [];
+  const same = (x: ReferenceValues[], y: ReferenceValues[]) => x.every((a, i) => a.timeoutMs === y[i]!.timeoutMs && a.retries === y[i]!.retries);
+  const tried: ReferenceValues[][] = [recs];
+  for (const kind of ALTERNATIVES) {
+    const applied = recs.map((r, i) => (verdict.rejected[i] ? { ...r, ...alternativeValues(r, kind) } : r));
+    if (tried.some((t) => same(applied, t))) continue;
+    tried.push(applied);
+    plans.push({ kind, scenario: applyRecommendations(scenario, applied) });
+  }
+  return plans;
+}
+
+/** The recommendations and the two scenarios that verify them (as written, all applied), to run in parallel. */
+export function recommendationRuns(scenario: Scenario, targetTimeoutRate: number): { recs: Advice[]; runs: [Scenario, Scenario] } {
   const recs = recommendations(scenario, targetTimeoutRate);
   return { recs, runs: [scenario, applyRecommendations(scenario, recs)] };
 }
 
-/** Joins the recommendations with the figures of the `before` and `after` runs. */
+/**
+ * Joins the recommendations with the figures of the runs: verdicts per recommendation and for the
+ * whole scenario, and, for rejected ones, the best alternative run (on the whole scenario's
+ * objective; each alternative is one verified configuration).
+ */
 export function verifiedRecommendations(
-  recs: Array<Omit<Recommendation, 'before' | 'after'>>,
+  recs: Advice[],
   before: Summary,
   after: Summary,
-): { recommendations: Recommendation[]; before: Summary; after: Summary } {
-  const scope = (s: Summary, service: string, method: string) => s.byService[`${service}.${method}`] ?? overallScope(s);
-  return {
-    recommendations: recs.map((r) => ({ ...r, before: scope(before, r.service, r.method), after: scope(after, r.service, r.method) })),
-    before,
-    after,
+  alternatives: Array<{ kind: AlternativeKind; summary: Summary }> = [],
+): { recommendations: Recommendation[]; verification: Verification } {
+  const first = firstVerdict(recs, before, after);
+  // The best alternative run over the whole scenario; the first on a tie (ALTERNATIVES order).
+  let best: { kind: AlternativeKind; summary: Summary; vsBefore: ObjectiveComparison } | null = null;
+  for (const a of alternatives) {
+    const vsBefore = compareObjective(overallScope(before), overallScope(a.summary));
+    if (vsBefore.order > 0) continue;
+    if (best === null || compareObjective(overallScope(best.summary), overallScope(a.summary)).order < 0) best = { ...a, vsBefore };
+  }
+  const recommendations = recs.map((r, i): Recommendation => {
+    const mine = first.perRecommendation[i]!;
+    const base = { ...r, before: methodScope(before, r.service, r.method), after: methodScope(after, r.service, r.method) };
+    if (!first.rejected[i]) return { ...r, verdict: 'accepted', verdictReason: mine.reason, before: base.before, after: base.after };
+    const verdictReason = mine.order > 0 ? mine.reason : `the whole scenario gets worse with every recommendation applied: ${first.overall.reason}`;
+    const alternative: Alternative | null =
+      best === null
+        ? null
+        : {
+            ...alternativeValues(r, best.kind),
+            kept: best.kind,
+            verdictReason: compareObjective(base.before, methodScope(best.summary, r.service, r.method)).reason,
+            after: methodScope(best.summary, r.service, r.method),
+          };
+    return { ...r, verdict: 'rejected', verdictReason, alternative, before: base.before, after: base.after };
+  });
+  const anyRejected = first.rejected.some(Boolean);
+  const verification: Verification = {
+    objective: RECOMMEND_OBJECTIVE,
+    verdict: first.overall.order > 0 || anyRejected ? 'rejected' : 'accepted',
+    verdictReason: first.overall.reason,
+    before: figures(before),
+    after: figures(after),
   };
+  if (anyRejected) {
+    verification.alternative = best === null ? null : { kept: best.kind, verdictReason: best.vsBefore.reason, figures: figures(best.summary) };
+  }
+  return { recommendations, verification };
 }
 
 /** `recommend --verify-grid`: the timeout multiples of the formula's answer that the grid tries. */
@@ -185,7 +536,7 @@ export interface VerifyGridPlan {
   service: string;
   method: string;
   /** The formula's recommendations for this method, one per consumer group. */
-  recs: Array<Omit<Recommendation, 'before' | 'after'>>;
+  recs: Advice[];
   factors: number[];
   retries: number[];
   /** Timeout factors outermost, retries fastest; every other method keeps its recommendation. */
@@ -229,8 +580,8 @@ const scaled = (timeoutMs: number, factor: number) => Math.max(1, Math.ceil(time
  * formula's (per consumer group) × retries 0 … max(2, formula + 1); non-idempotent methods keep
  * retries 0, since a retried write is a duplicate write whatever it buys.
  */
-export function verifyGridPlans(scenario: Scenario, recs: Array<Omit<Recommendation, 'before' | 'after'>>): VerifyGridPlan[] {
-  const byMethod = new Map<string, Array<Omit<Recommendation, 'before' | 'after'>>>();
+export function verifyGridPlans(scenario: Scenario, recs: Advice[]): VerifyGridPlan[] {
+  const byMethod = new Map<string, Advice[]>();
   for (const r of recs) {
     const key = `${r.service}.${r.method}`;
     byMethod.set(key, [...(byMethod.get(key) ?? []), r]);
