@@ -262,9 +262,14 @@ export function recommendations(scenario: Scenario, targetTimeoutRate: number): 
     const coveredMs = countdown ? seenMs : Math.max(seenMs, ownServiceMs + downstreamBudgetMs);
     const marginMs = Math.max(5, 0.1 * (coveredMs + p99RttMs));
     const timeoutMs = round(coveredMs + p99RttMs + marginMs);
-    const losses = spec.idempotent && exhausted === undefined ? providerLoss(scenario, service, callerZones) : [];
-    const keepRetries = losses.length > 0 && asWritten.retries > formulaRetries;
-    const retries = !spec.idempotent || exhausted !== undefined ? 0 : keepRetries ? asWritten.retries : formulaRetries;
+    const losses = exhausted === undefined ? providerLoss(scenario, service, callerZones) : [];
+    // The formula's retries for this method: none for a write (a retry of an attempt that timed out
+    // on a live provider is a duplicate write) or for a pool its retries help exhaust.
+    const ownRetries = !spec.idempotent || exhausted !== undefined ? 0 : formulaRetries;
+    // Retries that ride out a fault are kept, writes included: an attempt to a dark provider never
+    // executes, so its retry duplicates nothing, while cutting it fails the call.
+    const keepRetries = losses.length > 0 && asWritten.retries > ownRetries;
+    const retries = keepRetries ? asWritten.retries : ownRetries;
 
     const q = `${(serviceQuantile * 100).toFixed(serviceQuantile === 0.99 ? 0 : 2)}th percentile`;
     const seen =
@@ -282,7 +287,14 @@ export function recommendations(scenario: Scenario, targetTimeoutRate: number): 
     const sum = `${covered} + P99 RTT ${fmt(p99RttMs)} ms + margin ${fmt(marginMs)} ms`;
     const Sum = sum[0]!.toUpperCase() + sum.slice(1);
     let reason: string;
-    if (!spec.idempotent) {
+    if (!spec.idempotent && keepRetries) {
+      reason =
+        `not idempotent, so the timeout covers ${sum}; keeps the ${asWritten.retries} ${asWritten.retries === 1 ? 'retry' : 'retries'} it has ` +
+        `as written (a write alone would get none): ${losses.map(faultWords).join(', ')} ${losses.length === 1 ? 'takes' : 'take'} ` +
+        `providers away, an attempt to a dark provider never executes (its retry duplicates nothing), and cutting the retries ` +
+        `would fail those calls; a duplicate write needs an attempt on a live provider to time out, which this timeout makes rare ` +
+        `(see dup writes below).`;
+    } else if (!spec.idempotent) {
       reason = `not idempotent: no retries (a retry would be a duplicate write), so the timeout covers ${sum}.`;
     } else if (exhausted !== undefined) {
       reason =

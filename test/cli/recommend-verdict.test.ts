@@ -150,6 +150,29 @@ describe('recommend over call graphs, from the leaves up', () => {
     expect(verification.after.overall.errorRate).toBeLessThan(verification.before.overall.errorRate);
   });
 
+  it('keeps the retries of a write whose providers a dark zone takes away, three tiers deep, and errors go down', async () => {
+    // As three-tiers.yaml, with zoneB dark from 20 s to 40 s: half of every tier's providers
+    // black-holed until Nacos drops them. place is a write; cutting its 2 retries to the formula's
+    // 0 failed about 13% of the calls (verified before this rule), keeping them rides the fault out.
+    const { recommendations, verification } = await recommendJson([fixture('three-tiers-zone-down.yaml')]);
+    const place = recommendations.filter((r) => r.method === 'place');
+    expect(place).toHaveLength(2);
+    for (const r of place) {
+      expect(r.inputs.idempotent).toBe(false);
+      expect(r.retries).toBe(r.asWritten.retries);
+      expect(r.reason).toMatch(/keeps the 2 retries it has as written \(a write alone would get none\): faults\[0\] \(zoneDown at 20 s\)/);
+    }
+    // The leaf (idempotent) keeps its retries too, for the same fault.
+    for (const r of recommendations.filter((x) => x.method === 'check')) expect(r.retries).toBe(2);
+    for (const r of recommendations) expect(r.verdict).toBe('accepted');
+    expect(verification.verdict).toBe('accepted');
+    const before = verification.before.overall;
+    const after = verification.after.overall;
+    expect(after.errorRate).toBeLessThan(before.errorRate);
+    // Each tier's own error rate goes down too, the write's included.
+    for (const r of recommendations) expect(r.after.errorRate).toBeLessThan(r.before.errorRate);
+  });
+
   it('says what timeout countdown changes: the caller need not cover the downstream budget', async () => {
     const { recommendations } = await recommendJson([
       'scenarios/call-graph-amplification.yaml',
