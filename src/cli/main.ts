@@ -142,8 +142,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('seeds', { type: 'string', default: '1', coerce: seedsOption, describe: 'seeds per cell (the cell shows their mean)' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field for every cell: path=value (repeatable)' })
           .option('shard', { type: 'string', describe: 'k/n: run only the cells i with i mod n = k-1 and write sweep.part-k-of-n.json for zonesim merge' })
-          .option('objective', { type: 'string', describe: 'best cell: [min:|max:]figure, e.g. p99, p99-all, duplicates, max:ok (default: lowest p99)' })
-          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'the best cell must have a timeout rate under this' })
+          .option('objective', { type: 'string', describe: 'best cell: comma list of [min:|max:]figure compared in order, e.g. p99-all,duplicates or max:ok (default: errorRate,latencyAllMs.p99,duplicateExecutions)' })
+          .option('max-timeout-rate', { type: 'number', describe: 'the best cell must have a timeout rate under this (default: no bound; 0.001 with --objective)' })
           .option('explain', { type: 'number', describe: 'print the zonesim run command that reproduces cell INDEX, run nothing' })
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the sweep JSON' })
@@ -164,7 +164,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               set: (a.set as string[]) ?? [],
               shard: a.shard as string | undefined,
               objective: a.objective as string | undefined,
-              maxTimeoutRate: a['max-timeout-rate'] as number,
+              maxTimeoutRate: a['max-timeout-rate'] as number | undefined,
               explain: a.explain as number | undefined,
               out: a.out as string | undefined,
               json: a.json as boolean,
@@ -187,8 +187,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('out', { type: 'string', describe: 'results root folder (default ./results)' })
           .option('json', { type: 'boolean', default: false, describe: 'print only the merged JSON' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
-          .option('objective', { type: 'string', describe: 'sweeps: best cell by [min:|max:]figure (default: lowest p99)' })
-          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'sweeps: the best cell must have a timeout rate under this' }),
+          .option('objective', { type: 'string', describe: 'sweeps: best cell, as for sweep (default: errorRate,latencyAllMs.p99,duplicateExecutions)' })
+          .option('max-timeout-rate', { type: 'number', describe: 'sweeps: the best cell must have a timeout rate under this (default: no bound; 0.001 with --objective)' }),
       async (a) => {
         const { runMerge } = await import('./merge.js');
         code = await runMerge(
@@ -198,7 +198,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             json: a.json as boolean,
             report: a.report as boolean,
             objective: a.objective as string | undefined,
-            maxTimeoutRate: a['max-timeout-rate'] as number,
+            maxTimeoutRate: a['max-timeout-rate'] as number | undefined,
           },
           io,
         );

@@ -7,7 +7,8 @@
 import { compareByStrategy, writeCompare } from './compare.js';
 import type { Io } from './io.js';
 import { partPaths, readParts, type ComparePart, type SweepPart } from './parts.js';
-import { parseObjective, writeSweep, type SweepDoc } from './sweep-output.js';
+import { parseObjective } from './sweep-objective.js';
+import { sweepDoc, writeSweep } from './sweep-output.js';
 
 export interface MergeOptions {
   parts: string[];
@@ -15,7 +16,7 @@ export interface MergeOptions {
   json: boolean;
   report: boolean;
   objective?: string;
-  maxTimeoutRate: number;
+  maxTimeoutRate?: number;
 }
 
 /** Runs the command; returns the exit code. */
@@ -26,7 +27,7 @@ export async function runMerge(opts: MergeOptions, io: Io): Promise<number> {
   const scenarioFile = { fileName: first.scenarioFile, text: first.scenarioText };
   if (first.zonesim === 'sweep-part') {
     const cells = (parts as SweepPart[]).flatMap((p) => p.cells).sort((a, b) => a.index - b.index);
-    const doc: SweepDoc = { ...first.header, cells };
+    const doc = sweepDoc(first.header, cells, objective);
     const dir = await writeSweep(doc, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
     return dir === undefined ? 1 : 0;
   }

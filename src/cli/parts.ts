@@ -12,7 +12,7 @@ import type { Summary } from '../metrics/summary.js';
 import type { Shard } from './grid.js';
 import { inFolder } from './results.js';
 import { UsageError, type Io } from './io.js';
-import type { SweepCell, SweepDoc } from './sweep-output.js';
+import type { SweepCell, SweepHeader } from './sweep-output.js';
 
 /** What every part carries: which job, which shard, and the scenario as run (for the merged results folder). */
 interface PartBase {
@@ -27,8 +27,8 @@ interface PartBase {
 /** `sweep.part-<k>-of-<n>.json`: the cells `i` with `i mod n = k - 1`. */
 export interface SweepPart extends PartBase {
   zonesim: 'sweep-part';
-  /** The sweep document without its cells. */
-  header: Omit<SweepDoc, 'cells'>;
+  /** The sweep document without its best cell and its cells (`merge` finds the best among all cells). */
+  header: SweepHeader;
   cellCount: number;
   cells: SweepCell[];
 }

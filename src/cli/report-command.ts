@@ -1,6 +1,6 @@
 /**
  * `zonesim report <results-dir>`: rebuilds report.html from the summary.json (run) or
- * compare.json (comparison) or sweep.json (sweep, best cell by the default objective) in a results
+ * compare.json (comparison) or sweep.json (sweep, best cell by the objective its `best` names) in a results
  * folder. The JSON is checked first (`report-input.ts`): a malformed file is one positioned line
  * and exit 2. The file is written atomically.
  */
@@ -10,14 +10,16 @@ import { UsageError, type Io } from './io.js';
 import { renderReport } from './report.js';
 import { readCompareFile, readSummaryFile, readSweepFile } from './report-input.js';
 import { renderSweepReport } from './sweep-report.js';
-import { parseObjective } from './sweep-output.js';
+import { objectiveOf } from './sweep-objective.js';
 
 /** Runs the command; returns the exit code. */
 export function runReport(opts: { dir: string }, io: Io): number {
   const dir = resolve(io.cwd, opts.dir);
   let html: string;
   if (existsSync(join(dir, 'sweep.json'))) {
-    html = renderSweepReport(readSweepFile(join(dir, 'sweep.json')), parseObjective(undefined, 0.001));
+    const file = join(dir, 'sweep.json');
+    const doc = readSweepFile(file);
+    html = renderSweepReport(doc, objectiveOf(doc.best, file));
   } else if (existsSync(join(dir, 'compare.json'))) {
     const doc = readCompareFile(join(dir, 'compare.json'));
     html = renderReport(doc.byStrategy, `${doc.scenario}: strategies compared`, doc.strategies);

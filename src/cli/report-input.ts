@@ -96,6 +96,7 @@ export const sweepSchema = z.object({
   version: z.string(),
   grid: z.record(z.string(), z.array(z.string())),
   strategies: z.array(z.string()),
+  best: z.object({ index: num.nullable(), objective: z.string(), maxTimeoutRate: num.optional() }).optional(),
   cells: z.array(
     z.object({ index: num, values: z.record(z.string(), z.string()), strategy: z.string().nullable(), summary: summarySchema }),
   ),

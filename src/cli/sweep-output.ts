@@ -1,6 +1,7 @@
 /**
  * What a sweep shows and writes (SPEC 4.2a), shared by `zonesim sweep` and `zonesim merge`: the
- * sweep document, `sweep.csv`, the table, the best cell by an objective, and the results folder.
+ * sweep document with its best cell (by `sweep-objective.ts`), `sweep.csv`, the table with the
+ * objective's figures and the costs of retries first, and the results folder.
  * Everything is rendered from the document alone, so a merged sweep prints and writes the same
  * bytes as the unsharded one. It runs no simulation.
  */
@@ -8,8 +9,9 @@ import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { Summary } from '../metrics/summary.js';
 import { figureAt } from '../metrics/aggregate.js';
-import { UsageError, type Io } from './io.js';
+import type { Io } from './io.js';
 import { newRunId, resultsRoot, writeResultsOrSay } from './results.js';
+import { bestCell, sweepBest, type Objective, type SweepBest } from './sweep-objective.js';
 
 /** One cell of a finished sweep. */
 export interface SweepCell {
@@ -19,22 +21,36 @@ export interface SweepCell {
   summary: Summary;
 }
 
-/** `sweep --json` and `sweep.json` (SPEC 4.2a). */
-export interface SweepDoc {
+/** What a sweep document says before its best cell and its cells (a part file carries it as is). */
+export interface SweepHeader {
   scenario: string;
   seed: number;
   seeds: number[];
   version: string;
   grid: Record<string, string[]>;
   strategies: string[];
+}
+
+/** `sweep --json` and `sweep.json` (SPEC 4.2a). */
+export interface SweepDoc extends SweepHeader {
+  /** The best cell by the objective; absent only in files written before zonesim wrote it. */
+  best?: SweepBest;
   cells: SweepCell[];
 }
 
-/** A main figure: its path in a summary, its column in tables, and how it is shown. */
+/** The sweep document of `cells` (in cell order), with the best cell by `objective`: the same bytes from `sweep` and `merge`. */
+export function sweepDoc(header: SweepHeader, cells: SweepCell[], objective: Objective): SweepDoc {
+  const { scenario, seed, seeds, version, grid, strategies } = header;
+  return { scenario, seed, seeds, version, grid, strategies, best: sweepBest(cells, objective), cells };
+}
+
+/** A main figure: its path in a summary (or a name, for a figure derived by `of`), its column in tables, and how it is shown. */
 export interface SweepFigure {
   path: string;
   label: string;
   kind: 'count' | 'ms' | 'percent' | 'ratio';
+  /** How the figure is derived from a summary when it is not a summary path. */
+  of?: (s: Summary) => number;
 }
 
 /** The main figures of a cell, in the order of `sweep.csv`, the table and the report. */
@@ -52,6 +68,51 @@ export const SWEEP_FIGURES: SweepFigure[] = [
   { path: 'retryAmplification', label: 'attempts/req', kind: 'ratio' },
   { path: 'crossZoneRatio', label: 'cross-zone %', kind: 'percent' },
 ];
+
+/** Attempts beyond the first per request, as a share of requests: (attempts − requests) / requests. */
+export const EXTRA_ATTEMPTS: SweepFigure = {
+  path: 'extraAttempts',
+  label: 'extra attempts %',
+  kind: 'percent',
+  of: (s) => (s.requests > 0 ? s.attempts / s.requests - 1 : 0),
+};
+
+/** The costs of retries, shown beside the objective: duplicate executions, extra attempts, duplicate writes. */
+const RETRY_COSTS: SweepFigure[] = [
+  SWEEP_FIGURES.find((f) => f.path === 'duplicateExecutions')!,
+  EXTRA_ATTEMPTS,
+  SWEEP_FIGURES.find((f) => f.path === 'duplicateWrites')!,
+];
+
+/** A figure's value in a summary. */
+export function figureValue(f: SweepFigure, s: Summary): number {
+  return f.of ? f.of(s) : figureAt(s, f.path);
+}
+
+/** The figure shown for a summary path: a main figure's, else one labelled with the path. */
+function figureFor(path: string): SweepFigure {
+  const known = SWEEP_FIGURES.find((f) => f.path === path);
+  if (known) return known;
+  const kind = /^latency/.test(path) ? 'ms' : /(Rate|Ratio)$/.test(path) ? 'percent' : 'count';
+  return { path, label: path, kind };
+}
+
+/**
+ * The columns of the sweep table and the report's cell table: the objective's figures in order,
+ * then the costs of retries (duplicates, extra attempts %, duplicate writes), then the other main
+ * figures. Extra attempts stand for attempts per request.
+ */
+export function tableFigures(objective: Objective): SweepFigure[] {
+  const lead = objectiveFigures(objective);
+  const shown = new Set(lead.map((f) => f.path));
+  return [...lead, ...SWEEP_FIGURES.filter((f) => f.path !== 'retryAmplification' && !shown.has(f.path))];
+}
+
+/** The objective's figures in order, then the costs of retries it does not already name. */
+function objectiveFigures(objective: Objective): SweepFigure[] {
+  const lead = objective.keys.map((k) => figureFor(k.path));
+  return [...lead, ...RETRY_COSTS.filter((f) => !lead.some((l) => l.path === f.path))];
+}
 
 /** Shows a figure as the tables do. */
 export function formatFigure(f: SweepFigure, x: number): string {
@@ -87,73 +148,19 @@ export function axisLabels(paths: string[]): Record<string, string> {
   return Object.fromEntries(paths.map((p, i) => [p, short.filter((s) => s === short[i]).length > 1 ? p : short[i]!]));
 }
 
-/** What "best cell" means: minimize or maximize one figure among cells whose timeout rate is under a bound. */
-export interface Objective {
-  path: string;
-  direction: 'min' | 'max';
-  maxTimeoutRate: number;
-  /** e.g. "lowest p99 ok ms". */
-  describe: string;
+const PERCENT: SweepFigure = { path: '', label: '', kind: 'percent' };
+
+/** The objective for people: "lowest error %, then lowest p99 all ms, then lowest duplicates", and the bound when any. */
+export function describeObjective(objective: Objective): string {
+  const keys = objective.keys.map((k) => `${k.direction === 'min' ? 'lowest' : 'highest'} ${figureFor(k.path).label}`).join(', then ');
+  return objective.maxTimeoutRate === undefined ? keys : `${keys}, timeout % under ${formatFigure(PERCENT, objective.maxTimeoutRate)}`;
 }
 
-const OBJECTIVE_ALIASES: Record<string, string> = {
-  p50: 'latencyMs.p50',
-  p90: 'latencyMs.p90',
-  p99: 'latencyMs.p99',
-  p999: 'latencyMs.p999',
-  'p99-all': 'latencyAllMs.p99',
-  'p999-all': 'latencyAllMs.p999',
-  timeout: 'timeoutRate',
-  'no-provider': 'noProviderRate',
-  error: 'errorRate',
-  duplicates: 'duplicateExecutions',
-  'duplicate-writes': 'duplicateWrites',
-  attempts: 'retryAmplification',
-  'cross-zone': 'crossZoneRatio',
-};
-
-const LATENCY = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'];
-const OBJECTIVE_PATHS = new Set([
-  'requests', 'ok', 'timeoutRate', 'noProviderRate', 'errorRate', 'attempts', 'retryAmplification', 'providerExecutions',
-  'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio', 'registry.pushes', 'registry.pushBytes',
-  'registry.staleCalls',
-  ...LATENCY.flatMap((k) => [`latencyMs.${k}`, `latencyAllMs.${k}`]),
-  ...['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz'].map((o) => `outcomes.${o}`),
-]);
-
-/** Parses `--objective [min:|max:]FIGURE` (default `p99`, lowest) with `--max-timeout-rate`. */
-export function parseObjective(text: string | undefined, maxTimeoutRate: number): Objective {
-  if (!(maxTimeoutRate >= 0 && maxTimeoutRate <= 1)) {
-    throw new UsageError(`--max-timeout-rate: expected a fraction between 0 and 1, found ${maxTimeoutRate}`);
-  }
-  const raw = (text ?? 'p99').trim();
-  const m = /^(?:(min|max):)?(.+)$/.exec(raw)!;
-  const direction = (m[1] ?? 'min') as 'min' | 'max';
-  const name = m[2]!.trim();
-  const path = OBJECTIVE_ALIASES[name] ?? name;
-  if (!OBJECTIVE_PATHS.has(path)) {
-    throw new UsageError(
-      `--objective: unknown figure "${name}"`,
-      `use [min:|max:] and one of ${Object.keys(OBJECTIVE_ALIASES).join(', ')}, or a summary path such as latencyAllMs.p99`,
-    );
-  }
-  const label = SWEEP_FIGURES.find((f) => f.path === path)?.label ?? path;
-  return { path, direction, maxTimeoutRate, describe: `${direction === 'min' ? 'lowest' : 'highest'} ${label}` };
-}
-
-/** The best cell by `objective` among cells with timeout rate under its bound (the lowest index on ties); undefined if none qualifies. */
-export function bestCell(doc: SweepDoc, objective: Objective): SweepCell | undefined {
-  let best: SweepCell | undefined;
-  for (const c of doc.cells) {
-    if (!(c.summary.timeoutRate < objective.maxTimeoutRate) && !(objective.maxTimeoutRate >= 1)) continue;
-    const x = figureAt(c.summary, objective.path);
-    if (best === undefined) best = c;
-    else {
-      const y = figureAt(best.summary, objective.path);
-      if (objective.direction === 'min' ? x < y : x > y) best = c;
-    }
-  }
-  return best;
+/** The figures that describe the best cell: the objective's, the costs of retries, and the timeout rate when it was bounded. */
+export function bestFigures(objective: Objective): SweepFigure[] {
+  const figures = objectiveFigures(objective);
+  const timeout = SWEEP_FIGURES.find((f) => f.path === 'timeoutRate')!;
+  return objective.maxTimeoutRate !== undefined && !figures.includes(timeout) ? [...figures, timeout] : figures;
 }
 
 /** A cell's grid values as `label=value` words (and its strategy first), for the axes `paths`. */
@@ -164,33 +171,28 @@ export function cellWords(paths: string[], c: Pick<SweepCell, 'values' | 'strate
   return words.join(', ');
 }
 
-/** One line naming the best cell (or saying that none qualifies). */
+/** One line naming the best cell and its figures (or saying that none qualifies). */
 export function bestLine(doc: SweepDoc, objective: Objective): string {
-  const best = bestCell(doc, objective);
-  const head = `best (${objective.describe}, timeout % under ${formatFigure({ path: '', label: '', kind: 'percent' }, objective.maxTimeoutRate)})`;
+  const best = bestCell(doc.cells, objective);
+  const head = `best (${describeObjective(objective)})`;
   if (best === undefined) return `${head}: no cell qualifies`;
-  const p99 = SWEEP_FIGURES.find((f) => f.path === 'latencyMs.p99')!;
-  const figure = SWEEP_FIGURES.find((f) => f.path === objective.path);
-  const shown = figure && figure !== p99 ? `, ${figure.label} ${formatFigure(figure, figureAt(best.summary, figure.path))}` : '';
-  return (
-    `${head}: #${best.index} ${cellWords(Object.keys(doc.grid), best)}: p99 ${formatFigure(p99, best.summary.latencyMs.p99)} ms, ` +
-    `timeout ${formatFigure({ path: '', label: '', kind: 'percent' }, best.summary.timeoutRate)} %${shown}`
-  );
+  const figures = bestFigures(objective).map((f) => `${f.label} ${formatFigure(f, figureValue(f, best.summary))}`);
+  return `${head}: #${best.index} ${cellWords(Object.keys(doc.grid), best)}: ${figures.join(', ')}`;
 }
 
-/** The sweep table: one row per cell (index, grid values, strategy when any, main figures). */
-export function formatSweepTable(doc: SweepDoc): string {
+/** The sweep table: one row per cell (index, grid values, strategy when any, then the figures of `tableFigures`). */
+export function formatSweepTable(doc: SweepDoc, objective: Objective): string {
   const axes = Object.keys(doc.grid);
   const labels = axisLabels(axes);
   const withStrategy = doc.strategies.length > 0;
-  const figures = SWEEP_FIGURES.filter((f) => f.path !== 'duplicateWrites' || doc.cells.some((c) => c.summary.duplicateWrites > 0));
+  const figures = tableFigures(objective);
   const rows: string[][] = [['#', ...axes.map((a) => labels[a]!), ...(withStrategy ? ['strategy'] : []), ...figures.map((f) => f.label)]];
   for (const c of doc.cells) {
     rows.push([
       String(c.index),
       ...axes.map((a) => c.values[a] ?? ''),
       ...(withStrategy ? [c.strategy ?? '-'] : []),
-      ...figures.map((f) => formatFigure(f, figureAt(c.summary, f.path))),
+      ...figures.map((f) => formatFigure(f, figureValue(f, c.summary))),
     ]);
   }
   // Grid values and the strategy read left-aligned, figures right-aligned.
@@ -240,7 +242,7 @@ export async function writeSweep(
   const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-sweep`, files);
   if (opts.json) io.stdout(json);
   else {
-    io.stdout(`${sweepHeading(doc)}\n\n${formatSweepTable(doc)}\n${bestLine(doc, opts.objective)}\n`);
+    io.stdout(`${sweepHeading(doc)}\n\n${formatSweepTable(doc, opts.objective)}\n${bestLine(doc, opts.objective)}\n`);
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
   return dir;

@@ -1,13 +1,26 @@
 /**
  * The HTML report of a sweep: one self-contained file (uPlot inlined, no network) with the best
- * cell by the objective, one line chart per main figure against the first grid axis (one line per
- * value of the other axes and per strategy), heat-map tables when the first two axes are numeric,
- * and every cell's figures. Rendered from the sweep document alone (`sweep.json`).
+ * cell by the objective and what its retries cost, one line chart per main figure against the
+ * first grid axis (one line per value of the other axes and per strategy), heat-map tables when
+ * the first two axes are numeric, and every cell's figures (the objective's first, then the costs
+ * of retries). Rendered from the sweep document alone (`sweep.json`).
  */
 import { figureAt } from '../metrics/aggregate.js';
 import { numericValue } from './grid.js';
 import { asset, esc } from './report.js';
-import { axisLabels, bestCell, formatFigure, SWEEP_FIGURES, type Objective, type SweepCell, type SweepDoc, type SweepFigure } from './sweep-output.js';
+import { bestCell, type Objective } from './sweep-objective.js';
+import {
+  axisLabels,
+  bestFigures,
+  describeObjective,
+  figureValue,
+  formatFigure,
+  SWEEP_FIGURES,
+  tableFigures,
+  type SweepCell,
+  type SweepDoc,
+  type SweepFigure,
+} from './sweep-output.js';
 
 /** The figures drawn as charts (duplicate writes only when some cell has any). */
 function chartFigures(doc: SweepDoc): SweepFigure[] {
@@ -87,10 +100,10 @@ function heatMaps(doc: SweepDoc): string {
   return `<h2>Heat maps</h2><p class="note">${esc(labels[a]!)} down, ${esc(labels[b]!)} across; darker is higher within each table.</p>${parts.join('')}`;
 }
 
-function cellsTable(doc: SweepDoc, best: SweepCell | undefined): string {
+function cellsTable(doc: SweepDoc, best: SweepCell | undefined, objective: Objective): string {
   const axes = Object.keys(doc.grid);
   const labels = axisLabels(axes);
-  const figures = chartFigures(doc);
+  const figures = tableFigures(objective);
   const head =
     `<tr><th>#</th>${axes.map((a) => `<th title="${esc(a)}">${esc(labels[a]!)}</th>`).join('')}` +
     `${doc.strategies.length > 0 ? '<th>strategy</th>' : ''}${figures.map((f) => `<th>${esc(f.label)}</th>`).join('')}</tr>`;
@@ -98,7 +111,7 @@ function cellsTable(doc: SweepDoc, best: SweepCell | undefined): string {
     (c) =>
       `<tr${c === best ? ' class="best"' : ''}><th>${c.index}</th>${axes.map((a) => `<td>${esc(c.values[a] ?? '')}</td>`).join('')}` +
       `${doc.strategies.length > 0 ? `<td>${esc(c.strategy ?? '')}</td>` : ''}` +
-      `${figures.map((f) => `<td>${formatFigure(f, figureAt(c.summary, f.path))}</td>`).join('')}</tr>`,
+      `${figures.map((f) => `<td>${formatFigure(f, figureValue(f, c.summary))}</td>`).join('')}</tr>`,
   );
   return `<table class="cells"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -135,14 +148,15 @@ export function renderSweepReport(doc: SweepDoc, objective: Objective): string {
     })),
   };
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
-  const best = bestCell(doc, objective);
+  const best = bestCell(doc.cells, objective);
   const bestHtml =
     best === undefined
-      ? `<p>No cell has a timeout rate under ${formatFigure({ path: '', label: '', kind: 'percent' }, objective.maxTimeoutRate)} %.</p>`
-      : `<p id="best">Best by ${esc(objective.describe)} among cells with timeout rate under ` +
-        `${formatFigure({ path: '', label: '', kind: 'percent' }, objective.maxTimeoutRate)} %: <b>cell #${best.index}</b> ` +
+      ? `<p id="best">No cell qualifies (${esc(describeObjective(objective))}).</p>`
+      : `<p id="best">Best by ${esc(describeObjective(objective))}: <b>cell #${best.index}</b> ` +
         `${esc([...(best.strategy === null ? [] : [`strategy ${best.strategy}`]), ...axes.map((a) => `${labels[a]}=${best.values[a]}`)].join(', '))}` +
-        ` — ${figures.map((f) => `${esc(f.label)} ${formatFigure(f, figureAt(best.summary, f.path))}`).join(' · ')}.</p>` +
+        ` — ${bestFigures(objective).map((f) => `${esc(f.label)} ${formatFigure(f, figureValue(f, best.summary))}`).join(' · ')}.</p>` +
+        `<p class="note">The objective compares its figures in order (<code>${esc(objective.name)}</code>), then the cell index; ` +
+        `duplicates are provider executions beyond one per request; extra attempts % is attempts beyond the first, as a share of requests.</p>` +
         `<p class="note">Reproduce it alone: <code>zonesim sweep … --explain ${best.index}</code> prints the <code>zonesim run</code> command.</p>`;
   const gridList = axes.map((a) => `<li><code>${esc(a)}</code>: ${doc.grid[a]!.map(esc).join(', ')}</li>`).join('');
   return `<!doctype html>
@@ -164,7 +178,7 @@ ${bestHtml}
 ${figures.map((f) => `<div id="fig-${f.path.replace(/[^A-Za-z0-9]/g, '-')}" class="chart"></div>`).join('\n')}
 ${heatMaps(doc)}
 <h2>Every cell</h2>
-${cellsTable(doc, best)}
+${cellsTable(doc, best, objective)}
 <script>${asset('uPlot.iife.min.js')}</script>
 <script>
 const sweep = ${json};

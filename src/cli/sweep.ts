@@ -25,7 +25,8 @@ import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
 import { progressBars, type ProgressSink } from './progress.js';
 import { checkResultsDir, resultsRoot, safeName } from './results.js';
 import type { SimTask } from './sim-task.js';
-import { cellWords, parseObjective, writeSweep, type SweepCell, type SweepDoc } from './sweep-output.js';
+import { parseObjective } from './sweep-objective.js';
+import { cellWords, sweepDoc, writeSweep, type SweepCell, type SweepHeader } from './sweep-output.js';
 import { VERSION } from './version.js';
 
 export interface SweepOptions extends CostOptions {
@@ -39,7 +40,8 @@ export interface SweepOptions extends CostOptions {
   set: string[];
   shard?: string;
   objective?: string;
-  maxTimeoutRate: number;
+  /** `--max-timeout-rate`; undefined: the objective's default bound. */
+  maxTimeoutRate?: number;
   /** Print the command that reproduces this cell instead of running the sweep. */
   explain?: number;
   out?: string;
@@ -179,7 +181,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
       .map((s) => (cell.strategy === null ? s : withStrategy(s, strategyInfo(cell.strategy, strategies[cell.strategy]!))));
     return { index: cell.index, values: cell.values, strategy: cell.strategy, summary: perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed) };
   });
-  const header: Omit<SweepDoc, 'cells'> = {
+  const header: SweepHeader = {
     scenario: base.name,
     seed: firstSeed,
     seeds,
@@ -205,7 +207,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     else io.stdout(`sweep shard ${shard.k}/${shard.n}: ${picked.length} of ${cells.length} cells\npart: ${file}\n`);
     return 0;
   }
-  const dir = await writeSweep({ ...header, cells: done }, scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
+  const dir = await writeSweep(sweepDoc(header, done, objective), scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
   return dir === undefined ? 1 : 0;
 }
 

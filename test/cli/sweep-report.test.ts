@@ -1,11 +1,11 @@
 /**
  * The sweep report: written by `sweep --report` and `zonesim report`, self-contained, with a chart
- * per main figure, heat maps for two numeric axes and the best cell. When a Chromium is installed
+ * per main figure, heat maps for two numeric axes, the best cell and every cell's figures. When a Chromium is installed
  * (`chromium`, `chromium-browser`, `google-chrome` on the PATH, or `CHROMIUM=path`), the page is
  * loaded headless and must draw every chart without a script error; without one those checks skip.
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
@@ -46,7 +46,7 @@ describe('sweep report', () => {
   const CHARTS = 11;
 
   it('is self-contained, with a chart per figure, heat maps for two numeric axes and the best cell', async () => {
-    const { html } = await sweepReport(['--grid', `${TIMEOUT}=100ms,300ms,600ms`, '--grid', `${RETRIES}=0,1`, '--max-timeout-rate', '0.2']);
+    const { dir, html } = await sweepReport(['--grid', `${TIMEOUT}=100ms,300ms,600ms`, '--grid', `${RETRIES}=0,1`, '--max-timeout-rate', '0.2']);
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script src=|<link /);
     expect(html).toContain('uPlot');
@@ -55,16 +55,40 @@ describe('sweep report', () => {
     expect(html).toContain('"xs":[100,300,600]');
     expect(html).toContain('<table class="heatmap" data-figure="latencyMs.p99">');
     expect(html).toContain('<table class="heatmap" data-figure="timeoutRate">');
-    expect(html).toMatch(/<p id="best">Best by lowest p99 ok ms among cells with timeout rate under 20\.000 %: <b>cell #\d+<\/b>/);
+    const doc = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'));
+    expect(doc.best.maxTimeoutRate).toBe(0.2);
+    const best = doc.cells[doc.best.index];
+    expect(html).toContain(
+      `<p id="best">Best by lowest error %, then lowest p99 all ms, then lowest duplicates, timeout % under 20.000: <b>cell #${best.index}</b> ` +
+        `timeout=${best.values[TIMEOUT]}, retries=${best.values[RETRIES]} — error % ${(best.summary.errorRate * 100).toFixed(3)} · ` +
+        `p99 all ms ${best.summary.latencyAllMs.p99.toFixed(2)} · duplicates ${best.summary.duplicateExecutions} · ` +
+        `extra attempts % ${((best.summary.attempts / best.summary.requests - 1) * 100).toFixed(3)} · duplicate writes 0 · timeout % `,
+    );
+    expect(html.match(/<tr class="best"><th>(\d+)<\/th>/)?.[1]).toBe(String(best.index));
     expect(html.match(/<tr class="best">/g)).toHaveLength(1);
+    // The cell table: the objective's figures, then what retries cost, then the rest.
+    const head = html.match(/<table class="cells"><thead><tr>(.*?)<\/tr>/)![1]!.replace(/<th[^>]*>([^<]*)<\/th>/g, '$1|');
+    expect(head).toBe('#|timeout|retries|error %|p99 all ms|duplicates|extra attempts %|duplicate writes|requests|p50 ok ms|p99 ok ms|p999 ok ms|timeout %|no-provider %|cross-zone %|');
   });
 
-  it('is rebuilt by zonesim report from a sweep folder', async () => {
-    const { dir, html } = await sweepReport(['--grid', `${RETRIES}=0,1`]);
+  it('is rebuilt by zonesim report from a sweep folder, with the objective its best names', async () => {
+    const { dir, html } = await sweepReport(['--grid', `${RETRIES}=0,1`, '--objective', 'p99-all,max:ok', '--max-timeout-rate', '0.3']);
+    expect(html).toContain('<p id="best">Best by lowest p99 all ms, then highest ok, timeout % under 30.000: ');
     rmSync(join(dir, 'report.html'));
     const r = await cli(['report', dir]);
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toBe(html);
+    // A sweep.json written before `best` existed gets the default objective.
+    const file = join(dir, 'sweep.json');
+    const { best: _, ...old } = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify(old));
+    expect((await cli(['report', dir])).code).toBe(0);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('<p id="best">Best by lowest error %, then lowest p99 all ms, then lowest duplicates: ');
+    // A best.objective zonesim cannot read is an input error naming the file.
+    writeFileSync(file, JSON.stringify({ ...old, best: { index: 0, objective: 'speed' } }));
+    const bad = await cli(['report', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain(`${file}: best.objective: unknown figure "speed"`);
   });
 
   it.skipIf(!chromium)('draws every chart in headless Chromium without a script error (numeric axes)', async () => {

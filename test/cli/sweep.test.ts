@@ -43,7 +43,9 @@ describe('zonesim sweep', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
-    expect(Object.keys(doc)).toEqual(['scenario', 'seed', 'seeds', 'version', 'grid', 'strategies', 'cells']);
+    expect(Object.keys(doc)).toEqual(['scenario', 'seed', 'seeds', 'version', 'grid', 'strategies', 'best', 'cells']);
+    expect(Object.keys(doc.best)).toEqual(['index', 'objective']);
+    expect(doc.best.objective).toBe('errorRate,latencyAllMs.p99,duplicateExecutions');
     expect(doc.grid).toEqual({ [TIMEOUT]: ['100ms', '300ms'], [RETRIES]: ['0', '1'] });
     expect(doc.strategies).toEqual(['dubbo-default', 'zone-aware-lb']);
     expect(doc.cells).toHaveLength(8);
@@ -140,13 +142,36 @@ describe('zonesim sweep', () => {
     expect(csv[1]).toMatch(/^100ms,0,,\d+,/);
     const lines = r.out.split('\n');
     expect(lines[0]).toBe('timeout-sweep: 4 cells (2 × 2), seed 1');
-    expect(lines[2]).toMatch(/^#\s+timeout\s+retries\s+requests\s+p50 ok ms\s+p99 ok ms\s+p999 ok ms\s+p99 all ms\s+timeout %\s+no-provider %\s+error %\s+duplicates\s+attempts\/req\s+cross-zone %$/);
+    // The objective's figures first, then what retries cost, then the other main figures.
+    expect(lines[2]).toMatch(
+      /^#\s+timeout\s+retries\s+error %\s+p99 all ms\s+duplicates\s+extra attempts %\s+duplicate writes\s+requests\s+p50 ok ms\s+p99 ok ms\s+p999 ok ms\s+timeout %\s+no-provider %\s+cross-zone %$/,
+    );
     const doc = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'));
-    // The best cell: the lowest p99 among those with a timeout rate under 50%.
+    // The best cell: among those with a timeout rate under 50%, the lowest error rate, then p99 of all calls, then duplicates.
+    const key = (c: any) => [c.summary.errorRate, c.summary.latencyAllMs.p99, c.summary.duplicateExecutions, c.index];
+    const before = (a: any, b: any) => {
+      const [x, y] = [key(a), key(b)];
+      const i = x.findIndex((v, k) => v !== y[k]);
+      return x[i]! < y[i]!;
+    };
     const eligible = doc.cells.filter((c: any) => c.summary.timeoutRate < 0.5);
-    const best = eligible.reduce((a: any, c: any) => (c.summary.latencyMs.p99 < a.summary.latencyMs.p99 ? c : a));
-    expect(r.out).toMatch(new RegExp(`^best \\(lowest p99 ok ms, timeout % under 50\\.000\\): #${best.index} `, 'm'));
+    const best = eligible.reduce((a: any, c: any) => (before(c, a) ? c : a));
+    expect(doc.best).toEqual({ index: best.index, objective: 'errorRate,latencyAllMs.p99,duplicateExecutions', maxTimeoutRate: 0.5 });
+    expect(r.out).toMatch(
+      new RegExp(`^best \\(lowest error %, then lowest p99 all ms, then lowest duplicates, timeout % under 50\\.000\\): #${best.index} .*: error % [\\d.]+, p99 all ms [\\d.]+, duplicates ${best.summary.duplicateExecutions}, extra attempts % [\\d.]+, duplicate writes 0, timeout % [\\d.]+$`, 'm'),
+    );
     expect(r.out).toContain(`results: ${dir}`);
+  });
+
+  it('keeps a single-figure --objective with its timeout bound of 0.1% unless --max-timeout-rate is given', async () => {
+    const args = ['sweep', SCENARIO, ...GRID, '--jobs', '1', '--objective', 'p99', '--json', ...SHORT];
+    const bounded = JSON.parse((await cli([...args, '--out', tempDir('zs-sweep-')])).out);
+    const under = (rate: number) => bounded.cells.filter((c: any) => c.summary.timeoutRate < rate);
+    const lowestP99 = (cells: any[]) => cells.reduce((a: any, c: any) => (c.summary.latencyMs.p99 < a.summary.latencyMs.p99 ? c : a));
+    expect(bounded.best).toEqual({ index: under(0.001).length === 0 ? null : lowestP99(under(0.001)).index, objective: 'latencyMs.p99', maxTimeoutRate: 0.001 });
+    const loose = JSON.parse((await cli([...args, '--max-timeout-rate', '0.5', '--out', tempDir('zs-sweep-')])).out);
+    expect(under(0.5).length).toBeGreaterThan(1);
+    expect(loose.best).toEqual({ index: lowestP99(under(0.5)).index, objective: 'latencyMs.p99', maxTimeoutRate: 0.5 });
   });
 });
 
@@ -181,6 +206,14 @@ describe('--shard and zonesim merge', () => {
     // A folder stands for the parts in it.
     const again = await cli(['merge', parts, '--json', '--out', tempDir('zs-merged-')]);
     expect(again.out).toBe(unsharded.out);
+    // The best cell is found over the cells of all parts, by merge's own objective.
+    const objective = ['--objective', 'max:timeoutRate,p99', '--max-timeout-rate', '1'];
+    const custom = await cli([...args, ...objective, '--json', '--out', tempDir('zs-sweep-')]);
+    const mergedCustom = await cli(['merge', parts, ...objective, '--json', '--out', tempDir('zs-merged-')]);
+    expect(mergedCustom.out).toBe(custom.out);
+    const doc = JSON.parse(custom.out);
+    expect(doc.best).toEqual({ index: doc.cells.reduce((a: any, c: any) => (c.summary.timeoutRate > a.summary.timeoutRate ? c : a)).index, objective: 'max:timeoutRate,latencyMs.p99', maxTimeoutRate: 1 });
+    expect(doc.best.index).not.toBe(JSON.parse(unsharded.out).best.index);
   });
 
   it('merges shards run as separate processes into what the unsharded sweep writes', async () => {
@@ -260,6 +293,10 @@ describe('bad sweep input', () => {
     ['an axis given twice', ['--grid', `${RETRIES}=0`, '--grid', `${RETRIES}=1`], /the path .* is given twice/],
     ['a cell index out of range', [...GRID, '--explain', '4'], /--explain: expected a cell index from 0 to 3, found 4/],
     ['an unknown objective', [...GRID, '--objective', 'speed'], /--objective: unknown figure "speed"/],
+    ['an unknown figure in an objective list', [...GRID, '--objective', 'error,speed'], /--objective: unknown figure "speed"/],
+    ['an empty figure in an objective list', [...GRID, '--objective', 'error,,p99'], /--objective: an empty figure in "error,,p99"/],
+    ['a figure twice in an objective list', [...GRID, '--objective', 'p99,latencyMs.p99'], /--objective: latencyMs\.p99 is given twice/],
+    ['a timeout bound above 1', [...GRID, '--max-timeout-rate', '2'], /--max-timeout-rate: expected a fraction between 0 and 1, found 2/],
     ['an unknown strategy', [...GRID, '--strategies', 'fastest'], /--strategies: unknown strategy "fastest"/],
   ])('exits 2 with a clear message for %s', async (_label, extra, message) => {
     const r = await cli(['sweep', SCENARIO, ...extra, '--out', tempDir('zs-bad-'), ...SHORT]);
