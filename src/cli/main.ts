@@ -5,7 +5,9 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { clipMessage } from '../scenario/clip-text.js';
+import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
+import { dataRootOption } from './data-root-option.js';
 import { UsageError, type Io } from './io.js';
 import type { WarmWorkers } from './jobs.js';
 import { outOfMemoryMessage } from './out-of-memory.js';
@@ -29,6 +31,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   let code = 0;
   // What this invocation allows plugins (--no-plugins, --plugin-timeout); set before any command runs.
   const policy: PluginPolicy = { allowed: true, timeoutMs: DEFAULT_PLUGIN_TIMEOUT_MS };
+  // Where a scenario's data files may be (--data-root, on the commands that load a scenario).
+  const dataAccess: DataAccess = {};
+  const dataRoot = dataRootOption(io.cwd);
   const parser: Argv = yargs()
     .scriptName('zonesim')
     .usage('$0 <command> [options]\n\nSimulate Dubbo RPC across zones: latency, timeouts, retries, No-provider and cross-zone calls.')
@@ -52,6 +57,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     .middleware((a) => {
       policy.allowed = a.plugins !== false;
       if (a['plugin-timeout'] !== undefined) policy.timeoutMs = a['plugin-timeout'] as number;
+      dataAccess.root = a['data-root'] as string | undefined;
     })
     .command(
       'run <scenario>',
@@ -67,6 +73,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, (a.seeds as number) > 1 && a['dry-run'] !== true, async (jobs, workers) => {
@@ -105,6 +112,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
+          .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
@@ -149,6 +157,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('json', { type: 'boolean', default: false, describe: 'print only the sweep JSON' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html (charts per figure) into the results folder' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, a['dry-run'] !== true && a.explain === undefined, async (jobs, workers) => {
@@ -215,6 +224,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .option('verify-grid', { type: 'boolean', default: false, describe: 'also sweep timeout x retries around each answer and show where the verified optimum sits' })
+          .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
@@ -243,6 +253,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .positional('scenario', { type: 'string', demandOption: true, describe: 'scenario file (YAML or JSON)' })
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
+          .option('data-root', dataRoot)
           .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem (release pipelines)' })
           .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
       async (a) => {
@@ -348,6 +359,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               .positional('file', { type: 'string', demandOption: true, describe: 'the provider list' })
               .option('zone-from', { choices: ['param', 'cidr'] as const, default: 'param' as const, describe: 'zone from the zone URL parameter, or from the CIDRs of --scenario' })
               .option('scenario', { type: 'string', describe: 'scenario whose zones\' CIDRs place the IPs (with --zone-from cidr)' })
+              .option('data-root', dataRoot)
               .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2a JSON' }),
           async (a) => {
             const { runImportProviders } = await import('./import.js');
@@ -401,10 +413,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
   try {
     let out = '';
-    await withPluginPolicy(policy, () =>
-      parser.parseAsync(joinDashValues(argv), {}, (_err, _args, output) => {
-        out = output ?? '';
-      }),
+    await withDataAccess(dataAccess, () =>
+      withPluginPolicy(policy, () =>
+        parser.parseAsync(joinDashValues(argv), {}, (_err, _args, output) => {
+          out = output ?? '';
+        }),
+      ),
     );
     if (out) io.stdout(out.endsWith('\n') ? out : out + '\n');
     return code;

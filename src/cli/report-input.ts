@@ -142,6 +142,10 @@ export function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // An editor that saved the file again may have put a BOM in front: say so rather than "expected a value".
+    if (text.charCodeAt(0) === 0xfeff) {
+      throw fileError(file, text, 0, [], 'not valid JSON: the file starts with a UTF-8 byte order mark (BOM); save it without one');
+    }
     const problem = scanJson(text).error ?? { offset: 0, message: 'not valid JSON' };
     throw fileError(file, text, problem.offset, [], `not valid JSON: ${problem.message}`);
   }

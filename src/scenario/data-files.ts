@@ -3,15 +3,15 @@
  * measured response times (read with csv-parse) and Prometheus text exposition (sample lines read
  * with parse-prometheus-text-format), checked and converted to milliseconds. `loadDataFiles` walks
  * a schema-parsed scenario, loads every data file its distributions name (relative to the scenario
- * file) and fills the data in. Bad data is reported at the data file's line; a missing file or a
- * series that does not exist is reported at the scenario field that names it. File access comes in
- * as a function from `load.ts`, the scenario layer's reader; sampling belongs to the engine.
+ * file) and fills the data in. Bad data is reported at the data file's line, by position and reason
+ * without quoting the file; a missing or refused file or a series that does not exist is reported at
+ * the scenario field that names it. File access (and where files may be: `data-root.ts`) comes in as
+ * a function from `load.ts`, the scenario layer's reader; sampling belongs to the engine.
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import parsePrometheusText from 'parse-prometheus-text-format';
 import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
-import { didYouMean, suggestion } from './did-you-mean.js';
 import type { FieldPath } from './scenario-error.js';
 import { bucketProblems, DATA_UNIT_MS, formatDuration, histogramOf, needsDataFile } from './units.js';
 
@@ -37,6 +37,39 @@ type Found<T> = { ok: true; value: T } | { ok: false; at?: DataPosition; key?: s
 
 const NUMBER_RE = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const MAX_LISTED = 5;
+
+// SECURITY: a data path may name any file the root allows (data-root.ts), and errors end up in CI
+// logs. So messages give positions, counts, lengths and shapes, and repeat only what the scenario
+// wrote (a column, metric or label it asked for), never text of the file: not a header row, a
+// cell, a metric name or a label value. Numbers of a bucket series that parsed are fine.
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const linesOf = (lines: number[]) => `${lines.slice(0, MAX_LISTED).join(', ')}${lines.length > MAX_LISTED ? ', ...' : ''}`;
+
+/** What `text` (from a data file) is, told by its shape only: for "expected a number, found ...". */
+function shapeOf(text: string): string {
+  if (text.startsWith('-') && NUMBER_RE.test(text.slice(1))) return 'a negative number';
+  if (/^[+-]?(inf(inity)?|nan)$/i.test(text)) return 'a value that is not a finite number';
+  if (/^[+]?(\d+(\.\d*)?|\.\d+)\s*(ms|s|us)$/.test(text)) return 'a number with a unit (write plain numbers and give unit: on the distribution)';
+  return `text that is not one (${plural(text.length, 'character')})`;
+}
+
+/** csv-parse's error codes in words; its own messages can quote the field they stopped at. */
+function csvProblem(code: string | undefined): string {
+  switch (code) {
+    case 'INVALID_OPENING_QUOTE':
+      return 'a quote inside a field that does not start with one';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return 'a closing quote followed by something other than a delimiter or the end of the line';
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quote that is never closed';
+    case 'CSV_MAX_RECORD_SIZE':
+      return 'a record larger than the parser takes';
+    default:
+      return `the CSV parser stopped (${code ?? 'unknown error'})`;
+  }
+}
 
 // ---- CSV ----
 
@@ -90,8 +123,8 @@ export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'm
       raw: true,
     }) as unknown as CsvRow[];
   } catch (e) {
-    const err = e as Error & { lines?: number };
-    return { ok: false, at: { line: err.lines ?? 1, col: 1 }, message: `not a readable CSV file: ${err.message}` };
+    const err = e as Error & { lines?: number; code?: string };
+    return { ok: false, at: { line: err.lines ?? 1, col: 1 }, message: `not a readable CSV file: ${csvProblem(err.code)}` };
   }
   if (rows.length === 0) return { ok: false, at: { line: 1, col: 1 }, message: 'the file holds no values (it is empty)' };
   const first = rows[0]!;
@@ -110,17 +143,17 @@ export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'm
       return {
         ok: false,
         at: { line: first.info.lines, col: 1 },
-        message: `no column "${opts.column}" in the header row (columns: ${header.join(', ')})${suggestion(opts.column, header)}`,
+        message: `no column "${opts.column}" in the header row (${plural(header.length, 'column')}; the name must match exactly or ignoring case)`,
       };
     }
   } else {
     hasHeader = !first.record.every(numeric);
     if (first.record.length > 1) {
-      const names = hasHeader ? first.record.join(', ') : `${first.record.length} unnamed columns`;
-      return { ok: false, at: { line: first.info.lines, col: 1 }, message: `the file has several columns (${names}): name one with column:` };
+      return { ok: false, at: { line: first.info.lines, col: 1 }, message: `the file has ${first.record.length} columns: name one with column:` };
     }
   }
-  const name = hasHeader ? `column "${first.record[columnIndex]}"` : 'the column';
+  // Only what the scenario wrote is named: the header row is the file's content (SECURITY below).
+  const name = opts.column !== undefined ? `column "${opts.column}"` : 'the column';
   const factor = DATA_UNIT_MS[opts.unit ?? 'ms'];
   const values: number[] = [];
   let bad: { at: DataPosition; message: string } | undefined;
@@ -129,18 +162,18 @@ export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'm
     const row = rows[r]!;
     const cell = row.record[columnIndex];
     let problem: string | undefined;
+    const value = cell !== undefined && NUMBER_RE.test(cell) ? Number(cell) * factor : undefined;
     if (cell === undefined || cell === '') problem = `${name} is empty on this row`;
-    else if (!NUMBER_RE.test(cell)) {
-      problem = cell.startsWith('-') && NUMBER_RE.test(cell.slice(1))
-        ? `${name}: expected a measured value >= 0, found ${cell}`
-        : `${name}: expected a number, found "${cell}"${/^\d.*(ms|s|us)$/.test(cell) ? ' (write plain numbers and give unit: on the distribution)' : ''}`;
-    }
+    else if (value === undefined) {
+      const shape = shapeOf(cell);
+      problem = shape === 'a negative number' ? `${name}: expected a measured value >= 0, found a negative number` : `${name}: expected a number, found ${shape}`;
+    } else if (!Number.isFinite(value)) problem = `${name}: expected a finite number, found a number too large to represent`;
     if (problem !== undefined) {
       badCount++;
       bad ??= { at: { line: row.info.lines, col: fieldColumn(row, columnIndex, delimiter) }, message: problem };
       continue;
     }
-    values.push(Number(cell) * factor);
+    values.push(value!);
   }
   if (bad !== undefined) {
     return { ok: false, at: bad.at, message: badCount > 1 ? `${bad.message} (and ${badCount - 1} more bad rows)` : bad.message };
@@ -193,14 +226,15 @@ export function parsePrometheusHistogram(
 ): Found<Array<{ le: number; count: number; line: number }>> {
   const metric = opts.metric.replace(/_bucket$/, '');
   const bucketName = `${metric}_bucket`;
-  const histograms = new Set<string>();
+  // Other histograms in the file, by the line each first appears on (their names are the file's, not shown).
+  const histograms = new Map<string, number>();
   const samples: BucketSample[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
     if (t === '' || t.startsWith('#')) continue;
     const name = /^[^\s{]+/.exec(t)?.[0] ?? '';
-    if (name.endsWith('_bucket')) histograms.add(name.slice(0, -'_bucket'.length));
+    if (name.endsWith('_bucket') && !histograms.has(name)) histograms.set(name, i + 1);
     if (name !== bucketName) continue;
     let s: ReturnType<typeof parseSampleLine>;
     try {
@@ -213,9 +247,8 @@ export function parsePrometheusHistogram(
     samples.push({ labels, le, value: s.value, line: i + 1 });
   }
   if (samples.length === 0) {
-    const known = [...histograms];
-    const hint = known.length === 0 ? 'the file has no _bucket series' : `histograms in the file: ${known.slice(0, MAX_LISTED).join(', ')}${known.length > MAX_LISTED ? ', ...' : ''}`;
-    return { ok: false, key: 'metric', message: `no ${bucketName} series in the file (${hint})${suggestion(metric, known)}` };
+    const hint = histograms.size === 0 ? 'the file has no _bucket series' : `other histograms start at lines ${linesOf([...histograms.values()])}`;
+    return { ok: false, key: 'metric', message: `no ${bucketName} series in the file (${hint})` };
   }
   const wanted = opts.labels ?? {};
   const series = new Map<string, BucketSample[]>();
@@ -227,29 +260,23 @@ export function parsePrometheusHistogram(
     series.set(key, list);
   }
   if (series.size !== 1) {
-    const all = new Map<string, number>();
-    for (const s of samples) if (!all.has(labelText(s.labels))) all.set(labelText(s.labels), s.line);
     if (series.size === 0) {
+      // Label names and values in the file are its content: say which asked-for label fails, and where series start.
       const hints = Object.entries(wanted).map(([k, v]) => {
-        const values = new Set(samples.map((s) => s.labels[k]).filter((x): x is string => x !== undefined));
-        if (values.size === 0) return `no series has a label ${k}`;
-        const close = didYouMean(v, values);
-        return `${k} is one of ${[...values].slice(0, MAX_LISTED).join(', ')}${values.size > MAX_LISTED ? ', ...' : ''}${close ? ` (did you mean "${close}"?)` : ''}`;
+        const lines = new Map<string, number>();
+        for (const s of samples) if (s.labels[k] !== undefined && !lines.has(s.labels[k])) lines.set(s.labels[k], s.line);
+        if (lines.size === 0) return `no series has a label ${k}`;
+        return lines.has(v)
+          ? `${k}="${v}" appears, but not together with the other labels`
+          : `${k}="${v}" appears nowhere (series with ${plural(lines.size, `other ${k} value`)} start at lines ${linesOf([...lines.values()])})`;
       });
       return { ok: false, key: 'labels', message: `no ${bucketName} series has the labels ${labelText(wanted)}: ${hints.join('; ')}` };
     }
-    // Show only the labels that tell the matching series apart.
-    const matched = [...series.values()].map((l) => l[0]!);
-    const keys = [...new Set(matched.flatMap((s) => Object.keys(s.labels)))].filter(
-      (k) => new Set(matched.map((s) => s.labels[k])).size > 1,
-    );
-    const listed = matched
-      .slice(0, MAX_LISTED)
-      .map((s) => `${labelText(Object.fromEntries(keys.filter((k) => k in s.labels).map((k) => [k, s.labels[k]!])))} (line ${s.line})`);
+    const starts = [...series.values()].map((l) => l[0]!.line);
     return {
       ok: false,
       key: 'labels',
-      message: `${series.size} ${bucketName} series have the labels ${labelText(wanted)}: ${listed.join(', ')}${series.size > MAX_LISTED ? ', ...' : ''}; add labels that pick one`,
+      message: `${series.size} ${bucketName} series have the labels ${labelText(wanted)}, at lines ${linesOf(starts)}; add labels that pick one`,
     };
   }
   const unit = opts.unit ?? unitFromMetricName(metric);
@@ -260,11 +287,15 @@ export function parsePrometheusHistogram(
   const buckets: Array<{ le: number; count: number; line: number }> = [];
   for (const s of [...series.values()][0]!) {
     const le = /^\+?inf$/i.test(s.le) ? Infinity : NUMBER_RE.test(s.le) ? Number(s.le) * factor : undefined;
-    if (le === undefined) return { ok: false, at: { line: s.line, col: 1 }, message: `expected le to be a number >= 0 or +Inf, found "${s.le}"` };
-    if (!NUMBER_RE.test(s.value)) {
-      return { ok: false, at: { line: s.line, col: 1 }, message: `expected a cumulative count >= 0, found ${s.value}` };
+    if (le === undefined) return { ok: false, at: { line: s.line, col: 1 }, message: `expected le to be a number >= 0 or +Inf, found ${shapeOf(s.le)}` };
+    // A bound too large to represent is not +Inf: only the literal +Inf is.
+    if (le === Infinity && !/^\+?inf$/i.test(s.le)) {
+      return { ok: false, at: { line: s.line, col: 1 }, message: 'expected le to be a number >= 0 or +Inf, found a number too large to represent' };
     }
-    buckets.push({ le, count: Number(s.value), line: s.line });
+    const count = NUMBER_RE.test(s.value) ? Number(s.value) : undefined;
+    if (count === undefined) return { ok: false, at: { line: s.line, col: 1 }, message: `expected a cumulative count >= 0, found ${shapeOf(s.value)}` };
+    if (!Number.isFinite(count)) return { ok: false, at: { line: s.line, col: 1 }, message: 'expected a cumulative count >= 0, found a number too large to represent' };
+    buckets.push({ le, count, line: s.line });
   }
   const problems = bucketProblems(buckets.map((b) => ({ le: b.le, count: b.count, at: b.line })));
   if (problems.length > 0) return { ok: false, at: { line: problems[0]!.at, col: 1 }, message: problems[0]!.message };
@@ -293,8 +324,8 @@ export function loadDataFiles(parsed: unknown, raw: unknown, scenarioFile: strin
       try {
         t = { text: readText(abs) };
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        t = { error: code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (e as Error).message };
+        // The reader's reasons name paths and kinds of refusal (data-root.ts), never file content.
+        t = { error: (e as Error).message };
       }
       texts.set(abs, t);
     }

@@ -8,6 +8,7 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, typ
 import { addressCapacityIssues } from './address-capacity.js';
 import { crossCheck } from './cross-check.js';
 import { loadDataFiles } from './data-files.js';
+import { dataFileReader } from './data-root.js';
 import { normalizeScenario } from './normalize.js';
 import { readTextFile, TextFileError } from './read-text-file.js';
 import { applyOverrides, type Override } from './overrides.js';
@@ -147,18 +148,31 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     ...cross.issues,
   ];
   if (all.length > 0) throw new ScenarioError(positioned(all, doc, lc, fileName, applied));
-  // Measured distributions: data files are relative to the scenario file; bad data points at its own line.
-  const dataIssues = loadDataFiles(parsed.data, raw, fileName, (p) => readTextFile(p, MAX_DATA_FILE_BYTES));
+  // Measured distributions: data files are relative to the scenario file and stay inside its folder
+  // tree (or --data-root, data-root.ts); bad data points at its own line, a refused or missing file
+  // at the field that names it (a path given by --set is named as such).
+  const dataIssues = loadDataFiles(parsed.data, raw, fileName, dataFileReader(fileName));
   if (dataIssues.length > 0) {
-    throw new ScenarioError(
-      dataIssues.map((i) => {
-        const named = lc.linePos(offsetOf(doc, [...i.path, i.key], false));
-        const path = formatPath([...i.path, i.key]);
-        return i.at
-          ? { file: i.file, line: i.at.line, col: i.at.col, path: formatPath(i.path), message: i.message, hint: `named at ${fileName}:${named.line}:${named.col} (${path})` }
-          : { file: fileName, line: named.line, col: named.col, path, message: i.message };
-      }),
-    );
+    const named = (i: (typeof dataIssues)[number]) => lc.linePos(offsetOf(doc, [...i.path, i.key], false));
+    throw new ScenarioError([
+      ...dataIssues
+        .filter((i) => i.at !== undefined)
+        .map((i) => ({
+          file: i.file,
+          line: i.at!.line,
+          col: i.at!.col,
+          path: formatPath(i.path),
+          message: i.message,
+          hint: `named at ${fileName}:${named(i).line}:${named(i).col} (${formatPath([...i.path, i.key])})`,
+        })),
+      ...positioned(
+        dataIssues.filter((i) => i.at === undefined).map((i) => ({ path: [...i.path, i.key], message: i.message })),
+        doc,
+        lc,
+        fileName,
+        applied,
+      ),
+    ]);
   }
   const scenario = normalizeScenario(parsed.data!, fileName);
   // Needs the normalized timeline (durations, fault targets, default CIDRs).
@@ -173,9 +187,6 @@ export function parseScenario(text: string, fileName: string, overrides: readonl
 }
 
 // Bounded: a directory, FIFO, device or file above 10 MB is refused before reading (read-text-file.ts).
-/** Data files of measured distributions (CSV, Prometheus text) above this size are refused (100 MB). */
-const MAX_DATA_FILE_BYTES = 100 * 1024 * 1024;
-
 function readScenarioText(path: string): string {
   try {
     return readTextFile(path);

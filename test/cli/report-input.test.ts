@@ -128,6 +128,12 @@ describe('readSummaryFile', () => {
     expect(errorOf('')).toBe('summary.json:1:1: not valid JSON: the file is empty');
   });
 
+  it('names a byte order mark in front of the JSON (a file saved again by an editor)', () => {
+    expect(errorOf(`\uFEFF${JSON.stringify(validSummary())}`)).toBe(
+      'summary.json:1:1: not valid JSON: the file starts with a UTF-8 byte order mark (BOM); save it without one',
+    );
+  });
+
   it('checks the summaries inside compare.json', () => {
     const s = validSummary();
     s.requests = null;

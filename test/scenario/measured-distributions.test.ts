@@ -14,6 +14,7 @@ import {
   type SamplesSpec,
 } from '../../src/engine/distributions.js';
 import { RandomStreams } from '../../src/engine/random.js';
+import { withDataAccess } from '../../src/scenario/data-root.js';
 import { dumpScenarioYaml } from '../../src/scenario/dump.js';
 import { loadScenarioFile, parseScenario, ScenarioError } from '../../src/scenario/load.js';
 import { distQuantile } from '../../src/scenario/recommend.js';
@@ -25,6 +26,8 @@ const tempDir = useTempDirs();
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string) => join(here, 'fixtures', 'measured', name);
 const SCENARIO = fixture('measured.yaml');
+/** The Prometheus scrape of the fixtures, copied next to a test's scenario (data files stay in its folder). */
+const PROM = readFileSync(fixture('user-service-metrics.prom'), 'utf8');
 
 /** The measured RTs of the CSV fixture, parsed independently of zonesim (sorted, ms). */
 function csvColumn(): number[] {
@@ -211,7 +214,9 @@ describe('round trips and tools', () => {
     const s = loadScenarioFile(SCENARIO);
     s.network.default = { dist: 'histogram', le: [1, 3], counts: [5, 9], total: 10, max: 4 };
     s.registry.pushLag = { dist: 'samples', values: [20, 35, 300] };
-    expect(parseScenario(dumpScenarioYaml(s), join(tempDir('zs-dump-'), 'dumped.yaml'))).toEqual(s);
+    // The dump names the data files by absolute path, outside the dump's own folder: allowed by a data root.
+    const back = withDataAccess({ root: dirname(SCENARIO) }, () => parseScenario(dumpScenarioYaml(s), join(tempDir('zs-dump-'), 'dumped.yaml')));
+    expect(back).toEqual(s);
   });
 
   it('labels a measured RTT in fault descriptions and feeds check\'s p99', () => {
@@ -235,15 +240,15 @@ describe('bad data is reported at the data file\'s line', () => {
     });
     const e = scenarioError(() => loadScenarioFile(file));
     expect(first(e)).toBe(
-      `${join(dirname(file), 'rt.csv')}:3:3: services.S.methods.m.serviceTime: column "rt_ms": expected a number, found "n/a" (and 1 more bad rows)`,
+      `${join(dirname(file), 'rt.csv')}:3:3: services.S.methods.m.serviceTime: column "rt_ms": expected a number, found text that is not one (3 characters) (and 1 more bad rows)`,
     );
     expect(e.format()).toContain(`hint: named at ${file}:5:`);
   });
 
-  it('a missing column: the header line, with the columns there are', () => {
+  it('a missing column: the header line and how many columns it has (not their names: the file\'s content)', () => {
     const file = scenarioWith('{ dist: samples, file: rt.csv, column: rtms }', { 'rt.csv': '\n\nts,rt_ms\n1,12\n' });
     expect(first(scenarioError(() => loadScenarioFile(file)))).toMatch(
-      /rt\.csv:3:1: services\.S\.methods\.m\.serviceTime: no column "rtms" in the header row \(columns: ts, rt_ms\); did you mean "rt_ms"\?$/,
+      /rt\.csv:3:1: services\.S\.methods\.m\.serviceTime: no column "rtms" in the header row \(2 columns; the name must match exactly or ignoring case\)$/,
     );
   });
 
@@ -255,13 +260,30 @@ describe('bad data is reported at the data file\'s line', () => {
       first(scenarioError(() => loadScenarioFile(scenarioWith('{ dist: samples, file: rt.csv, column: rt_ms }', { 'rt.csv': 'ts,rt_ms\n' })))),
     ).toMatch(/rt\.csv:2:1: .*: the file holds no values below its header row$/);
     expect(first(scenarioError(() => loadScenarioFile(scenarioWith('{ dist: samples, file: rt.csv }', { 'rt.csv': 'ts,rt_ms\n1,2\n' }))))).toMatch(
-      /rt\.csv:1:1: .*: the file has several columns \(ts, rt_ms\): name one with column:$/,
+      /rt\.csv:1:1: .*: the file has 2 columns: name one with column:$/,
     );
   });
 
   it('a negative value', () => {
     const file = scenarioWith('{ dist: samples, file: rt.csv }', { 'rt.csv': 'rt_ms\n3\n-1\n' });
-    expect(first(scenarioError(() => loadScenarioFile(file)))).toMatch(/rt\.csv:3:1: .*expected a measured value >= 0, found -1$/);
+    expect(first(scenarioError(() => loadScenarioFile(file)))).toMatch(/rt\.csv:3:1: .*the column: expected a measured value >= 0, found a negative number$/);
+  });
+
+  it('a number too large to represent is an error at its line, not Infinity: CSV values, Prometheus counts and le', () => {
+    const err = (serviceTime: string, files: Record<string, string>) => first(scenarioError(() => loadScenarioFile(scenarioWith(serviceTime, files))));
+    expect(err('{ dist: samples, file: rt.csv }', { 'rt.csv': 'rt_ms\n3\n1e400\n' })).toMatch(
+      /rt\.csv:3:1: services\.S\.methods\.m\.serviceTime: the column: expected a finite number, found a number too large to represent$/,
+    );
+    // Finite as written, infinite once seconds are turned into milliseconds.
+    expect(err('{ dist: samples, file: rt.csv, unit: s }', { 'rt.csv': '1\n1e306\n' })).toMatch(/rt\.csv:2:1: .*too large to represent$/);
+    const prom = (le: string, count: string) => `rt_seconds_bucket{le="0.1"} 1\nrt_seconds_bucket{le="${le}"} ${count}\nrt_seconds_bucket{le="+Inf"} 3\n`;
+    const histogram = '{ dist: histogram, file: m.prom, metric: rt_seconds }';
+    expect(err(histogram, { 'm.prom': prom('1', '1e400') })).toMatch(
+      /m\.prom:2:1: services\.S\.methods\.m\.serviceTime: expected a cumulative count >= 0, found a number too large to represent$/,
+    );
+    expect(err(histogram, { 'm.prom': prom('1e400', '2') })).toMatch(
+      /m\.prom:2:1: services\.S\.methods\.m\.serviceTime: expected le to be a number >= 0 or \+Inf, found a number too large to represent$/,
+    );
   });
 
   it('a missing data file: the scenario line that names it', () => {
@@ -293,28 +315,28 @@ describe('bad data is reported at the data file\'s line', () => {
     );
   });
 
-  it('no series with the labels: the scenario\'s labels, with the values the file has', () => {
-    const file = scenarioWith(
-      `{ dist: histogram, file: ${fixture('user-service-metrics.prom')}, metric: dubbo_provider_rt_seconds, labels: { method: getUser } }`,
-    );
+  it('no series with the labels: the scenario\'s labels, with the lines where the file\'s series start', () => {
+    const file = scenarioWith('{ dist: histogram, file: m.prom, metric: dubbo_provider_rt_seconds, labels: { method: getUser } }', { 'm.prom': PROM });
     expect(first(scenarioError(() => loadScenarioFile(file)))).toMatch(
-      /scenario\.yaml:5:\d+: services\.S\.methods\.m\.serviceTime\.labels: no dubbo_provider_rt_seconds_bucket series has the labels \{method="getUser"\}: method is one of getUserById, updateUser, listUsers/,
+      /scenario\.yaml:5:\d+: services\.S\.methods\.m\.serviceTime\.labels: no dubbo_provider_rt_seconds_bucket series has the labels \{method="getUser"\}: method="getUser" appears nowhere \(series with 3 other method values start at lines 16, 33, 50\)$/,
+    );
+    const both = scenarioWith('{ dist: histogram, file: m.prom, metric: dubbo_provider_rt_seconds, labels: { method: updateUser, zone: x } }', { 'm.prom': PROM });
+    expect(first(scenarioError(() => loadScenarioFile(both)))).toMatch(
+      /\.labels: no dubbo_provider_rt_seconds_bucket series has the labels \{method="updateUser",zone="x"\}: method="updateUser" appears, but not together with the other labels; no series has a label zone$/,
     );
   });
 
-  it('several series with the labels: each one listed with its line', () => {
-    const file = scenarioWith(
-      `{ dist: histogram, file: ${fixture('user-service-metrics.prom')}, metric: dubbo_provider_rt_seconds, labels: { interface: com.example.UserService } }`,
-    );
+  it('several series with the labels: the line each one starts at', () => {
+    const file = scenarioWith('{ dist: histogram, file: m.prom, metric: dubbo_provider_rt_seconds, labels: { interface: com.example.UserService } }', { 'm.prom': PROM });
     expect(first(scenarioError(() => loadScenarioFile(file)))).toMatch(
-      /\.labels: 3 dubbo_provider_rt_seconds_bucket series have the labels \{interface="com\.example\.UserService"\}: \{method="getUserById"\} \(line 16\), \{method="updateUser"\} \(line 33\), \{method="listUsers"\} \(line 50\); add labels that pick one$/,
+      /\.labels: 3 dubbo_provider_rt_seconds_bucket series have the labels \{interface="com\.example\.UserService"\}, at lines 16, 33, 50; add labels that pick one$/,
     );
   });
 
   it('a metric that is not in the file, and one whose unit the name does not tell', () => {
-    const wrong = scenarioWith(`{ dist: histogram, file: ${fixture('user-service-metrics.prom')}, metric: dubbo_provider_rt_second }`);
+    const wrong = scenarioWith('{ dist: histogram, file: m.prom, metric: dubbo_provider_rt_second }', { 'm.prom': PROM });
     expect(first(scenarioError(() => loadScenarioFile(wrong)))).toMatch(
-      /\.metric: no dubbo_provider_rt_second_bucket series in the file \(histograms in the file: dubbo_provider_rt_seconds\); did you mean "dubbo_provider_rt_seconds"\?$/,
+      /\.metric: no dubbo_provider_rt_second_bucket series in the file \(other histograms start at lines 16\)$/,
     );
     const unitless = scenarioWith('{ dist: histogram, file: m.prom, metric: rt }', { 'm.prom': 'rt_bucket{le="1"} 1\n' });
     expect(first(scenarioError(() => loadScenarioFile(unitless)))).toMatch(/\.metric: cannot tell the unit of le from the name "rt": add unit: s, ms or us$/);
@@ -327,6 +349,8 @@ describe('bad data is reported at the data file\'s line', () => {
     const err: string[] = [];
     const code = await main(['run', file, '--json'], { stdout: () => {}, stderr: (s) => err.push(s), cwd: dirname(file) });
     expect(code).toBe(2);
-    expect(err.join('')).toMatch(/rt\.csv:3:1: services\.S\.methods\.m\.serviceTime: column "rt_ms": expected a number, found "13ms" \(write plain numbers and give unit: on the distribution\)\n/);
+    expect(err.join('')).toMatch(
+      /rt\.csv:3:1: services\.S\.methods\.m\.serviceTime: the column: expected a number, found a number with a unit \(write plain numbers and give unit: on the distribution\)\n/,
+    );
   });
 });
