@@ -11,6 +11,7 @@ import { aggregateSummaries } from '../metrics/aggregate.js';
 import type { Summary } from '../metrics/summary.js';
 import { loadScenarioWithRaw, ScenarioError } from '../scenario/load.js';
 import { readTextFile } from '../scenario/read-text-file.js';
+import { dataRootInEffect } from '../scenario/data-root.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import { strategyInfo, withStrategy } from './report-strategy.js';
 import type { Scenario, StrategySpec } from '../scenario/types.js';
@@ -19,6 +20,7 @@ import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption
 import { UsageError, type Io } from './io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from './plugins.js';
+import { pluginPolicy } from './plugin-policy.js';
 import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
@@ -231,6 +233,9 @@ function explain(
     String(seed),
     ...(opts.seeds > 1 ? ['--seeds', String(opts.seeds)] : []),
     ...[...opts.set, ...cellSets(cell)].flatMap((s) => ['--set', s]),
+    // What this invocation allowed, so the cell reproduces under the same rules.
+    ...(dataRootInEffect() === undefined ? [] : ['--data-root', dataRootInEffect()!]),
+    ...(pluginPolicy().allowed ? [] : ['--no-plugins']),
   ];
   const command = argv.map(shellWord).join(' ');
   if (opts.json) {

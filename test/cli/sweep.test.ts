@@ -81,6 +81,14 @@ describe('zonesim sweep', () => {
     expect(plain.out).toBe(JSON.stringify(cell.summary, null, 2) + '\n');
   });
 
+  it('carries the --data-root and --no-plugins into the command --explain prints', async () => {
+    const dataRoot = join(root, 'scenarios');
+    const r = await cli(['sweep', SCENARIO, ...GRID, '--explain', '1', '--json', '--data-root', dataRoot, '--no-plugins', ...SHORT]);
+    expect(r.code).toBe(0);
+    const { argv } = JSON.parse(r.out);
+    expect(argv.slice(-3)).toEqual(['--data-root', dataRoot, '--no-plugins']);
+  });
+
   it('gives a strategy cell with several seeds the summary of the comparison that --explain prints', async () => {
     const args = ['sweep', SCENARIO, '--grid', `${RETRIES}=0,2`, '--strategies', 'dubbo-default,zone-failover', '--seeds', '2', ...SHORT];
     const sweep = await cli([...args, '--json', '--jobs', '2', '--out', tempDir('zs-sweep-')]);
