@@ -34,6 +34,9 @@ const CALLS: Call[] = [
 const extraCalls = (extraOk: number): Call[] =>
   Array.from({ length: extraOk }, (_, i) => ({ startMs: 3100 + i, zone: 'zoneA', method: 'getUserById', outcome: 'ok', latencyMs: 10 }));
 
+/** The zone a cross-zone call of `zone` went to (the sample has two). */
+const otherZone = (zone: string) => (zone === 'zoneA' ? 'zoneB' : 'zoneA');
+
 const WARMUP_MS = 1000;
 const DURATION_MS = 4000;
 const BUCKET_MS = 1000;
@@ -48,7 +51,7 @@ function sampleSummary(seed = 1, extraOk = 0): Summary {
   for (const c of [...CALLS, ...extraCalls(extraOk)]) {
     const req = r.startRequest({ consumerGroup: 'web', consumerZone: c.zone, service: SERVICE, method: c.method, idempotent: true, startMs: c.startMs });
     if (c.outcome !== 'noProvider') {
-      r.attempt(req, { crossZone: c.cross ?? false, stale: false, providerGroup: 'users-a' });
+      r.attempt(req, { crossZone: c.cross ?? false, stale: false, providerGroup: 'users-a', providerZone: c.cross ? otherZone(c.zone) : c.zone });
       r.execution(req, 'users-a');
     }
     r.endRequest(req, c.outcome, c.startMs + c.latencyMs, c.outcome === 'noProvider' ? 'router:condition' : undefined);
@@ -178,7 +181,7 @@ function outcomeSummary(
     for (let i = 0; i < g.n; i++, t++) {
       const req = r.startRequest({ consumerGroup: 'web', consumerZone: 'zoneA', service: SERVICE, method: 'getUserById', idempotent: true, startMs: t });
       if (g.outcome === 'ok' || g.outcome === 'timeout') {
-        r.attempt(req, { crossZone: false, stale: stale-- > 0, providerGroup: 'users-a' });
+        r.attempt(req, { crossZone: false, stale: stale-- > 0, providerGroup: 'users-a', providerZone: 'zoneA' });
         r.execution(req, 'users-a');
       }
       r.endRequest(req, g.outcome, t + g.latencyMs, g.cause);
