@@ -105,6 +105,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
+          .option('by', { type: 'string', coerce: byOption, describe: 'zone: the table adds one row per strategy and consumer zone' })
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
@@ -122,6 +123,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               jobs,
               workers,
               shard: a.shard as string | undefined,
+              by: a.by as 'zone' | undefined,
               ...costOptionsFrom(a),
             },
             io,
@@ -188,7 +190,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('json', { type: 'boolean', default: false, describe: 'print only the merged JSON' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('objective', { type: 'string', describe: 'sweeps: best cell by [min:|max:]figure (default: lowest p99)' })
-          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'sweeps: the best cell must have a timeout rate under this' }),
+          .option('max-timeout-rate', { type: 'number', default: 0.001, describe: 'sweeps: the best cell must have a timeout rate under this' })
+          .option('by', { type: 'string', coerce: byOption, describe: 'comparisons: zone adds one row per strategy and consumer zone to the table' }),
       async (a) => {
         const { runMerge } = await import('./merge.js');
         code = await runMerge(
@@ -199,6 +202,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             report: a.report as boolean,
             objective: a.objective as string | undefined,
             maxTimeoutRate: a['max-timeout-rate'] as number,
+            by: a.by as 'zone' | undefined,
           },
           io,
         );
@@ -411,6 +415,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** yargs `coerce` for `--by` of compare and merge: `zone`, the one breakdown the compare table adds. */
+function byOption(value: unknown): 'zone' {
+  if (value === 'zone') return value;
+  throw new UsageError(`--by: expected zone, found ${clipMessage(JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)))}`);
 }
 
 /**
