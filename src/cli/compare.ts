@@ -7,7 +7,8 @@ import { loadScenarioWithRaw } from '../scenario/load.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { Summary } from '../metrics/summary.js';
-import { formatCompareTable, summaryCsv } from './format.js';
+import { summaryCsv } from './format.js';
+import { formatCompareTable, type CompareTableOptions } from './compare-table.js';
 import { inShard, parseShard } from './grid.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';
@@ -30,6 +31,8 @@ export interface CompareOptions extends CostOptions {
   out?: string;
   json: boolean;
   report: boolean;
+  /** `zone`: the table adds one row per strategy and consumer zone (the JSON has them anyway). */
+  by?: CompareTableOptions['by'];
   /** Worker threads for the strategy x seed runs (1: all in this thread). */
   jobs: number;
   /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
@@ -124,7 +127,7 @@ export function compareByStrategy(names: string[], seedCount: number, summaries:
 export async function writeCompare(
   doc: CompareHeader & { byStrategy: Record<string, Summary> },
   scenarioFile: { fileName: string; text: string },
-  opts: { out?: string; json: boolean; report: boolean },
+  opts: { out?: string; json: boolean; report: boolean; by?: CompareTableOptions['by'] },
   io: Io,
 ): Promise<string | undefined> {
   const { byStrategy } = doc;
@@ -148,7 +151,7 @@ export async function writeCompare(
   const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-compare`, files);
   if (opts.json) io.stdout(json);
   else {
-    io.stdout(formatCompareTable(byStrategy));
+    io.stdout(formatCompareTable(byStrategy, { by: opts.by }));
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
   return dir;

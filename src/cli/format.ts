@@ -1,9 +1,10 @@
 /**
- * Renderings of summary JSON for people and spreadsheets: the run and compare tables printed by
- * the CLI, `summary.csv` and `timeline.csv`. Everything here is derived from a `Summary`; no
- * figure is computed that the JSON does not already hold. The tables never hide a failure: they
- * always carry `error %` and `p99 all ms`, mark ok-only latencies as such, and list the failed
- * outcomes and the registry's pushes under the table.
+ * Renderings of summary JSON for people and spreadsheets: the run table printed by the CLI, the
+ * figure columns, cells and zone-pair table it shares with the compare table (compare-table.ts),
+ * `summary.csv` and `timeline.csv`. Everything here is derived from a `Summary`; no figure is
+ * computed that the JSON does not already hold. The tables never hide a failure: they always
+ * carry `error %` and `p99 all ms`, mark ok-only latencies as such, and list the failed outcomes
+ * and the registry's pushes under the table.
  *
  * CSV layouts (documented in docs/outputs.md, "CSV files"):
  * - `summary.csv`: one row per scope: `overall`, then each `consumerZone`, then each `service`
@@ -117,9 +118,10 @@ function markerText(m: FaultMarker): string {
 /**
  * The run command's table: overall and one row per consumer zone, then a `failures` line (every
  * outcome other than `ok`, with rejected causes), the noProvider causes, the registry's pushes
- * when it pushed, and the confidence half-widths of a multi-seed run. Latency columns marked `ok`
- * cover successful requests only; `p99 all ms` and `error %` make sure that a run in which every
- * request failed never reads as fast or as 0%.
+ * when it pushed, the confidence half-widths of a multi-seed run, and with three or more zones the
+ * zone-pair table. Latency columns marked `ok` cover successful requests only; `p99 all ms` and
+ * `error %` make sure that a run in which every request failed never reads as fast or as 0%. A
+ * `dup writes` column shows when a method is not idempotent.
  */
 export function formatRunTable(summary: Summary): string {
   const seeds = summary.seeds ?? [summary.seed];
@@ -132,21 +134,11 @@ export function formatRunTable(summary: Summary): string {
     `simulated ${fmtSeconds(summary.simulatedMs)}, measured from ${fmtSeconds(summary.measuredFromMs)}`,
     '',
   ];
-  const rows: string[][] = [
-    ['scope', 'requests', ...LATENCY_HEADERS, 'timeout %', 'no-provider %', 'error %', 'duplicates', 'cross-zone %'],
-  ];
-  const row = (name: string, s: ScopeSummary): string[] => [
-    name,
-    fmtCount(s.requests),
-    ...latencyCells(s),
-    fmtRate(s, s.timeoutRate),
-    fmtRate(s, s.noProviderRate),
-    fmtRate(s, s.errorRate),
-    fmtCount(s.duplicateExecutions),
-    fmtPercent(s.crossZoneRatio),
-  ];
-  rows.push(row('overall', summary));
-  for (const [zone, s] of Object.entries(summary.byConsumerZone)) rows.push(row(zone, s));
+  const columns = figureColumns([summary], { attemptsPerRequest: false });
+  const rows: string[][] = [['scope', ...columns.map((c) => c.header)]];
+  // The run table keeps the means in its cells and gives the half-widths on a line of their own.
+  rows.push(['overall', ...columns.map((c) => figureCell(c, summary, false))]);
+  for (const [zone, s] of Object.entries(summary.byConsumerZone)) rows.push([zone, ...columns.map((c) => figureCell(c, s, false))]);
   lines.push(...renderTable(rows));
   const notes: string[] = [];
   const failures = failuresText(summary);
@@ -165,106 +157,118 @@ export function formatRunTable(summary: Summary): string {
         `error ${fmtPercent(ci.errorRate ?? 0)} %`,
     );
   }
+  const pairs = zonePairTable([{ lead: [], summary }], []);
+  if (pairs !== undefined) lines.push('', ...pairs);
   return lines.join('\n') + '\n';
 }
 
+/** A figure column of the run and compare tables: its header, the figure in a scope, its text and its 95% half-width. */
+export interface FigureColumn {
+  header: string;
+  /** The figure, or undefined when the scope has nothing to measure (the cell shows a dash). */
+  value: (s: ScopeSummary) => number | undefined;
+  text: (x: number) => string;
+  /** The half-width of the figure's 95% interval in a summary over several seeds (`ci95`), else undefined. */
+  halfWidth: (s: ScopeSummary) => number | undefined;
+}
+
+function column(header: string, path: string, value: FigureColumn['value'], text: FigureColumn['text']): FigureColumn {
+  return { header, value, text, halfWidth: (s) => s.ci95?.[path] };
+}
+
+// A scope without a successful request has no ok latency: a dash, never a fast-looking 0.
+const okLatency = (key: 'p50' | 'p99' | 'p999') => (s: ScopeSummary) => (s.ok > 0 ? s.latencyMs[key] : undefined);
+/** A rate of a scope's requests, or nothing when the scope had no request. */
+const rateOf = (rate: (s: ScopeSummary) => number) => (s: ScopeSummary) => (s.requests > 0 ? rate(s) : undefined);
+
+/** Every figure column the run and compare tables may show, in their order. */
+export const FIGURE_COLUMNS = {
+  requests: column('requests', 'requests', (s) => s.requests, fmtCount),
+  p50: column('p50 ok ms', 'latencyMs.p50', okLatency('p50'), fmtMs),
+  p99: column('p99 ok ms', 'latencyMs.p99', okLatency('p99'), fmtMs),
+  p999: column('p999 ok ms', 'latencyMs.p999', okLatency('p999'), fmtMs),
+  p99All: column('p99 all ms', 'latencyAllMs.p99', (s) => (s.requests > 0 ? s.latencyAllMs.p99 : undefined), fmtMs),
+  timeout: column('timeout %', 'timeoutRate', rateOf((s) => s.timeoutRate), fmtPercent),
+  noProvider: column('no-provider %', 'noProviderRate', rateOf((s) => s.noProviderRate), fmtPercent),
+  // The summary has no rejected rate, only the count: its half-width over the mean requests (seeds
+  // of one scenario start about as many requests each).
+  rejected: {
+    header: 'rejected %',
+    value: rateOf((s) => s.outcomes.rejected / s.requests),
+    text: fmtPercent,
+    halfWidth: (s) => (s.ci95?.['outcomes.rejected'] === undefined || !(s.requests > 0) ? undefined : s.ci95['outcomes.rejected'] / s.requests),
+  },
+  error: column('error %', 'errorRate', rateOf((s) => s.errorRate), fmtPercent),
+  attemptsPerRequest: column('attempts/req', 'retryAmplification', (s) => s.retryAmplification, (x) => x.toFixed(3)),
+  duplicates: column('duplicates', 'duplicateExecutions', (s) => s.duplicateExecutions, fmtCount),
+  dupWrites: column('dup writes', 'duplicateWrites', (s) => s.duplicateWrites, fmtCount),
+  crossZone: column('cross-zone %', 'crossZoneRatio', (s) => s.crossZoneRatio, fmtPercent),
+} satisfies Record<string, FigureColumn>;
+
 /**
- * Strategies side by side: one row per strategy with the headline figures, then per strategy a
- * `failures` line and a `registry` line (when it pushed), then one row per strategy and method
- * when there are several methods.
+ * The headline columns for these summaries: `attempts/req` unless left out, and `dup writes`
+ * when a method is not idempotent (or a file from an older version counted a duplicate write).
  */
-export function formatCompareTable(byStrategy: Record<string, Summary>): string {
-  const rows: string[][] = [
-    [
-      'strategy',
-      'requests',
-      ...LATENCY_HEADERS,
-      'timeout %',
-      'no-provider %',
-      'error %',
-      'attempts/req',
-      'duplicates',
-      'cross-zone %',
-    ],
+export function figureColumns(summaries: Summary[], opts: { attemptsPerRequest: boolean }): FigureColumn[] {
+  const c = FIGURE_COLUMNS;
+  const writes = summaries.some((s) => (s.nonIdempotentMethods?.length ?? 0) > 0 || s.duplicateWrites > 0);
+  return [
+    c.requests,
+    c.p50,
+    c.p99,
+    c.p999,
+    c.p99All,
+    c.timeout,
+    c.noProvider,
+    c.error,
+    ...(opts.attemptsPerRequest ? [c.attemptsPerRequest] : []),
+    c.duplicates,
+    ...(writes ? [c.dupWrites] : []),
+    c.crossZone,
   ];
-  for (const [name, s] of Object.entries(byStrategy)) {
-    rows.push([
-      name,
-      fmtCount(s.requests),
-      ...latencyCells(s),
-      fmtRate(s, s.timeoutRate),
-      fmtRate(s, s.noProviderRate),
-      fmtRate(s, s.errorRate),
-      s.retryAmplification.toFixed(3),
-      fmtCount(s.duplicateExecutions),
-      fmtPercent(s.crossZoneRatio),
-    ]);
-  }
-  let out = renderTable(rows).join('\n') + '\n';
-  const notes: string[] = [];
-  for (const [name, s] of Object.entries(byStrategy)) {
-    const failures = failuresText(s);
-    if (failures !== undefined) notes.push(`${name} failures ${failures}`);
-  }
-  for (const [name, s] of Object.entries(byStrategy)) {
-    const registry = registryText(s);
-    if (registry !== undefined) notes.push(`${name} registry: ${registry}`);
-  }
-  if (notes.length > 0) out += '\n' + notes.join('\n') + '\n';
-  // Several methods (e.g. an application's healthy and slow services): each one per strategy too,
-  // since one method's failures can hide in the totals of another's traffic.
-  const methods = [...new Set(Object.values(byStrategy).flatMap((s) => Object.keys(s.byService)))].sort();
-  if (methods.length > 1) {
-    const per: string[][] = [['strategy', 'method', 'requests', 'p99 ok ms', 'p99 all ms', 'timeout %', 'rejected %', 'error %']];
-    for (const [name, s] of Object.entries(byStrategy)) {
-      for (const m of methods) {
-        const x = s.byService[m];
-        if (x === undefined) continue;
-        per.push([
-          name,
-          m,
-          fmtCount(x.requests),
-          x.ok > 0 ? fmtMs(x.latencyMs.p99) : NO_FIGURE,
-          x.requests > 0 ? fmtMs(x.latencyAllMs.p99) : NO_FIGURE,
-          fmtRate(x, x.timeoutRate),
-          fmtRate(x, x.requests === 0 ? 0 : x.outcomes.rejected / x.requests),
-          fmtRate(x, x.errorRate),
-        ]);
-      }
+}
+
+/** A scope's cell of a column: the figure, `mean ± half-width` over several seeds (when `withCi`), or a dash. */
+export function figureCell(c: FigureColumn, s: ScopeSummary, withCi = true): string {
+  const value = c.value(s);
+  if (value === undefined) return NO_FIGURE;
+  const half = withCi ? c.halfWidth(s) : undefined;
+  return half === undefined ? c.text(value) : `${c.text(value)} ± ${c.text(half)}`;
+}
+
+/**
+ * The zone-pair table when the summaries have three or more zones (else undefined): a title, then
+ * per summary (its `lead` cells first) one row per consumer zone that sent attempts, with their
+ * count and the share of them each provider zone received.
+ */
+export function zonePairTable(entries: Array<{ lead: string[]; summary: Summary }>, leadHeaders: string[]): string[] | undefined {
+  const zones: string[] = [];
+  for (const { summary } of entries) {
+    for (const [consumer, row] of Object.entries(summary.crossZoneByPair ?? {})) {
+      for (const zone of [consumer, ...Object.keys(row)]) if (!zones.includes(zone)) zones.push(zone);
     }
-    out += '\nby method\n' + renderTable(per, 2).join('\n') + '\n';
   }
-  return out;
+  if (zones.length < 3) return undefined;
+  const rows: string[][] = [[...leadHeaders, 'consumer zone', 'attempts', ...zones.map((z) => `to ${z}`)]];
+  for (const { lead, summary } of entries) {
+    for (const [consumer, row] of Object.entries(summary.crossZoneByPair ?? {})) {
+      const attempts = Object.values(row).reduce((a, b) => a + b, 0);
+      if (!(attempts > 0)) continue;
+      rows.push([...lead, consumer, fmtCount(attempts), ...zones.map((z) => fmtPercent((row[z] ?? 0) / attempts))]);
+    }
+  }
+  return ["attempts by zone pair: % of each consumer zone's attempts that went to each provider zone", ...renderTable(rows, leadHeaders.length + 1)];
 }
 
 /** What a cell shows when its figure has nothing to measure (no request, or no successful one for an ok latency). */
-const NO_FIGURE = '-';
-
-/** Latency columns: percentiles of successful requests (`latencyMs`), then p99 of all requests (`latencyAllMs`). */
-const LATENCY_HEADERS = ['p50 ok ms', 'p99 ok ms', 'p999 ok ms', 'p99 all ms'];
-
-function latencyCells(s: ScopeSummary): string[] {
-  // A scope without a successful request has no ok latency: a dash, never a fast-looking 0.
-  const ok = s.ok > 0;
-  return [
-    ok ? fmtMs(s.latencyMs.p50) : NO_FIGURE,
-    ok ? fmtMs(s.latencyMs.p99) : NO_FIGURE,
-    ok ? fmtMs(s.latencyMs.p999) : NO_FIGURE,
-    s.requests > 0 ? fmtMs(s.latencyAllMs.p99) : NO_FIGURE,
-  ];
-}
-
-/** A rate of a scope's requests as a percentage, or a dash when the scope had no request. */
-function fmtRate(s: ScopeSummary, rate: number): string {
-  return s.requests > 0 ? fmtPercent(rate) : NO_FIGURE;
-}
+export const NO_FIGURE = '-';
 
 /**
  * `(F of N requests): 3 timeout, 1200 rejected (entry 1000, provider:threadpool 200), 56 forbidden`:
  * every outcome other than `ok` that happened, in SPEC order, with the rejected causes; undefined
  * when no request failed.
  */
-function failuresText(s: ScopeSummary): string | undefined {
+export function failuresText(s: ScopeSummary): string | undefined {
   const failed = FAILED_OUTCOMES.filter((o) => s.outcomes[o] > 0);
   if (failed.length === 0) return undefined;
   const total = failed.reduce((sum, o) => sum + s.outcomes[o], 0);
@@ -279,7 +283,7 @@ function failuresText(s: ScopeSummary): string | undefined {
 const FAILED_OUTCOMES = OUTCOMES.filter((o): o is Exclude<Outcome, 'ok'> => o !== 'ok');
 
 /** `1234 pushes, 1.2 MB, 56 stale calls` when the registry pushed (or a call went to a provider it knew gone). */
-function registryText(s: Summary): string | undefined {
+export function registryText(s: Summary): string | undefined {
   const r = s.registry;
   if (r === undefined || !(r.pushes > 0 || r.staleCalls > 0)) return undefined;
   return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
@@ -291,14 +295,14 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /** Left-aligns the first `leftColumns` columns (the names), right-aligns the figures, two spaces apart. */
-function renderTable(rows: string[][], leftColumns = 1): string[] {
+export function renderTable(rows: string[][], leftColumns = 1): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) =>
     r.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd(),
   );
 }
 
-function fmtCount(n: number): string {
+export function fmtCount(n: number): string {
   // Means over seeds are sums of rounded ratios: 3.0000000001 is 3.
   const whole = Math.round(n);
   return Math.abs(n - whole) < 1e-6 ? String(whole) : n.toFixed(1);
@@ -317,11 +321,11 @@ export function fmtBytes(bytes: number): string {
   return i === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[i]}`;
 }
 
-function fmtMs(ms: number): string {
+export function fmtMs(ms: number): string {
   return ms < 1 ? ms.toFixed(3) : ms.toFixed(2);
 }
 
-function fmtPercent(r: number): string {
+export function fmtPercent(r: number): string {
   return (r * 100).toFixed(3);
 }
 

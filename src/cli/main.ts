@@ -113,6 +113,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
           .option('data-root', dataRoot)
+          .option('by', { type: 'string', coerce: byOption, describe: 'zone: the table adds one row per strategy and consumer zone' })
           .options(COST_OPTIONS),
       async (a) => {
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
@@ -130,6 +131,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               jobs,
               workers,
               shard: a.shard as string | undefined,
+              by: a.by as 'zone' | undefined,
               ...costOptionsFrom(a),
             },
             io,
@@ -197,7 +199,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('json', { type: 'boolean', default: false, describe: 'print only the merged JSON' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('objective', { type: 'string', describe: 'sweeps: best cell, as for sweep (default: errorRate,latencyAllMs.p99,duplicateExecutions)' })
-          .option('max-timeout-rate', { type: 'number', describe: 'sweeps: the best cell must have a timeout rate under this (default: no bound; 0.001 with --objective)' }),
+          .option('max-timeout-rate', { type: 'number', describe: 'sweeps: the best cell must have a timeout rate under this (default: no bound; 0.001 with --objective)' })
+          .option('by', { type: 'string', coerce: byOption, describe: 'comparisons: zone adds one row per strategy and consumer zone to the table' }),
       async (a) => {
         const { runMerge } = await import('./merge.js');
         code = await runMerge(
@@ -208,6 +211,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             report: a.report as boolean,
             objective: a.objective as string | undefined,
             maxTimeoutRate: a['max-timeout-rate'] as number | undefined,
+            by: a.by as 'zone' | undefined,
           },
           io,
         );
@@ -425,6 +429,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** yargs `coerce` for `--by` of compare and merge: `zone`, the one breakdown the compare table adds. */
+function byOption(value: unknown): 'zone' {
+  if (value === 'zone') return value;
+  throw new UsageError(`--by: expected zone, found ${clipMessage(JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)))}`);
 }
 
 /**

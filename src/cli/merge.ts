@@ -5,6 +5,7 @@
  * checked first (`parts.ts`): one job, every shard once.
  */
 import { compareByStrategy, writeCompare } from './compare.js';
+import type { CompareTableOptions } from './compare-table.js';
 import type { Io } from './io.js';
 import { partPaths, readParts, type ComparePart, type SweepPart } from './parts.js';
 import { parseObjective } from './sweep-objective.js';
@@ -17,6 +18,8 @@ export interface MergeOptions {
   report: boolean;
   objective?: string;
   maxTimeoutRate?: number;
+  /** A comparison's table: `zone` adds one row per strategy and consumer zone. */
+  by?: CompareTableOptions['by'];
 }
 
 /** Runs the command; returns the exit code. */

@@ -36,6 +36,7 @@ const scope = z.object({
   crossZoneRatio: num,
   noProviderCauses: counts.optional(),
   rejectedCauses: counts.optional(),
+  ci95: counts.optional(),
 });
 
 const scopeRow = z.object({
@@ -76,7 +77,8 @@ export const summarySchema = scope.extend({
   events: counts.optional(),
   faults: z.array(z.object({ tMs: num, kind: z.enum(['start', 'end']), label: z.string() })).optional(),
   strategy: z.object({ name: z.string(), description: z.string(), settings: z.array(z.string()) }).optional(),
-  ci95: counts.optional(),
+  crossZoneByPair: z.record(z.string(), counts).optional(),
+  nonIdempotentMethods: z.array(z.string()).optional(),
 });
 
 /** `compare.json`: the comparison header and one summary per strategy. */

@@ -1,7 +1,8 @@
 /**
- * Multi-seed aggregation (`run --seeds K`): the mean of every numeric figure across seeds,
- * nested scopes and timeline buckets included, plus Student-t 95% confidence half-widths of the
- * main figures. It owns the statistics across runs, not the runs themselves.
+ * Multi-seed aggregation (`run --seeds K`, each strategy of `compare --seeds K`): the mean of every
+ * numeric figure across seeds, nested scopes and timeline buckets included, plus Student-t 95%
+ * confidence half-widths of the main figures, for the run and for each consumer zone and service
+ * method. It owns the statistics across runs, not the runs themselves.
  *
  * Rules: a figure missing from a seed (a consumer zone or cause that never showed up) counts as 0
  * for that seed, which is exactly what the seed measured; strings, fault markers and `strategy`
@@ -10,7 +11,7 @@
  * bucket like every other figure.
  */
 import { sampleStandardDeviation } from 'simple-statistics';
-import { roundMs, roundRatio, type Summary } from './summary.js';
+import { roundMs, roundRatio, type ScopeSummary, type Summary } from './summary.js';
 
 /** The figures that get a `ci95` half-width, by path. */
 export const CI95_FIGURES = [
@@ -21,10 +22,16 @@ export const CI95_FIGURES = [
   'latencyMs.p50',
   'latencyMs.p99',
   'latencyMs.p999',
+  'latencyAllMs.p99',
   'retryAmplification',
   'duplicateExecutions',
+  'duplicateWrites',
   'crossZoneRatio',
+  'outcomes.rejected',
 ] as const;
+
+// Scopes that get a `ci95` of their own.
+const SCOPE_MAPS = new Set(['byConsumerZone', 'byService']);
 
 // t(0.975, dof) for dof = 1..30 (two-sided 95%).
 const T975 = [
@@ -90,6 +97,7 @@ export function aggregateSummaries(summaries: Summary[]): Summary {
     else if (key === 'faults') add(key, structuredClone(first.faults));
     else if (key === 'strategy') add(key, structuredClone(first.strategy));
     else if (key === 'byStrategy') add(key, aggregateStrategies(summaries));
+    else if (SCOPE_MAPS.has(key) && summaries.length > 1) add(key, withScopeCi95(meanOf(values, key, '') as Record<string, ScopeSummary>, values));
     else add(key, meanOf(values, key, ''));
     if (key === 'timeline' && summaries.length > 1) add('ci95', ci95Of(summaries));
   }
@@ -107,18 +115,26 @@ function aggregateStrategies(summaries: Summary[]): Record<string, Summary> {
   return out;
 }
 
-function ci95Of(summaries: Summary[]): Record<string, number> {
+/** Each scope of a `byConsumerZone` / `byService` mean with the half-widths over the seeds' scopes (a missing one counts as 0). */
+function withScopeCi95(mean: Record<string, ScopeSummary>, perSeed: unknown[]): Record<string, ScopeSummary> {
+  for (const [name, scope] of Object.entries(mean)) {
+    scope.ci95 = ci95Of(perSeed.map((m) => (m as Record<string, ScopeSummary> | undefined)?.[name]));
+  }
+  return mean;
+}
+
+function ci95Of(scopes: Array<ScopeSummary | undefined>): Record<string, number> {
   const ci: Record<string, number> = {};
   for (const path of CI95_FIGURES) {
-    const values = summaries.map((s) => figureAt(s, path));
+    const values = scopes.map((s) => figureAt(s, path));
     const half = ci95HalfWidth(values);
-    ci[path] = path.startsWith('latencyMs.') ? roundMs(half) : roundRatio(half);
+    ci[path] = path.startsWith('latency') ? roundMs(half) : roundRatio(half);
   }
   return ci;
 }
 
-/** The number at a dotted `path` of a summary (0 when absent). */
-export function figureAt(summary: Summary, path: string): number {
+/** The number at a dotted `path` of a summary or scope (0 when absent). */
+export function figureAt(summary: ScopeSummary | undefined, path: string): number {
   let v: unknown = summary;
   for (const part of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
   return typeof v === 'number' ? v : 0;
@@ -153,9 +169,12 @@ function meanOf(values: unknown[], key: string, parentKey: string): unknown {
         }
       }
     }
-    if (MAP_KEYS.has(key)) keys.sort();
+    const dataKeyed = MAP_KEYS.has(key);
+    if (dataKeyed) keys.sort();
     const out: Record<string, unknown> = {};
     for (const k of keys) {
+      // A scope's half-widths are recomputed from the seeds, never averaged.
+      if (k === 'ci95' && !dataKeyed) continue;
       out[k] = meanOf(
         values.map((v) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined)),
         k,

@@ -19,11 +19,15 @@
  *   `[tMs, tMs + bucketMs)`, whichever request it belongs to;
  * - `timelineByZone` and `timelineByProviderGroup` exist only while (zones + provider groups) ×
  *   buckets stays within `MAX_SCOPE_TIMELINE_ROWS`, so a very long timeline costs no more memory
- *   per bucket than before they existed.
+ *   per bucket than before they existed;
+ * - `crossZoneByPair` counts the measured requests' attempts per (consumer zone, provider zone),
+ *   every declared zone a row and a column in the declared order (zones not declared follow in
+ *   the order they showed up), so its shape is the same for every seed.
  */
 import { ScopeCell } from './scope-cell.js';
 import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary } from './summary.js';
 import { Timeline } from './timeline.js';
+import { ZonePairs } from './zone-pairs.js';
 import { EMPTY_RESULT_CAUSE } from '../world/observer.js';
 
 export type { Outcome, Summary } from './summary.js';
@@ -118,6 +122,9 @@ export class Recorder {
   readonly #groups = new Map<string, GroupAcc>();
   readonly #events = new Map<string, number>();
   readonly #faults: FaultMarker[] = [];
+  /** Attempts of measured requests per (consumer zone, provider zone). */
+  readonly #pairs: ZonePairs;
+  readonly #nonIdempotentMethods: string[];
   #pushes = 0;
   #pushBytes = 0;
   readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
@@ -150,14 +157,21 @@ export class Recorder {
     durationMs: number;
     bucketMs: number;
     providerGroups: Array<{ name: string; instances: number; threads: number; services?: readonly string[] }>;
-    /** How many consumer zones there can be (for the per-zone timeline's memory bound; default 1). */
+    /** How many consumer zones there can be (for the per-zone timeline's memory bound; default: `zoneNames`' length, else 1). */
     zones?: number;
+    /** The scenario's zones in order: the rows and columns of `crossZoneByPair`. */
+    zoneNames?: readonly string[];
+    /** The scenario's `service.method`s with `idempotent: false` (summary `nonIdempotentMethods`). */
+    nonIdempotentMethods?: readonly string[];
   }) {
     this.warmupMs = opts.warmupMs;
     this.durationMs = opts.durationMs;
     this.bucketMs = opts.bucketMs;
     const buckets = Math.max(0, Math.ceil((opts.durationMs - opts.warmupMs) / opts.bucketMs));
-    this.#perScope = ((opts.zones ?? 1) + opts.providerGroups.length) * buckets <= MAX_SCOPE_TIMELINE_ROWS;
+    const zones = opts.zones ?? (opts.zoneNames !== undefined && opts.zoneNames.length > 0 ? opts.zoneNames.length : 1);
+    this.#perScope = (zones + opts.providerGroups.length) * buckets <= MAX_SCOPE_TIMELINE_ROWS;
+    this.#pairs = new ZonePairs(opts.zoneNames);
+    this.#nonIdempotentMethods = [...new Set(opts.nonIdempotentMethods ?? [])].sort();
     this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs, { perScope: this.#perScope });
     this.#pushTimeline = new Float64Array(buckets);
     this.#providerTimeline = new Float64Array(this.#perScope ? opts.providerGroups.length * buckets * P_COLS : 0);
@@ -209,13 +223,19 @@ export class Recorder {
   }
 
   /** One attempt sent to a provider (`stale`: the registry already knew the provider was gone). */
-  attempt(req: RequestRecord, info: { crossZone: boolean; stale: boolean; providerGroup: string }): void {
+  attempt(req: RequestRecord, info: { crossZone: boolean; stale: boolean; providerGroup: string; providerZone: string }): void {
     req.attempts++;
     this.#allAttempts++;
     const cell = req.cell;
     if (cell === null) return;
     cell.attempts++;
-    if (info.crossZone) cell.crossZoneAttempts++;
+    if (info.crossZone) {
+      cell.crossZoneAttempts++;
+      // PERF: only a cross-zone attempt goes into the zone-pair matrix (the diagonal is each cell's
+      // attempts minus its cross-zone ones), and the consumer zone's index comes with the cell.
+      const pairs = this.#pairs;
+      pairs.count(cell.zoneIndex, pairs.indexOf(info.providerZone));
+    }
     if (info.stale) cell.staleAttempts++;
     this.#timeline.attempt(req.bucket, req.scope, info.crossZone);
   }
@@ -466,6 +486,7 @@ export class Recorder {
       simulatedMs: final.simulatedMs,
       measuredFromMs: this.warmupMs,
       ...figures,
+      crossZoneByPair: this.#pairs.toJson(this.#cells.map((c) => ({ zone: c.zoneIndex, attempts: c.attempts - c.crossZoneAttempts }))),
       registry: {
         pushes: this.#pushes,
         pushBytes: this.#pushBytes,
@@ -478,6 +499,7 @@ export class Recorder {
       timeline: this.#timeline.rows().map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]! })),
       events,
       faults,
+      nonIdempotentMethods: [...this.#nonIdempotentMethods],
       ...(this.#perScope ? { timelineByZone: this.#timeline.scopeRows(), timelineByProviderGroup: this.#providerRows() } : {}),
     };
   }
@@ -524,6 +546,7 @@ export class Recorder {
     let cell = byMethod.get(method);
     if (cell === undefined) {
       cell = new ScopeCell(zone, `${service}.${method}`);
+      cell.zoneIndex = this.#pairs.indexOf(zone);
       byMethod.set(method, cell);
       this.#cells.push(cell);
       this.#cellNames.push({ zone, service, method, cell });

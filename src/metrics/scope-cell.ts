@@ -11,6 +11,8 @@ export class ScopeCell {
   readonly zone: string;
   /** `service.method`, the key of `byService`. */
   readonly serviceKey: string;
+  /** The consumer zone's row in the recorder's zone-pair matrix; -1 for a merge of cells. */
+  zoneIndex = -1;
   requests = 0;
   /** Requests per outcome, indexed like `OUTCOMES`. */
   readonly outcomes: number[] = [0, 0, 0, 0, 0, 0, 0];

@@ -50,6 +50,11 @@ export interface ScopeSummary {
    * `provider:executes`, `provider:tps` (provider filters), `consumer:actives`, `entry` (the consumer's own entry pool).
    */
   rejectedCauses: Record<string, number>;
+  /**
+   * Only in summaries over several seeds: the 95% confidence half-widths of this scope's main
+   * figures (`CI95_FIGURES`), by figure path.
+   */
+  ci95?: Record<string, number>;
 }
 
 /** Provider-side load of one provider group over the whole simulated run (warm-up included). */
@@ -122,7 +127,7 @@ export interface FaultMarker {
 
 /**
  * SPEC 4.1 summary JSON, with the zonesim additions `noProviderCauses`, `events`, `faults`,
- * `timelineByZone`, `timelineByProviderGroup` and `strategy`.
+ * `timelineByZone`, `timelineByProviderGroup`, `nonIdempotentMethods` and `strategy`.
  */
 export interface Summary extends ScopeSummary {
   scenario: string;
@@ -131,6 +136,16 @@ export interface Summary extends ScopeSummary {
   version: string;
   simulatedMs: number;
   measuredFromMs: number;
+  /**
+   * zonesim addition: the scenario's `service.method`s with `idempotent: false`, sorted (their
+   * duplicates are `duplicateWrites`; the tables show a `dup writes` column when there is one).
+   */
+  nonIdempotentMethods?: string[];
+  /**
+   * Attempts of the measured requests per consumer zone (outer key) and provider zone (inner key),
+   * every zone of the scenario in its declared order (SPEC 4). Absent in files of older versions.
+   */
+  crossZoneByPair?: Record<string, Record<string, number>>;
   /** `byConsumer` (zonesim addition): pushes and bytes per consumer instance id, over the whole run. */
   registry: {
     pushes: number;

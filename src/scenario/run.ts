@@ -116,7 +116,12 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
     durationMs: scenario.durationMs,
     bucketMs: scenario.bucketMs,
     providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
-    zones: Object.keys(scenario.zones).length,
+    zoneNames: Object.keys(scenario.zones),
+    nonIdempotentMethods: Object.entries(scenario.services).flatMap(([service, spec]) =>
+      Object.entries(spec.methods)
+        .filter(([, m]) => !m.idempotent)
+        .map(([method]) => `${service}.${method}`),
+    ),
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins);
   scheduleTimelineSampling(world, recorder);

@@ -28,7 +28,8 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
     idempotent: boolean;
     startMs: number;
   }): R;
-  attempt(req: R, info: { crossZone: boolean; stale: boolean; providerGroup: string }): void;
+  /** One attempt on a provider of `providerGroup` in `providerZone` (`crossZone`: another zone than the consumer's). */
+  attempt(req: R, info: { crossZone: boolean; stale: boolean; providerGroup: string; providerZone: string }): void;
   execution(req: R, providerGroup: string, service: string): void;
   rejected(providerGroup: string, service: string): void;
   orphaned(req: R): void;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmtBytes, formatCompareTable, formatRunTable, summaryCsv, timelineCsv } from '../../src/cli/format.js';
+import { fmtBytes, formatRunTable, summaryCsv, timelineCsv } from '../../src/cli/format.js';
+import { formatCompareTable } from '../../src/cli/compare-table.js';
 import { main } from '../../src/cli/main.js';
 import { aggregateSummaries } from '../../src/metrics/aggregate.js';
 import { Recorder } from '../../src/metrics/recorder.js';
@@ -34,6 +35,9 @@ const CALLS: Call[] = [
 const extraCalls = (extraOk: number): Call[] =>
   Array.from({ length: extraOk }, (_, i) => ({ startMs: 3100 + i, zone: 'zoneA', method: 'getUserById', outcome: 'ok', latencyMs: 10 }));
 
+/** The zone a cross-zone call of `zone` went to (the sample has two). */
+const otherZone = (zone: string) => (zone === 'zoneA' ? 'zoneB' : 'zoneA');
+
 const WARMUP_MS = 1000;
 const DURATION_MS = 4000;
 const BUCKET_MS = 1000;
@@ -48,7 +52,7 @@ function sampleSummary(seed = 1, extraOk = 0): Summary {
   for (const c of [...CALLS, ...extraCalls(extraOk)]) {
     const req = r.startRequest({ consumerGroup: 'web', consumerZone: c.zone, service: SERVICE, method: c.method, idempotent: true, startMs: c.startMs });
     if (c.outcome !== 'noProvider') {
-      r.attempt(req, { crossZone: c.cross ?? false, stale: false, providerGroup: 'users-a' });
+      r.attempt(req, { crossZone: c.cross ?? false, stale: false, providerGroup: 'users-a', providerZone: c.cross ? otherZone(c.zone) : c.zone });
       r.execution(req, 'users-a');
     }
     r.endRequest(req, c.outcome, c.startMs + c.latencyMs, c.outcome === 'noProvider' ? 'router:condition' : undefined);
@@ -106,9 +110,11 @@ function figures(calls: Call[]) {
   };
 }
 
-// The tables print milliseconds with 2 decimals and percentages with 3.
-const ms = (x: number) => x.toFixed(2);
+// The tables print milliseconds with 2 decimals (3 below 1 ms) and percentages with 3.
+const ms = (x: number) => x.toFixed(x < 1 ? 3 : 2);
 const pct = (ratio: number) => (ratio * 100).toFixed(3);
+// Counts are whole numbers, or means over seeds with one decimal.
+const count = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 
 /** A table row split into its cells (no cell of these tables contains a space). */
 const cells = (line: string | undefined) => line!.trim().split(/\s+/);
@@ -178,7 +184,7 @@ function outcomeSummary(
     for (let i = 0; i < g.n; i++, t++) {
       const req = r.startRequest({ consumerGroup: 'web', consumerZone: 'zoneA', service: SERVICE, method: 'getUserById', idempotent: true, startMs: t });
       if (g.outcome === 'ok' || g.outcome === 'timeout') {
-        r.attempt(req, { crossZone: false, stale: stale-- > 0, providerGroup: 'users-a' });
+        r.attempt(req, { crossZone: false, stale: stale-- > 0, providerGroup: 'users-a', providerZone: 'zoneA' });
         r.execution(req, 'users-a');
       }
       r.endRequest(req, g.outcome, t + g.latencyMs, g.cause);
@@ -189,12 +195,39 @@ function outcomeSummary(
   return r.summary({ scenario: 'outcomes', seed: 1, seeds: [1], version: '0.1.0' });
 }
 
+/**
+ * Calls of consumers in three zones (zoneA, zoneB, zoneC, declared in that order), each
+ * `[consumer zone, provider zones of its attempts]`, all ok; `S.write` is not idempotent and its
+ * calls execute once per attempt (so each retry is a duplicate write).
+ */
+function zonesSummary(calls: Array<[string, string[], 'S.read' | 'S.write']>): Summary {
+  const r = new Recorder({
+    warmupMs: 0,
+    durationMs: 10_000,
+    bucketMs: 10_000,
+    providerGroups: [{ name: 'g', instances: 1, threads: 10 }],
+    zoneNames: ['zoneA', 'zoneB', 'zoneC'],
+    nonIdempotentMethods: ['S.write'],
+  });
+  calls.forEach(([zone, providers, method], t) => {
+    const req = r.startRequest({ consumerGroup: 'web', consumerZone: zone, service: 'S', method: method.slice(2), idempotent: method !== 'S.write', startMs: t });
+    for (const provider of providers) {
+      r.attempt(req, { crossZone: provider !== zone, stale: false, providerGroup: 'g', providerZone: provider });
+      r.execution(req, 'g');
+    }
+    r.endRequest(req, 'ok', t + 5);
+  });
+  r.finish({ simulatedMs: 10_000, providerGroups: [{ name: 'g', busyMs: 0, peakActiveThreads: 1 }], inFlight: 0 });
+  return r.summary({ scenario: 'zones', seed: 1, seeds: [1], version: '0.1.0' });
+}
+
 /** The cell under `header` in `row`, located by the column's right edge (figures are right-aligned). */
 function cellUnder(headerLine: string, row: string, header: string): string {
   const at = headerLine.indexOf(`  ${header}`);
   expect(at, `column ${header}`).toBeGreaterThan(0);
   const end = at + 2 + header.length;
-  return row.slice(0, end).trim().split(/\s+/).at(-1)!;
+  // A cell over several seeds reads `mean ± half-width`; any other has no space.
+  return /(\S+ ± \S+|\S+)$/.exec(row.slice(0, end).trimStart())![1]!;
 }
 
 describe('formatRunTable', () => {
@@ -265,6 +298,44 @@ describe('formatRunTable', () => {
         `timeout ${pct(half(one.timeoutRate, two.timeoutRate))} %, no-provider ${pct(half(one.noProviderRate, two.noProviderRate))} %, ` +
         `error ${pct(half(one.errorRate, two.errorRate))} %`,
     );
+  });
+
+  it('adds a dup writes column when a method is not idempotent, with each scope\'s duplicate writes', () => {
+    // zoneA: one write retried twice (2 duplicate writes); zoneB: a read retried once (a duplicate, no write).
+    const text = formatRunTable(zonesSummary([['zoneA', ['zoneA', 'zoneA', 'zoneB'], 'S.write'], ['zoneB', ['zoneB', 'zoneB'], 'S.read']]));
+    const lines = text.split('\n');
+    const header = lines[3]!;
+    expect(header).toMatch(/  duplicates  dup writes  cross-zone %$/);
+    const row = (scope: string) => lines.find((l) => l.startsWith(`${scope} `))!;
+    expect(['overall', 'zoneA', 'zoneB'].map((z) => [cellUnder(header, row(z), 'duplicates'), cellUnder(header, row(z), 'dup writes')])).toEqual([
+      ['3', '2'],
+      ['2', '2'],
+      ['1', '0'],
+    ]);
+    // Every method idempotent: no such column (the sample's header has none either).
+    const reads = zonesSummary([['zoneA', ['zoneA'], 'S.read']]);
+    reads.nonIdempotentMethods = [];
+    expect(formatRunTable(reads)).not.toContain('dup writes');
+  });
+
+  it('ends with the zone-pair table when there are three zones: each consumer zone\'s attempts and the share each provider zone got', () => {
+    const text = formatRunTable(
+      zonesSummary([
+        ['zoneA', ['zoneA', 'zoneB'], 'S.read'],
+        ['zoneA', ['zoneC'], 'S.read'],
+        ['zoneA', ['zoneA'], 'S.read'],
+        ['zoneC', ['zoneC'], 'S.read'],
+      ]),
+    );
+    const lines = text.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('attempts by zone pair'));
+    expect(lines[at - 1]).toBe('');
+    expect(lines.slice(at + 1).map(cells)).toEqual([
+      ['consumer', 'zone', 'attempts', 'to', 'zoneA', 'to', 'zoneB', 'to', 'zoneC'],
+      // zoneA: 4 attempts, 2 to zoneA, 1 to zoneB, 1 to zoneC; zoneB sent none (no row); zoneC: 1, to itself.
+      ['zoneA', '4', pct(2 / 4), pct(1 / 4), pct(1 / 4)],
+      ['zoneC', '1', pct(0), pct(0), pct(1)],
+    ]);
   });
 
   it('leaves out the causes line when every request found a provider', () => {
@@ -420,6 +491,62 @@ describe('formatCompareTable', () => {
     const oneLines = formatCompareTable({ failover: one }).trimEnd().split('\n');
     expect(oneLines).toHaveLength(4);
     expect(oneLines).not.toContain('by method');
+  });
+});
+
+describe('formatCompareTable over several seeds, by zone and by zone pair', () => {
+  /** Three seeds of a strategy: the sample with 0, `extra` and 2 x `extra` more fast calls. */
+  const threeSeeds = (extra: number) => aggregateSummaries([sampleSummary(1), sampleSummary(2, extra), sampleSummary(3, 2 * extra)]);
+
+  it('prints every figure as mean ± the half-width of its 95% interval, and says so above the table', () => {
+    const byStrategy = { a: threeSeeds(3), b: threeSeeds(7) };
+    const lines = formatCompareTable(byStrategy).split('\n');
+    expect(lines[0]).toBe('mean ± half-width of the 95% confidence interval (Student t) over 3 seeds (1, 2, 3)');
+    const header = lines[2]!;
+    const row = (name: string) => lines.find((l) => l.startsWith(`${name} `))!;
+    for (const [name, s] of Object.entries(byStrategy)) {
+      const ci = s.ci95!;
+      expect(cellUnder(header, row(name), 'error %')).toBe(`${pct(s.errorRate)} ± ${pct(ci.errorRate!)}`);
+      expect(cellUnder(header, row(name), 'p99 all ms')).toBe(`${ms(s.latencyAllMs.p99)} ± ${ms(ci['latencyAllMs.p99']!)}`);
+      expect(cellUnder(header, row(name), 'attempts/req')).toBe(`${s.retryAmplification.toFixed(3)} ± ${ci.retryAmplification!.toFixed(3)}`);
+      // The request counts differ between seeds: a half-width that is not 0.
+      expect(ci.requests).toBeGreaterThan(0);
+      expect(cellUnder(header, row(name), 'requests')).toBe(`${count(s.requests)} ± ${count(ci.requests!)}`);
+    }
+  });
+
+  it('adds one row per strategy and consumer zone with --by zone, with the zone\'s own half-widths', () => {
+    const byStrategy = { a: threeSeeds(3), b: sampleSummary() };
+    const lines = formatCompareTable(byStrategy, { by: 'zone' }).trimEnd().split('\n');
+    const at = lines.indexOf('by consumer zone');
+    expect(at).toBeGreaterThan(0);
+    const header = lines[at + 1]!;
+    expect(header).toMatch(/^strategy\s+zone\s+requests\s+p50 ok ms/);
+    const zoneRows = lines.slice(at + 2, at + 6);
+    expect(zoneRows.map((l) => cells(l).slice(0, 2))).toEqual([
+      ['a', 'zoneA'],
+      ['a', 'zoneB'],
+      ['b', 'zoneA'],
+      ['b', 'zoneB'],
+    ]);
+    const zoneA = byStrategy.a.byConsumerZone.zoneA!;
+    expect(cellUnder(header, zoneRows[0]!, 'error %')).toBe(`${pct(zoneA.errorRate)} ± ${pct(zoneA.ci95!.errorRate!)}`);
+    // One seed: the plain figure.
+    expect(cellUnder(header, zoneRows[2]!, 'error %')).toBe(pct(figures(CALLS.filter((c) => c.zone === 'zoneA')).errorRate));
+    expect(formatCompareTable(byStrategy)).not.toContain('by consumer zone');
+  });
+
+  it('shows the zone-pair rows of every strategy with three zones, and the dup writes column when a method is a write', () => {
+    const near = zonesSummary([['zoneA', ['zoneB'], 'S.write']]);
+    const far = zonesSummary([['zoneA', ['zoneC', 'zoneB'], 'S.write']]);
+    const lines = formatCompareTable({ near, far }).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/  duplicates  dup writes  cross-zone %$/);
+    expect(cellUnder(lines[0]!, lines[2]!, 'dup writes')).toBe('1');
+    const at = lines.findIndex((l) => l.startsWith('attempts by zone pair'));
+    expect(lines.slice(at + 2).map(cells)).toEqual([
+      ['near', 'zoneA', '1', pct(0), pct(1), pct(0)],
+      ['far', 'zoneA', '2', pct(0), pct(1 / 2), pct(1 / 2)],
+    ]);
   });
 });
 

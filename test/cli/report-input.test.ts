@@ -97,6 +97,8 @@ describe('readSummaryFile', () => {
     delete s.timelineByZone;
     delete s.timelineByProviderGroup;
     delete s.faults;
+    delete s.crossZoneByPair;
+    delete s.nonIdempotentMethods;
     s.timeline = (s.timeline as Array<Record<string, unknown>>).map(({ p99OkMs: _a, pushes: _b, biz: _c, ...row }) => row);
     expect(errorOfOrNone(JSON.stringify(s))).toBeUndefined();
   });
@@ -109,6 +111,16 @@ describe('readSummaryFile', () => {
     const [line, col] = [before.length, before.at(-1)!.length + 1];
     expect(before.at(-1)).toBe('      "p99Ms": ');
     expect(errorOf(text)).toBe(`summary.json:${line}:${col}: timeline[2].p99Ms: expected a number, found "abc"`);
+  });
+
+  it('checks the zone-pair matrix and the per-scope half-widths', () => {
+    const s = validSummary();
+    expect(s.crossZoneByPair).toEqual({ z: { z: 0 } });
+    s.crossZoneByPair = { z: { z: 'many' } };
+    expect(errorOf(JSON.stringify(s))).toMatch(/^summary\.json:1:\d+: crossZoneByPair\.z\.z: expected a number, found "many"$/);
+    s.crossZoneByPair = { z: { z: 1 } };
+    (s.byConsumerZone as Record<string, Record<string, unknown>>).z!.ci95 = { requests: '3' };
+    expect(errorOf(JSON.stringify(s))).toMatch(/^summary\.json:1:\d+: byConsumerZone\.z\.ci95\.requests: expected a number/);
   });
 
   it('names a missing field at its parent', () => {

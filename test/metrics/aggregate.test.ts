@@ -116,6 +116,40 @@ describe('aggregateSummaries', () => {
     expect(keys.indexOf('ci95')).toBe(keys.indexOf('timeline') + 1);
   });
 
+  it('gives each consumer zone and service method half-widths of their own, a scope missing from a seed counting as 0', () => {
+    const seeds = [seedSummary(1, 10, 0, 0), seedSummary(2, 10, 0, 0), seedSummary(3, 10, 0, 0)];
+    const zoneRequests = [8, 14, 0];
+    const zoneErrors = [0.25, 0.5, 0];
+    seeds.forEach((s, i) => {
+      if (zoneRequests[i] === 0) return;
+      s.byConsumerZone = { zoneA: { ...structuredClone(minimalScope(s)), requests: zoneRequests[i]!, errorRate: zoneErrors[i]! } };
+      s.byService = { 'S.m': { ...structuredClone(minimalScope(s)), duplicateWrites: 3 * i } };
+    });
+    const agg = aggregateSummaries(seeds);
+    const halfWidth = (xs: number[]) => (referenceTQuantile(0.975, xs.length - 1) * sd(xs)) / Math.sqrt(xs.length);
+    const tableError = (xs: number[]) => (T_TABLE_ERROR * sd(xs)) / Math.sqrt(xs.length);
+    const zone = agg.byConsumerZone.zoneA!;
+    expect(Object.keys(zone.ci95!)).toEqual([...CI95_FIGURES]);
+    expect(Math.abs(zone.ci95!.requests! - halfWidth(zoneRequests))).toBeLessThanOrEqual(tableError(zoneRequests) + 0.5e-6);
+    expect(Math.abs(zone.ci95!.errorRate! - halfWidth(zoneErrors))).toBeLessThanOrEqual(tableError(zoneErrors) + 0.5e-6);
+    // Seed 3 has no S.m: its duplicate writes count as 0, like seed 1's.
+    const writes = [0, 3, 0];
+    expect(Math.abs(agg.byService['S.m']!.ci95!.duplicateWrites! - halfWidth(writes))).toBeLessThanOrEqual(tableError(writes) + 0.5e-6);
+    // Averaging the aggregate again recomputes the half-widths rather than averaging them.
+    const again = aggregateSummaries([agg, agg]);
+    expect(again.byConsumerZone.zoneA!.ci95!.requests).toBe(0);
+  });
+
+  it('averages crossZoneByPair cell by cell, keeping the zones in the order the summaries give them', () => {
+    const [a, b] = [seedSummary(1, 1, 0, 0), seedSummary(2, 1, 0, 0)];
+    a.crossZoneByPair = { zoneC: { zoneC: 4, zoneA: 0 }, zoneA: { zoneC: 1, zoneA: 9 } };
+    b.crossZoneByPair = { zoneC: { zoneC: 6, zoneA: 1 }, zoneA: { zoneC: 2, zoneA: 10 } };
+    const agg = aggregateSummaries([a, b]);
+    expect(agg.crossZoneByPair).toEqual({ zoneC: { zoneC: 5, zoneA: 0.5 }, zoneA: { zoneC: 1.5, zoneA: 9.5 } });
+    expect(Object.keys(agg.crossZoneByPair!)).toEqual(['zoneC', 'zoneA']);
+    expect(Object.keys(agg.crossZoneByPair!.zoneA!)).toEqual(['zoneC', 'zoneA']);
+  });
+
   it('adds no ci95 for a single seed and keeps its figures', () => {
     const one = seedSummary(1, 100, 0.01, 10);
     const agg = aggregateSummaries([one]);

@@ -28,8 +28,8 @@ function start(
   });
 }
 
-const SAME = { crossZone: false, stale: false, providerGroup: 'users-a' };
-const CROSS = { crossZone: true, stale: false, providerGroup: 'users-b' };
+const SAME = { crossZone: false, stale: false, providerGroup: 'users-a', providerZone: 'zoneA' };
+const CROSS = { crossZone: true, stale: false, providerGroup: 'users-b', providerZone: 'zoneB' };
 
 /** One attempt that executes at users-a and answers ok after `latencyMs`. */
 function okCall(r: Recorder, startMs: number, latencyMs: number, over: Parameters<typeof start>[2] = {}): RequestRecord {
@@ -118,13 +118,53 @@ describe('Recorder', () => {
     const req = start(r, 2000);
     r.attempt(req, SAME);
     r.attempt(req, CROSS);
-    r.attempt(req, { crossZone: true, stale: true, providerGroup: 'users-b' });
+    r.attempt(req, { ...CROSS, stale: true });
     r.endRequest(req, 'timeout', 5000);
     const other = start(r, 2000);
     r.endRequest(other, 'noProvider', 2000, 'router:condition');
     finish(r);
     const s = r.summary(META);
     expect([s.attempts, s.retryAmplification, s.crossZoneRatio, s.registry.staleCalls]).toEqual([3, 1.5, 0.666667, 1]);
+  });
+
+  it('counts the attempts of measured requests per (consumer zone, provider zone), declared zones first in their order', () => {
+    const r = makeRecorder({ zoneNames: ['zoneC', 'zoneA', 'zoneB'] });
+    const a = start(r, 1500);
+    r.attempt(a, SAME);
+    r.attempt(a, CROSS);
+    r.attempt(a, { ...CROSS, providerZone: 'zoneD' });
+    r.endRequest(a, 'timeout', 2500);
+    const b = start(r, 1600, { consumerZone: 'zoneB' });
+    r.attempt(b, { ...CROSS, providerZone: 'zoneA' });
+    r.attempt(b, { ...SAME, providerZone: 'zoneB' });
+    r.attempt(b, { ...SAME, providerZone: 'zoneB' });
+    r.endRequest(b, 'ok', 1700);
+    // Warm-up: not measured, so not in the matrix either.
+    const warm = start(r, 10);
+    r.attempt(warm, CROSS);
+    r.endRequest(warm, 'ok', 20);
+    finish(r);
+    const s = r.summary(META);
+    expect(s.crossZoneByPair).toEqual({
+      zoneC: { zoneC: 0, zoneA: 0, zoneB: 0, zoneD: 0 },
+      zoneA: { zoneC: 0, zoneA: 1, zoneB: 1, zoneD: 1 },
+      zoneB: { zoneC: 0, zoneA: 1, zoneB: 2, zoneD: 0 },
+      zoneD: { zoneC: 0, zoneA: 0, zoneB: 0, zoneD: 0 },
+    });
+    // Rows and columns in the declared order, the undeclared zoneD last.
+    expect(Object.keys(s.crossZoneByPair!)).toEqual(['zoneC', 'zoneA', 'zoneB', 'zoneD']);
+    expect(Object.keys(s.crossZoneByPair!.zoneA!)).toEqual(['zoneC', 'zoneA', 'zoneB', 'zoneD']);
+    // Each row sums to its zone's attempts; what is off the diagonal is crossZoneRatio's numerator.
+    for (const [zone, row] of Object.entries(s.crossZoneByPair!)) {
+      expect(Object.values(row).reduce((x, y) => x + y, 0)).toBe(s.byConsumerZone[zone]?.attempts ?? 0);
+    }
+    expect(s.crossZoneRatio).toBe(Math.round((3 / 6) * 1e6) / 1e6);
+  });
+
+  it('lists the non-idempotent methods it was given, sorted and once each', () => {
+    const r = makeRecorder({ nonIdempotentMethods: ['S.write', 'A.put', 'S.write'] });
+    finish(r);
+    expect(r.summary(META).nonIdempotentMethods).toEqual(['A.put', 'S.write']);
   });
 
   it('computes the rates as fractions of requests', () => {
@@ -208,8 +248,8 @@ describe('Recorder', () => {
       'scenario', 'seed', 'seeds', 'version', 'simulatedMs', 'measuredFromMs', 'requests', 'ok', 'outcomes',
       'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
       'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
-      'noProviderCauses', 'rejectedCauses', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline', 'events', 'faults',
-      'timelineByZone', 'timelineByProviderGroup',
+      'noProviderCauses', 'rejectedCauses', 'crossZoneByPair', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline',
+      'events', 'faults', 'nonIdempotentMethods', 'timelineByZone', 'timelineByProviderGroup',
     ]);
   });
 

@@ -24,7 +24,7 @@ function start(r: Recorder, startMs: number, zone = 'zoneA'): RequestRecord {
 
 function call(r: Recorder, startMs: number, latencyMs: number, outcome: 'ok' | 'timeout' = 'ok', zone = 'zoneA', crossZone = false): void {
   const req = start(r, startMs, zone);
-  r.attempt(req, { crossZone, stale: false, providerGroup: 'users-a' });
+  r.attempt(req, { crossZone, stale: false, providerGroup: 'users-a', providerZone: crossZone ? 'elsewhere' : zone });
   r.endRequest(req, outcome, startMs + latencyMs);
 }
 
@@ -189,7 +189,7 @@ describe('Recorder.sample: pushes and the provider side per bucket', () => {
     r.rejected('users-a');
     sample(2500 + 20_000, 10, 100 + 5000, 5);
     sample(22_500 + 5000, 4, 5100, 0); // the last bucket is 500 ms wide
-    r.attempt(req, { crossZone: false, stale: false, providerGroup: 'users-a' });
+    r.attempt(req, { crossZone: false, stale: false, providerGroup: 'users-a', providerZone: 'zoneA' });
     r.endRequest(req, 'ok', 1200);
     const s = finish(r);
     expect(Object.keys(s.timelineByProviderGroup!)).toEqual(['users-a', 'users-b']);

@@ -123,7 +123,7 @@ describe('multi-registry', () => {
     const { world, observer } = twoRegistries({ ra: { preferred: true } });
     const before = observer.attempts.length;
     expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
-    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA' }]);
+    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA', providerZone: 'zoneA' }]);
   });
 
   it('falls over to another registry when its own zone`s registry has pushed an empty list', () => {
@@ -135,7 +135,7 @@ describe('multi-registry', () => {
     expect(listOf(world, 'rb')).toEqual([]);
     const before = observer.attempts.length;
     expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
-    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA' }]);
+    expect(observer.attempts.slice(before)).toEqual([{ crossZone: true, stale: false, providerGroup: 'users-zoneA', providerZone: 'zoneA' }]);
   });
 
   it('cuts a zone from every registry with one registryPartition', () => {

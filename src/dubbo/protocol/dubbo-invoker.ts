@@ -250,6 +250,7 @@ export class DubboInvoker implements Invoker {
       crossZone: provider.zone !== ctx.consumerZone,
       stale: ctx.isKnownGone(provider),
       providerGroup: provider.group.spec.name,
+      providerZone: provider.zone,
     });
   }
 

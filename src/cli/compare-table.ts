@@ -1,0 +1,88 @@
+/**
+ * The table `compare` (and `merge` of a sharded comparison) prints: strategies side by side, their
+ * failures and registry lines, one row per strategy and consumer zone with `--by zone`, one per
+ * strategy and method when there are several methods, and with three or more zones the zone-pair
+ * table. Over several seeds every figure reads `mean ± half-width` of its 95% interval (the
+ * summaries' `ci95`). Rendered from the summaries alone, like every table.
+ */
+import type { Summary } from '../metrics/summary.js';
+import {
+  FIGURE_COLUMNS,
+  failuresText,
+  figureCell,
+  figureColumns,
+  registryText,
+  renderTable,
+  zonePairTable,
+  type FigureColumn,
+} from './format.js';
+
+/** What `compare --by` may add: `zone`, one row per strategy and consumer zone. */
+export const COMPARE_BY = ['zone'] as const;
+
+/** Options of the compare table. */
+export interface CompareTableOptions {
+  /** `zone`: a table with one row per strategy and consumer zone. */
+  by?: (typeof COMPARE_BY)[number];
+}
+
+/**
+ * Strategies side by side: one row per strategy with the headline figures, then per strategy a
+ * `failures` line and a `registry` line (when it pushed), then the tables by consumer zone (when
+ * asked), by method (several methods) and by zone pair (three or more zones).
+ */
+export function formatCompareTable(byStrategy: Record<string, Summary>, opts: CompareTableOptions = {}): string {
+  const strategies = Object.entries(byStrategy);
+  const summaries = strategies.map(([, s]) => s);
+  const columns = figureColumns(summaries, { attemptsPerRequest: true });
+  let out = '';
+  const seeds = summaries[0]?.seeds ?? [];
+  if (summaries.some((s) => s.ci95 !== undefined)) {
+    out += `mean ± half-width of the 95% confidence interval (Student t) over ${seeds.length} seeds (${seeds.join(', ')})\n\n`;
+  }
+  const rows: string[][] = [['strategy', ...columns.map((c) => c.header)]];
+  for (const [name, s] of strategies) rows.push([name, ...columns.map((c) => figureCell(c, s))]);
+  out += renderTable(rows).join('\n') + '\n';
+  const notes: string[] = [];
+  for (const [name, s] of strategies) {
+    const failures = failuresText(s);
+    if (failures !== undefined) notes.push(`${name} failures ${failures}`);
+  }
+  for (const [name, s] of strategies) {
+    const registry = registryText(s);
+    if (registry !== undefined) notes.push(`${name} registry: ${registry}`);
+  }
+  if (notes.length > 0) out += '\n' + notes.join('\n') + '\n';
+  if (opts.by === 'zone') out += '\nby consumer zone\n' + scopeTable(strategies, 'zone', (s) => s.byConsumerZone, columns) + '\n';
+  // Several methods (e.g. an application's healthy and slow services): each one per strategy too,
+  // since one method's failures can hide in the totals of another's traffic.
+  const methods = new Set(summaries.flatMap((s) => Object.keys(s.byService)));
+  if (methods.size > 1) {
+    const c = FIGURE_COLUMNS;
+    out += '\nby method\n' + scopeTable(strategies, 'method', (s) => s.byService, [c.requests, c.p99, c.p99All, c.timeout, c.rejected, c.error]) + '\n';
+  }
+  const pairs = zonePairTable(
+    strategies.map(([name, summary]) => ({ lead: [name], summary })),
+    ['strategy'],
+  );
+  if (pairs !== undefined) out += '\n' + pairs.join('\n') + '\n';
+  return out;
+}
+
+/** One row per strategy and scope (zone or method, sorted by name across strategies), the scope's figures in `columns`. */
+function scopeTable(
+  strategies: Array<[string, Summary]>,
+  label: string,
+  scopesOf: (s: Summary) => Summary['byConsumerZone'],
+  columns: FigureColumn[],
+): string {
+  const names = [...new Set(strategies.flatMap(([, s]) => Object.keys(scopesOf(s))))].sort();
+  const rows: string[][] = [['strategy', label, ...columns.map((c) => c.header)]];
+  for (const [strategy, s] of strategies) {
+    for (const name of names) {
+      const scope = scopesOf(s)[name];
+      if (scope !== undefined) rows.push([strategy, name, ...columns.map((c) => figureCell(c, scope))]);
+    }
+  }
+  return renderTable(rows, 2).join('\n');
+}
