@@ -258,12 +258,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('set', { type: 'string', array: true, default: [], describe: 'override a scenario field: path=value (repeatable)' })
           .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2 JSON' })
           .option('data-root', dataRoot)
-          .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem (release pipelines)' })
+          .option('strict', { type: 'boolean', default: false, describe: 'exit 1 when there is any problem, of the scenario or of a strategy checked (release pipelines)' })
+          .option('strategies', {
+            type: 'string',
+            describe: "comma-separated strategies to check too, each with its overrides applied (default: the scenario's own; --no-strategies: none)",
+          })
           .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
       async (a) => {
         const { runCheck } = await import('./check.js');
+        const strategies = (a.strategies as unknown) === false ? [] : a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
         code = await runCheck(
-          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean },
+          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean, strategies },
           io,
         );
       },

@@ -5,7 +5,7 @@
  * their calls reported into the job's slot. Errors go back as transferable objects (worker-error.ts).
  */
 import type { Scenario } from '../scenario/types.js';
-import { checkScenario, type CheckReport } from './check.js';
+import { checkWithStrategies, type CheckReport } from './check.js';
 import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { checkClusterStandIns, importPlugins, loadLoadBalancePlugin, type PluginRef } from './plugins.js';
 import { runSelect, type SelectOptions } from './select.js';
@@ -18,6 +18,8 @@ export interface CheckJob {
   scenario: Scenario;
   scenarioPath: string;
   routers: PluginRef[];
+  /** The strategies checked besides the scenario as written. */
+  strategies: string[];
 }
 
 /** `select` of a plugin load balancer (`options.loadbalance` is the module path). */
@@ -40,7 +42,7 @@ export default async function run(job: (CheckJob | SelectJob) & { slot: PluginSl
     usePluginSlot(job.slot);
     if (job.kind === 'check') {
       const plugins = await importPlugins(job.scenario, job.scenarioPath, job.routers);
-      return checkScenario(job.scenario, { plugins: { ...plugins, clusters: checkClusterStandIns(job.scenario) } });
+      return checkWithStrategies(job.scenario, job.strategies, { plugins: { ...plugins, clusters: checkClusterStandIns(job.scenario) } });
     }
     const plugins = await loadLoadBalancePlugin(job.options.loadbalance, job.baseDir);
     let stdout = '';

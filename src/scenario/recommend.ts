@@ -391,7 +391,10 @@ function exhaustedBy(
   service: string,
   method: string,
 ): ReturnType<typeof overloadedPools>[number] | undefined {
-  return overloaded.find((p) => p.contributions.some((c) => mine(c) && c.service === service && c.method === method && c.attemptsPerCall > 1 + 1e-9));
+  // One instance slowed on its own is not fed by retries: failover's reselect sends them to the others.
+  return overloaded.find(
+    (p) => p.instance === undefined && p.contributions.some((c) => mine(c) && c.service === service && c.method === method && c.attemptsPerCall > 1 + 1e-9),
+  );
 }
 
 /** A copy of the scenario with every recommendation applied at method level (downstream ones on the calling methods' `calls:`). */

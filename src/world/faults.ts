@@ -20,7 +20,7 @@
  */
 import { measuredLabel, type DistSpec } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
-import type { FaultAction, FaultSpec, RouterSpec, Scenario } from '../scenario/types.js';
+import type { FaultAction, FaultSpec, ProviderGroupSpec, RouterSpec, Scenario } from '../scenario/types.js';
 import type { ProviderGroup, ProviderInstance } from './provider.js';
 import type { World } from './world.js';
 
@@ -48,7 +48,7 @@ export const SERVER_SHUTDOWN_TIMEOUT_MS = 10_000;
 const DRAIN_POLL_MS = 100;
 
 /** Which provider instances a fault addresses. */
-interface Target {
+export interface FaultTarget {
   zone?: string;
   service?: string;
   group?: string;
@@ -57,9 +57,15 @@ interface Target {
 }
 
 /** The group and index of an `instance` target. */
-function parseInstance(ref: string): { group: string; index: number } {
+export function parseInstance(ref: string): { group: string; index: number } {
   const at = ref.lastIndexOf('#');
   return { group: ref.slice(0, at), index: Number(ref.slice(at + 1)) };
+}
+
+/** Whether a fault target addresses (some instances of) a provider group: its zone, a service it exports, its name, or one of its instances. */
+export function targetsGroup(g: Pick<ProviderGroupSpec, 'name' | 'zone' | 'services'>, t: FaultTarget): boolean {
+  if (t.instance !== undefined) return parseInstance(t.instance).group === g.name;
+  return (t.zone === undefined || g.zone === t.zone) && (t.service === undefined || g.services.includes(t.service)) && (t.group === undefined || g.name === t.group);
 }
 
 /** Schedules every fault of the world's scenario (and its undo) on the world's simulation. */
@@ -177,7 +183,7 @@ class FaultTimeline {
     const world = this.#world;
     switch (action.kind) {
       case 'zoneDown': {
-        const target: Target = action.group !== undefined || action.instance !== undefined ? { group: action.group, instance: action.instance } : { zone: action.zone };
+        const target: FaultTarget = action.group !== undefined || action.instance !== undefined ? { group: action.group, instance: action.instance } : { zone: action.zone };
         const hit = this.#live(target).filter((p) => p.state === 'up' || action.mode === 'crash');
         for (const p of hit) {
           if (action.mode === 'crash') this.#crash(p);
@@ -285,21 +291,12 @@ class FaultTimeline {
   }
 
   /** Provider groups a target addresses. */
-  #groups(t: Target): ProviderGroup[] {
-    if (t.instance !== undefined) {
-      const { group } = parseInstance(t.instance);
-      return this.#world.providerGroups.filter((g) => g.spec.name === group);
-    }
-    return this.#world.providerGroups.filter(
-      (g) =>
-        (t.zone === undefined || g.spec.zone === t.zone) &&
-        (t.service === undefined || g.spec.services.includes(t.service)) &&
-        (t.group === undefined || g.spec.name === t.group),
-    );
+  #groups(t: FaultTarget): ProviderGroup[] {
+    return this.#world.providerGroups.filter((g) => targetsGroup(g.spec, t));
   }
 
   /** Instances not replaced or scaled away, in group order then start order. */
-  #current(t: Target): ProviderInstance[] {
+  #current(t: FaultTarget): ProviderInstance[] {
     const all = this.#groups(t).flatMap((g) => g.instances.filter((p) => !this.#retired.has(p)));
     if (t.instance === undefined) return all;
     const one = all[parseInstance(t.instance).index];
@@ -307,7 +304,7 @@ class FaultTimeline {
   }
 
   /** Current instances whose process runs (up or black-holed). */
-  #live(t: Target): ProviderInstance[] {
+  #live(t: FaultTarget): ProviderInstance[] {
     return this.#current(t).filter((p) => p.state === 'up' || p.state === 'blackhole');
   }
 
@@ -448,7 +445,7 @@ function amountLabel(a: { count?: number; fraction?: number }): string {
   return 'all';
 }
 
-function targetLabel(t: Target): string {
+function targetLabel(t: FaultTarget): string {
   if (t.instance !== undefined) return t.instance;
   if (t.group !== undefined) return `group ${t.group}`;
   const what = t.service ?? 'providers';

@@ -125,17 +125,13 @@ export class ProviderGroup {
 
   /** The slowdown key of (service, method): plain for a one-service group, service-scoped otherwise. */
   slowdownKey(service: string | undefined, method: string | undefined): string {
-    if (service === undefined || this.spec.services.length === 1) return method ?? '*';
-    return `${service}#${method ?? '*'}`;
+    return slowdownKey(this.spec, service, method);
   }
 
   /** Service-time multiplier for `method` of `service` now. */
   factor(method: string, service: string = this.spec.service): number {
     if (this.slowdown.size === 0) return 1;
-    const s = this.slowdown;
-    const f = (s.get(method) ?? 1) * (s.get('*') ?? 1);
-    if (this.spec.services.length === 1) return f;
-    return f * (s.get(`${service}#${method}`) ?? 1) * (s.get(`${service}#*`) ?? 1);
+    return slowdownFactor(this.slowdown, this.spec, service, method);
   }
 
   /** Busy thread-ms of the shared pools. */
@@ -386,7 +382,7 @@ export class ProviderInstance {
     this.#isolation?.started(call.service, call.method);
     const m = this.group.methodsByService.get(call.service)!.get(call.method)!;
     let factor = this.group.factor(call.method, call.service);
-    if (this.slowdown.size > 0) factor *= instanceFactor(this, call.service, call.method);
+    if (this.slowdown.size > 0) factor *= slowdownFactor(this.slowdown, this.group.spec, call.service, call.method);
     const serviceMs = m.draw() * factor;
     if (m.spec.calls.length > 0 && this.downstream !== null) {
       this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
@@ -479,11 +475,19 @@ class Exchange {
   }
 }
 
-// The instance's own slowdown factor for (service, method), keyed as `ProviderGroup.slowdownKey`.
-function instanceFactor(p: ProviderInstance, service: string, method: string): number {
-  const s = p.slowdown;
+/**
+ * The key a `slowdown` of (service, method) sets in a group's or an instance's factors: a method
+ * name or `*` for a one-service group, `<service>#<method>` / `<service>#*` when it exports several.
+ */
+export function slowdownKey(group: Pick<ProviderGroupSpec, 'services'>, service: string | undefined, method: string | undefined): string {
+  if (service === undefined || group.services.length === 1) return method ?? '*';
+  return `${service}#${method ?? '*'}`;
+}
+
+/** The service-time multiplier a map of slowdown factors (keyed by `slowdownKey`) gives `method` of `service`. */
+export function slowdownFactor(s: ReadonlyMap<string, number>, group: Pick<ProviderGroupSpec, 'services'>, service: string, method: string): number {
   const f = (s.get(method) ?? 1) * (s.get('*') ?? 1);
-  if (p.group.spec.services.length === 1) return f;
+  if (group.services.length === 1) return f;
   return f * (s.get(`${service}#${method}`) ?? 1) * (s.get(`${service}#*`) ?? 1);
 }
 

@@ -7,7 +7,7 @@
 import { RandomStreams } from '../engine/random.js';
 import { Simulation } from '../engine/simulation.js';
 import type { Proc } from '../engine/simulation.js';
-import type { ConsumerGroupSpec, ReferenceSpec, Scenario } from '../scenario/types.js';
+import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, ServiceSpec } from '../scenario/types.js';
 import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
@@ -170,27 +170,7 @@ export class World {
 
   /** The consumer side's group spec of a provider group's instances, or null when its methods call nothing. */
   #downstreamSpec(group: ProviderGroup): ConsumerGroupSpec | null {
-    const calls = [...group.methodsByService.values()].flatMap((ms) => [...ms.values()].flatMap((m) => m.spec.calls));
-    if (calls.length === 0) return null;
-    const reference: Record<string, ReferenceSpec> = {};
-    for (const c of calls) {
-      const { methods, ...own } = c.reference;
-      const methodLevel = { ...own, ...(methods[c.method] ?? {}), parameters: { ...own.parameters, ...(methods[c.method]?.parameters ?? {}) } };
-      const ref = (reference[c.service] ??= { ...own, parameters: { ...own.parameters }, methods: {} });
-      ref.methods[c.method] = methodLevel;
-    }
-    return {
-      application: group.spec.application,
-      zone: group.spec.zone,
-      instances: 1,
-      ratePerSec: 0,
-      arrival: 'poisson',
-      calls: {},
-      reference,
-      consumerDefaults: { parameters: {} },
-      attachments: {},
-      userIds: 1,
-    };
+    return downstreamConsumerSpec(group.spec, this.scenario.services);
   }
 
   #providersBusy(): boolean {
@@ -246,4 +226,33 @@ export class World {
       pushesHeld: this.registry.pushesHeld ?? 0,
     };
   }
+}
+
+/**
+ * The consumer side of a provider group whose methods call other services (SPEC 2.10), as a
+ * consumer-group spec: one reference per called service, each called method at method level
+ * (a later call of the same method wins), no consumer defaults. Null when its methods call nothing.
+ */
+export function downstreamConsumerSpec(group: ProviderGroupSpec, services: Record<string, ServiceSpec>): ConsumerGroupSpec | null {
+  const calls = group.services.flatMap((svc) => Object.values(services[svc]?.methods ?? {}).flatMap((m) => m.calls));
+  if (calls.length === 0) return null;
+  const reference: Record<string, ReferenceSpec> = {};
+  for (const c of calls) {
+    const { methods, ...own } = c.reference;
+    const methodLevel = { ...own, ...(methods[c.method] ?? {}), parameters: { ...own.parameters, ...(methods[c.method]?.parameters ?? {}) } };
+    const ref = (reference[c.service] ??= { ...own, parameters: { ...own.parameters }, methods: {} });
+    ref.methods[c.method] = methodLevel;
+  }
+  return {
+    application: group.application,
+    zone: group.zone,
+    instances: 1,
+    ratePerSec: 0,
+    arrival: 'poisson',
+    calls: {},
+    reference,
+    consumerDefaults: { parameters: {} },
+    attachments: {},
+    userIds: 1,
+  };
 }

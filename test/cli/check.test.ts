@@ -290,7 +290,7 @@ describe('runCheck', () => {
     const code = await runCheck({ scenario: 'scenario.yaml', set: [], json: true, strict: false }, c.io);
     expect(code).toBe(0);
     const doc = JSON.parse(c.out());
-    expect(Object.keys(doc)).toEqual(['problems', 'phases', 'warnings']);
+    expect(Object.keys(doc)).toEqual(['problems', 'phases', 'warnings', 'strategies']);
     expect(Object.keys(doc.problems[0])).toEqual([
       'consumer',
       'zone',

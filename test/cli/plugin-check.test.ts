@@ -1,7 +1,7 @@
 /**
  * `zonesim check` runs in release pipelines: it imports only the router plugins its routes go
- * through, never a load balancer, a cluster or a strategy's plugin (it routes, it does not
- * invoke, and it checks the scenario as written).
+ * through (the scenario's and those of the strategies it checks), never a load balancer or a
+ * cluster plugin (it routes, it does not invoke).
  */
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -10,21 +10,39 @@ import { cli, FIRST_ONLY_ROUTER, scenarioYaml, THROWS_ON_IMPORT, writeFixture } 
 const tempDir = useTempDirs();
 
 describe('zonesim check and plugins', () => {
-  it('does not import a load-balancer, cluster or strategy plugin, which it never calls', async () => {
+  it('does not import a load-balancer or cluster plugin, which it never calls, nor the router of a strategy it does not check', async () => {
     const path = writeFixture(
       tempDir('zs-check-plugins-'),
       scenarioYaml({
         reference: 'loadbalance: ./lb.js\ncluster: ./cluster.js',
-        extra: 'strategies:\n  other:\n    routers: [{ type: plugin, module: ./strategy-router.js }]',
+        extra: 'strategies:\n  other:\n    routers: [{ type: plugin, module: ./strategy-router.js }]\n    reference: { cluster: ./cluster2.js }',
       }),
-      { 'lb.js': THROWS_ON_IMPORT, 'cluster.js': THROWS_ON_IMPORT, 'strategy-router.js': THROWS_ON_IMPORT },
+      { 'lb.js': THROWS_ON_IMPORT, 'cluster.js': THROWS_ON_IMPORT, 'cluster2.js': THROWS_ON_IMPORT, 'strategy-router.js': THROWS_ON_IMPORT },
     );
-    const r = await cli(['check', path, '--json']);
+    const r = await cli(['check', path, '--json', '--no-strategies']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
     expect(report.problems).toEqual([]);
     expect(report.phases[0].routes[0]).toMatchObject({ service: 'com.example.S', providers: 2, providersAfter: 2 });
+  });
+
+  it('imports the router plugin of a strategy it checks (not its cluster plugin) and shows its step under that strategy', async () => {
+    const path = writeFixture(
+      tempDir('zs-check-plugins-'),
+      scenarioYaml({
+        reference: 'loadbalance: ./lb.js',
+        extra: 'strategies:\n  other:\n    routers: [{ type: plugin, module: ./first-only.js }]\n    reference: { cluster: ./cluster.js }',
+      }),
+      { 'lb.js': THROWS_ON_IMPORT, 'cluster.js': THROWS_ON_IMPORT, 'first-only.js': FIRST_ONLY_ROUTER },
+    );
+    const r = await cli(['check', path, '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.phases[0].routes[0].providersAfter).toBe(2);
+    expect(report.strategies[0].name).toBe('other');
+    expect(report.strategies[0].phases[0].routes[0].trace.at(-1)).toEqual({ router: 'first-only', before: 2, after: 1 });
   });
 
   it('does not import a router plugin scoped to a service nobody calls', async () => {

@@ -1,0 +1,114 @@
+/**
+ * The faults that change offered load, phase by phase of the fault timeline, for the pool-load
+ * model (pool-load.ts): `slowdown` (service-time factors of provider groups and single instances)
+ * and `traffic` (consumer groups' arrival rates). For each phase between fault boundaries it says
+ * which of them are in force and what they give, applied in timeline order as the fault timeline
+ * applies them (a later slowdown of the same key or a later rate replaces an earlier one).
+ * It owns no arithmetic of load; instance counts stay as written (crashes, scale and zoneDown are
+ * not reflected).
+ */
+import { faultBoundaries, parseInstance, targetsGroup } from '../world/faults.js';
+import { slowdownFactor, slowdownKey } from '../world/provider.js';
+import type { FaultSpec, ProviderGroupSpec, Scenario } from './types.js';
+
+type Slowdown = Extract<FaultSpec['action'], { kind: 'slowdown' }>;
+type Traffic = Extract<FaultSpec['action'], { kind: 'traffic' }>;
+
+/** What the load-changing faults in force give during one phase. */
+export class LoadPhase {
+  /** The first span of the timeline with exactly these faults in force. */
+  readonly fromMs: number;
+  readonly toMs: number;
+  /** The slowdown and traffic faults in force, in the order they were applied. */
+  readonly faults: readonly FaultSpec[];
+  /** Each consumer group's arrival rate, by index in `scenario.consumers`. */
+  readonly ratePerSec: readonly number[];
+  readonly #groupFactors = new Map<string, Map<string, number>>();
+  readonly #instanceFactors = new Map<string, Map<number, Map<string, number>>>();
+  readonly #providers: readonly ProviderGroupSpec[];
+
+  constructor(scenario: Scenario, span: { fromMs: number; toMs: number }, faults: readonly FaultSpec[]) {
+    this.fromMs = span.fromMs;
+    this.toMs = span.toMs;
+    this.faults = faults;
+    this.#providers = scenario.providers;
+    const rates = scenario.consumers.map((c) => c.ratePerSec);
+    for (const f of faults) {
+      if (f.action.kind === 'traffic') this.#traffic(scenario, rates, f.action);
+      else if (f.action.kind === 'slowdown') this.#slowdown(f.action);
+    }
+    this.ratePerSec = rates;
+  }
+
+  /** The instance indices of a group with factors of their own (an `instance:` slowdown), below its count. */
+  slowedInstances(g: ProviderGroupSpec): number[] {
+    const own = this.#instanceFactors.get(g.name);
+    return own === undefined ? [] : [...own.keys()].filter((i) => i < g.count).sort((a, b) => a - b);
+  }
+
+  /** The service-time factor of `service.method` on group `g` (on its instance `instance` when given). */
+  factor(g: ProviderGroupSpec, service: string, method: string, instance?: number): number {
+    const group = this.#groupFactors.get(g.name);
+    let f = group === undefined ? 1 : slowdownFactor(group, g, service, method);
+    const own = instance === undefined ? undefined : this.#instanceFactors.get(g.name)?.get(instance);
+    if (own !== undefined) f *= slowdownFactor(own, g, service, method);
+    return f;
+  }
+
+  #traffic(scenario: Scenario, rates: number[], a: Traffic): void {
+    scenario.consumers.forEach((c, i) => {
+      if (c.application !== a.consumer || (a.zone !== undefined && c.zone !== a.zone)) return;
+      rates[i] = a.ratePerSec ?? rates[i]! * a.factor!;
+    });
+  }
+
+  #slowdown(a: Slowdown): void {
+    for (const g of this.#providers) {
+      if (!targetsGroup(g, a)) continue;
+      const key = slowdownKey(g, a.service, a.method);
+      if (a.instance === undefined) {
+        let own = this.#groupFactors.get(g.name);
+        if (own === undefined) this.#groupFactors.set(g.name, (own = new Map()));
+        own.set(key, a.factor);
+        continue;
+      }
+      let instances = this.#instanceFactors.get(g.name);
+      if (instances === undefined) this.#instanceFactors.set(g.name, (instances = new Map()));
+      const index = parseInstance(a.instance).index;
+      let own = instances.get(index);
+      if (own === undefined) instances.set(index, (own = new Map()));
+      own.set(key, a.factor);
+    }
+  }
+}
+
+/** True for the fault kinds that change offered load. */
+export function changesLoad(f: FaultSpec): boolean {
+  return f.action.kind === 'slowdown' || f.action.kind === 'traffic';
+}
+
+/** One `LoadPhase` per distinct set of load-changing faults in force over the timeline, in time order. */
+export function loadPhases(scenario: Scenario): LoadPhase[] {
+  const bounds = faultBoundaries(scenario);
+  // Timeline order: by start, then as written (the kernel runs same-time entries in schedule order).
+  const faults = scenario.faults.filter(changesLoad).sort((a, b) => a.atMs - b.atMs);
+  const out = new Map<string, LoadPhase>();
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const fromMs = bounds[i]!;
+    const inForce = faults.filter((f) => f.atMs <= fromMs && (f.forMs === undefined || f.atMs + f.forMs > fromMs));
+    const key = inForce.map((f) => f.label).join('\u0000');
+    if (!out.has(key)) out.set(key, new LoadPhase(scenario, { fromMs, toMs: bounds[i + 1]! }, inForce));
+  }
+  return [...out.values()];
+}
+
+/** How a phase is named in messages: `as written`, or `during the slowdown at 20 s (faults[0]) and ...`. */
+export function loadPhaseLabel(phase: LoadPhase): string {
+  if (phase.faults.length === 0) return 'as written';
+  const one = (f: FaultSpec): string => {
+    const a = f.action;
+    const what = a.kind === 'traffic' ? `the traffic ${a.ratePerSec !== undefined ? `${+a.ratePerSec.toFixed(3)}/s` : `x${a.factor}`} of ${a.consumer}${a.zone !== undefined ? ` in ${a.zone}` : ''}` : `the ${a.kind}`;
+    return `${what} at ${f.atMs / 1000} s (${f.label})`;
+  };
+  return `during ${phase.faults.map(one).join(' and ')}`;
+}
