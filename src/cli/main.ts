@@ -16,13 +16,21 @@ import { VERSION } from './version.js';
 /**
  * A simulating command's `--jobs` (checked) and its warm workers: started now, so that they load while
  * this thread reads the scenario, when the command will run simulations side by side (`parallel`),
- * else none.
+ * else none; no more than `simulations` need, when the command line tells how many it runs.
  */
-async function withJobs(requested: unknown, parallel: boolean, body: (jobs: number, workers: WarmWorkers) => Promise<number>): Promise<number> {
+async function withJobs(
+  requested: unknown,
+  parallel: boolean,
+  body: (jobs: number, workers: WarmWorkers) => Promise<number>,
+  simulations?: number,
+): Promise<number> {
   const { checkJobs, withWarmWorkers } = await import('./jobs.js');
   const jobs = checkJobs(requested as number | undefined);
-  return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers));
+  return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers), simulations);
 }
+
+/** `recommend`'s first round: the scenario as written and recommended; a grid's cells are known once it is read. */
+const recommendRuns = (verifyGrid: boolean): number | undefined => (verifyGrid ? undefined : 2);
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -87,7 +95,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, a.seeds as number);
       },
     )
     .command(
@@ -107,12 +115,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
           .options(COST_OPTIONS),
       async (a) => {
+        const strategies = a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+        // Each (strategy, seed) is one run; without --strategies the scenario names them (or the built-in set).
+        const runs = strategies !== undefined && a.shard === undefined ? strategies.length * (a.seeds as number) : undefined;
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
           const { runCompare } = await import('./compare.js');
           return runCompare(
             {
               scenario: a.scenario as string,
-              strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+              strategies,
               seed: a.seed as number | undefined,
               seeds: a.seeds as number,
               set: (a.set as string[]) ?? [],
@@ -126,7 +137,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, runs);
       },
     )
     .command(
@@ -232,7 +243,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, recommendRuns(a['verify-grid'] === true));
       },
     )
     .command(
