@@ -44,6 +44,16 @@ function whole(text: string | undefined): number | undefined {
   return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
 }
 
+/** The command `argv` names (its first word that is not an option), or undefined. */
+export function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (GLOBAL_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
 /**
  * True when `argv` (the CLI's arguments, without node and the script) runs simulations side by side
  * on at least `cores` threads, `cores` >= 2: `compare`, `sweep` and `recommend`, and `run` with
@@ -52,15 +62,7 @@ function whole(text: string | undefined): number | undefined {
  */
 export function simulatesOnEveryCore(argv: readonly string[], cores: number): boolean {
   if (cores < 2) return false;
-  let command: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (GLOBAL_WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) {
-      command = arg;
-      break;
-    }
-  }
+  const command = commandOf(argv);
   if (command === undefined || given(argv, '--help') || given(argv, '-h') || given(argv, '--dry-run')) return false;
   if (command === 'run') {
     const seeds = whole(optionValue(argv, '--seeds'));

@@ -5,6 +5,7 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { clipMessage } from '../scenario/clip-text.js';
+import { commandOf } from './busy-cores.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { UsageError, type Io } from './io.js';
 import type { WarmWorkers } from './jobs.js';
@@ -420,7 +421,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (out) io.stdout(out.endsWith('\n') ? out : out + '\n');
     return code;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, argv);
   }
 }
 
@@ -449,8 +450,8 @@ export function joinDashValues(argv: string[]): string[] {
   return out;
 }
 
-/** Prints an error the way SPEC 1 wants and returns its exit code. */
-export function reportError(error: unknown, io: Io): number {
+/** Prints an error the way SPEC 1 wants and returns its exit code; `argv` names the command (for hints). */
+export function reportError(error: unknown, io: Io, argv: readonly string[] = []): number {
   const e = error as { name?: string; message?: string; hint?: string; format?: () => string; violations?: string[] };
   if (e && e.name === 'ScenarioError' && typeof e.format === 'function') {
     io.stderr(e.format() + '\n');
@@ -468,7 +469,7 @@ export function reportError(error: unknown, io: Io): number {
     io.stderr(`zonesim: ${e.message}\n`);
     return 1;
   }
-  const oom = outOfMemoryMessage(error);
+  const oom = outOfMemoryMessage(error, commandOf(argv));
   if (oom !== undefined) {
     io.stderr(`zonesim: ${oom}\n`);
     return 1;
