@@ -7,7 +7,9 @@
  *   `bin/zonesim.js` runs the CLI in a child process (`superviseCli`) and watches it: the child's
  *   stderr passes through line by line until V8's fatal banner appears, and when the child then
  *   dies by SIGABRT the banner is replaced by one line. The child is the same `node` with the
- *   same flags (so the same heap limit); signals sent to the parent are passed on to it.
+ *   same flags (so the same heap limit); signals sent to the parent are passed on to it, the
+ *   child ends by itself when the parent is gone (parent-watch.ts), and the terminal modes its
+ *   progress bars leave off are put back when it ends without doing so (terminal-modes.ts).
  *   `ZONESIM_NO_SUPERVISOR=1` runs the CLI in the one process (what V8 prints then is V8's).
  */
 import { spawn } from 'node:child_process';
