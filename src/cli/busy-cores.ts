@@ -57,20 +57,23 @@ export function commandOf(argv: readonly string[]): string | undefined {
 /**
  * True when `argv` (the CLI's arguments, without node and the script) runs simulations side by side
  * on at least `cores` threads, `cores` >= 2: `compare`, `sweep` and `recommend`, and `run` with
- * `--seeds` above 1, with `--jobs` at least `cores` (its default is `cores`), and not `--dry-run`
- * or `sweep --explain` (they run nothing). The same cases as `withJobs`'s `parallel` in main.ts.
+ * `--seeds` above 1, with `--jobs` at least `cores` (its default is `cores`) and, for `run`, at
+ * least as many seeds (no more threads start than simulations), and not `--dry-run` or
+ * `sweep --explain` (they run nothing). The same cases as `withJobs`'s `parallel` in main.ts.
  */
 export function simulatesOnEveryCore(argv: readonly string[], cores: number): boolean {
   if (cores < 2) return false;
   const command = commandOf(argv);
   if (command === undefined || given(argv, '--help') || given(argv, '-h') || given(argv, '--dry-run')) return false;
+  let simulations = Infinity;
   if (command === 'run') {
     const seeds = whole(optionValue(argv, '--seeds'));
     if (seeds === undefined || seeds < 2) return false;
+    simulations = seeds;
   } else if (command === 'sweep') {
     if (given(argv, '--explain')) return false;
   } else if (command !== 'compare' && command !== 'recommend') return false;
   const jobsText = optionValue(argv, '--jobs');
   const jobs = jobsText === undefined ? cores : whole(jobsText);
-  return jobs !== undefined && jobs >= cores;
+  return jobs !== undefined && Math.min(jobs, simulations) >= cores;
 }

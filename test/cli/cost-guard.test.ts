@@ -200,8 +200,8 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
     const seeds = await cli(['run', BASELINE, '--dry-run', '--seeds', '1000000000']);
     expect(seeds.out).toMatch(/ {2}- 1,000,000,000 simulations need ~[\d,]+ MB \(~[\d,]+ MB for the summaries kept until the last one ends\), more than the [\d,]+ MB this machine allows \(90% of [\d,]+ MB RAM\); use fewer --seeds\n/);
     expect(seeds.out).not.toContain('--jobs');
-    const sweep = await cli(['compare', BASELINE, '--dry-run', '--seeds', '100000000']);
-    expect(sweep.out).toContain('use fewer --seeds or --strategies, or split the runs with --shard');
+    const compare = await cli(['compare', BASELINE, '--dry-run', '--seeds', '100000000']);
+    expect(compare.out).toContain('use fewer --seeds or --strategies, or split the runs with --shard');
     // 1,024 simulations of a large deployment (~0.2 GB each) on 1,024 threads: ~200 GB at once; one at a time fits.
     const jobs = await cli(['run', 'bench/large-deployment.yaml', '--dry-run', '--json', '--seeds', '1024', '--jobs', '1024']);
     const doc = JSON.parse(jobs.out);
