@@ -16,15 +16,27 @@ export const PARENT_PID_ENV = 'ZONESIM_PARENT_PID';
 let watched: number | undefined;
 
 /**
- * Starts watching `parentPid` (the supervisor's pid, from `PARENT_PID_ENV`): this process ends as soon
- * as it is no longer its parent, at once when that is already so. Nothing happens for a pid that is
- * not a positive number.
+ * Starts watching the supervisor `parentPid` (from `PARENT_PID_ENV`): this process ends as soon as its
+ * parent is gone, at once when the supervisor already is. Nothing happens for a pid that is not a
+ * positive number.
  */
 export function watchParent(parentPid: number, intervalMs = 100): void {
   if (!(Number.isInteger(parentPid) && parentPid > 0)) return;
-  watched = parentPid;
-  exitIfParentGone();
+  // The supervisor started this process itself, unless a launcher runs between them (a wrapper
+  // around node): then the launcher is the parent to watch, as long as the supervisor still runs.
+  if (process.ppid !== parentPid && !running(parentPid)) process.exit(1);
+  watched = process.ppid;
   setInterval(exitIfParentGone, intervalMs).unref();
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** True while this thread watches a parent (a simulation on it then checks at each progress step). */

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TerminalModes } from '../../src/cli/terminal-modes.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -170,6 +170,30 @@ describe('the terminal after the progress bars', () => {
     expect(r.code).toBe(143);
     expectRestored(r.text);
     expect(readdirSync(r.out)).toEqual([]);
+  });
+});
+
+describe('watchParent', () => {
+  // A process that watches `pid`, then says it is still running once its event loop has turned a few times.
+  const watching = (pid: string) => {
+    const watch = pathToFileURL(join(root, 'dist/cli/parent-watch.js')).href;
+    const script = `import { watchParent } from ${JSON.stringify(watch)}; watchParent(${pid}, 10); setTimeout(() => console.log('still running'), 300);`;
+    return spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  };
+
+  it('keeps running while its parent does, and without a pid to watch', () => {
+    for (const pid of ['process.ppid', 'Number(undefined)']) {
+      const r = watching(pid);
+      expect(r.stdout, pid).toBe('still running\n');
+      expect(r.status).toBe(0);
+    }
+  });
+
+  it('ends at once when the supervisor is already gone', () => {
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const r = watching(String(gone));
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(1);
   });
 });
 
