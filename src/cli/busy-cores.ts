@@ -44,31 +44,36 @@ function whole(text: string | undefined): number | undefined {
   return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
 }
 
-/**
- * True when `argv` (the CLI's arguments, without node and the script) runs simulations side by side
- * on at least `cores` threads, `cores` >= 2: `compare`, `sweep` and `recommend`, and `run` with
- * `--seeds` above 1, with `--jobs` at least `cores` (its default is `cores`), and not `--dry-run`
- * or `sweep --explain` (they run nothing). The same cases as `withJobs`'s `parallel` in main.ts.
- */
-export function simulatesOnEveryCore(argv: readonly string[], cores: number): boolean {
-  if (cores < 2) return false;
-  let command: string | undefined;
+/** The command `argv` names (its first word that is not an option), or undefined. */
+export function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (GLOBAL_WITH_VALUE.has(arg)) i++;
-    else if (!arg.startsWith('-')) {
-      command = arg;
-      break;
-    }
+    else if (!arg.startsWith('-')) return arg;
   }
+  return undefined;
+}
+
+/**
+ * True when `argv` (the CLI's arguments, without node and the script) runs simulations side by side
+ * on at least `cores` threads, `cores` >= 2: `compare`, `sweep` and `recommend`, and `run` with
+ * `--seeds` above 1, with `--jobs` at least `cores` (its default is `cores`) and, for `run`, at
+ * least as many seeds (no more threads start than simulations), and not `--dry-run` or
+ * `sweep --explain` (they run nothing). The same cases as `withJobs`'s `parallel` in main.ts.
+ */
+export function simulatesOnEveryCore(argv: readonly string[], cores: number): boolean {
+  if (cores < 2) return false;
+  const command = commandOf(argv);
   if (command === undefined || given(argv, '--help') || given(argv, '-h') || given(argv, '--dry-run')) return false;
+  let simulations = Infinity;
   if (command === 'run') {
     const seeds = whole(optionValue(argv, '--seeds'));
     if (seeds === undefined || seeds < 2) return false;
+    simulations = seeds;
   } else if (command === 'sweep') {
     if (given(argv, '--explain')) return false;
   } else if (command !== 'compare' && command !== 'recommend') return false;
   const jobsText = optionValue(argv, '--jobs');
   const jobs = jobsText === undefined ? cores : whole(jobsText);
-  return jobs !== undefined && jobs >= cores;
+  return jobs !== undefined && Math.min(jobs, simulations) >= cores;
 }

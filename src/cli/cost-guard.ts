@@ -11,6 +11,8 @@ import { clipText } from '../scenario/clip-text.js';
 import { COST_MODEL, costProblems, estimateCost, MAX_BUCKETS, type CostEstimate, type CostLimits } from '../scenario/estimate.js';
 import type { Scenario } from '../scenario/types.js';
 import { UsageError, type Io } from './io.js';
+import { simulationThreads } from './jobs.js';
+import { pluginNames } from './plugins.js';
 
 /** `--max-requests` default: simulated requests per simulation (SPEC 1). */
 export const DEFAULT_MAX_REQUESTS = 2e8;
@@ -68,6 +70,14 @@ const n = (x: number): string =>
 const mb = (x: number): string => (Number.isFinite(x) ? `${n(x)} MB` : 'unbounded');
 const ms = (x: number): string => (!Number.isFinite(x) ? 'forever' : x >= 1000 ? `${n(x / 1000)} s` : `${x} ms`);
 
+/** How a command runs fewer simulations, as the end of a refusal (empty when it has no such option). */
+function fewerSimulations(command: string): string {
+  if (command === 'sweep') return '; use fewer grid values or --seeds, or split the cells with --shard';
+  if (command === 'compare') return '; use fewer --seeds or --strategies, or split the runs with --shard';
+  if (command === 'run') return '; use fewer --seeds';
+  return '';
+}
+
 /** The estimate of one simulation as text, two-space indented lines. */
 export function formatEstimate(e: CostEstimate): string {
   const m = e.memoryMb;
@@ -105,16 +115,22 @@ export function guardCost(
   const machine = machineMemory();
   const estimates = planned.map((p) => ({ ...p, estimate: estimateCost(p.scenario) }));
   const simulations = planned.reduce((s, p) => s + p.count, 0);
-  const threads = (opts.jobs ?? 1) <= 1 || simulations <= 1 ? 1 : Math.min(opts.jobs ?? 1, simulations);
+  // The threads `runSimTasks` will have simulating at once (parallel.ts): the same function decides both.
+  const threads = simulationThreads(opts.jobs ?? 1, simulations);
   const perSimulationMb = machine.heapLimitMb;
   const limits: CostLimits = { maxRequests, memoryMb: perSimulationMb, maxBuckets: MAX_BUCKETS, memorySource: 'the V8 heap limit' };
 
   // All at once: the largest simulation on every thread, plus the summaries the main thread keeps.
+  // This thread simulates beside `threads - 1` workers; with plugins every simulation runs on a
+  // worker and this thread only watches (Node and the modules, no simulation).
   const largest = Math.max(0, ...estimates.map((e) => e.estimate.memoryMb.total));
+  const workers = pluginNames(planned.map((p) => p.scenario)).length > 0 ? threads : threads - 1;
+  const perWorkerMb = (largest - COST_MODEL.baseMb) * COST_MODEL.workerScale + COST_MODEL.workerBaseMb;
+  const threadsMb = (workers === threads ? COST_MODEL.baseMb : largest) + workers * perWorkerMb;
   // (One simulation's own summary is part of its estimate.)
   const summaryBuckets = estimates.reduce((s, e) => s + e.count * e.estimate.buckets, 0) - Math.max(0, ...estimates.map((e) => e.estimate.buckets));
   const summariesMb = (Math.max(0, summaryBuckets) * COST_MODEL.bytesPerSummaryBucket) / (1024 * 1024);
-  const allAtOnceMb = threads === 1 ? largest + summariesMb : COST_MODEL.baseMb + threads * ((largest - COST_MODEL.baseMb) * COST_MODEL.workerScale + COST_MODEL.workerBaseMb) + summariesMb;
+  const allAtOnceMb = threadsMb + summariesMb;
   const ramMb = machine.totalMemMb * RAM_SHARE;
 
   const problems: string[] = [];
@@ -123,8 +139,14 @@ export function guardCost(
     for (const p of perSim[i]!) problems.push(estimates.length > 1 ? `${clipText(e.label, 80)}: ${p}` : p);
   });
   if (!(allAtOnceMb <= ramMb) && perSim.every((p) => p.length === 0)) {
+    const allowed = `more than the ${mb(ramMb)} this machine allows (${Math.round(RAM_SHARE * 100)}% of ${mb(machine.totalMemMb)} RAM)`;
+    // Fewer threads help only when one thread and the summaries fit; else there are too many simulations.
     problems.push(
-      `${threads} simulations at once need ~${mb(allAtOnceMb)}, more than the ${mb(ramMb)} this machine allows (${Math.round(RAM_SHARE * 100)}% of ${mb(machine.totalMemMb)} RAM)${threads > 1 ? '; use fewer --jobs' : ''}`,
+      simulations === 1
+        ? `the simulation needs ~${mb(allAtOnceMb)}, ${allowed}`
+        : threads > 1 && largest + summariesMb <= ramMb
+          ? `${threads} simulations at once need ~${mb(allAtOnceMb)}, ${allowed}; use fewer --jobs`
+          : `${n(simulations)} simulations need ~${mb(allAtOnceMb)} (~${mb(summariesMb)} for the summaries kept until the last one ends), ${allowed}${fewerSimulations(command)}`,
     );
   }
   const limitsText =

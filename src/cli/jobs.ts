@@ -7,16 +7,42 @@ import { availableParallelism } from 'node:os';
 import { UsageError } from './io.js';
 import { openPool, type OpenedPool } from './worker-pool.js';
 
+/**
+ * The largest `--jobs` accepted. Each thread runs one simulation at a time and a simulation is
+ * single-threaded, so threads beyond the cores add memory (a worker's isolate and modules, then its
+ * simulation), never speed; the cost check refuses what does not fit in RAM (cost-guard.ts). This
+ * bound only stops values no machine can use (`--jobs 1e9` started threads until memory ran out).
+ * It is the same on every machine, so that a command line that works on one works on all, and above
+ * the core count of any machine Node runs on (`--jobs $(nproc)` always passes).
+ */
+export const MAX_JOBS = 1024;
+
 /** `--jobs` default: one thread per core. */
 export function defaultJobs(): number {
-  return availableParallelism();
+  return Math.min(availableParallelism(), MAX_JOBS);
 }
 
-/** Checks a `--jobs` value (a whole number >= 1) and returns it. */
+/** Checks a `--jobs` value (a whole number from 1 to `MAX_JOBS`) and returns it. */
 export function checkJobs(jobs: number | undefined): number {
   if (jobs === undefined) return defaultJobs();
   if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError(`--jobs: expected a whole number >= 1, found ${jobs}`);
+  if (jobs > MAX_JOBS) {
+    throw new UsageError(
+      `--jobs: at most ${MAX_JOBS}, found ${jobs}`,
+      `threads beyond the cores (${availableParallelism()} here) add memory, not speed; the default is one per core`,
+    );
+  }
   return jobs;
+}
+
+/**
+ * How many threads simulate at once when `simulations` independent simulations run on `--jobs`
+ * `jobs`: never more than there are simulations (at least 1). What `runSimTasks` starts and what the
+ * cost estimate counts (`threads`): this thread and one fewer workers, or that many workers when the
+ * scenarios name plugins (this thread then only watches).
+ */
+export function simulationThreads(jobs: number, simulations: number): number {
+  return Math.max(1, Math.min(jobs, simulations));
 }
 
 /**
@@ -37,9 +63,16 @@ export class WarmWorkers {
     this.#pool?.catch(() => {});
   }
 
-  /** The pool, now the caller's to destroy, if it has at least `threads` workers; else undefined. */
+  /**
+   * The pool, now the caller's to destroy, if it has exactly `threads` workers; else undefined, and
+   * the warm workers start closing (a pool of another size is opened instead: fewer would leave
+   * simulations waiting, more would hold memory for nothing).
+   */
   async take(threads: number): Promise<OpenedPool | undefined> {
-    if (this.#pool === undefined || this.threads < threads) return undefined;
+    if (this.threads !== threads) {
+      this.close();
+      return undefined;
+    }
     const pool = this.#pool;
     this.#pool = undefined;
     return pool;
@@ -68,11 +101,14 @@ export class WarmWorkers {
 }
 
 /**
- * Runs a command `body` with `jobs - 1` workers started now for the simulations it will run beside
- * this thread (none for `jobs` 1), and closes them afterwards unless `runSimTasks` took them.
+ * Runs a command `body` with workers started now for the simulations it will run beside this
+ * thread, and closes them afterwards unless `runSimTasks` took them: `simulationThreads - 1` of
+ * them for `simulations` when the command line tells how many it runs, else as if there were one
+ * per core (none for `jobs` 1). Starting more than the cores would not load them any sooner, and
+ * `runSimTasks` opens a pool of the right size when the guess was wrong.
  */
-export async function withWarmWorkers<T>(jobs: number, body: (workers: WarmWorkers) => Promise<T>): Promise<T> {
-  const workers = new WarmWorkers(jobs - 1);
+export async function withWarmWorkers<T>(jobs: number, body: (workers: WarmWorkers) => Promise<T>, simulations?: number): Promise<T> {
+  const workers = new WarmWorkers(simulationThreads(jobs, simulations ?? availableParallelism()) - 1);
   try {
     return await body(workers);
   } finally {

@@ -6,6 +6,7 @@
 import yargs, { type Argv } from 'yargs';
 import { clipMessage } from '../scenario/clip-text.js';
 import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
+import { commandOf } from './busy-cores.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { dataRootOption } from './data-root-option.js';
 import { UsageError, type Io } from './io.js';
@@ -18,13 +19,21 @@ import { VERSION } from './version.js';
 /**
  * A simulating command's `--jobs` (checked) and its warm workers: started now, so that they load while
  * this thread reads the scenario, when the command will run simulations side by side (`parallel`),
- * else none.
+ * else none; no more than `simulations` need, when the command line tells how many it runs.
  */
-async function withJobs(requested: unknown, parallel: boolean, body: (jobs: number, workers: WarmWorkers) => Promise<number>): Promise<number> {
+async function withJobs(
+  requested: unknown,
+  parallel: boolean,
+  body: (jobs: number, workers: WarmWorkers) => Promise<number>,
+  simulations?: number,
+): Promise<number> {
   const { checkJobs, withWarmWorkers } = await import('./jobs.js');
   const jobs = checkJobs(requested as number | undefined);
-  return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers));
+  return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers), simulations);
 }
+
+/** `recommend`'s first round: the scenario as written and recommended; a grid's cells are known once it is read. */
+const recommendRuns = (verifyGrid: boolean): number | undefined => (verifyGrid ? undefined : 2);
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -94,7 +103,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, a.seeds as number);
       },
     )
     .command(
@@ -116,12 +125,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
           .option('by', { type: 'string', coerce: byOption, describe: 'zone: the table adds one row per strategy and consumer zone' })
           .options(COST_OPTIONS),
       async (a) => {
+        const strategies = a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+        // Each (strategy, seed) is one run; without --strategies the scenario names them (or the built-in set).
+        const runs = strategies !== undefined && a.shard === undefined ? strategies.length * (a.seeds as number) : undefined;
         code = await withJobs(a.jobs, a['dry-run'] !== true, async (jobs, workers) => {
           const { runCompare } = await import('./compare.js');
           return runCompare(
             {
               scenario: a.scenario as string,
-              strategies: a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+              strategies,
               seed: a.seed as number | undefined,
               seeds: a.seeds as number,
               set: (a.set as string[]) ?? [],
@@ -136,7 +148,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, runs);
       },
     )
     .command(
@@ -246,7 +258,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
             },
             io,
           );
-        });
+        }, recommendRuns(a['verify-grid'] === true));
       },
     )
     .command(
@@ -432,7 +444,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (out) io.stdout(out.endsWith('\n') ? out : out + '\n');
     return code;
   } catch (error) {
-    return reportError(error, io);
+    return reportError(error, io, argv);
   }
 }
 
@@ -467,8 +479,8 @@ export function joinDashValues(argv: string[]): string[] {
   return out;
 }
 
-/** Prints an error the way SPEC 1 wants and returns its exit code. */
-export function reportError(error: unknown, io: Io): number {
+/** Prints an error the way SPEC 1 wants and returns its exit code; `argv` names the command (for hints). */
+export function reportError(error: unknown, io: Io, argv: readonly string[] = []): number {
   const e = error as { name?: string; message?: string; hint?: string; format?: () => string; violations?: string[] };
   if (e && e.name === 'ScenarioError' && typeof e.format === 'function') {
     io.stderr(e.format() + '\n');
@@ -486,7 +498,7 @@ export function reportError(error: unknown, io: Io): number {
     io.stderr(`zonesim: ${e.message}\n`);
     return 1;
   }
-  const oom = outOfMemoryMessage(error);
+  const oom = outOfMemoryMessage(error, commandOf(argv));
   if (oom !== undefined) {
     io.stderr(`zonesim: ${oom}\n`);
     return 1;

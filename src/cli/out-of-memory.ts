@@ -7,38 +7,65 @@
  *   `bin/zonesim.js` runs the CLI in a child process (`superviseCli`) and watches it: the child's
  *   stderr passes through line by line until V8's fatal banner appears, and when the child then
  *   dies by SIGABRT the banner is replaced by one line. The child is the same `node` with the
- *   same flags (so the same heap limit); signals sent to the parent are passed on to it.
+ *   same flags (so the same heap limit); signals sent to the parent are passed on to it, the
+ *   child ends by itself when the parent is gone (parent-watch.ts), and the terminal modes its
+ *   progress bars leave off are put back when it ends without doing so (terminal-modes.ts).
  *   `ZONESIM_NO_SUPERVISOR=1` runs the CLI in the one process (what V8 prints then is V8's).
  */
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
-import { EVERY_CORE_V8_FLAGS, simulatesOnEveryCore } from './busy-cores.js';
+import { commandOf, EVERY_CORE_V8_FLAGS, simulatesOnEveryCore } from './busy-cores.js';
+import { PARENT_PID_ENV } from './parent-watch.js';
+import { TerminalModes } from './terminal-modes.js';
+
+export { exitIfParentGone, PARENT_PID_ENV, watchParent } from './parent-watch.js';
 
 /** Set in the child's environment: the CLI runs there, under a supervising parent. */
 export const SUPERVISED_ENV = 'ZONESIM_SUPERVISED';
 /** Set by the parent when its stderr is a terminal, with its width: the child may draw progress bars. */
 export const STDERR_TTY_ENV = 'ZONESIM_STDERR_COLUMNS';
+/** Set with `STDERR_TTY_ENV`: the terminal's height, which the child's progress bars keep within. */
+export const STDERR_ROWS_ENV = 'ZONESIM_STDERR_ROWS';
 
 const heapLimitMb = () => Math.round(getHeapStatistics().heap_size_limit / (1024 * 1024));
 
-const HINT = 'see what it needs with --dry-run; NODE_OPTIONS=--max-old-space-size=MB raises the heap limit';
+/** The commands that take `--dry-run` (the cost estimate). */
+const DRY_RUN_COMMANDS: ReadonlySet<string> = new Set(['run', 'compare', 'sweep', 'recommend']);
 
-/** The one-line message for an error that is an allocation failure, or undefined. */
-export function outOfMemoryMessage(error: unknown): string | undefined {
+/** What to try when the heap ran out: the estimate where `command` has one, and a larger heap. */
+const heapHint = (command: string | undefined): string =>
+  `${command !== undefined && DRY_RUN_COMMANDS.has(command) ? 'see what it needs with --dry-run; ' : ''}NODE_OPTIONS=--max-old-space-size=MB raises the heap limit`;
+
+/**
+ * A string, array or buffer longer than V8 allows (a string holds at most about 512 MB): a fixed
+ * limit, which a larger heap does not raise, so the only way out is less data.
+ */
+const TOO_LONG =
+  'the results need a string or array longer than JavaScript allows, a fixed V8 limit that --max-old-space-size does not raise; ' +
+  'make them smaller: a wider --bucket, or fewer grid values, seeds or strategies';
+
+/** How V8 and Node name a length over their fixed limits, in errors JavaScript can catch. */
+const LENGTH_LIMIT = /^(Invalid (typed )?array length|Invalid string length|Invalid array buffer length)/;
+
+/**
+ * The one-line message for an error that is an allocation failure, or undefined; `command` (the
+ * CLI's command, when known) decides whether the hint may name `--dry-run`.
+ */
+export function outOfMemoryMessage(error: unknown, command?: string): string | undefined {
   const e = error as { name?: string; message?: unknown; code?: unknown } | null;
   if (e === null || typeof e !== 'object') return undefined;
   const message = typeof e.message === 'string' ? e.message : '';
   const code = typeof e.code === 'string' ? e.code : '';
+  const what = message.split('\n')[0]!.slice(0, 80);
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return `out of memory: a simulation worker thread reached its heap limit (${heapLimitMb()} MB); ${HINT}`;
+    return `out of memory: a simulation worker thread reached its heap limit (${heapLimitMb()} MB); ${heapHint(command)}`;
   }
-  if (
-    code === 'ERR_STRING_TOO_LONG' ||
-    code === 'ERR_BUFFER_TOO_LARGE' ||
-    (e.name === 'RangeError' && /^(Invalid (typed )?array length|Invalid string length|Array buffer allocation failed|Invalid array buffer length)/.test(message))
-  ) {
-    return `out of memory (${message.split('\n')[0]!.slice(0, 80)}): the run needs more memory than a JavaScript process can hold; ${HINT}`;
+  if (code === 'ERR_STRING_TOO_LONG' || code === 'ERR_BUFFER_TOO_LARGE' || (e.name === 'RangeError' && LENGTH_LIMIT.test(message))) {
+    return `out of memory (${what}): ${TOO_LONG}`;
+  }
+  if (e.name === 'RangeError' && message.startsWith('Array buffer allocation failed')) {
+    return `out of memory (${what}): the run needs more memory than this process could get; ${heapHint(command)}`;
   }
   return undefined;
 }
@@ -49,6 +76,8 @@ const opensFatal = (line: string) => line === '#' || FATAL_START.some((p) => lin
 // A line not yet ended that may still turn out to open a fatal report.
 const mayOpenFatal = (partial: string) => partial === '#' || FATAL_START.some((p) => p.startsWith(partial) || partial.startsWith(p));
 const OOM = /out of memory|Allocation failed|heap limit|std::bad_alloc|invalid size error|invalid table size|Invalid array length/i;
+// The fatal reports of a length over V8's fixed limits (not of the heap running out).
+const FATAL_LENGTH = /invalid size error|invalid table size|Invalid array length/i;
 const MAX_HELD_BYTES = 1024 * 1024;
 
 /** Scans a child's stderr: passes ordinary output on at once, holds a fatal report back. */
@@ -134,13 +163,22 @@ export class StderrFilter {
   }
 }
 
-/** What ended the child and what the parent should say and return. */
-export function childOutcome(code: number | null, signal: NodeJS.Signals | null, filter: StderrFilter): { exitCode: number; message?: string; dump?: string } {
+/**
+ * What ended the child and what the parent should say and return; `command` is the CLI's command
+ * (for the hint).
+ */
+export function childOutcome(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  filter: StderrFilter,
+  command?: string,
+): { exitCode: number; message?: string; dump?: string } {
   const aborted = signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGILL' || signal === 'SIGSEGV' || code === 134 || code === 133 || code === 132 || code === 139;
   if (filter.fatal && OOM.test(filter.held)) {
-    const detail = /FATAL ERROR: ([^\n]*)/.exec(filter.held)?.[1] ?? /# (Fatal [^\n]*)/.exec(filter.held)?.[1] ?? /terminate called after throwing an instance of '([^']*)'/.exec(filter.held)?.[1];
+    const detail = /FATAL ERROR: ([^\n]*)/.exec(filter.held)?.[1] ?? /# (Fatal (?!error in\b)[^\n]*)/.exec(filter.held)?.[1] ?? /terminate called after throwing an instance of '([^']*)'/.exec(filter.held)?.[1];
     const what = detail !== undefined ? ` (${detail.trim().slice(0, 100)})` : '';
-    return { exitCode: 1, message: `out of memory${what}: the run needed more than the ${heapLimitMb()} MB this process may use; ${HINT}` };
+    if (FATAL_LENGTH.test(filter.held) && !/heap out of memory|Allocation failed/i.test(filter.held)) return { exitCode: 1, message: `out of memory${what}: ${TOO_LONG}` };
+    return { exitCode: 1, message: `out of memory${what}: the run needed more than the ${heapLimitMb()} MB this process may use; ${heapHint(command)}` };
   }
   if (filter.fatal) return { exitCode: aborted ? 1 : (code ?? 1), dump: filter.held };
   if (signal === 'SIGKILL') {
@@ -197,11 +235,20 @@ export function childExecArgv(execArgv: readonly string[], extra: readonly strin
  * after the parent passed it on is re-raised on the parent by the caller (`signal`).
  */
 export function superviseCli(script: string, args: string[]): Promise<{ exitCode: number; signal?: NodeJS.Signals }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, [SUPERVISED_ENV]: '1' };
-  if (process.stderr.isTTY) env[STDERR_TTY_ENV] = String(process.stderr.columns || 80);
+  // The child ends by itself when this process is gone (parent-watch.ts).
+  const env: NodeJS.ProcessEnv = { ...process.env, [SUPERVISED_ENV]: '1', [PARENT_PID_ENV]: String(process.pid) };
+  if (process.stderr.isTTY) {
+    env[STDERR_TTY_ENV] = String(process.stderr.columns || 80);
+    env[STDERR_ROWS_ENV] = String(process.stderr.rows || 24);
+  }
   const extra = simulatesOnEveryCore(args, availableParallelism()) ? EVERY_CORE_V8_FLAGS : [];
   const child = spawn(process.execPath, [...childExecArgv(process.execArgv, extra), script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
-  const filter = new StderrFilter((text) => process.stderr.write(text));
+  // What the child's progress bars leave the terminal in: put back if the child ends without doing so.
+  const modes = new TerminalModes();
+  const filter = new StderrFilter((text) => {
+    modes.observe(text);
+    process.stderr.write(text);
+  });
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => filter.write(chunk));
   const passed = new Set<NodeJS.Signals>();
@@ -220,8 +267,10 @@ export function superviseCli(script: string, args: string[]): Promise<{ exitCode
     child.on('close', (code, signal) => {
       for (const sig of signals) process.off(sig, forward);
       filter.end();
+      const restore = modes.restore();
+      if (restore !== '' && process.stderr.isTTY) process.stderr.write(restore);
       if (signal !== null && passed.has(signal)) return resolve({ exitCode: 128 + (signalNumber(signal) ?? 0), signal });
-      const outcome = childOutcome(code, signal, filter);
+      const outcome = childOutcome(code, signal, filter, commandOf(args));
       if (outcome.dump !== undefined) process.stderr.write(outcome.dump);
       if (outcome.message !== undefined) process.stderr.write(`zonesim: ${outcome.message}\n`);
       resolve({ exitCode: outcome.exitCode });

@@ -1,11 +1,12 @@
 /**
  * Runs independent simulations (seeds, strategies, recommendation re-runs) on worker threads: a
- * Piscina pool of `jobs` threads, results returned in task order. One run stays single-threaded
- * and deterministic; only whole runs go to workers, so the output is the same for any `jobs`.
- * With `jobs` 1 (or a single task) everything runs in this thread; with more, this thread runs
- * tasks beside `jobs - 1` workers, each executor taking the next task when it is free. When the
- * scenarios name plugins every task runs on a worker, watched by the plugin time budget
- * (plugin-watchdog.ts). A command may start the workers before it knows its tasks (jobs.ts).
+ * Piscina pool, results returned in task order. One run stays single-threaded and deterministic;
+ * only whole runs go to workers, so the output is the same for any `jobs`. At most
+ * `simulationThreads(jobs, tasks)` threads simulate, never more than there are tasks: with one,
+ * everything runs in this thread; with more, this thread runs tasks beside one fewer workers, each
+ * executor taking the next task when it is free. When the scenarios name plugins every task runs on
+ * a worker, watched by the plugin time budget (plugin-watchdog.ts). A command may start the workers
+ * before it knows its tasks (jobs.ts).
  */
 import type { Summary } from '../metrics/summary.js';
 import { PluginWatchdog } from './plugin-watchdog.js';
@@ -14,7 +15,7 @@ import { pluginNames, refuseDerivedPlugins } from './plugins.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { fromTransferable } from './worker-error.js';
-import type { WarmWorkers } from './jobs.js';
+import { simulationThreads, type WarmWorkers } from './jobs.js';
 import { openPool } from './worker-pool.js';
 
 /**
@@ -31,7 +32,7 @@ export async function runSimTasks(
   const plugins = pluginNames(tasks.map((t) => t.scenario));
   try {
     refuseDerivedPlugins(plugins);
-    if ((jobs <= 1 || tasks.length <= 1) && plugins.length === 0) {
+    if (simulationThreads(jobs, tasks.length) === 1 && plugins.length === 0) {
       // Unused workers stop once loaded, while this thread simulates (`finally` waits for them).
       warm?.close();
       const out: Summary[] = [];
@@ -50,7 +51,7 @@ export async function runSimTasks(
 }
 
 /**
- * Tasks without plugins: this thread and `min(jobs, tasks) - 1` workers each take the next task
+ * Tasks without plugins: this thread and `simulationThreads(jobs, tasks) - 1` workers each take the next task
  * when free (a shared counter), so a late-starting worker or a slow strategy does not leave a
  * thread idle at the end. Which thread ran a task does not change its summary.
  */
@@ -58,7 +59,7 @@ export async function runSimTasks(
 // not. Each worker gets the whole batch in one message and takes tasks from the shared counter itself:
 // Piscina would hand it a next task only from this thread's event loop, which waits while it simulates.
 async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink, warm: WarmWorkers | undefined): Promise<Summary[]> {
-  const workers = Math.min(jobs, tasks.length) - 1;
+  const workers = simulationThreads(jobs, tasks.length) - 1;
   const { pool, destroy } = (await warm?.take(workers)) ?? (await openPool('sim-worker', workers));
   const watching = progress !== NO_PROGRESS;
   const cells = watching ? new ProgressCells(tasks.length) : undefined;
@@ -126,7 +127,7 @@ async function runOnWorkersWatched(
 ): Promise<Summary[]> {
   // The warm workers are one fewer than needed here (this thread only watches): they stop once loaded.
   warm?.close();
-  const { pool, destroy } = await openPool('sim-worker', Math.min(jobs, tasks.length));
+  const { pool, destroy } = await openPool('sim-worker', simulationThreads(jobs, tasks.length));
   const cells = progress !== NO_PROGRESS ? new ProgressCells(tasks.length) : undefined;
   const watchdog = new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
   const finished = new Set<number>();

@@ -12,6 +12,7 @@ import type { Summary } from '../metrics/summary.js';
 import type { Shard } from './grid.js';
 import { inFolder } from './results.js';
 import { UsageError, type Io } from './io.js';
+import { exitIfParentGone } from './parent-watch.js';
 import type { SweepCell, SweepHeader } from './sweep-output.js';
 
 /** What every part carries: which job, which shard, and the scenario as run (for the merged results folder). */
@@ -72,6 +73,8 @@ export function partFileName(kind: 'sweep' | 'compare', shard: Shard): string {
 
 /** Writes a part file atomically into `dir` (created when missing) and returns its path. */
 export function writePart(dir: string, name: string, json: string): string {
+  // A shard whose supervisor was killed writes nothing (parent-watch.ts).
+  exitIfParentGone();
   try {
     mkdirSync(dir, { recursive: true });
   } catch (error) {

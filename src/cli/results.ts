@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writ
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { UsageError, type Io } from './io.js';
+import { exitIfParentGone, parentGone } from './parent-watch.js';
 
 /** A run id from the wall clock (the CLI is the only layer allowed to read it). */
 export function newRunId(seed: number, now = new Date()): string {
@@ -107,6 +108,11 @@ export function writeResults(root: string, scenario: string, runId: string, file
   });
   try {
     for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
+    // A run whose supervisor was killed meanwhile leaves no folder (parent-watch.ts).
+    if (parentGone()) {
+      rmSync(tmp, { recursive: true, force: true });
+      exitIfParentGone();
+    }
     // The final name is picked at rename time: another run may take `runId` (or `runId-2`, …)
     // between a check and the rename, and then this one moves on to the next suffix.
     for (let i = 1; ; i++) {

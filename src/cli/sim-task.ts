@@ -7,6 +7,7 @@
 import type { Summary } from '../metrics/summary.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
+import { exitIfParentGone, watchingParent } from './parent-watch.js';
 import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { importPlugins } from './plugins.js';
 import { VERSION } from './version.js';
@@ -31,6 +32,14 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
     const cells = new ProgressCells(task.progress.buffer);
     const index = task.progress.index;
     watch = (simMs, requests) => cells.write(index, simMs, requests);
+  }
+  if (watchingParent()) {
+    // A simulation holds this thread's event loop until it ends: check for a dead parent at each step.
+    const shown = watch;
+    watch = (simMs, requests) => {
+      exitIfParentGone();
+      shown?.(simMs, requests);
+    };
   }
   // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
   const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;

@@ -35,6 +35,13 @@ describe('simulatesOnEveryCore', () => {
     expect(busy('compare s.yaml --jobs 1 --jobs 2')).toBe(true);
   });
 
+  it('counts no more threads than seeds for run: 2 seeds keep 2 of 4 cores busy, whatever --jobs', () => {
+    expect(busy('run s.yaml --seeds 2', 4)).toBe(false);
+    expect(busy('run s.yaml --seeds 2 --jobs 1000', 4)).toBe(false);
+    expect(busy('run s.yaml --seeds 4 --jobs 1000', 4)).toBe(true);
+    expect(busy('run s.yaml --seeds 2 --jobs 1000', 2)).toBe(true);
+  });
+
   it('is false for lines that run nothing, and for commands that do not simulate', () => {
     expect(busy('compare s.yaml --dry-run')).toBe(false);
     expect(busy('sweep s.yaml --grid seed=1,2 --explain 3')).toBe(false);

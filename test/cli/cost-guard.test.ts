@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { COST_MODEL } from '../../src/scenario/estimate.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
@@ -164,6 +165,48 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
     expect(dry.out).toContain('recommended:');
     expect(dry.out).toContain('alternatives (if a recommendation is rejected) (3 simulations):');
     expectRefused(await cli(['recommend', BASELINE, '--set', 'duration=1000h']), /as written: [\d,]+ simulated requests exceed/);
+  });
+
+  it('counts the threads the pool will start, and what each holds', async () => {
+    const dry = async (file: string, seeds: number, jobs: number) =>
+      JSON.parse((await cli(['run', file, '--dry-run', '--json', '--seeds', String(seeds), '--jobs', String(jobs)])).out);
+    const perWorker = (largest: number) => (largest - COST_MODEL.baseMb) * COST_MODEL.workerScale + COST_MODEL.workerBaseMb;
+    // The summaries this thread keeps: every bucket of each simulation but the largest one's.
+    const summaries = (doc: { simulations: Array<{ count: number; estimate: { buckets: number } }> }) =>
+      ((doc.simulations[0]!.count - 1) * doc.simulations[0]!.estimate.buckets * COST_MODEL.bytesPerSummaryBucket) / 2 ** 20;
+
+    const one = await dry(BASELINE, 3, 1);
+    const largest = one.simulations[0].estimate.memoryMb.total;
+    expect(one.limits.threads).toBe(1);
+    expect(one.allAtOnceMb).toBeCloseTo(largest + summaries(one), 6);
+    // Three threads: this one simulating beside two workers, each with its own isolate and heap slack.
+    const three = await dry(BASELINE, 3, 3);
+    expect(three.limits.threads).toBe(3);
+    expect(three.allAtOnceMb).toBeCloseTo(largest + 2 * perWorker(largest) + summaries(three), 6);
+    // --jobs beyond the simulations adds nothing: no thread starts for it (J-jobs-1000-dry).
+    const many = await dry(BASELINE, 3, 1000);
+    expect(many.limits.threads).toBe(3);
+    expect(many.allAtOnceMb).toBe(three.allAtOnceMb);
+
+    // With plugins every simulation runs on a worker and this thread only watches, even with --jobs 1.
+    const plugin = await dry('examples/plugin-scenario.yaml', 2, 1);
+    const pluginLargest = plugin.simulations[0].estimate.memoryMb.total;
+    expect(plugin.limits.threads).toBe(1);
+    expect(plugin.allAtOnceMb).toBeCloseTo(COST_MODEL.baseMb + perWorker(pluginLargest) + summaries(plugin), 6);
+  });
+
+  it('says which option to lower when all at once does not fit in RAM: --seeds for many summaries, --jobs for many threads', async () => {
+    // E-seeds1e9-dry: the summaries kept, not the threads, were the cause.
+    const seeds = await cli(['run', BASELINE, '--dry-run', '--seeds', '1000000000']);
+    expect(seeds.out).toMatch(/ {2}- 1,000,000,000 simulations need ~[\d,]+ MB \(~[\d,]+ MB for the summaries kept until the last one ends\), more than the [\d,]+ MB this machine allows \(90% of [\d,]+ MB RAM\); use fewer --seeds\n/);
+    expect(seeds.out).not.toContain('--jobs');
+    const compare = await cli(['compare', BASELINE, '--dry-run', '--seeds', '100000000']);
+    expect(compare.out).toContain('use fewer --seeds or --strategies, or split the runs with --shard');
+    // 1,024 simulations of a large deployment (~0.2 GB each) on 1,024 threads: ~200 GB at once; one at a time fits.
+    const jobs = await cli(['run', 'bench/large-deployment.yaml', '--dry-run', '--json', '--seeds', '1024', '--jobs', '1024']);
+    const doc = JSON.parse(jobs.out);
+    expect(doc.limits.threads).toBe(1024);
+    expect(doc.problems).toEqual([expect.stringMatching(/^1024 simulations at once need ~[\d,]+ MB, more than the [\d,]+ MB this machine allows .*; use fewer --jobs$/)]);
   });
 
   it('check refuses to build worlds that do not fit in memory, unless --force', async () => {

@@ -55,11 +55,26 @@ describe('StderrFilter', () => {
 describe('childOutcome', () => {
   it('turns an out-of-memory abort into one zonesim line and exit 1', () => {
     const { filter } = filtered([V8_OOM]);
-    const o = childOutcome(null, 'SIGABRT', filter);
+    const o = childOutcome(null, 'SIGABRT', filter, 'run');
     expect(o.exitCode).toBe(1);
     expect(o.dump).toBeUndefined();
     expect(o.message).toMatch(/^out of memory \(Reached heap limit Allocation failed - JavaScript heap out of memory\): the run needed more than the \d+ MB this process may use; see what it needs with --dry-run/);
     expect(o.message).not.toContain('\n');
+  });
+
+  it('names --dry-run only for a command that has it', () => {
+    const { filter } = filtered([V8_OOM]);
+    expect(childOutcome(null, 'SIGABRT', filter, 'run').message).toContain('see what it needs with --dry-run');
+    const merge = childOutcome(null, 'SIGABRT', filter, 'merge').message!;
+    expect(merge).toMatch(/this process may use; NODE_OPTIONS=--max-old-space-size=MB raises the heap limit$/);
+  });
+
+  it('says that a length over V8\'s fixed limit is not helped by a larger heap', () => {
+    const { filter } = filtered(['\n\n#\n# Fatal error in , line 0\n# Fatal JavaScript invalid size error 169220804\n#\n']);
+    const o = childOutcome(null, 'SIGTRAP', filter, 'sweep');
+    expect(o.exitCode).toBe(1);
+    expect(o.message).toMatch(/^out of memory \(Fatal JavaScript invalid size error 169220804\): the results need a string or array longer than JavaScript allows/);
+    expect(o.message).not.toContain('raises the heap limit');
   });
 
   it('keeps the child\'s exit code otherwise', () => {
@@ -88,6 +103,21 @@ describe('outOfMemoryMessage', () => {
     [Object.assign(new Error('Worker terminated due to reaching memory limit: JS heap out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' })],
   ])('recognizes %s as out of memory', (error) => {
     expect(outOfMemoryMessage(error)).toMatch(/^out of memory/);
+  });
+
+  it('names --dry-run only for the commands that have it, and a larger heap only where the heap ran out', () => {
+    const worker = Object.assign(new Error('Worker terminated due to reaching memory limit: JS heap out of memory'), { code: 'ERR_WORKER_OUT_OF_MEMORY' });
+    expect(outOfMemoryMessage(worker, 'sweep')).toContain('see what it needs with --dry-run; NODE_OPTIONS=--max-old-space-size=MB raises the heap limit');
+    expect(outOfMemoryMessage(worker, 'merge')).not.toContain('--dry-run');
+    expect(outOfMemoryMessage(worker, 'merge')).toContain('NODE_OPTIONS=--max-old-space-size=MB raises the heap limit');
+    expect(outOfMemoryMessage(worker)).not.toContain('--dry-run');
+    // A string's or array's length is capped by V8 whatever the heap (SW-lost300's hint was a larger heap).
+    for (const error of [new RangeError('Invalid string length'), new RangeError('Invalid array length'), Object.assign(new Error('Cannot create a string longer than 0x1fffffe8 characters'), { code: 'ERR_STRING_TOO_LONG' })]) {
+      const message = outOfMemoryMessage(error, 'sweep')!;
+      expect(message).toMatch(/^out of memory \(.+\): the results need a string or array longer than JavaScript allows, a fixed V8 limit that --max-old-space-size does not raise; make them smaller/);
+      expect(message).not.toContain('raises the heap limit');
+      expect(message).not.toContain('--dry-run');
+    }
   });
 
   it('leaves other errors alone', () => {

@@ -4,9 +4,10 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WarmWorkers } from '../../src/cli/jobs.js';
+import { checkJobs, MAX_JOBS, simulationThreads, WarmWorkers } from '../../src/cli/jobs.js';
 import { main } from '../../src/cli/main.js';
 import { runSimTasks } from '../../src/cli/parallel.js';
 import type { ProgressSink } from '../../src/cli/progress.js';
@@ -14,14 +15,15 @@ import { claimNext, ProgressCells, runClaimedTasks, stopClaims, type SimTask } f
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
-// Counts the pools opened (and opens them as usual): a command's warm workers must be the ones used.
-const opened = vi.hoisted(() => ({ pools: 0 }));
+// Counts the pools opened and their threads (and opens them as usual): a command's warm workers must be the ones used.
+const opened = vi.hoisted(() => ({ pools: 0, threads: [] as number[] }));
 vi.mock('../../src/cli/worker-pool.js', async (actual) => {
   const real = await actual<typeof import('../../src/cli/worker-pool.js')>();
   return {
     ...real,
     openPool: (...args: Parameters<typeof real.openPool>) => {
       opened.pools++;
+      opened.threads.push(args[1]);
       return real.openPool(...args);
     },
   };
@@ -83,6 +85,55 @@ describe('--jobs', () => {
     const r = await cli(['run', 'scenarios/dual-zone-baseline.yaml', '--jobs', jobs, ...SHORT]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--jobs: expected a whole number >= 1');
+  });
+
+  it.each(['1025', '1e9'])('refuses --jobs %s above the bound with exit 2, before anything runs (J-jobs-1e9 ran out of memory)', async (jobs) => {
+    const before = opened.pools;
+    const out = tempDir('zs-');
+    const r = await cli(['run', 'scenarios/dual-zone-baseline.yaml', '--seeds', '4', '--jobs', jobs, '--out', out, ...SHORT]);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')[0]).toBe(`zonesim: --jobs: at most 1024, found ${Number(jobs)}`);
+    expect(r.err).toMatch(/^hint: threads beyond the cores \(\d+ here\) add memory, not speed/m);
+    expect(opened.pools).toBe(before);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  it('accepts --jobs up to the bound, the same on every machine', () => {
+    expect(MAX_JOBS).toBe(1024);
+    expect(checkJobs(1024)).toBe(1024);
+    expect(() => checkJobs(1025)).toThrow('--jobs: at most 1024, found 1025');
+    expect(checkJobs(undefined)).toBeLessThanOrEqual(MAX_JOBS);
+  });
+
+  it('never runs more threads than simulations', () => {
+    expect(simulationThreads(1000, 2)).toBe(2);
+    expect(simulationThreads(2, 1000)).toBe(2);
+    expect(simulationThreads(1, 5)).toBe(1);
+    expect(simulationThreads(8, 1)).toBe(1);
+    expect(simulationThreads(8, 0)).toBe(1);
+  });
+
+  it('run --seeds 2 --jobs 1000 starts 1 worker, the 2 threads its estimate counts (J-jobs-1000 started 999)', async () => {
+    const args = ['run', 'scenarios/dual-zone-baseline.yaml', '--seeds', '2', '--jobs', '1000', '--json', ...SHORT];
+    const dry = JSON.parse((await cli([...args, '--dry-run'])).out);
+    expect(dry.limits.threads).toBe(2);
+    const from = opened.threads.length;
+    const r = await cli([...args, '--out', tempDir('zs-')]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).seeds).toEqual([1, 2]);
+    // The workers started first thing are the pool that runs: one, beside this thread.
+    expect(opened.threads.slice(from)).toEqual([dry.limits.threads - 1]);
+  });
+
+  it('compare of 2 runs with --jobs 300 starts 1 worker (J-jobs-300-compare started 299)', async () => {
+    const from = opened.threads.length;
+    const r = await cli(['compare', 'scenarios/zone-a-down.yaml', '--jobs', '300', '--json', '--out', tempDir('zs-'), ...SHORT]);
+    expect(r.code).toBe(0);
+    expect(Object.keys(JSON.parse(r.out).byStrategy)).toHaveLength(2);
+    // The warm workers, started before the scenario said how many runs there are, are one per core at most.
+    const warm = opened.threads.slice(from);
+    expect(warm.at(-1)).toBe(1);
+    expect(Math.max(...warm)).toBeLessThanOrEqual(availableParallelism() - 1 || 1);
   });
 });
 
@@ -163,12 +214,21 @@ describe('sharing tasks between threads', () => {
     expect(await warm.take(1)).toBeUndefined();
   });
 
-  it('keeps warm workers that are fewer than needed for whoever releases them', async () => {
-    const warm = new WarmWorkers(1);
-    expect(await warm.take(2)).toBeUndefined();
-    const pool = await warm.take(1);
+  it('hands its warm workers only to a pool of their size, and closes them otherwise', async () => {
+    const fitting = new WarmWorkers(1);
+    const pool = await fitting.take(1);
     expect(pool).toBeDefined();
     await pool!.destroy();
-    await warm.release();
+    await fitting.release();
+    // Fewer would leave simulations waiting, more would hold memory for nothing: both are closed.
+    for (const [threads, wanted] of [
+      [1, 2],
+      [2, 1],
+    ] as const) {
+      const warm = new WarmWorkers(threads);
+      expect(await warm.take(wanted)).toBeUndefined();
+      expect(await warm.take(threads)).toBeUndefined();
+      await warm.release();
+    }
   });
 });

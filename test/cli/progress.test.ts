@@ -1,7 +1,9 @@
 /** Progress: watching a run changes nothing in it, and bars go to a terminal stream only. */
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { progressBars, NO_PROGRESS } from '../../src/cli/progress.js';
 import { combinedProgress } from '../../src/cli/sweep.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
@@ -52,7 +54,7 @@ describe('progressBars', () => {
   });
 
   // A terminal that records what is written to it, as it is written.
-  const recordingTerminal = () => {
+  const recordingTerminal = (rows?: number) => {
     const seen = { text: '' };
     const stream = Object.assign(
       new Writable({
@@ -61,10 +63,59 @@ describe('progressBars', () => {
           callback();
         },
       }),
-      { isTTY: true, columns: 160 },
+      { isTTY: true, columns: 160, rows },
     );
     return { stream, seen };
   };
+
+  it('keeps the bars within the terminal\'s height, the runs without a bar summed up on the last line (TTY-overflow: 16 bars in 8 rows)', () => {
+    const { stream, seen } = recordingTerminal(8);
+    const bars = progressBars(stream, Array.from({ length: 16 }, (_, i) => `seed ${i + 1}`), 10_000, 0);
+    bars.update(4, 5_000, 50);
+    for (const i of [0, 1, 2, 3]) bars.done(i);
+    bars.stop();
+    // Each redraw goes back up to the first bar: never more than 6 lines up, so never above an 8-row screen.
+    const ups = [...seen.text.matchAll(/\x1b\[(\d+)A/g)].map((m) => Number(m[1]));
+    expect(ups.length).toBeGreaterThan(0);
+    expect(Math.max(...ups)).toBe(6);
+    // Every frame is at most 7 lines (6 line breaks; the final one ends with one more).
+    const frames = seen.text.split(/\x1b\[\d+A/);
+    for (const frame of frames.slice(0, -1)) expect(frame.split('\n').length - 1).toBeLessThanOrEqual(6);
+    expect(frames.at(-1)!.split('\n').length - 1).toBeLessThanOrEqual(7);
+    // Six bars for the first unfinished runs (seeds 5 to 10 once 1 to 4 are done), one line for the other ten.
+    expect(seen.text).toMatch(/seed 10 +\|/);
+    expect(seen.text).not.toMatch(/seed 1[1-6] +\|/);
+    expect(seen.text).toContain('+10 more |');
+    // Seeds 1-4 done (40 of 100 simulated s), seeds 11-16 waiting.
+    expect(seen.text).toMatch(/\+10 more \|[^\n]*\| 40% \| sim 40\.0\/100\.0 s \| 0 requests \| \d+s \| 6 waiting, 4 done/);
+  });
+
+  it('draws every bar when the terminal\'s height is unknown or large enough', () => {
+    for (const rows of [undefined, 4]) {
+      const { stream, seen } = recordingTerminal(rows);
+      const bars = progressBars(stream, ['seed 1', 'seed 2', 'seed 3'], 10_000, 0);
+      bars.update(0, 5_000, 50);
+      bars.stop();
+      expect(seen.text).toMatch(/seed 3 \|/);
+      expect(seen.text).not.toContain('more');
+    }
+  });
+
+  it('gives the cursor back when the process exits without stopping the bars (an error, process.exit)', () => {
+    const progress = pathToFileURL(join(dirname(dirname(dirname(fileURLToPath(import.meta.url)))), 'dist/cli/progress.js')).href;
+    const script = [
+      `import { progressBars } from ${JSON.stringify(progress)};`,
+      "const tty = Object.create(process.stderr, { isTTY: { value: true }, columns: { value: 100 }, rows: { value: 10 } });",
+      "const bars = progressBars(tty, ['seed 1', 'seed 2'], 10000, 0);",
+      'bars.update(0, 5000, 10);',
+      'process.exit(3);',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('\x1b[?25l');
+    expect(r.stderr).toContain('seed 1');
+    expect(r.stderr.endsWith('\n\x1b[?7h\x1b[?25h')).toBe(true);
+  });
 
   it('redraws while this thread is busy, as a simulation keeps it (no timer can fire)', () => {
     const { stream, seen } = recordingTerminal();
