@@ -12,6 +12,7 @@
  * reads wall time. Owns the slot layout, the call names and the checks; loading modules belongs to
  * plugins.ts.
  */
+import { isMainThread } from 'node:worker_threads';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import type { LoadBalance, LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import type { PluginRouterFactory } from '../dubbo/router/chain.js';
@@ -75,6 +76,16 @@ export class PluginError extends Error {
     super(message);
     this.name = 'PluginError';
   }
+}
+
+/**
+ * On a worker thread that runs plugins: what plugin code prints (`console.log`, `process.stdout`)
+ * goes to stderr, so that stdout holds only zonesim's own output (one JSON document with `--json`).
+ * zonesim itself never writes to stdout from a worker. No-op on the main thread.
+ */
+export function routePluginStdout(): void {
+  if (isMainThread) return;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 }
 
 // The slot this thread writes now (one simulation at a time per thread); a private one when unwatched.
