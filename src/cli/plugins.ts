@@ -6,7 +6,8 @@
  * A scenario that names a plugin runs that code with the user's rights, so: `--no-plugins` refuses
  * any scenario (or `select --loadbalance`) that names one (exit 2, naming the plugin and where);
  * commands import plugins only on the worker thread that runs the simulation, under the plugin
- * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; and `check` imports
+ * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; they import only the
+ * plugins of what they simulate (not those of strategies they do not run); and `check` imports
  * only the router plugins it evaluates. Owns finding the plugins a scenario names, applying the
  * per-command policy (plugin-policy.ts) and importing; the call boundary is plugin-guard.ts.
  */
