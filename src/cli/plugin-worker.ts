@@ -6,11 +6,14 @@
  */
 import type { Scenario } from '../scenario/types.js';
 import { checkWithStrategies, type CheckReport } from './check.js';
-import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
+import { routePluginStdout, usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { checkClusterStandIns, importPlugins, loadLoadBalancePlugin, type PluginRef } from './plugins.js';
 import { runSelect, type SelectOptions } from './select.js';
 import { toTransferable } from './worker-error.js';
 import { announceLoaded } from './worker-loaded.js';
+
+// Before any plugin loads: its console output must not land in stdout (`select`'s and `check`'s output).
+routePluginStdout();
 
 /** `check` with the router plugins it evaluates. */
 export interface CheckJob {

@@ -6,7 +6,8 @@
  * A scenario that names a plugin runs that code with the user's rights, so: `--no-plugins` refuses
  * any scenario (or `select --loadbalance`) that names one (exit 2, naming the plugin and where);
  * commands import plugins only on the worker thread that runs the simulation, under the plugin
- * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; and `check` imports
+ * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; they import only the
+ * plugins of what they simulate (not those of strategies they do not run); and `check` imports
  * only the router plugins it evaluates. Owns finding the plugins a scenario names, applying the
  * per-command policy (plugin-policy.ts) and importing; the call boundary is plugin-guard.ts.
  */
@@ -63,10 +64,11 @@ function routerRefs(out: PluginRef[], specs: readonly RouterSpec[] | undefined, 
 }
 
 /**
- * Every plugin the scenario names, in file order: consumer references and defaults, downstream
- * references of call graphs, strategies, routers and rule faults.
+ * The plugins a simulation of the scenario as written calls, in file order: consumer references and
+ * defaults, downstream references of call graphs, routers and rule faults; not its strategies,
+ * which only `compare` and `sweep --strategies` apply (`applyStrategy` gives a scenario without them).
  */
-export function pluginRefs(scenario: Scenario): PluginRef[] {
+export function runPluginRefs(scenario: Scenario): PluginRef[] {
   const out: PluginRef[] = [];
   for (const [s, svc] of Object.entries(scenario.services)) {
     for (const [m, method] of Object.entries(svc.methods)) {
@@ -83,6 +85,12 @@ export function pluginRefs(scenario: Scenario): PluginRef[] {
       out.push({ kind: 'router', module: f.action.router.module, path: ['faults', i, 'rule', f.action.op, 'module'] });
     }
   });
+  return out;
+}
+
+/** Every plugin the scenario names, in file order: those of `runPluginRefs`, then those of its strategies. */
+export function pluginRefs(scenario: Scenario): PluginRef[] {
+  const out = runPluginRefs(scenario);
   for (const [name, s] of Object.entries(scenario.strategies)) {
     referenceRefs(out, s.reference as RefLike | undefined, ['strategies', name, 'reference']);
     for (const [svc, ref] of Object.entries(s.referenceByService ?? {})) referenceRefs(out, ref as RefLike, ['strategies', name, 'reference', svc]);
@@ -92,9 +100,9 @@ export function pluginRefs(scenario: Scenario): PluginRef[] {
   return out;
 }
 
-/** The distinct plugin modules some scenarios name, in order (the watchdog's table). */
+/** The distinct plugin modules simulations of some scenarios call (`runPluginRefs`), in order: the watchdog's table. */
 export function pluginNames(scenarios: readonly Scenario[]): string[] {
-  return [...new Set(scenarios.flatMap((s) => pluginRefs(s).map((r) => r.module)))];
+  return [...new Set(scenarios.flatMap((s) => runPluginRefs(s).map((r) => r.module)))];
 }
 
 const REFUSED = 'plugins are disabled by --no-plugins (a plugin runs its code with your rights)';
@@ -178,6 +186,7 @@ async function importFactory(path: string, baseDir: string, named: string): Prom
   try {
     mod = await guardedLoad(path, async () => (await import(pathToFileURL(file).href)) as Record<string, unknown>);
   } catch (error) {
+    // guardedLoad's error says what the module threw, described safely.
     throw new UsageError(`cannot load plugin "${path}" (${file}): ${(error as Error).message}`);
   }
   const f = mod[named] ?? mod.default;
@@ -186,10 +195,10 @@ async function importFactory(path: string, baseDir: string, named: string): Prom
 }
 
 /**
- * Imports the plugins in `refs` (default: every plugin the scenario names), each factory wrapped
- * by plugin-guard.ts. Call it on the thread that runs the simulation.
+ * Imports the plugins in `refs` (default: those a simulation of the scenario calls, not its
+ * strategies'), each factory wrapped by plugin-guard.ts. Call it on the thread that runs the simulation.
  */
-export async function importPlugins(scenario: Scenario, scenarioPath: string, refs: readonly PluginRef[] = pluginRefs(scenario)): Promise<Plugins> {
+export async function importPlugins(scenario: Scenario, scenarioPath: string, refs: readonly PluginRef[] = runPluginRefs(scenario)): Promise<Plugins> {
   const baseDir = dirname(scenarioPath);
   const plugins: Plugins = { loadBalances: {}, clusters: {}, routers: {} };
   for (const r of refs) {

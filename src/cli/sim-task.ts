@@ -9,7 +9,7 @@ import { runScenario, type Plugins } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { exitIfParentGone, watchingParent } from './parent-watch.js';
 import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
-import { importPlugins } from './plugins.js';
+import { importPlugins, runPluginRefs } from './plugins.js';
 import { VERSION } from './version.js';
 
 export interface SimTask {
@@ -41,12 +41,14 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
       shown?.(simMs, requests);
     };
   }
-  // Plugins depend on the scenario's names too (strategies may name other modules): key on both.
-  const key = `${task.scenarioPath}\u0000${JSON.stringify(task.scenario.consumers)}\u0000${JSON.stringify(task.scenario.routers)}`;
+  // Only the plugins this simulation calls (not those of strategies it does not run), keyed on the
+  // scenario file (paths are relative to it) and which modules they are (cells and strategies differ).
+  const refs = runPluginRefs(task.scenario);
+  const key = `${task.scenarioPath}\u0000${JSON.stringify(refs.map((r) => [r.kind, r.module]))}`;
   usePluginSlot(task.pluginSlot);
   try {
     let plugins = pluginsByPath.get(key);
-    if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath)));
+    if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath, refs)));
     return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch }).summary;
   } finally {
     usePluginSlot(undefined);

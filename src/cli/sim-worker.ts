@@ -3,9 +3,13 @@
  * worker thread and returns its summary, or takes tasks from a batch shared with the other threads
  * until none is left. Plugins are loaded here, once per scenario file.
  */
+import { routePluginStdout } from './plugin-guard.js';
 import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { toTransferable } from './worker-error.js';
 import { announceLoaded } from './worker-loaded.js';
+
+// Before any plugin loads: its console output must not land in stdout (`--json` prints one document).
+routePluginStdout();
 
 /** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
 export default async function run(task: SimTask) {

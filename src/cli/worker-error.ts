@@ -23,8 +23,19 @@ interface TransferableError {
   violations?: string[];
 }
 
-/** What a worker throws in place of `error`: a plain object structured clone keeps whole. */
+/**
+ * What a worker throws in place of `error`: a plain object structured clone keeps whole. A value
+ * whose reading throws (a Proxy thrown by plugin code outside its guarded calls) still gives one.
+ */
 export function toTransferable(error: unknown): TransferableError {
+  try {
+    return transferable(error);
+  } catch {
+    return { [MARK]: true, name: 'Error', message: 'a worker thread threw an object that throws when read' };
+  }
+}
+
+function transferable(error: unknown): TransferableError {
   const e = (error ?? {}) as Partial<TransferableError> & { issues?: ScenarioIssue[] };
   const out: TransferableError = {
     [MARK]: true,

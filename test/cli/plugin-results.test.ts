@@ -35,6 +35,37 @@ describe('load-balancer plugin results', () => {
     expect(r.code).toBe(1);
   });
 
+  // Whatever a plugin throws, the line names the plugin and the call (audit 3, defect 15).
+  const HOSTILE = "new Proxy({}, { get() { throw new Error('gotcha'); }, getPrototypeOf() { throw new Error('gotcha'); } })";
+  it.each([
+    ['a Proxy whose every read throws', `throw ${HOSTILE};`, 'an object that throws when read'],
+    ['an Error whose message getter throws', "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw e; } }); throw e;", 'an object'],
+    ['a Symbol', "throw Symbol('s');", 'Symbol(s)'],
+  ])('throwing %s stops the run naming the plugin and select() (exit 1)', async (_what, body, thrown) => {
+    const r = await runWith('loadbalance', `export function createLoadBalance() { return { select(invokers) { ${body} } }; }\n`);
+    expect(r.err).toBe(`zonesim: plugin ./p.js: select() threw ${thrown}\n`);
+    expect(r.code).toBe(1);
+  });
+
+  it('a factory that throws a Proxy whose every read throws stops the run naming the factory', async () => {
+    const r = await runWith('loadbalance', `export default function () { throw ${HOSTILE}; }\n`);
+    expect(r.err).toBe('zonesim: plugin ./p.js: createLoadBalance() threw an object that throws when read\n');
+    expect(r.code).toBe(1);
+  });
+
+  it('a module that throws such a Proxy as it loads is bad input naming the plugin (exit 2)', async () => {
+    const r = await runWith('loadbalance', `throw ${HOSTILE};\n`);
+    // Node's loader reads the thrown value first, so what reaches zonesim may be the trap's own Error.
+    expect(r.err).toMatch(/^zonesim: cannot load plugin "\.\/p\.js" \(.*p\.js\): (an object that throws when read|gotcha)\n$/);
+    expect(r.code).toBe(2);
+  });
+
+  it('a balancer whose select getter throws stops the run naming its factory', async () => {
+    const r = await runWith('loadbalance', "export default function () { return { get select() { throw new RangeError('no'); } }; }\n");
+    expect(r.err).toBe('zonesim: plugin ./p.js: createLoadBalance() threw RangeError: no\n');
+    expect(r.code).toBe(1);
+  });
+
   it('a factory that returns no balancer stops the run', async () => {
     const r = await runWith('loadbalance', 'export default function () { return {}; }\n');
     expect(r.err).toBe('zonesim: plugin ./p.js: createLoadBalance() returned an object, not a load balancer { select(invokers, url, invocation) }\n');
@@ -55,6 +86,23 @@ describe('router plugin results', () => {
     const r = await runWith('router', router(body));
     expect(r.err).toBe(`zonesim: plugin ./p.js: ${message}\n`);
     expect(r.code).toBe(1);
+  });
+
+  it('a thrown Proxy whose every read throws names the plugin and route()', async () => {
+    const r = await runWith('router', router("throw new Proxy({}, { get() { throw new Error('gotcha'); }, getPrototypeOf() { throw new Error('gotcha'); } });"));
+    expect(r.err).toBe('zonesim: plugin ./p.js: route() threw an object that throws when read\n');
+    expect(r.code).toBe(1);
+  });
+
+  it('a trace is read once, where the route runs, and copied as plain data', async () => {
+    // A getter that throws at its second read: `check` reads the trace again when it prints it.
+    const dir = tempDir('zs-plugin-result-');
+    const body = "let reads = 0; return { invokers: invokers.slice(0, 1), trace: { router: 'mine', before: invokers.length, get after() { if (++reads > 1) throw new Error('read twice'); return 1; } } };";
+    const path = writeFixture(dir, scenarioYaml({ extra: 'routers:\n  - { type: plugin, module: ./p.js }' }), { 'p.js': router(body) });
+    const r = await cli(['check', path, '--json']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).phases[0].routes[0].trace.at(-1)).toEqual({ router: 'mine', before: 2, after: 1 });
   });
 
   it('a router without name and order is refused when the chain is built', async () => {

@@ -131,6 +131,45 @@ describe('a plugin that loops forever', () => {
     expect(r.code).toBe(1);
   });
 
+  // A getter runs plugin code where zonesim only reads a property: every read of what a plugin hands
+  // over happens inside the timed call (audit 3, defect 12).
+  const GETTER_LOOP_LB = `export function createLoadBalance() {
+  const lb = {};
+  Object.defineProperty(lb, 'select', { get() { for (;;) {} } });
+  return lb;
+}
+`;
+  const expectStopped = (r: ReturnType<typeof bin>, line: string) => {
+    expect(r.signal).toBeNull();
+    expect([r.err, r.code]).toEqual([`zonesim: ${line}\n`, 1]);
+  };
+  // `zonesim run` of a fixture (scenario `yaml`, plugin `file` with `source`) under a 1 s budget.
+  const runFixture = (yaml: string, file: string, source: string) => {
+    const path = writeFixture(tempDir('zs-loop-'), yaml, { [file]: source });
+    return bin(['run', path, '--plugin-timeout', '1s', '--out', tempDir('zs-loop-out-')], tempDir('zs-loop-cwd-'));
+  };
+
+  it('stops a balancer whose select is a getter that never returns, as its factory call', () => {
+    const r = runFixture(scenarioYaml({ reference: 'loadbalance: ./my-lb.js' }), 'my-lb.js', GETTER_LOOP_LB);
+    expectStopped(r, 'plugin ./my-lb.js: createLoadBalance() did not return within 1 s');
+  });
+
+  it('stops zonesim select of that balancer the same way', () => {
+    const dir = tempDir('zs-loop-');
+    writeFixture(dir, scenarioYaml(), { 'my-lb.js': GETTER_LOOP_LB });
+    const r = bin(['select', '--loadbalance', './my-lb.js', '--provider', 'dubbo://10.0.0.1:20880/com.example.S', '--plugin-timeout', '500ms'], dir);
+    expectStopped(r, 'plugin ./my-lb.js: createLoadBalance() did not return within 500 ms');
+  });
+
+  it.each([
+    ['a result whose invokers getter never returns', 'return { get invokers() { for (;;) {} }, trace: {} };'],
+    ['a thrown Proxy whose prototype lookup never returns', 'throw new Proxy({}, { getPrototypeOf() { for (;;) {} } });'],
+  ])('stops a router that hands back %s, as its route() call', (_what, body) => {
+    const router = `export function createRouter() { return { name: 'r', order: 200, route(invokers) { ${body} } }; }\n`;
+    const r = runFixture(scenarioYaml({ extra: 'routers:\n  - { type: plugin, module: ./my-router.js }' }), 'my-router.js', router);
+    expectStopped(r, 'plugin ./my-router.js: route() did not return within 1 s');
+  });
+
   it('stops zonesim select', () => {
     const dir = tempDir('zs-loop-');
     writeFixture(dir, scenarioYaml(), { 'my-lb.js': LOOPING_LB });
