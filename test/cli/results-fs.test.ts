@@ -14,7 +14,7 @@ import { useTempDirs } from '../helpers/tmp.js';
 /** Runs before each renameSync of a `.tmp-` folder (set by a test). */
 const hooks: {
   beforeRename?: (from: string, to: string) => void;
-  /** Runs before each writeFileSync and mkdirSync (set by a test). */
+  /** Runs before each writeFileSync, each file created by openSync(path, 'wx'), and each mkdirSync (set by a test). */
   beforeWrite?: (path: string) => void;
   beforeMkdir?: (path: string) => void;
 } = {};
@@ -29,11 +29,16 @@ vi.mock('node:fs', async (importOriginal) => {
     hooks.beforeWrite?.(String(path));
     return (actual.writeFileSync as (...a: unknown[]) => void)(path, ...rest);
   }) as typeof actual.writeFileSync;
+  // Files zonesim writes are created with openSync(path, 'wx').
+  const openSync = ((path: string, ...rest: unknown[]) => {
+    if (rest[0] === 'wx') hooks.beforeWrite?.(String(path));
+    return (actual.openSync as (...a: unknown[]) => number)(path, ...rest);
+  }) as typeof actual.openSync;
   const mkdirSync = ((path: string, ...rest: unknown[]) => {
     hooks.beforeMkdir?.(String(path));
     return (actual.mkdirSync as (...a: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.mkdirSync;
-  const fs = { ...actual, renameSync, writeFileSync, mkdirSync };
+  const fs = { ...actual, renameSync, writeFileSync, openSync, mkdirSync };
   return { ...fs, default: fs };
 });
 
@@ -75,7 +80,7 @@ describe('another zonesim checking the same --out while one writes', () => {
     const dir = join(tempDir('zs-race-'), 'timeout-sweep');
     let writes = 0;
     hooks.beforeWrite = (path) => {
-      if (path.includes('.sweep.part-') && writes++ === 0) rmdirSync(dir);
+      if (path.includes('.tmp-sweep.part-') && writes++ === 0) rmdirSync(dir);
     };
     expect(readFileSync(writePart(dir, 'sweep.part-3-of-3.json', '{"k": 3}'), 'utf8')).toBe('{"k": 3}');
     expect(writes).toBe(2);
