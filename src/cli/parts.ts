@@ -147,9 +147,11 @@ export function partPaths(args: string[], io: Io): string[] {
   return out;
 }
 
-const int = z.number().int();
+/** A whole number from `min` to `max` (zod's own `int()` words large values as "expected int to be <= 2^53 - 1"). */
+const whole = (min: number, max: number, what: string) =>
+  z.number().refine((x) => Number.isInteger(x) && x >= min && x <= max, { message: `expected a whole number of ${what} from ${min} to ${max}` });
 const partBase = {
-  shard: z.object({ k: int.min(1), n: int.min(1).max(MAX_CELLS, { message: `expected at most ${MAX_CELLS} shards` }) }),
+  shard: z.object({ k: whole(1, MAX_CELLS, 'the shard'), n: whole(1, MAX_CELLS, 'shards') }),
   hash: z.string(),
   scenarioFile: z.string(),
   scenarioText: z.string(),
@@ -159,7 +161,7 @@ const sweepPartSchema = z.object({
   zonesim: z.literal('sweep-part'),
   ...partBase,
   header: sweepHeaderSchema,
-  cellCount: int.min(0).max(MAX_CELLS),
+  cellCount: whole(0, MAX_CELLS, 'cells'),
   cells: z.array(z.unknown()),
 });
 const comparePartSchema = z.object({
@@ -172,10 +174,10 @@ const comparePartSchema = z.object({
     version: z.string(),
     strategies: z.record(z.string(), z.string()).refine((r) => Object.keys(r).length > 0, { message: 'expected at least one strategy' }),
   }),
-  runCount: int.min(0),
+  runCount: whole(0, Number.MAX_SAFE_INTEGER, 'runs'),
   runs: z.array(z.unknown()),
 });
-const compareRunSchema = z.object({ index: int, strategy: z.string(), seed: z.number(), summary: summarySchema });
+const compareRunSchema = z.object({ index: z.number(), strategy: z.string(), seed: z.number(), summary: summarySchema });
 
 /** The cell a sweep has at `index` (strategies outermost, the last axis fastest, as `gridCells`). */
 function cellAt(header: SweepHeader, index: number): { values: Record<string, string>; strategy: string | null } {
@@ -222,7 +224,7 @@ function partProblem(part: Part): DocProblem | undefined {
   const count = names.length * seeds.length;
   if (part.runCount !== count) return { path: ['runCount'], message: `expected ${count} (strategies × seeds), found ${part.runCount}` };
   for (const [i, run] of part.runs.entries()) {
-    if (!(run.index >= 0 && run.index < count)) return { path: ['runs', i, 'index'], message: `expected a run index from 0 to ${count - 1}, found ${run.index}` };
+    if (!(Number.isInteger(run.index) && run.index >= 0 && run.index < count)) return { path: ['runs', i, 'index'], message: `expected a run index from 0 to ${count - 1}, found ${run.index}` };
     const strategy = names[Math.floor(run.index / seeds.length)]!;
     if (run.strategy !== strategy) return { path: ['runs', i, 'strategy'], message: `run ${run.index} is of the strategy ${JSON.stringify(strategy)}, found ${JSON.stringify(run.strategy).slice(0, 80)}` };
     const seed = seeds[run.index % seeds.length]!;
