@@ -17,9 +17,10 @@ import { preflightPlugins } from './plugins.js';
 import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
-import { jobHash, partFileName, writePart, type CompareHeader, type ComparePart } from './parts.js';
+import { comparePartHash, writePartOrSay, type CompareHeader, type ComparePart } from './parts.js';
 import { strategyInfo, withStrategy } from './report-strategy.js';
-import { checkResultsDir, newRunId, resultsRoot, safeName, writeResultsOrSay } from './results.js';
+import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, safeName, writeResultsOrSay } from './results.js';
+import { emitBody, jsonBody, type Body } from './json-out.js';
 import { VERSION } from './version.js';
 
 export interface CompareOptions extends CostOptions {
@@ -92,18 +93,15 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
     const part: ComparePart = {
       zonesim: 'compare-part',
       shard,
-      hash: jobHash({ kind: 'compare', scenarioText: rawText, strategies: names.map((n) => [n, strategies[n]]), seeds, version: VERSION }),
+      hash: comparePartHash(rawText, header),
       scenarioFile: basename(path),
       scenarioText: rawText,
       header,
       runCount: tasks.length,
       runs: picked.map((i, j) => ({ index: i, strategy: strategyOf(i), seed: seeds[i % seeds.length]!, summary: summaries[j]! })),
     };
-    const json = JSON.stringify(part, null, 2) + '\n';
-    const file = writePart(resolve(resultsRoot(io.cwd, opts.out), safeName(scenario.name)), partFileName('compare', shard), json);
-    if (opts.json) io.stdout(json);
-    else io.stdout(`compare shard ${shard.k}/${shard.n}: ${picked.length} of ${tasks.length} runs (strategy x seed)\npart: ${file}\n`);
-    return 0;
+    const dir = resolve(resultsRoot(io.cwd, opts.out), safeName(scenario.name));
+    return writePartOrSay(io, dir, shard, part, opts.json, `compare shard ${shard.k}/${shard.n}: ${picked.length} of ${tasks.length} runs (strategy x seed)`);
   }
   const dir = await writeCompare({ ...header, byStrategy: compareByStrategy(names, seeds.length, summaries) }, { fileName: path, text: rawText }, opts, io);
   return dir === undefined ? 1 : 0;
@@ -131,7 +129,7 @@ export async function writeCompare(
   io: Io,
 ): Promise<string | undefined> {
   const { byStrategy } = doc;
-  const json = JSON.stringify(doc, null, 2) + '\n';
+  const json = jsonBody(doc);
   const csv = Object.entries(byStrategy)
     .map(([name, s], i) => {
       const lines = summaryCsv(s).trimEnd().split('\n');
@@ -139,20 +137,21 @@ export async function writeCompare(
       return (i === 0 ? [`strategy,${lines[0]}`, ...body] : body).join('\n');
     })
     .join('\n') + '\n';
-  const files: Record<string, string> = {
+  const files: Record<string, Body> = {
     'compare.json': json,
     'compare.csv': csv,
     [`scenario${scenarioFile.fileName.endsWith('.json') ? '.json' : '.yaml'}`]: scenarioFile.text,
   };
-  if (opts.report) {
-    const { renderReport } = await import('./report.js');
-    files['report.html'] = renderReport(byStrategy, `${doc.scenario}: strategies compared`);
-  }
   const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-compare`, files);
-  if (opts.json) io.stdout(json);
+  if (opts.json) emitBody(json, (s) => io.stdout(s));
   else {
     io.stdout(formatCompareTable(byStrategy, { by: opts.by }));
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
+  }
+  // The report comes last: whatever happens to it, the results are written and printed.
+  if (opts.report && dir !== undefined) {
+    const { renderReport } = await import('./report.js');
+    if (!addReportOrSay(io, dir, () => renderReport(byStrategy, `${doc.scenario}: strategies compared`))) return undefined;
   }
   return dir;
 }

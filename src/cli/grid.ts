@@ -252,6 +252,8 @@ export function parseShard(text: string): Shard {
   if (!m || !(n >= 1) || !(k >= 1) || k > n || !Number.isSafeInteger(n)) {
     throw new UsageError(`--shard: expected k/n with 1 <= k <= n, found "${text}"`, 'shards are 1-based: --shard 1/4 ... --shard 4/4');
   }
+  // `merge` takes at most this many parts (one per cell of the largest sweep).
+  if (n > MAX_CELLS) throw new UsageError(`--shard: at most ${MAX_CELLS} shards, found "${text}"`);
   return { k, n };
 }
 

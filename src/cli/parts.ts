@@ -5,15 +5,20 @@
  * themselves belongs to `merge.ts`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { MAX_RESULT_FILE_BYTES, readTextFile, TextFileError } from '../scenario/read-text-file.js';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { z } from 'zod';
 import type { Summary } from '../metrics/summary.js';
-import type { Shard } from './grid.js';
-import { inFolder } from './results.js';
+import { clipText } from '../scenario/clip-text.js';
+import { MAX_CELLS, type Shard } from './grid.js';
 import { UsageError, type Io } from './io.js';
 import { exitIfParentGone } from './parent-watch.js';
+import { emitBody, jsonBody, type Body } from './json-out.js';
+import { readJsonChecked, summarySchema, sweepCellProblem, sweepCellSchema, sweepHeaderSchema, type DocCheck, type DocProblem } from './report-input.js';
+import { describeFsError, inFolder } from './results.js';
+import { removeStaleTemps, writeFileAtomically } from './safe-write.js';
 import type { SweepCell, SweepHeader } from './sweep-output.js';
+import { VERSION } from './version.js';
 
 /** What every part carries: which job, which shard, and the scenario as run (for the merged results folder). */
 interface PartBase {
@@ -66,13 +71,32 @@ export function jobHash(inputs: unknown): string {
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
 }
 
+/**
+ * The hash of a sweep's inputs, from what its part files carry: the scenario text as run (after
+ * `--set`) and the header (grid, strategies by name, seeds, version). Strategies are named: a
+ * name means the scenario's strategy of that name, or zonesim's built-in one of its version.
+ */
+export function sweepPartHash(scenarioText: string, h: SweepHeader): string {
+  const header = { scenario: h.scenario, seed: h.seed, seeds: h.seeds, version: h.version, grid: h.grid, strategies: h.strategies };
+  return jobHash({ kind: 'sweep', scenarioText, header });
+}
+
+/** The hash of a comparison's inputs, from what its part files carry (as `sweepPartHash`). */
+export function comparePartHash(scenarioText: string, h: CompareHeader): string {
+  const header = { scenario: h.scenario, seed: h.seed, seeds: h.seeds, version: h.version, strategies: h.strategies };
+  return jobHash({ kind: 'compare', scenarioText, header });
+}
+
 /** `sweep.part-2-of-4.json`. */
 export function partFileName(kind: 'sweep' | 'compare', shard: Shard): string {
   return `${kind}.part-${shard.k}-of-${shard.n}.json`;
 }
 
-/** Writes a part file atomically into `dir` (created when missing) and returns its path. */
-export function writePart(dir: string, name: string, json: string): string {
+/**
+ * Writes a part file atomically into `dir` (created when missing) and returns its path; throws
+ * when it cannot (nothing left behind).
+ */
+export function writePart(dir: string, name: string, body: Body): string {
   // A shard whose supervisor was killed writes nothing (parent-watch.ts).
   exitIfParentGone();
   try {
@@ -81,12 +105,32 @@ export function writePart(dir: string, name: string, json: string): string {
     // ENOENT: another zonesim's check removed a parent this mkdir had just made; `inFolder` makes it again.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--out: cannot create ${dir} (${(error as Error).message})`);
   }
-  const target = join(dir, name);
-  const tmp = join(dir, `.${name}.tmp-${process.pid}`);
-  // Once the file is written the folder is not empty, so nobody removes it before the rename.
-  inFolder(dir, () => writeFileSync(tmp, json));
-  renameSync(tmp, target);
-  return target;
+  // Once the temporary file is there the folder is not empty, so nobody removes it before the rename.
+  inFolder(dir, () => {
+    removeStaleTemps(dir);
+    writeFileAtomically(dir, name, body);
+  });
+  return join(dir, name);
+}
+
+/**
+ * Writes a shard's part file and prints its JSON (`--json`) or where it went; returns the exit
+ * code. When the file cannot be written, stderr says so in one line and the JSON is printed all
+ * the same (exit 1).
+ */
+export function writePartOrSay(io: Io, dir: string, shard: Shard, part: Part, json: boolean, summary: string): number {
+  const name = partFileName(part.zonesim === 'sweep-part' ? 'sweep' : 'compare', shard);
+  const body = jsonBody(part);
+  let file: string | undefined;
+  try {
+    file = writePart(dir, name, body);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    io.stderr(`zonesim: could not write the part file ${join(dir, name)} (${describeFsError(error)}): nothing was written\n`);
+  }
+  if (json) emitBody(body, (s) => io.stdout(s));
+  else io.stdout(`${summary}\n${file === undefined ? '' : `part: ${file}\n`}`);
+  return file === undefined ? 1 : 0;
 }
 
 const PART_NAME = /^(sweep|compare)\.part-\d+-of-\d+\.json$/;
@@ -106,26 +150,108 @@ export function partPaths(args: string[], io: Io): string[] {
   return out;
 }
 
-function readPart(path: string): Part {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readTextFile(path, MAX_RESULT_FILE_BYTES));
-  } catch (error) {
-    const e = error as Error;
-    throw new UsageError(`${path}: ${e instanceof TextFileError ? e.message : `not a readable JSON file (${e.message})`}`);
+/** A whole number from `min` to `max` (zod's own `int()` words large values as "expected int to be <= 2^53 - 1"). */
+const whole = (min: number, max: number, what: string) =>
+  z.number().refine((x) => Number.isInteger(x) && x >= min && x <= max, { message: `expected a whole number of ${what} from ${min} to ${max}` });
+const partBase = {
+  shard: z.object({ k: whole(1, MAX_CELLS, 'the shard'), n: whole(1, MAX_CELLS, 'shards') }),
+  hash: z.string(),
+  scenarioFile: z.string(),
+  scenarioText: z.string(),
+};
+const kindSchema = z.object({ zonesim: z.enum(['sweep-part', 'compare-part']) });
+const sweepPartSchema = z.object({
+  zonesim: z.literal('sweep-part'),
+  ...partBase,
+  header: sweepHeaderSchema,
+  cellCount: whole(0, MAX_CELLS, 'cells'),
+  cells: z.array(z.unknown()),
+});
+const comparePartSchema = z.object({
+  zonesim: z.literal('compare-part'),
+  ...partBase,
+  header: z.object({
+    scenario: z.string(),
+    seed: z.number(),
+    seeds: z.array(z.number()).min(1, { message: 'expected at least one seed' }),
+    version: z.string(),
+    strategies: z.record(z.string(), z.string()).refine((r) => Object.keys(r).length > 0, { message: 'expected at least one strategy' }),
+  }),
+  runCount: whole(0, Number.MAX_SAFE_INTEGER, 'runs'),
+  runs: z.array(z.unknown()),
+});
+const compareRunSchema = z.object({ index: z.number(), strategy: z.string(), seed: z.number(), summary: summarySchema });
+
+/** The cell a sweep has at `index` (strategies outermost, the last axis fastest, as `gridCells`). */
+function cellAt(header: SweepHeader, index: number): { values: Record<string, string>; strategy: string | null } {
+  const axes = Object.entries(header.grid);
+  const perStrategy = axes.reduce((n, [, v]) => n * v.length, 1);
+  let rest = index % perStrategy;
+  const values: Record<string, string> = {};
+  for (let a = axes.length - 1; a >= 0; a--) {
+    const [path, list] = axes[a]!;
+    values[path] = list[rest % list.length]!;
+    rest = Math.floor(rest / list.length);
   }
-  const p = doc as Partial<Part> | null;
-  const ok =
-    p !== null &&
-    typeof p === 'object' &&
-    (p.zonesim === 'sweep-part' || p.zonesim === 'compare-part') &&
-    typeof p.hash === 'string' &&
-    typeof p.shard?.k === 'number' &&
-    typeof p.shard?.n === 'number' &&
-    typeof p.header === 'object' &&
-    Array.isArray(p.zonesim === 'sweep-part' ? (p as SweepPart).cells : (p as ComparePart).runs);
-  if (!ok) throw new UsageError(`${path}: not a part file of zonesim sweep --shard or zonesim compare --shard`);
-  return p as Part;
+  const strategy = header.strategies.length === 0 ? null : header.strategies[Math.floor(index / perStrategy)]!;
+  return { values: Object.fromEntries(axes.map(([path]) => [path, values[path]!])), strategy };
+}
+
+/**
+ * What a (schema-checked) part says that cannot be: a header whose seeds are not `seed`, `seed + 1`,
+ * …, an item count other than the header gives, an item out of range, or an item that is not the
+ * cell or run its index names. The hash is checked separately.
+ */
+function partProblem(part: Part): DocProblem | undefined {
+  const { header } = part;
+  if (header.seeds.length === 0 || header.seeds.some((s, i) => s !== header.seed + i)) {
+    return { path: ['header', 'seeds'], message: `expected the seeds ${header.seed}, ${header.seed + 1}, … (at least one), found ${JSON.stringify(header.seeds).slice(0, 80)}` };
+  }
+  if (part.zonesim === 'sweep-part') {
+    const axes = Object.values(part.header.grid);
+    const count = axes.reduce((n, v) => n * v.length, Math.max(1, part.header.strategies.length));
+    if (part.cellCount !== count) return { path: ['cellCount'], message: `expected ${count} (the cells of the grid and strategies), found ${part.cellCount}` };
+    for (const [i, cell] of part.cells.entries()) {
+      const fits = sweepCellProblem(part.header, cell);
+      if (fits !== undefined) return { path: ['cells', i, ...fits.path], message: fits.message };
+      if (!(cell.index >= 0 && cell.index < count && Number.isInteger(cell.index))) return { path: ['cells', i, 'index'], message: `expected a cell index from 0 to ${count - 1}, found ${cell.index}` };
+      const expected = cellAt(part.header, cell.index);
+      if (expected.strategy !== cell.strategy || Object.entries(expected.values).some(([p, v]) => cell.values[p] !== v)) {
+        return { path: ['cells', i], message: `cell ${cell.index} of this grid is ${JSON.stringify({ values: expected.values, strategy: expected.strategy }).slice(0, 160)}; this cell says otherwise` };
+      }
+    }
+    return undefined;
+  }
+  const names = Object.keys(part.header.strategies);
+  const seeds = part.header.seeds;
+  const count = names.length * seeds.length;
+  if (part.runCount !== count) return { path: ['runCount'], message: `expected ${count} (strategies × seeds), found ${part.runCount}` };
+  for (const [i, run] of part.runs.entries()) {
+    if (!(Number.isInteger(run.index) && run.index >= 0 && run.index < count)) return { path: ['runs', i, 'index'], message: `expected a run index from 0 to ${count - 1}, found ${run.index}` };
+    const strategy = names[Math.floor(run.index / seeds.length)]!;
+    if (run.strategy !== strategy) return { path: ['runs', i, 'strategy'], message: `run ${run.index} is of the strategy ${JSON.stringify(strategy)}, found ${JSON.stringify(run.strategy).slice(0, 80)}` };
+    const seed = seeds[run.index % seeds.length]!;
+    if (run.seed !== seed) return { path: ['runs', i, 'seed'], message: `run ${run.index} is of the seed ${seed}, found ${run.seed}` };
+  }
+  return undefined;
+}
+
+/** Reads one part file and checks it on its own: its shape, its summaries, its items, and its hash against its contents. */
+function readPart(path: string): Part {
+  const part = readJsonChecked(path, (doc): DocCheck => {
+    if (!kindSchema.safeParse(doc).success) throw new UsageError(`${path}: not a part file of zonesim sweep --shard or zonesim compare --shard`);
+    return (doc as Part).zonesim === 'sweep-part'
+      ? { schema: sweepPartSchema, items: { cells: sweepCellSchema }, problem: partProblem }
+      : { schema: comparePartSchema, items: { runs: compareRunSchema }, problem: partProblem };
+  }) as Part;
+  if (part.header.version !== VERSION) {
+    throw new UsageError(`${path} was written by zonesim ${clipText(part.header.version, 40)}; this is zonesim ${VERSION}`, 'merge parts with the zonesim version that wrote them');
+  }
+  const hash = part.zonesim === 'sweep-part' ? sweepPartHash(part.scenarioText, part.header) : comparePartHash(part.scenarioText, part.header);
+  if (part.hash !== hash) {
+    throw new UsageError(`${path}: its contents do not match its hash: the part file was edited or damaged`, 'run that shard again');
+  }
+  return part;
 }
 
 /** What differs between two parts' headers, for the "different job" message. */
@@ -187,5 +313,6 @@ export function readParts(paths: string[]): Part[] {
     }
   }
   if (seen.size !== total) throw new UsageError(`the parts hold ${seen.size} of ${total} items`, 'a part file was cut short; run its shard again');
-  return [...byK.entries()].sort((a, b) => a[0] - b[0]).map(([, path]) => parts.find((p) => p.path === path)!.part);
+  const byPath = new Map(parts.map((p) => [p.path, p.part]));
+  return [...byK.entries()].sort((a, b) => a[0] - b[0]).map(([, path]) => byPath.get(path)!);
 }

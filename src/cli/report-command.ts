@@ -11,6 +11,8 @@ import { renderReport } from './report.js';
 import { readCompareFile, readSummaryFile, readSweepFile } from './report-input.js';
 import { renderSweepReport } from './sweep-report.js';
 import { objectiveOf } from './sweep-objective.js';
+import { describeFsError } from './results.js';
+import { writeFileAtomically } from './safe-write.js';
 
 /** Runs the command; returns the exit code. */
 export function runReport(opts: { dir: string }, io: Io): number {
@@ -30,9 +32,12 @@ export function runReport(opts: { dir: string }, io: Io): number {
     throw new UsageError(`${dir}: no summary.json or compare.json (or sweep.json) here`, 'give a folder that zonesim run, compare, sweep or merge wrote');
   }
   const target = join(dir, 'report.html');
-  const tmp = `${target}.tmp-${process.pid}`;
-  writeFileSync(tmp, html);
-  renameSync(tmp, target);
+  try {
+    writeFileAtomically(dir, 'report.html', html);
+  } catch (error) {
+    io.stderr(`zonesim: could not write ${target} (${describeFsError(error)}): nothing was written\n`);
+    return 1;
+  }
   io.stdout(`report: ${target}\n`);
   return 0;
 }

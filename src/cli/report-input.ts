@@ -11,7 +11,8 @@ import type { Summary } from '../metrics/summary.js';
 import { ScenarioError, formatPath, type FieldPath } from '../scenario/scenario-error.js';
 import { describeFound, valueAt } from '../scenario/zod-issues.js';
 import type { SweepDoc } from './sweep-output.js';
-import { MAX_RESULT_FILE_BYTES, readTextFile, TextFileError } from '../scenario/read-text-file.js';
+import { MAX_RESULT_FILE_BYTES, readTextBytes, TextFileError } from '../scenario/read-text-file.js';
+import { JsonBytesError, lineAndColumn, locateJsonBytes, parseJsonBytes } from './json-in.js';
 
 const num = z.number();
 const latency = z.object({ mean: num, p50: num, p90: num, p99: num, p999: num, max: num });
@@ -81,61 +82,168 @@ export const summarySchema = scope.extend({
   nonIdempotentMethods: z.array(z.string()).optional(),
 });
 
-/** `compare.json`: the comparison header and one summary per strategy. */
-export const compareSchema = z.object({
+/** `compare.json`: the comparison header and one summary per strategy (each checked on its own, `compareItems`). */
+const compareSchema = z.object({
   scenario: z.string(),
   seeds: z.array(num),
   version: z.string(),
   strategies: z.record(z.string(), z.string()).optional(),
-  byStrategy: z.record(z.string(), summarySchema).refine((r) => Object.keys(r).length > 0, { message: 'expected at least one strategy' }),
+  byStrategy: z.record(z.string(), z.unknown()).refine((r) => Object.keys(r).length > 0, { message: 'expected at least one strategy' }),
 });
 
-/** `sweep.json`: the sweep header and its cells. */
-export const sweepSchema = z.object({
+/** What a sweep says before its cells (`sweep.json`, and the header of a sweep part): at least one axis, each with a value. */
+export const sweepHeaderSchema = z.object({
   scenario: z.string(),
   seed: num,
   seeds: z.array(num),
   version: z.string(),
-  grid: z.record(z.string(), z.array(z.string())),
+  grid: z
+    .record(z.string(), z.array(z.string()).min(1, { message: 'expected at least one value' }))
+    .refine((g) => Object.keys(g).length > 0, { message: 'expected at least one axis' }),
   strategies: z.array(z.string()),
-  best: z.object({ index: num.nullable(), objective: z.string(), maxTimeoutRate: num.optional() }).optional(),
-  cells: z.array(
-    z.object({ index: num, values: z.record(z.string(), z.string()), strategy: z.string().nullable(), summary: summarySchema }),
-  ),
 });
+
+/** One cell of a sweep (`sweep.json` and part files). */
+export const sweepCellSchema = z.object({
+  index: num,
+  values: z.record(z.string(), z.string()),
+  strategy: z.string().nullable(),
+  summary: summarySchema,
+});
+
+/** `sweep.json`: the sweep header and its cells (each cell checked on its own, and against the grid). */
+const sweepSchema = sweepHeaderSchema.extend({
+  best: z.object({ index: num.nullable(), objective: z.string(), maxTimeoutRate: num.optional() }).optional(),
+  cells: z.array(z.unknown()),
+});
+
+type SweepHeaderShape = z.infer<typeof sweepHeaderSchema>;
+
+/** A problem the schema cannot see: where (from the document's root) and what. */
+export interface DocProblem {
+  path: FieldPath;
+  message: string;
+}
+
+/**
+ * What is wrong with a (schema-checked) cell against its sweep's grid and strategies, as a path
+ * inside the cell and a message; undefined when it fits: its values name every axis once with one
+ * of the axis' values, and its strategy is one of the sweep's (none when the sweep has none).
+ */
+export function sweepCellProblem(header: SweepHeaderShape, cell: z.infer<typeof sweepCellSchema>): DocProblem | undefined {
+  for (const [axis, values] of Object.entries(header.grid)) {
+    const v = cell.values[axis];
+    if (v === undefined) return { path: ['values', axis], message: 'expected a value for this axis of the grid, found nothing' };
+    if (!values.includes(v)) return { path: ['values', axis], message: `expected one of the grid's values for this axis, found ${describeFound(v)}` };
+  }
+  const extra = Object.keys(cell.values).find((k) => !Object.hasOwn(header.grid, k));
+  if (extra !== undefined) return { path: ['values', extra], message: 'not an axis of the grid' };
+  if (header.strategies.length === 0 && cell.strategy !== null) {
+    return { path: ['strategy'], message: `expected null (the sweep has no strategies), found ${describeFound(cell.strategy)}` };
+  }
+  if (header.strategies.length > 0 && (cell.strategy === null || !header.strategies.includes(cell.strategy))) {
+    return { path: ['strategy'], message: `expected one of the sweep's strategies (${header.strategies.join(', ')}), found ${describeFound(cell.strategy)}` };
+  }
+  return undefined;
+}
+
+/** How a results document is checked: its schema, lists whose items are checked one by one, and what schemas cannot say. */
+export interface DocCheck {
+  /** The document, with the lists in `items` as lists (or maps) of anything. */
+  schema: z.ZodType;
+  /**
+   * Top-level lists (or maps) whose every item must fit a schema. They are checked one item at a
+   * time, so a large document is never copied whole by the check.
+   */
+  items?: Record<string, z.ZodType>;
+  /** A problem the schemas cannot see, on the checked document. */
+  problem?: (doc: never) => DocProblem | undefined;
+}
 
 /** Reads and checks a run's `summary.json`. */
 export function readSummaryFile(path: string): Summary {
-  return readChecked(path, summarySchema) as Summary;
+  return readJsonChecked(path, { schema: summarySchema }) as Summary;
 }
 
 /** Reads and checks a comparison's `compare.json` (`strategies`, descriptions by name, may be absent in old files). */
 export function readCompareFile(path: string): { scenario: string; strategies: Record<string, string>; byStrategy: Record<string, Summary> } {
-  const doc = readChecked(path, compareSchema) as { scenario: string; strategies?: Record<string, string>; byStrategy: Record<string, Summary> };
+  const doc = readJsonChecked(path, { schema: compareSchema, items: { byStrategy: summarySchema } }) as {
+    scenario: string;
+    strategies?: Record<string, string>;
+    byStrategy: Record<string, Summary>;
+  };
   return { scenario: doc.scenario, strategies: doc.strategies ?? {}, byStrategy: doc.byStrategy };
 }
 
-/** Reads and checks a sweep's `sweep.json`. */
+/** Reads and checks a sweep's `sweep.json`: its cells fit its grid and strategies. */
 export function readSweepFile(path: string): SweepDoc {
-  return readChecked(path, sweepSchema) as SweepDoc;
+  return readJsonChecked(path, {
+    schema: sweepSchema,
+    items: { cells: sweepCellSchema },
+    problem: (doc: SweepDoc) => {
+      for (const [i, cell] of doc.cells.entries()) {
+        const p = sweepCellProblem(doc, cell);
+        if (p !== undefined) return { path: ['cells', i, ...p.path], message: p.message };
+      }
+      return undefined;
+    },
+  }) as SweepDoc;
 }
 
-/** The parsed document at `path` (the original object, unknown fields kept) once it fits `schema`. */
-function readChecked(path: string, schema: z.ZodType): unknown {
-  let text: string;
+/** Files up to this size are parsed as one string; larger ones in pieces (`json-in.ts`). */
+const ONE_STRING_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The parsed document at `path` (the original object, unknown fields kept) once it passes `check`
+ * (or the check `checkOf` picks for the parsed document);
+ * a file that cannot be read, is not JSON or does not fit is one positioned ScenarioError (exit 2).
+ * Results files up to MAX_RESULT_FILE_BYTES are read, beyond the longest string.
+ */
+export function readJsonChecked(path: string, checkOf: DocCheck | ((doc: unknown) => DocCheck)): unknown {
+  let bytes: Buffer;
   try {
-    text = readTextFile(path, MAX_RESULT_FILE_BYTES);
+    bytes = readTextBytes(path, MAX_RESULT_FILE_BYTES);
   } catch (error) {
     const reason = error instanceof TextFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
     throw new ScenarioError([{ file: path, line: 0, col: 0, path: '', message: `cannot read the file (${reason})` }]);
   }
-  const doc = parseJson(text, path);
-  const checked = schema.safeParse(doc);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    const at = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-    throw fileError(path, text, locateJsonPath(text, at), at, issueMessage(issue, valueAt(doc, at)));
+  // Small files as one string (positions by scanJson), large ones in pieces (positions in bytes).
+  const text = bytes.length <= ONE_STRING_BYTES ? bytes.toString('utf8') : undefined;
+  const fail = (offset: number | FieldPath, at: FieldPath, message: string): ScenarioError => {
+    if (text !== undefined) return fileError(path, text, typeof offset === 'number' ? offset : locateJsonPath(text, offset), at, message);
+    const { line, col } = lineAndColumn(bytes, typeof offset === 'number' ? offset : locateJsonBytes(bytes, offset));
+    return new ScenarioError([{ file: path, line, col, path: formatPath(at), message }]);
+  };
+  let doc: unknown;
+  if (text !== undefined) doc = parseJson(text, path);
+  else {
+    try {
+      doc = parseJsonBytes(bytes, (piece) => scanJson(piece).error);
+    } catch (error) {
+      if (error instanceof JsonBytesError) throw fail(error.offset, [], `not valid JSON: ${error.message}`);
+      throw error;
+    }
   }
+  const check = typeof checkOf === 'function' ? checkOf(doc) : checkOf;
+  const issue = (schema: z.ZodType, value: unknown, prefix: FieldPath): ScenarioError | undefined => {
+    const checked = schema.safeParse(value);
+    if (checked.success) return undefined;
+    const first = checked.error.issues[0]!;
+    const at = [...prefix, ...first.path.filter((p): p is string | number => typeof p !== 'symbol')];
+    return fail(at, at, issueMessage(first, valueAt(doc, at)));
+  };
+  const whole = issue(check.schema, doc, []);
+  if (whole !== undefined) throw whole;
+  for (const [field, schema] of Object.entries(check.items ?? {})) {
+    const list = (doc as Record<string, unknown>)[field] as Record<string, unknown> | unknown[];
+    const keys: Array<string | number> = Array.isArray(list) ? list.map((_, i) => i) : Object.keys(list);
+    for (const key of keys) {
+      const bad = issue(schema, (list as Record<string | number, unknown>)[key], [field, key]);
+      if (bad !== undefined) throw bad;
+    }
+  }
+  const problem = check.problem?.(doc as never);
+  if (problem !== undefined) throw fail(problem.path, problem.path, problem.message);
   return doc;
 }
 

@@ -39,7 +39,8 @@ export interface Episode {
 /** The failure episodes of one outcome in a timeline (see the module comment), largest two in time order. */
 export function failureEpisodes(timeline: readonly ScopeTimelineRow[], outcome: Failed): Episode[] {
   const counts = timeline.map((r) => r[outcome] ?? 0);
-  const peak = Math.max(0, ...counts);
+  // A loop, not Math.max(...counts): a timeline has up to a million buckets, more than a call takes arguments.
+  const peak = counts.reduce((m, n) => Math.max(m, n), 0);
   if (!(peak > 0)) return [];
   const threshold = Math.max(1e-9, 0.05 * peak);
   const episodes: Episode[] = [];

@@ -1,13 +1,16 @@
 /**
  * Results folders (SPEC 4.1): `results/<scenario>/<run-id>/` with summary.json, summary.csv,
  * timeline.csv, the scenario as run, and report.html when asked. Written into a hidden temporary
- * folder and renamed into place, so an interrupted run leaves no partial folder behind.
+ * folder and renamed into place, so an interrupted run leaves no partial folder behind; the
+ * report is added once the results are safe, so a report that fails loses nothing.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { MAX_RESULT_FILE_BYTES } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from './io.js';
 import { exitIfParentGone, parentGone } from './parent-watch.js';
+import type { Body } from './json-out.js';
+import { removeStaleTemps, tempName, writeFileAtomically, writeNewFile } from './safe-write.js';
 
 /** A run id from the wall clock (the CLI is the only layer allowed to read it). */
 export function newRunId(seed: number, now = new Date()): string {
@@ -33,7 +36,7 @@ export function checkResultsDir(root: string, scenario: string): void {
   /** The outermost folder this check created (made again if another zonesim's check removed it meanwhile). */
   let created: string | undefined;
   try {
-    const probe = join(parent, `.tmp-probe-${randomBytes(4).toString('hex')}-${process.pid}`);
+    const probe = join(parent, tempName('probe'));
     inFolder(
       parent,
       () => mkdirSync(probe),
@@ -97,17 +100,22 @@ export function inFolder<T>(dir: string, write: () => T, onMade?: (made: string)
   }
 }
 
-/** Writes `files` (name → content) atomically into `<root>/<scenario>/<runId>/` and returns that path. */
-export function writeResults(root: string, scenario: string, runId: string, files: Record<string, string>): string {
+/** Writes `files` (name → content) atomically into `<root>/<scenario>/<runId>/` and returns that path and the size of each file. */
+export function writeResults(root: string, scenario: string, runId: string, files: Record<string, Body>): string {
+  return writeResultsSized(root, scenario, runId, files).dir;
+}
+
+function writeResultsSized(root: string, scenario: string, runId: string, files: Record<string, Body>): { dir: string; bytes: Record<string, number> } {
   const parent = resolve(root, safeName(scenario));
-  // A random part besides the pid: two writers with one pid (containers sharing a folder) never share it.
-  const tmp = join(parent, `.tmp-${runId}-${randomBytes(4).toString('hex')}-${process.pid}`);
+  // A fresh random name, made by mkdir (which fails on anything already there): never another writer's.
+  const tmp = join(parent, tempName(runId));
   inFolder(parent, () => {
-    removeAbandoned(parent);
+    removeStaleTemps(parent);
     mkdirSync(tmp);
   });
   try {
-    for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
+    const bytes: Record<string, number> = {};
+    for (const [name, content] of Object.entries(files)) bytes[name] = writeNewFile(join(tmp, name), content);
     // A run whose supervisor was killed meanwhile leaves no folder (parent-watch.ts).
     if (parentGone()) {
       rmSync(tmp, { recursive: true, force: true });
@@ -120,7 +128,7 @@ export function writeResults(root: string, scenario: string, runId: string, file
       if (existsSync(finalDir)) continue;
       try {
         renameSync(tmp, finalDir);
-        return finalDir;
+        return { dir: finalDir, bytes };
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EISDIR' && code !== 'EPERM') throw error;
@@ -135,31 +143,45 @@ export function writeResults(root: string, scenario: string, runId: string, file
 
 /**
  * Writes a results folder after a run. Returns the folder, or undefined after saying on stderr
- * that nothing was written (the caller still prints its output, then exits 1).
+ * that nothing was written (the caller still prints its output, then exits 1). A JSON file larger
+ * than `zonesim report` and `merge` read is written all the same, with a warning.
  */
-export function writeResultsOrSay(io: Io, root: string, scenario: string, runId: string, files: Record<string, string>): string | undefined {
+export function writeResultsOrSay(io: Io, root: string, scenario: string, runId: string, files: Record<string, Body>): string | undefined {
   try {
-    return writeResults(root, scenario, runId, files);
+    const { dir, bytes } = writeResultsSized(root, scenario, runId, files);
+    for (const [name, size] of Object.entries(bytes)) {
+      if (name.endsWith('.json') && size > MAX_RESULT_FILE_BYTES) {
+        io.stderr(`zonesim: warning: ${join(dir, name)} is ${gigabytes(size)}; zonesim report and merge read at most ${gigabytes(MAX_RESULT_FILE_BYTES)}\n`);
+      }
+    }
+    return dir;
   } catch (error) {
     io.stderr(`zonesim: could not write the results folder under ${root} (${describeFsError(error)}): nothing was written\n`);
     return undefined;
   }
 }
 
-// A run killed while writing (SIGKILL, power loss) leaves its hidden temporary folder: remove those
-// whose process is gone, so no partial results stay behind.
-function removeAbandoned(parent: string): void {
-  for (const entry of readdirSync(parent)) {
-    const m = /^\.tmp-.*-(\d+)$/.exec(entry);
-    if (!m || Number(m[1]) === process.pid) continue;
-    let alive = true;
-    try {
-      process.kill(Number(m[1]), 0);
-    } catch (error) {
-      // EPERM: the process exists but belongs to someone else.
-      alive = (error as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    if (!alive) rmSync(resolve(parent, entry), { recursive: true, force: true });
+const gigabytes = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+
+/**
+ * Adds `report.html` to the results folder `dir`, written before: the report is built only now,
+ * so a report that cannot be built or written costs nothing but itself. Returns false after
+ * saying so in one line on stderr (the caller exits 1).
+ */
+export function addReportOrSay(io: Io, dir: string, build: () => Body): boolean {
+  let html: Body;
+  try {
+    html = build();
+  } catch (error) {
+    io.stderr(`zonesim: could not build the report (${describeFsError(error)}): the results are in ${dir}\n`);
+    return false;
+  }
+  try {
+    writeFileAtomically(dir, 'report.html', html);
+    return true;
+  } catch (error) {
+    io.stderr(`zonesim: could not write ${join(dir, 'report.html')} (${describeFsError(error)}): the results are in ${dir}, without the report\n`);
+    return false;
   }
 }
 

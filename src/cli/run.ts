@@ -14,7 +14,8 @@ import { preflightPlugins } from './plugins.js';
 import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
 import { progressBars } from './progress.js';
-import { checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
+import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
+import { emitBody, jsonBody, type Body } from './json-out.js';
 
 export interface RunCommandOptions extends CostOptions {
   scenario: string;
@@ -57,24 +58,25 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
-  const summaryJson = JSON.stringify(summary, null, 2) + '\n';
-  const files: Record<string, string> = {
+  const summaryJson = jsonBody(summary);
+  const files: Record<string, Body> = {
     'summary.json': summaryJson,
     'summary.csv': summaryCsv(summary),
     'timeline.csv': timelineCsv(summary),
     [`scenario${path.endsWith('.json') ? '.json' : '.yaml'}`]: rawText,
   };
-  if (opts.report) {
-    const { renderReport } = await import('./report.js');
-    files['report.html'] = renderReport({ [scenario.name]: summary });
-  }
   // Should writing fail after all, the output is still printed and stderr says nothing was written.
   const dir = writeResultsOrSay(io, root, scenario.name, newRunId(seed), files);
   if (opts.json) {
-    io.stdout(summaryJson);
+    emitBody(summaryJson, (s) => io.stdout(s));
   } else {
     io.stdout(formatRunTable(summary));
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
+  }
+  // The report comes last: whatever happens to it, the results are written and printed.
+  if (opts.report && dir !== undefined) {
+    const { renderReport } = await import('./report.js');
+    if (!addReportOrSay(io, dir, () => renderReport({ [scenario.name]: summary }))) return 1;
   }
   return dir === undefined ? 1 : 0;
 }

@@ -10,7 +10,8 @@ import { stringify } from 'csv-stringify/sync';
 import type { Summary } from '../metrics/summary.js';
 import { figureAt } from '../metrics/aggregate.js';
 import type { Io } from './io.js';
-import { newRunId, resultsRoot, writeResultsOrSay } from './results.js';
+import { emitBody, jsonBody, type Body } from './json-out.js';
+import { addReportOrSay, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 import { bestCell, sweepBest, type Objective, type SweepBest } from './sweep-objective.js';
 
 /** One cell of a finished sweep. */
@@ -197,7 +198,8 @@ export function formatSweepTable(doc: SweepDoc, objective: Objective): string {
   }
   // Grid values and the strategy read left-aligned, figures right-aligned.
   const left = 1 + axes.length + (withStrategy ? 1 : 0);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  // A loop, not Math.max(...): a sweep has up to 100,000 rows, more than a call takes arguments.
+  const widths = rows[0]!.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), 0));
   return rows
     .map((r) => r.map((cell, i) => (i > 0 && i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd())
     .join('\n') + '\n';
@@ -220,8 +222,9 @@ export interface SweepWriteOptions {
 
 /**
  * Writes the sweep's results folder (`sweep.json`, `sweep.csv`, the scenario as run, and
- * `report.html` when asked) and prints the JSON or the table; returns the folder, or undefined when it
- * could not be written (the output is printed all the same, and stderr says so).
+ * `report.html` when asked, added last) and prints the JSON or the table; returns the folder, or
+ * undefined when it or its report could not be written (the output is printed all the same, and
+ * stderr says so in one line).
  */
 export async function writeSweep(
   doc: SweepDoc,
@@ -229,21 +232,22 @@ export async function writeSweep(
   opts: SweepWriteOptions,
   io: Io,
 ): Promise<string | undefined> {
-  const json = JSON.stringify(doc, null, 2) + '\n';
-  const files: Record<string, string> = {
+  const json = jsonBody(doc);
+  const files: Record<string, Body> = {
     'sweep.json': json,
     'sweep.csv': sweepCsv(doc),
     [`scenario${scenario.fileName.endsWith('.json') ? '.json' : '.yaml'}`]: scenario.text,
   };
-  if (opts.report) {
-    const { renderSweepReport } = await import('./sweep-report.js');
-    files['report.html'] = renderSweepReport(doc, opts.objective);
-  }
   const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-sweep`, files);
-  if (opts.json) io.stdout(json);
+  if (opts.json) emitBody(json, (s) => io.stdout(s));
   else {
     io.stdout(`${sweepHeading(doc)}\n\n${formatSweepTable(doc, opts.objective)}\n${bestLine(doc, opts.objective)}\n`);
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
+  }
+  // The report comes last: whatever happens to it, the results are written and printed.
+  if (opts.report && dir !== undefined) {
+    const { renderSweepReport } = await import('./sweep-report.js');
+    if (!addReportOrSay(io, dir, () => renderSweepReport(doc, opts.objective))) return undefined;
   }
   return dir;
 }

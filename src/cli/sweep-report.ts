@@ -31,28 +31,30 @@ function chartFigures(doc: SweepDoc): SweepFigure[] {
 const HEAT_PATHS = ['latencyMs.p99', 'latencyAllMs.p99', 'timeoutRate', 'errorRate', 'duplicateExecutions', 'retryAmplification'];
 
 /** Series of the charts: each strategy × each combination of the axes after the first. */
-function seriesKeys(doc: SweepDoc): Array<{ label: string; match: (c: SweepCell) => boolean }> {
+function seriesKeys(doc: SweepDoc): Array<{ label: string; key: string }> {
   const axes = Object.keys(doc.grid);
   const labels = axisLabels(axes);
   const rest = axes.slice(1);
-  const combos: Array<Record<string, string>> = [{}];
+  let combos: Array<Record<string, string>> = [{}];
   for (const a of rest) {
     const next: Array<Record<string, string>> = [];
     for (const c of combos) for (const v of doc.grid[a]!) next.push({ ...c, [a]: v });
-    combos.splice(0, combos.length, ...next);
+    combos = next;
   }
   const strategies: Array<string | null> = doc.strategies.length > 0 ? doc.strategies : [null];
-  const out: Array<{ label: string; match: (c: SweepCell) => boolean }> = [];
+  const out: Array<{ label: string; key: string }> = [];
   for (const s of strategies) {
     for (const combo of combos) {
       const words = [...(s === null ? [] : [s]), ...rest.map((a) => `${labels[a]}=${combo[a]}`)];
-      out.push({
-        label: words.join(', ') || 'all cells',
-        match: (c) => c.strategy === s && rest.every((a) => c.values[a] === combo[a]),
-      });
+      out.push({ label: words.join(', ') || 'all cells', key: seriesKey(rest, s, combo) });
     }
   }
   return out;
+}
+
+/** The series a cell belongs to: its strategy and its values of the axes after the first. */
+function seriesKey(rest: string[], strategy: string | null, values: Record<string, string>): string {
+  return JSON.stringify([strategy, ...rest.map((a) => values[a] ?? null)]);
 }
 
 function heatColor(t: number): string {
@@ -72,16 +74,22 @@ function heatMaps(doc: SweepDoc): string {
   const groups = new Map<string, SweepCell[]>();
   for (const c of doc.cells) {
     const key = [c.strategy ?? '', ...rest.map((p) => `${labels[p]}=${c.values[p]}`)].filter(Boolean).join(', ');
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [c]);
+    else group.push(c);
   }
   const parts: string[] = [];
   for (const path of HEAT_PATHS) {
     const f = SWEEP_FIGURES.find((x) => x.path === path)!;
     for (const [group, cells] of groups) {
       const at = new Map(cells.map((c) => [`${c.values[a]}\u0000${c.values[b]}`, figureAt(c.summary, path)]));
-      const xs = [...at.values()];
-      const lo = Math.min(...xs);
-      const hi = Math.max(...xs);
+      // Loops, not Math.min(...xs): a group may hold more cells than a call takes arguments.
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const x of at.values()) {
+        lo = Math.min(lo, x);
+        hi = Math.max(hi, x);
+      }
       const head = `<tr><th>${esc(labels[a]!)} \\ ${esc(labels[b]!)}</th>${doc.grid[b]!.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`;
       const rows = doc.grid[a]!.map((va) => {
         const tds = doc.grid[b]!.map((vb) => {
@@ -128,6 +136,13 @@ export function renderSweepReport(doc: SweepDoc, objective: Objective): string {
   const order = firstValues.map((v, i) => ({ v, x: numeric ? numericValue(v)! : i })).sort((p, q) => p.x - q.x);
   const figures = chartFigures(doc);
   const series = seriesKeys(doc);
+  // Each cell by series and first-axis value (the first cell there, as a search would find).
+  const rest = axes.slice(1);
+  const byPoint = new Map<string, SweepCell>();
+  for (const c of doc.cells) {
+    const key = `${seriesKey(rest, c.strategy, c.values)}\u0000${c.values[first]}`;
+    if (!byPoint.has(key)) byPoint.set(key, c);
+  }
   const data = {
     xs: order.map((o) => o.x),
     xLabels: order.map((o) => o.v),
@@ -139,7 +154,7 @@ export function renderSweepReport(doc: SweepDoc, objective: Objective): string {
       title: f.label,
       ys: series.map((s) =>
         order.map((o) => {
-          const c = doc.cells.find((cell) => cell.values[first] === o.v && s.match(cell));
+          const c = byPoint.get(`${s.key}\u0000${o.v}`);
           if (c === undefined) return null;
           const y = figureAt(c.summary, f.path);
           return f.kind === 'percent' ? y * 100 : y;

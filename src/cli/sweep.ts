@@ -23,7 +23,7 @@ import { preflightPlugins } from './plugins.js';
 import { pluginPolicy } from './plugin-policy.js';
 import type { WarmWorkers } from './jobs.js';
 import { runSimTasks } from './parallel.js';
-import { jobHash, partFileName, writePart, type SweepPart } from './parts.js';
+import { sweepPartHash, writePartOrSay, type SweepPart } from './parts.js';
 import { progressBars, type ProgressSink } from './progress.js';
 import { checkResultsDir, resultsRoot, safeName } from './results.js';
 import type { SimTask } from './sim-task.js';
@@ -196,18 +196,15 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     const part: SweepPart = {
       zonesim: 'sweep-part',
       shard,
-      hash: jobHash({ kind: 'sweep', scenarioText: rawText, grid: header.grid, strategies: names.map((n) => [n, strategies[n]]), seeds, version: VERSION }),
+      hash: sweepPartHash(rawText, header),
       scenarioFile: basename(path),
       scenarioText: rawText,
       header,
       cellCount: cells.length,
       cells: done,
     };
-    const json = JSON.stringify(part, null, 2) + '\n';
-    const file = writePart(resolve(resultsRoot(io.cwd, opts.out), safeName(base.name)), partFileName('sweep', shard), json);
-    if (opts.json) io.stdout(json);
-    else io.stdout(`sweep shard ${shard.k}/${shard.n}: ${picked.length} of ${cells.length} cells\npart: ${file}\n`);
-    return 0;
+    const dir = resolve(resultsRoot(io.cwd, opts.out), safeName(base.name));
+    return writePartOrSay(io, dir, shard, part, opts.json, `sweep shard ${shard.k}/${shard.n}: ${picked.length} of ${cells.length} cells`);
   }
   const dir = await writeSweep(sweepDoc(header, done, objective), scenarioFile, { out: opts.out, json: opts.json, report: opts.report, objective }, io);
   return dir === undefined ? 1 : 0;

@@ -151,7 +151,8 @@ function meanOf(values: unknown[], key: string, parentKey: string): unknown {
     return MS_KEYS.has(key) || LATENCY_PARENTS.has(parentKey) ? roundMs(mean) : roundRatio(mean);
   }
   if (Array.isArray(sample)) {
-    const length = Math.max(...present.map((v) => (v as unknown[]).length));
+    // A loop, not Math.max(...): there may be more seeds than a call takes arguments.
+    const length = present.reduce<number>((m, v) => Math.max(m, (v as unknown[]).length), 0);
     const out: unknown[] = [];
     for (let i = 0; i < length; i++) {
       out.push(meanOf(values.map((v) => (Array.isArray(v) ? v[i] : undefined)), key, parentKey));

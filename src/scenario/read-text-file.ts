@@ -11,10 +11,11 @@ import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
- * Result files zonesim wrote itself and reads back (`summary.json`, `compare.json`, sweep part
- * files): larger than scenarios, still far below what a string and its JSON.parse can hold.
+ * Result files zonesim wrote itself and reads back (`summary.json`, `compare.json`, `sweep.json`,
+ * part files): 4 GB, beyond the longest string (about 512 MB), so the commands that read them
+ * back parse them in pieces. zonesim writes them in pieces too and says so when one is larger.
  */
-export const MAX_RESULT_FILE_BYTES = 256 * 1024 * 1024;
+export const MAX_RESULT_FILE_BYTES = 4 * 1024 * 1024 * 1024 - 2;
 
 /** Why a file cannot be read as text; `message` is the reason, without the path. */
 export class TextFileError extends Error {
@@ -37,6 +38,14 @@ const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 
 
 /** The UTF-8 text of the regular file at `path`, at most `maxBytes` long; throws TextFileError otherwise. */
 export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
+  return readTextBytes(path, maxBytes).toString('utf8');
+}
+
+/**
+ * The bytes of the regular text file at `path`, at most `maxBytes` (for files too large for one
+ * string); throws TextFileError for anything else, as `readTextFile` does.
+ */
+export function readTextBytes(path: string, maxBytes = MAX_TEXT_FILE_BYTES): Buffer {
   let st: Stats;
   try {
     st = statSync(path);
@@ -54,18 +63,25 @@ export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): stri
     throw new TextFileError(code === 'EACCES' ? 'permission denied' : (e as Error).message);
   }
   // The size can change between stat and read (a file being written, /proc files report 0): read
-  // until the end, but never more than maxBytes + 1 bytes.
+  // until the end, but never more than maxBytes + 1 bytes. The first buffer takes the size stat
+  // gave (and one byte more, to see the end), so a large file is not copied again.
   const chunks: Buffer[] = [];
   let total = 0;
   try {
     for (;;) {
-      const want = Math.min(64 * 1024, maxBytes + 1 - total);
+      const want = Math.min(chunks.length === 0 ? st.size + 1 : 64 * 1024, maxBytes + 1 - total);
       if (want <= 0) break;
       const buf = Buffer.allocUnsafe(want);
-      const n = readSync(fd, buf, 0, want, null);
-      if (n === 0) break;
-      chunks.push(n === want ? buf : buf.subarray(0, n));
-      total += n;
+      let got = 0;
+      while (got < want) {
+        // One read() takes at most about 2 GB.
+        const n = readSync(fd, buf, got, Math.min(want - got, 1 << 30), null);
+        if (n === 0) break;
+        got += n;
+      }
+      if (got > 0) chunks.push(got === want ? buf : buf.subarray(0, got));
+      total += got;
+      if (got < want) break;
     }
   } catch (e) {
     throw new TextFileError((e as Error).message);
@@ -73,8 +89,8 @@ export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): stri
     closeSync(fd);
   }
   if (total > maxBytes) throw new TextFileError(`the file is larger than ${mb(maxBytes)}; at most ${mb(maxBytes)} is read`);
-  const bytes = Buffer.concat(chunks, total);
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   const nul = bytes.indexOf(0);
   if (nul >= 0) throw new TextFileError(`not a text file (a NUL byte at offset ${nul})`);
-  return bytes.toString('utf8');
+  return bytes;
 }

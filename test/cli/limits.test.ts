@@ -95,7 +95,7 @@ describe('files zonesim reads back (grid files, sweep parts, results) are bounde
     execFileSync('mkfifo', [fifo]);
     const r = zonesim(['merge', fifo]);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`zonesim: ${fifo}: a FIFO (named pipe), not a file; expected a text file\n`);
+    expect(r.err).toBe(`${fifo}: cannot read the file (a FIFO (named pipe), not a file; expected a text file)\n`);
   });
 
   it('report on a results folder whose summary.json is a FIFO exits 2 without waiting for a writer', () => {

@@ -14,10 +14,15 @@ import { useTempDirs } from '../helpers/tmp.js';
 /** Runs before each renameSync of a `.tmp-` folder (set by a test). */
 const hooks: {
   beforeRename?: (from: string, to: string) => void;
-  /** Runs before each writeFileSync and mkdirSync (set by a test). */
+  /** Runs before each writeFileSync, each file created by openSync(path, 'wx'), and each mkdirSync (set by a test). */
   beforeWrite?: (path: string) => void;
   beforeMkdir?: (path: string) => void;
+  /** Runs before each writeSync, with the path its file was opened with. */
+  onWrite?: (path: string) => void;
 } = {};
+
+/** The path each open file descriptor was opened with. */
+const paths = new Map<number, string>();
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
@@ -29,11 +34,22 @@ vi.mock('node:fs', async (importOriginal) => {
     hooks.beforeWrite?.(String(path));
     return (actual.writeFileSync as (...a: unknown[]) => void)(path, ...rest);
   }) as typeof actual.writeFileSync;
+  // Files zonesim writes are created with openSync(path, 'wx'), then written with writeSync.
+  const openSync = ((path: string, ...rest: unknown[]) => {
+    if (rest[0] === 'wx') hooks.beforeWrite?.(String(path));
+    const fd = (actual.openSync as (...a: unknown[]) => number)(path, ...rest);
+    paths.set(fd, String(path));
+    return fd;
+  }) as typeof actual.openSync;
+  const writeSync = ((fd: number, ...rest: unknown[]) => {
+    hooks.onWrite?.(paths.get(fd) ?? '');
+    return (actual.writeSync as (...a: unknown[]) => number)(fd, ...rest);
+  }) as typeof actual.writeSync;
   const mkdirSync = ((path: string, ...rest: unknown[]) => {
     hooks.beforeMkdir?.(String(path));
     return (actual.mkdirSync as (...a: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.mkdirSync;
-  const fs = { ...actual, renameSync, writeFileSync, mkdirSync };
+  const fs = { ...actual, renameSync, writeFileSync, openSync, writeSync, mkdirSync };
   return { ...fs, default: fs };
 });
 
@@ -45,6 +61,7 @@ beforeEach(() => {
   hooks.beforeRename = undefined;
   hooks.beforeWrite = undefined;
   hooks.beforeMkdir = undefined;
+  hooks.onWrite = undefined;
 });
 
 describe('two runs writing under one --out at once', () => {
@@ -75,7 +92,7 @@ describe('another zonesim checking the same --out while one writes', () => {
     const dir = join(tempDir('zs-race-'), 'timeout-sweep');
     let writes = 0;
     hooks.beforeWrite = (path) => {
-      if (path.includes('.sweep.part-') && writes++ === 0) rmdirSync(dir);
+      if (path.includes('.tmp-sweep.part-') && writes++ === 0) rmdirSync(dir);
     };
     expect(readFileSync(writePart(dir, 'sweep.part-3-of-3.json', '{"k": 3}'), 'utf8')).toBe('{"k": 3}');
     expect(writes).toBe(2);
@@ -163,4 +180,45 @@ describe('writing fails after a finished run', () => {
       expect(readdirSync(resolve(out, 'dual-zone-baseline'))).toEqual([]);
     });
   }
+});
+
+describe('the disk fills up while a part file or a report is written', () => {
+  const full = () => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  };
+
+  it('sweep --shard: one line, exit 1, the JSON still printed, no partial or temporary file left', async () => {
+    const out = tempDir('zs-full-');
+    hooks.onWrite = (path) => {
+      if (path.includes('.tmp-sweep.part-')) full();
+    };
+    const o: string[] = [];
+    const e: string[] = [];
+    const io = { stdout: (s: string) => o.push(s), stderr: (s: string) => e.push(s), cwd: root };
+    const args = ['sweep', 'scenarios/timeout-sweep.yaml', '--grid', 'consumers[0].consumerDefaults.retries=0,1', ...SHORT, '--shard', '1/2', '--json', '--out', out];
+    const code = await main(args, io);
+    expect(code).toBe(1);
+    expect(JSON.parse(o.join('')).zonesim).toBe('sweep-part');
+    const part = join(out, 'timeout-sweep', 'sweep.part-1-of-2.json');
+    expect(e.join('')).toBe(`zonesim: could not write the part file ${part} (ENOSPC: no space left on device): nothing was written\n`);
+    expect(readdirSync(join(out, 'timeout-sweep'))).toEqual([]);
+  });
+
+  it('report: one line, exit 1, the report there before kept, no temporary file left', async () => {
+    const out = tempDir('zs-full-');
+    const io = { stdout: () => undefined, stderr: () => undefined, cwd: root };
+    expect(await main(['run', 'scenarios/dual-zone-baseline.yaml', '--out', out, '--report', ...SHORT], io)).toBe(0);
+    const dir = join(out, 'dual-zone-baseline', readdirSync(join(out, 'dual-zone-baseline'))[0]!);
+    const before = readFileSync(join(dir, 'report.html'), 'utf8');
+    const files = readdirSync(dir).sort();
+    hooks.onWrite = (path) => {
+      if (path.includes('.tmp-report.html-')) full();
+    };
+    const e: string[] = [];
+    const code = await main(['report', dir], { ...io, stderr: (s: string) => e.push(s) });
+    expect(code).toBe(1);
+    expect(e.join('')).toBe(`zonesim: could not write ${join(dir, 'report.html')} (ENOSPC: no space left on device): nothing was written\n`);
+    expect(readdirSync(dir).sort()).toEqual(files);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toBe(before);
+  });
 });

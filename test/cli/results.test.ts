@@ -1,42 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { checkResultsDir, newRunId, resultsRoot, safeName, writeResults, writeResultsOrSay } from '../../src/cli/results.js';
 import { UsageError } from '../../src/cli/io.js';
+import { STALE_TEMP_MS } from '../../src/cli/safe-write.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
 const tempDir = useTempDirs();
 
-/** Whether a process with this pid exists now (signal 0 probes without signalling). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * A pid that no process has right now, on any OS: the pid of a child that has already exited,
- * or, should the OS have handed it out again meanwhile, the next free one above it.
- */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  let pid = child.pid!;
-  while (alive(pid)) pid++;
-  return pid;
-}
-
-/** A results parent holding the hidden temporary folder of a run by `pid`, with a partial file. */
-function leftBehind(root: string, pid: number): string {
-  const dir = join(root, 's', `.tmp-r0-${pid}`);
+/** A results parent holding a hidden temporary folder as a writer leaves it, with a partial file, last changed `ageMs` ago. */
+function leftBehind(root: string, name: string, ageMs: number): string {
+  const dir = join(root, 's', name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'summary.json'), '{');
+  const when = new Date(Date.now() - ageMs);
+  utimesSync(join(dir, 'summary.json'), when, when);
+  utimesSync(dir, when, when);
   return dir;
 }
+
+const HOUR = 60 * 60 * 1000;
 
 describe('results folders', () => {
   it('writes every file into <root>/<scenario>/<run-id>/ and nothing else', () => {
@@ -56,22 +39,28 @@ describe('results folders', () => {
     expect(readFileSync(join(root, 's', 'r1', 'a.txt'), 'utf8')).toBe('1');
   });
 
-  it('removes the temporary folder a killed run left behind', () => {
+  it('removes the temporary folder a killed run left behind, once nothing changed in it for an hour', () => {
     const root = tempDir('zs-res-');
-    const pid = deadPid();
-    expect(alive(pid)).toBe(false);
-    const abandoned = leftBehind(root, pid);
+    const abandoned = leftBehind(root, '.tmp-r0-0123456789abcdef', STALE_TEMP_MS + HOUR);
     writeResults(root, 's', 'r1', { 'a.txt': '1' });
     expect(existsSync(abandoned)).toBe(false);
   });
 
-  it('keeps the temporary folder of a run whose process is still alive', () => {
+  // The previous rule (remove when no process has the pid in its name) removed live runs started in
+  // another PID namespace or on another host sharing the folder (audit 3, CC-pidns).
+  it('keeps a recent temporary folder whatever process wrote it, even one with the pid of no process here', () => {
     const root = tempDir('zs-res-');
-    // The parent of this test process (vitest's runner) is alive while the test runs.
-    expect(alive(process.ppid)).toBe(true);
-    const writing = leftBehind(root, process.ppid);
+    const writing = leftBehind(root, `.tmp-r0-${2 ** 22 + 1}`, 60_000);
     writeResults(root, 's', 'r1', { 'a.txt': '1' });
     expect(readFileSync(join(writing, 'summary.json'), 'utf8')).toBe('{');
+  });
+
+  it('keeps an old temporary folder while a file in it is still being written', () => {
+    const root = tempDir('zs-res-');
+    const writing = leftBehind(root, '.tmp-r0-aaaa', STALE_TEMP_MS + HOUR);
+    writeFileSync(join(writing, 'sweep.json'), '{"cells": [');
+    writeResults(root, 's', 'r1', { 'a.txt': '1' });
+    expect(readdirSync(writing).sort()).toEqual(['summary.json', 'sweep.json']);
   });
 
   it('names runs by UTC time and seed', () => {
