@@ -20,6 +20,7 @@ import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { DubboInvoker } from '../dubbo/protocol/dubbo-invoker.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import { overloadedPools } from '../scenario/pool-load.js';
+import { measuredDistributionNotes } from '../scenario/measured-fit.js';
 import type { RouteTraceEntry } from '../dubbo/router/router.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
 import type { URL } from '../dubbo/url.js';
@@ -71,7 +72,7 @@ export interface CheckProblem {
  * service key for `scope: service`, `rule` where it is written).
  */
 export interface CheckWarning {
-  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group' | 'pool-overload' | 'rule-key-unmatched';
+  kind: 'loadbalance-without-actives' | 'timeout-below-p99' | 'group-version-mismatch' | 'no-provider-group' | 'pool-overload' | 'rule-key-unmatched' | 'measured-distribution';
   consumer: string;
   zone: string;
   service: string;
@@ -440,6 +441,7 @@ function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyMap<stri
     }
   }
   warnings.push(...poolWarnings(scenario));
+  warnings.push(...measuredDistributionNotes(scenario));
   for (const w of ruleKeyWarnings(scenario)) {
     warnings.push({ kind: 'rule-key-unmatched', consumer: '', zone: '', service: w.scope === 'service' ? w.key : '', rule: w.where, message: w.message });
   }

@@ -33,7 +33,7 @@
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import type { DistSpec } from '../engine/distributions.js';
-import { lognormalParams } from '../engine/distributions.js';
+import { lognormalParams, measuredMean } from '../engine/distributions.js';
 import type { ConsumerGroupSpec, FaultAction, ProviderGroupSpec, ReferenceSpec, RegistrySpec, Scenario } from './types.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 
@@ -195,22 +195,9 @@ export function distMeanMs(d: DistSpec): number {
       return total > 0 ? d.components.reduce((s, c) => s + (c.weight / total) * distMeanMs(c), 0) : 0;
     }
     case 'samples':
-      return d.values.length > 0 ? d.values.reduce((s, v) => s + v, 0) / d.values.length : 0;
-    case 'histogram': {
-      // Uniform within each bucket; what lies above the last bound sits at `max` or at that bound.
-      let m = 0;
-      let below = 0;
-      let lo = 0;
-      d.le.forEach((hi, i) => {
-        const c = d.counts[i]! - below;
-        m += c * ((lo + hi) / 2);
-        below = d.counts[i]!;
-        lo = hi;
-      });
-      const rest = d.total - below;
-      m += rest * (d.max !== undefined ? (lo + d.max) / 2 : lo);
-      return d.total > 0 ? m / d.total : 0;
-    }
+    case 'histogram':
+      // What the simulator draws: linear between order statistics, uniform within each bucket.
+      return measuredMean(d);
     default:
       // A distribution this model does not know (added later): assume a typical 20 ms.
       return 20;
