@@ -10,6 +10,8 @@
  *   split over `calls`; call graphs add one downstream request per execution of a calling method.
  *   `requests` counts one attempt per call (what a healthy run simulates; forking and broadcast
  *   always send several); `requestsWorstCase` lets every call use all its retries at every tier.
+ *   `refusedServiceAttempts` counts the attempts to services whose providers refuse connections in
+ *   a `crash`-mode fault (for the wall-time estimate, `wall-estimate.ts`).
  * - events: `eventsPerRequest` per request and per extra attempt, plus the registry's: client
  *   heartbeats / pings of every provider, and one delivery per list change and subscriber.
  * - instances: consumer instances, provider instances at start plus those faults start (scale-out,
@@ -132,6 +134,11 @@ export interface CostEstimate {
   requestsWorstCase: number;
   /** Attempts sent (one per request, except forking / broadcast). */
   attempts: number;
+  /**
+   * Attempts to services whose providers refuse connections in a `crash`-mode fault: the consumer
+   * instances that set those providers aside route lists of their own; the wall-time estimate's input.
+   */
+  refusedServiceAttempts: number;
   /** Kernel events in all. */
   events: number;
   /** Registry: provider heartbeats / pings. */
@@ -437,11 +444,22 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     return f;
   };
 
+  // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
+  const refusing = new Set<string>();
+  for (const fault of scenario.faults) {
+    const a = fault.action;
+    if (a.kind !== 'zoneDown' && a.kind !== 'crash') continue;
+    if ((a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) !== 'crash') continue;
+    const service = a.kind === 'crash' ? a.service : undefined;
+    for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
+  }
+
   // Requests and attempts, tier by tier.
   let edgeRequests = 0;
   let downstreamRequests = 0;
   let worstCase = 0;
   let attempts = 0;
+  let refusedServiceAttempts = 0;
   let inFlight = 0;
   const cells = new Set<string>();
   let steps = 0;
@@ -451,6 +469,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     cells.add(`${zone}\u0000${service}.${method}`);
     const [expected, worst] = attemptsOf(ref, defaults, method, providerCount(service));
     attempts += requests * expected;
+    if (refusing.has(service)) refusedServiceAttempts += requests * expected;
     const spec = scenario.services[service]?.methods[method];
     const timeoutMs = attribute(ref, defaults, method, 'timeoutMs') ?? DEFAULT_TIMEOUT;
     const meanMs = spec === undefined ? 0 : distMeanMs(spec.serviceTime) * slowest(service, method);
@@ -524,15 +543,6 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
     if (downstream.size > 0) sides.push({ instances, services: downstream });
   }
-  // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
-  const refusing = new Set<string>();
-  for (const fault of scenario.faults) {
-    const a = fault.action;
-    if (a.kind !== 'zoneDown' && a.kind !== 'crash') continue;
-    if ((a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) !== 'crash') continue;
-    const service = a.kind === 'crash' ? a.service : undefined;
-    for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
-  }
   let setAsideReferences = 0;
   for (const side of sides) for (const s of side.services) if (refusing.has(s)) setAsideReferences += side.instances;
 
@@ -585,6 +595,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     requests,
     requestsWorstCase: worstCase,
     attempts,
+    refusedServiceAttempts,
     events,
     heartbeats,
     pushDeliveries,
