@@ -15,6 +15,7 @@ import type { URL } from '../dubbo/url.js';
 import { overloadedPools, referenceAttribute } from '../scenario/pool-load.js';
 import { rttDist } from '../scenario/recommend-latency.js';
 import type { ConsumerGroupSpec, Scenario } from '../scenario/types.js';
+import { measuredDistributionNotes } from '../scenario/measured-fit.js';
 import { ruleKeyWarnings } from './check-rule-keys.js';
 import type { PhaseSpan } from './check.js';
 import { registryZoneWarnings } from './check-registry-zone.js';
@@ -29,7 +30,8 @@ export interface CheckWarning {
     | 'pool-overload'
     | 'rule-key-unmatched'
     | 'registry-zone-down'
-    | 'registry-zone-cut';
+    | 'registry-zone-cut'
+    | 'measured-distribution';
   /** Empty for rule-key-unmatched and registry-zone-*. */
   consumer: string;
   /** registry-zone-*: the registry's zone; empty for rule-key-unmatched. */
@@ -135,6 +137,8 @@ export function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyM
   }
   warnings.push(...poolWarnings(scenario));
   if (options.ruleKeys !== false) {
+    // Service times are the scenario's own (a strategy does not change them): listed once.
+    warnings.push(...measuredDistributionNotes(scenario));
     for (const w of ruleKeyWarnings(scenario)) {
       warnings.push({ kind: 'rule-key-unmatched', consumer: '', zone: '', service: w.scope === 'service' ? w.key : '', rule: w.where, message: w.message });
     }

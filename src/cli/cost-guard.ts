@@ -10,6 +10,7 @@ import { getHeapStatistics } from 'node:v8';
 import { clipText } from '../scenario/clip-text.js';
 import { COST_MODEL, costProblems, estimateCost, MAX_BUCKETS, type CostEstimate, type CostLimits } from '../scenario/estimate.js';
 import type { Scenario } from '../scenario/types.js';
+import { commandWallSeconds, simulationSeconds, type WallEstimate } from '../scenario/wall-estimate.js';
 import { UsageError, type Io } from './io.js';
 import { simulationThreads } from './jobs.js';
 import { pluginNames } from './plugins.js';
@@ -69,6 +70,15 @@ const n = (x: number): string =>
   x === null || x === undefined || !Number.isFinite(x) ? 'infinitely many' : x >= 1e15 ? x.toExponential(2) : Math.round(x).toLocaleString('en-US');
 const mb = (x: number): string => (Number.isFinite(x) ? `${n(x)} MB` : 'unbounded');
 const ms = (x: number): string => (!Number.isFinite(x) ? 'forever' : x >= 1000 ? `${n(x / 1000)} s` : `${x} ms`);
+/** A wall time: tenths below 10 s, then seconds, minutes, hours. */
+export function wallText(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'forever';
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${n(seconds / 3600)} h`;
+}
+const wallRange = (w: WallEstimate): string => `~${wallText(w.seconds)} (likely ${wallText(w.low)} to ${wallText(w.high)})`;
 
 /** How a command runs fewer simulations, as the end of a refusal (empty when it has no such option). */
 function fewerSimulations(command: string): string {
@@ -92,6 +102,7 @@ export function formatEstimate(e: CostEstimate): string {
     `  instances      ${n(e.consumerInstances)} consumer (${n(e.references)} references), ${n(e.providersAtStart + e.providersAddedByFaults)} provider (${n(e.providersAtStart)} at start, ${n(e.providersAddedByFaults)} started by faults)`,
     `  in flight      ~${n(e.inFlight)} requests`,
     `  peak memory    ~${mb(m.total)} (${parts.join(', ')})`,
+    `  time           ~${wallText(simulationSeconds(e))} to simulate on one core`,
   ].join('\n');
 }
 
@@ -132,6 +143,7 @@ export function guardCost(
   const summariesMb = (Math.max(0, summaryBuckets) * COST_MODEL.bytesPerSummaryBucket) / (1024 * 1024);
   const allAtOnceMb = threadsMb + summariesMb;
   const ramMb = machine.totalMemMb * RAM_SHARE;
+  const wall = commandWallSeconds(estimates, threads);
 
   const problems: string[] = [];
   const perSim = estimates.map((e) => costProblems(e.estimate, limits));
@@ -157,6 +169,7 @@ export function guardCost(
     `${command} ${clipText(planned[0]?.scenario.name ?? '', 80)}: cost estimate of ${simulations} simulation${simulations === 1 ? '' : 's'}${threads > 1 ? `, ${threads} at once` : ''}`,
     ...estimates.flatMap((e) => [head(e), formatEstimate(e.estimate)]),
     `all at once   ~${mb(allAtOnceMb)}`,
+    `wall time     ${wallRange(wall)}${threads > 1 ? ` on ${threads} threads` : ''}, start included (calibrated on 2 cores; see docs/cli.md)`,
     limitsText,
   ].join('\n');
 
@@ -171,7 +184,15 @@ export function guardCost(
             problems,
             limits: { maxRequests, maxBuckets: MAX_BUCKETS, memoryMbPerSimulation: perSimulationMb, memoryMbAllAtOnce: Math.round(ramMb), threads },
             allAtOnceMb,
-            simulations: estimates.map((e, i) => ({ label: e.label, scenario: e.scenario.name, count: e.count, estimate: e.estimate, problems: perSim[i] })),
+            wallSeconds: wall,
+            simulations: estimates.map((e, i) => ({
+              label: e.label,
+              scenario: e.scenario.name,
+              count: e.count,
+              estimate: e.estimate,
+              simulationSeconds: simulationSeconds(e.estimate),
+              problems: perSim[i],
+            })),
           }),
           null,
           2,

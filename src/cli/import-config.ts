@@ -9,6 +9,9 @@
  */
 import { Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
+import { suggestionOfKind } from '../scenario/did-you-mean.js';
+import { extensionNames } from '../scenario/schema.js';
+import { ZK_SESSION_TIMEOUT_RANGE_MS, ZK_TICK_TIME_MS, zookeeperGrantedSessionMs } from '../world/registry-zookeeper.js';
 import { UsageError, type Io } from './io.js';
 
 /** One property: its dotted key (Spring's form: `a.b[0].c`), its text value and its line. */
@@ -37,6 +40,8 @@ export interface ImportedConfig {
   ignored: IgnoredProperty[];
   /** Notes on properties that were mapped with an assumption. */
   notes: string[];
+  /** Values that were changed on the way (a ZooKeeper session a server would clamp), also printed on stderr. */
+  warnings: string[];
 }
 
 // ---- reading ----
@@ -227,6 +232,9 @@ const emptyRef = (): Reference => ({ attrs: {}, parameters: {}, methods: {} });
 export function mapDubboConfig(props: Property[]): ImportedConfig {
   const ignored: IgnoredProperty[] = [];
   const notes: string[] = [];
+  const warnings: string[] = [];
+  /** Where each registry's `session` was read: `''` for `dubbo.registry`, else the `dubbo.registries` id. */
+  const sessions = new Map<string, Property>();
   const all = new Map(props.map((p) => [p.key, p.value]));
   let application: string | undefined;
   let registration: 'interface' | 'application' | undefined;
@@ -310,11 +318,11 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
         return /^(true|false)$/i.test(value.trim()) ? { key, value: value.trim().toLowerCase() === 'true' } : { reason: `expected true or false, found "${value}"` };
       case 'lb': {
         const v = value.trim();
-        return v in loadBalances ? { key, value: v } : { reason: `load balancer "${v}" is not one of zonesim's (${Object.keys(loadBalances).join(', ')})` };
+        return v in loadBalances ? { key, value: v } : { reason: `load balancer "${v}" is not one of zonesim's (${Object.keys(loadBalances).join(', ')})${suggestionOfKind(v, 'loadbalance', extensionNames())}` };
       }
       case 'cluster': {
         const v = value.trim();
-        return v in clusters ? { key, value: v } : { reason: `cluster "${v}" is not one of zonesim's (${Object.keys(clusters).join(', ')})` };
+        return v in clusters ? { key, value: v } : { reason: `cluster "${v}" is not one of zonesim's (${Object.keys(clusters).join(', ')})${suggestionOfKind(v, 'cluster', extensionNames())}` };
       }
       default:
         return { key, value: value.trim() };
@@ -397,7 +405,10 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
         else if (item === 'session') {
           const n = intOf(value, 0);
           if (n === undefined) ignore(p, `expected a number of ms, found "${value}"`);
-          else registry.sessionTimeout = n;
+          else {
+            registry.sessionTimeout = n;
+            sessions.set('', p);
+          }
         } else if (item === 'preferred' || item === 'weight') ignore(p, `${item} matters with several registries (dubbo.registries.<id>.${item})`);
         else ignore(p, 'not modelled by zonesim');
         break;
@@ -415,6 +426,13 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
           const n = intOf(value, 0);
           if (n === undefined) ignore(p, `expected a whole number, found "${value}"`);
           else r.weight = n;
+        } else if (it === 'session') {
+          const n = intOf(value, 0);
+          if (n === undefined) ignore(p, `expected a number of ms, found "${value}"`);
+          else {
+            r.sessionTimeout = n;
+            sessions.set(id, p);
+          }
         } else if (it === 'default') ignore(p, 'every registry is used in zonesim');
         else ignore(p, 'not modelled by zonesim');
         break;
@@ -509,6 +527,31 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     else registry.type = t.type;
   }
   if (registration !== undefined) registry.registration = registration;
+  /**
+   * A ZooKeeper session as the server grants it: a session outside what a default server grants is
+   * clamped (Dubbo asks 60 s by default and gets 40 s), so the scenario gets the granted value and a
+   * warning. Other registries have no session: the property is ignored.
+   */
+  const session = (attrs: Attrs, id: string): void => {
+    const p = sessions.get(id);
+    const asked = attrs.sessionTimeout;
+    if (p === undefined || typeof asked !== 'number') return;
+    if (attrs.type === 'nacos' || attrs.type === 'static') {
+      delete attrs.sessionTimeout;
+      ignore(p, `the session timeout is ZooKeeper's: a ${String(attrs.type)} registry has none`);
+      return;
+    }
+    const granted = zookeeperGrantedSessionMs(asked);
+    if (granted === asked) return;
+    attrs.sessionTimeout = granted;
+    const { min, max } = ZK_SESSION_TIMEOUT_RANGE_MS;
+    warnings.push(
+      `line ${p.line}: ${p.key}=${p.value}: a ZooKeeper server with the default tickTime (${ZK_TICK_TIME_MS} ms) grants session timeouts ` +
+        `from ${min} to ${max} ms and clamps ${asked} to ${granted}; written as ${id === '' ? 'registry' : `registries.${id}`}.sessionTimeout: ${granted} ` +
+        `(if your servers set minSessionTimeout / maxSessionTimeout or another tickTime, write what they grant)`,
+    );
+  };
+  session(registry, '');
   const outRegistries: Record<string, Attrs> = {};
   for (const [id, r] of Object.entries(registries)) {
     const { address, protocol, ...rest } = r;
@@ -519,6 +562,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       continue;
     }
     outRegistries[id] = { type: t.type, ...rest };
+    session(outRegistries[id]!, id);
   }
 
   // References named by id: key them by their interface.
@@ -542,7 +586,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     if (e !== undefined) Object.assign(into, { ...e, params: { ...into.params, ...e.params }, methods: { ...into.methods, ...e.methods } });
   }
 
-  const out: ImportedConfig = { ignored, notes };
+  const out: ImportedConfig = { ignored, notes, warnings };
   if (Object.keys(registry).length > 0) out.registry = registry;
   if (Object.keys(outRegistries).length > 0) out.registries = outRegistries;
 
@@ -641,6 +685,7 @@ export function formatConfigYaml(result: ImportedConfig, source: string): string
   if (result.consumers) head.push('merge consumers[0] into your consumer group (it still needs zone, instances, rate and calls)');
   if (result.providers) head.push('merge providers[0] into your provider group (it still needs zone and count, and service/services if absent)');
   head.push('durations are in ms, as Dubbo writes them');
+  for (const w of result.warnings) head.push(`warning: ${w}`);
   for (const n of result.notes) head.push(`note: ${n}`);
   doc.commentBefore = head.map((l) => ` ${l}`).join('\n');
   if (result.ignored.length > 0) {
@@ -652,6 +697,7 @@ export function formatConfigYaml(result: ImportedConfig, source: string): string
 /** Runs `zonesim import config`; `text` is the file's content. Returns the exit code. */
 export function runImportConfig(opts: { file: string; json: boolean }, text: string, io: Io): number {
   const result = importConfig(text, opts.file);
+  for (const w of result.warnings) io.stderr(`zonesim: warning: ${opts.file}: ${w}\n`);
   io.stdout(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatConfigYaml(result, opts.file));
   return 0;
 }

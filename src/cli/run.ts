@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
+import { farMeasuredMeans } from '../scenario/measured-fit.js';
 import { MAX_SIMULATED_MS, parseDuration } from '../scenario/units.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
@@ -51,6 +52,8 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   preflightPlugins(scenario, path);
   const dryRun = guardCost('run', [{ label, scenario, count: opts.seeds }], opts, io);
   if (dryRun !== undefined) return dryRun;
+  // A measured distribution that draws a mean far from the data's changes every figure the run gives.
+  for (const far of farMeasuredMeans(scenario)) io.stderr(`zonesim: warning: ${far}\n`);
   // A bad --out is found now, not after a long simulation.
   const root = resultsRoot(io.cwd, opts.out);
   checkResultsDir(root, scenario.name);

@@ -13,6 +13,8 @@
 import { RandomStreams } from '../engine/random.js';
 import { Simulation } from '../engine/simulation.js';
 import { loadBalances } from '../dubbo/extensions.js';
+import { suggestionOfKind } from '../scenario/did-you-mean.js';
+import { extensionNames } from '../scenario/schema.js';
 import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
@@ -56,7 +58,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   const factory = opts.plugins?.[opts.loadbalance] ?? loadBalances[opts.loadbalance];
   if (factory === undefined) {
     throw new UsageError(
-      `unknown loadbalance "${opts.loadbalance}"; valid: ${Object.keys(loadBalances).join(', ')}`,
+      `unknown loadbalance "${opts.loadbalance}"; valid: ${Object.keys(loadBalances).join(', ')}${suggestionOfKind(opts.loadbalance, 'loadbalance', extensionNames())}`,
       'or give a plugin module path such as ./my-loadbalance.js',
     );
   }

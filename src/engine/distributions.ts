@@ -35,6 +35,8 @@ export type HistogramSpec = {
   total: number;
   max?: number;
   source?: DataSource;
+  /** The data's own mean (ms), where the file gives it (Prometheus `_sum / _count`); sampling ignores it. */
+  dataMeanMs?: number;
 };
 
 /** A parsed distribution. */
@@ -243,6 +245,34 @@ export function measuredCdf(spec: SamplesSpec | HistogramSpec): (x: number) => n
     if (spec.max === undefined || x >= spec.max) return 1;
     return (below + ((total - below) * (x - from)) / (spec.max - from)) / total;
   };
+}
+
+/**
+ * The mean of what a measured distribution draws: for samples, linear between order statistics
+ * (each gap between neighbours weighs the same, so the smallest and largest value count half);
+ * for a histogram, each bucket's mid-point, and the +Inf bucket's share at the last bound (or
+ * half-way to `max`).
+ */
+export function measuredMean(spec: SamplesSpec | HistogramSpec): number {
+  if (spec.dist === 'samples') {
+    const xs = spec.values;
+    const last = xs.length - 1;
+    if (last <= 0) return xs[0] ?? 0;
+    let sum = 0;
+    for (let i = 0; i < last; i++) sum += (xs[i]! + xs[i + 1]!) / 2;
+    return sum / last;
+  }
+  const { le, counts, total } = spec;
+  let sum = 0;
+  let below = 0;
+  let from = 0;
+  le.forEach((to, i) => {
+    sum += (counts[i]! - below) * ((from + to) / 2);
+    below = counts[i]!;
+    from = to;
+  });
+  sum += (total - below) * (spec.max !== undefined ? (from + spec.max) / 2 : from);
+  return total > 0 ? sum / total : 0;
 }
 
 /** A short label of a measured distribution for messages and reports (`samples rt.csv:rt_ms (10000 values)`). */

@@ -216,25 +216,43 @@ function parseSampleLine(line: string): { name: string; labels: Record<string, s
   return { name: family.name, labels: sample.labels ?? {}, value: sample.value };
 }
 
+/** A Prometheus histogram series: its buckets (le in ms) and, when the file has them, its `_sum` (ms) and `_count`. */
+export interface PrometheusSeries {
+  buckets: Array<{ le: number; count: number; line: number }>;
+  sumMs?: number;
+  count?: number;
+}
+
 /**
- * The buckets (le in ms) of the one `<metric>_bucket` series whose labels include `labels`.
+ * The buckets (le in ms) of the one `<metric>_bucket` series whose labels include `labels`, with
+ * the `_sum` and `_count` of the same labels when the file has them.
  * Errors name the line of a bad sample; a missing or ambiguous series names the scenario field.
  */
 export function parsePrometheusHistogram(
   text: string,
   opts: { metric: string; labels?: Record<string, string>; unit?: 'ms' | 's' | 'us' },
-): Found<Array<{ le: number; count: number; line: number }>> {
+): Found<PrometheusSeries> {
   const metric = opts.metric.replace(/_bucket$/, '');
   const bucketName = `${metric}_bucket`;
   // Other histograms in the file, by the line each first appears on (their names are the file's, not shown).
   const histograms = new Map<string, number>();
   const samples: BucketSample[] = [];
+  /** `_sum` and `_count` values by series labels (a malformed one is left out: they only inform). */
+  const totals = { sum: new Map<string, number>(), count: new Map<string, number>() };
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.trim();
     if (t === '' || t.startsWith('#')) continue;
     const name = /^[^\s{]+/.exec(t)?.[0] ?? '';
     if (name.endsWith('_bucket') && !histograms.has(name)) histograms.set(name, i + 1);
+    if (name === `${metric}_sum` || name === `${metric}_count`) {
+      try {
+        const s = parseSampleLine(t);
+        if (NUMBER_RE.test(s.value)) totals[name.endsWith('_sum') ? 'sum' : 'count'].set(labelText(s.labels), Number(s.value));
+      } catch {
+        // Not a sample line: the buckets alone make the distribution.
+      }
+    }
     if (name !== bucketName) continue;
     let s: ReturnType<typeof parseSampleLine>;
     try {
@@ -285,7 +303,8 @@ export function parsePrometheusHistogram(
   }
   const factor = DATA_UNIT_MS[unit];
   const buckets: Array<{ le: number; count: number; line: number }> = [];
-  for (const s of [...series.values()][0]!) {
+  const [key, chosen] = [...series.entries()][0]!;
+  for (const s of chosen) {
     const le = /^\+?inf$/i.test(s.le) ? Infinity : NUMBER_RE.test(s.le) ? Number(s.le) * factor : undefined;
     if (le === undefined) return { ok: false, at: { line: s.line, col: 1 }, message: `expected le to be a number >= 0 or +Inf, found ${shapeOf(s.le)}` };
     // A bound too large to represent is not +Inf: only the literal +Inf is.
@@ -299,7 +318,9 @@ export function parsePrometheusHistogram(
   }
   const problems = bucketProblems(buckets.map((b) => ({ le: b.le, count: b.count, at: b.line })));
   if (problems.length > 0) return { ok: false, at: { line: problems[0]!.at, col: 1 }, message: problems[0]!.message };
-  return { ok: true, value: buckets };
+  const sum = totals.sum.get(key);
+  const count = totals.count.get(key);
+  return { ok: true, value: { buckets, ...(sum === undefined ? {} : { sumMs: sum * factor }), ...(count === undefined ? {} : { count }) } };
 }
 
 // ---- loading the data of a parsed scenario ----
@@ -351,13 +372,14 @@ export function loadDataFiles(parsed: unknown, raw: unknown, scenarioFile: strin
     }
     const found = parsePrometheusHistogram(t.text, { metric: source.metric!, labels: source.labels, unit: source.unit });
     if (!found.ok) return void fail(found);
-    const lastFinite = found.value.filter((b) => b.le !== Infinity).reduce((m, b) => Math.max(m, b.le), 0);
+    const { buckets, sumMs, count } = found.value;
+    const lastFinite = buckets.filter((b) => b.le !== Infinity).reduce((m, b) => Math.max(m, b.le), 0);
     if (spec.max !== undefined && spec.max < lastFinite) {
       issues.push({ path, key: 'max', file: shown, message: `max (${formatDuration(spec.max)}) must be at least the last finite bound of the series (${formatDuration(lastFinite)})` });
       return;
     }
-    const h = histogramOf(found.value, spec.max, absSource);
-    Object.assign(spec, { le: h.le, counts: h.counts, total: h.total, source: absSource });
+    const h = histogramOf(buckets, spec.max, absSource);
+    Object.assign(spec, { le: h.le, counts: h.counts, total: h.total, source: absSource, ...(sumMs !== undefined && count !== undefined && count > 0 ? { dataMeanMs: sumMs / count } : {}) });
   };
 
   const walk = (node: unknown, rawNode: unknown, path: FieldPath): void => {

@@ -1,6 +1,7 @@
 /**
  * "Did you mean" suggestions for scenario errors: the closest known name by edit distance
- * (Levenshtein with adjacent transpositions), when it is close enough to be a plausible typo.
+ * (Levenshtein with adjacent transpositions), when it is close enough to be a plausible typo,
+ * and, where names come in kinds (load balancers, clusters), the name's own kind ranked first.
  * Owns nothing else.
  */
 
@@ -55,4 +56,30 @@ export function didYouMean(name: string, known: Iterable<string>): string | unde
 export function suggestion(name: string, known: Iterable<string>): string {
   const s = didYouMean(name, known);
   return s === undefined ? '' : `; did you mean "${s}"?`;
+}
+
+/**
+ * `; did you mean "x"?` among names of several kinds, `kind`'s own names first: a name of another
+ * kind is suggested only when none of `kind` is close (`cluster: random` suggests the load
+ * balancer, saying where it goes), or noted beside the suggestion when it is the very name in
+ * another case (`cluster: zoneaware`: the cluster `zone-aware`, and the load balancer `zoneAware`).
+ */
+export function suggestionOfKind(name: string, kind: string, kinds: Readonly<Record<string, Iterable<string>>>): string {
+  const lower = name.toLowerCase();
+  const own = didYouMean(name, kinds[kind] ?? []);
+  const others = Object.entries(kinds).filter(([k]) => k !== kind);
+  const elsewhere = (s: string, k: string, not = '') => `"${s}" is a ${k} name${not}: write ${k}: ${s}`;
+  if (own !== undefined) {
+    if (own.toLowerCase() === lower) return `; did you mean "${own}"?`;
+    for (const [k, names] of others) {
+      const same = [...names].find((n) => n.toLowerCase() === lower);
+      if (same !== undefined) return `; did you mean "${own}"? (${elsewhere(same, k)})`;
+    }
+    return `; did you mean "${own}"?`;
+  }
+  for (const [k, names] of others) {
+    const s = didYouMean(name, names);
+    if (s !== undefined) return `; ${elsewhere(s, k, `, not a ${kind} name`)}`;
+  }
+  return '';
 }

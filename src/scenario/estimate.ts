@@ -10,6 +10,8 @@
  *   split over `calls`; call graphs add one downstream request per execution of a calling method.
  *   `requests` counts one attempt per call (what a healthy run simulates; forking and broadcast
  *   always send several); `requestsWorstCase` lets every call use all its retries at every tier.
+ *   `refusedServiceAttempts` counts the attempts to services whose providers refuse connections in
+ *   a `crash`-mode fault (for the wall-time estimate, `wall-estimate.ts`).
  * - events: `eventsPerRequest` per request and per extra attempt, plus the registry's: client
  *   heartbeats / pings of every provider, and one delivery per list change and subscriber.
  * - instances: consumer instances, provider instances at start plus those faults start (scale-out,
@@ -33,7 +35,7 @@
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import type { DistSpec } from '../engine/distributions.js';
-import { lognormalParams } from '../engine/distributions.js';
+import { lognormalParams, measuredMean } from '../engine/distributions.js';
 import type { ConsumerGroupSpec, FaultAction, ProviderGroupSpec, ReferenceSpec, RegistrySpec, Scenario } from './types.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 
@@ -132,6 +134,11 @@ export interface CostEstimate {
   requestsWorstCase: number;
   /** Attempts sent (one per request, except forking / broadcast). */
   attempts: number;
+  /**
+   * Attempts to services whose providers refuse connections in a `crash`-mode fault: the consumer
+   * instances that set those providers aside route lists of their own; the wall-time estimate's input.
+   */
+  refusedServiceAttempts: number;
   /** Kernel events in all. */
   events: number;
   /** Registry: provider heartbeats / pings. */
@@ -195,22 +202,9 @@ export function distMeanMs(d: DistSpec): number {
       return total > 0 ? d.components.reduce((s, c) => s + (c.weight / total) * distMeanMs(c), 0) : 0;
     }
     case 'samples':
-      return d.values.length > 0 ? d.values.reduce((s, v) => s + v, 0) / d.values.length : 0;
-    case 'histogram': {
-      // Uniform within each bucket; what lies above the last bound sits at `max` or at that bound.
-      let m = 0;
-      let below = 0;
-      let lo = 0;
-      d.le.forEach((hi, i) => {
-        const c = d.counts[i]! - below;
-        m += c * ((lo + hi) / 2);
-        below = d.counts[i]!;
-        lo = hi;
-      });
-      const rest = d.total - below;
-      m += rest * (d.max !== undefined ? (lo + d.max) / 2 : lo);
-      return d.total > 0 ? m / d.total : 0;
-    }
+    case 'histogram':
+      // What the simulator draws: linear between order statistics, uniform within each bucket.
+      return measuredMean(d);
     default:
       // A distribution this model does not know (added later): assume a typical 20 ms.
       return 20;
@@ -450,11 +444,22 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     return f;
   };
 
+  // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
+  const refusing = new Set<string>();
+  for (const fault of scenario.faults) {
+    const a = fault.action;
+    if (a.kind !== 'zoneDown' && a.kind !== 'crash') continue;
+    if ((a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) !== 'crash') continue;
+    const service = a.kind === 'crash' ? a.service : undefined;
+    for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
+  }
+
   // Requests and attempts, tier by tier.
   let edgeRequests = 0;
   let downstreamRequests = 0;
   let worstCase = 0;
   let attempts = 0;
+  let refusedServiceAttempts = 0;
   let inFlight = 0;
   const cells = new Set<string>();
   let steps = 0;
@@ -464,6 +469,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     cells.add(`${zone}\u0000${service}.${method}`);
     const [expected, worst] = attemptsOf(ref, defaults, method, providerCount(service));
     attempts += requests * expected;
+    if (refusing.has(service)) refusedServiceAttempts += requests * expected;
     const spec = scenario.services[service]?.methods[method];
     const timeoutMs = attribute(ref, defaults, method, 'timeoutMs') ?? DEFAULT_TIMEOUT;
     const meanMs = spec === undefined ? 0 : distMeanMs(spec.serviceTime) * slowest(service, method);
@@ -537,15 +543,6 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
     if (downstream.size > 0) sides.push({ instances, services: downstream });
   }
-  // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
-  const refusing = new Set<string>();
-  for (const fault of scenario.faults) {
-    const a = fault.action;
-    if (a.kind !== 'zoneDown' && a.kind !== 'crash') continue;
-    if ((a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) !== 'crash') continue;
-    const service = a.kind === 'crash' ? a.service : undefined;
-    for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
-  }
   let setAsideReferences = 0;
   for (const side of sides) for (const s of side.services) if (refusing.has(s)) setAsideReferences += side.instances;
 
@@ -598,6 +595,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     requests,
     requestsWorstCase: worstCase,
     attempts,
+    refusedServiceAttempts,
     events,
     heartbeats,
     pushDeliveries,

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
-import { suggestion } from './did-you-mean.js';
+import { suggestionOfKind } from './did-you-mean.js';
 import { bucketSchema, distSchema, durationSchema, rateSchema, simulatedTimeSchema } from './units.js';
 
 /** A schema-level error that words only type mismatches, leaving other issues (unknown keys) to the parse-level map. */
@@ -40,15 +40,24 @@ export function isModulePath(name: string): boolean {
   return name.startsWith('./') || name.startsWith('../') || name.startsWith('/');
 }
 
+/** The extension tables whose names a reference attribute takes, by attribute. */
+const EXTENSIONS = { loadbalance: () => loadBalances, cluster: () => clusters } as const;
+
+/** The extension names of every kind (for suggestions that rank the attribute's own kind first). */
+export function extensionNames(): Record<keyof typeof EXTENSIONS, string[]> {
+  return { loadbalance: Object.keys(EXTENSIONS.loadbalance()), cluster: Object.keys(EXTENSIONS.cluster()) };
+}
+
 /** An extension name checked against its table at validation time (helpers fill the tables as they land). */
-function extensionName(kind: string, table: () => Record<string, unknown>) {
+function extensionName(kind: keyof typeof EXTENSIONS) {
   return str(`a ${kind} name`).superRefine((name, ctx) => {
     if (isModulePath(name)) return;
-    const names = Object.keys(table());
+    const kinds = extensionNames();
+    const names = kinds[kind];
     if (names.includes(name)) return;
     ctx.addIssue({
       code: 'custom',
-      message: `expected a ${kind} name (${names.join(', ')}) or a plugin module path such as ./my-${kind}.js, found "${name}"${suggestion(name, names)}`,
+      message: `expected a ${kind} name (${names.join(', ')}) or a plugin module path such as ./my-${kind}.js, found "${name}"${suggestionOfKind(name, kind, kinds)}`,
     });
   });
 }
@@ -70,8 +79,8 @@ function referenceAttrs(partial: boolean) {
   return {
     timeout: durationSchema.optional().describe(ATTRS_DESCRIPTION.timeout),
     retries: int(0).optional().describe(ATTRS_DESCRIPTION.retries),
-    loadbalance: extensionName('loadbalance', () => loadBalances).optional().describe(ATTRS_DESCRIPTION.loadbalance),
-    cluster: extensionName('cluster', () => clusters).optional().describe(ATTRS_DESCRIPTION.cluster),
+    loadbalance: extensionName('loadbalance').optional().describe(ATTRS_DESCRIPTION.loadbalance),
+    cluster: extensionName('cluster').optional().describe(ATTRS_DESCRIPTION.cluster),
     forks: z.int({ error: 'expected an integer' }).optional().describe(ATTRS_DESCRIPTION.forks),
     sticky: bool().optional().describe(ATTRS_DESCRIPTION.sticky),
     actives: int(0).optional().describe(ATTRS_DESCRIPTION.actives),

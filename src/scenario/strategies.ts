@@ -1,36 +1,40 @@
 /**
  * Strategies (SPEC 2.9): named overrides of the consumers' references, the routers and the
  * registry, applied to a copy of a scenario. When a scenario defines none, `compare` uses the
- * built-in set: Dubbo's defaults and the zone-aware strategies of SPEC 3.
+ * built-in set: Dubbo's defaults and the zone-aware strategies of SPEC 3, each one Dubbo's default
+ * routing plus one zone-aware mechanism, so that they differ from each other whatever the scenario's
+ * own routers and balancers are.
  */
-import type { ReferenceSpec, Scenario, StrategySpec } from './types.js';
+import type { ReferenceSpec, RouterSpec, Scenario, StrategySpec } from './types.js';
 
-/** The built-in strategies, in the order `compare` shows them. */
+/**
+ * What every built-in starts from: Dubbo's default routing. No router rules (the scenario's
+ * condition, tag, zone and plugin rules are configuration, not Dubbo's default; the tag and mock
+ * routers Dubbo always builds stay in the chain and pass everything without a rule), random load
+ * balancing and the failover cluster on every reference. Everything else is kept as written:
+ * timeouts, retries, `actives` and the other attributes and parameters, method-level settings,
+ * providers, registry and faults.
+ */
+function builtIn(description: string, reference: Partial<ReferenceSpec>, routers: RouterSpec[] = []): StrategySpec {
+  return { description, reference: { loadbalance: 'random', cluster: 'failover', ...reference }, routers };
+}
+
+/** The built-in strategies, in the order `compare` shows them (each description says what it sets; the rest is as written). */
 export const builtInStrategies: Record<string, StrategySpec> = {
-  'dubbo-default': {
-    description: 'Dubbo defaults: random load balancing, failover cluster, no zone awareness (timeouts and retries as written)',
-    reference: { loadbalance: 'random', cluster: 'failover' },
-  },
-  'zone-aware-lb': {
-    description: 'zoneAware load balancer: same-zone weight 100, cross-zone 1',
-    reference: { loadbalance: 'zoneAware' },
-  },
-  'zone-router-fallback': {
-    description: 'zone router on the consumer\'s zone, falling back to all providers when the zone has none',
-    addRouters: [{ type: 'zone', fallback: true, zoneFrom: 'local' }],
-  },
-  'zone-router-strict': {
-    description: 'zone router on the consumer\'s zone, no fallback (No provider when the zone is empty)',
-    addRouters: [{ type: 'zone', fallback: false, zoneFrom: 'local' }],
-  },
-  'zone-failover': {
-    description: 'zoneAwareFailover cluster: retries stay in the local zone while it has providers',
-    reference: { cluster: 'zoneAwareFailover' },
-  },
-  'envoy-zone-aware': {
-    description: 'Envoy-style zone-aware routing (min_cluster_size 6, panic threshold 50%)',
-    reference: { loadbalance: 'envoyZoneAware' },
-  },
+  'dubbo-default': builtIn('Dubbo defaults: no routers, random, failover (timeouts and retries as written)', {}),
+  'zone-aware-lb': builtIn('no routers, zoneAware load balancer (same zone weight 100, other zones 1), failover', { loadbalance: 'zoneAware' }),
+  'zone-router-fallback': builtIn(
+    "only a zone router on the consumer's zone, falling back to all providers when the zone has none; random, failover",
+    {},
+    [{ type: 'zone', fallback: true, zoneFrom: 'local' }],
+  ),
+  'zone-router-strict': builtIn(
+    "only a zone router on the consumer's zone, no fallback (No provider when the zone is empty); random, failover",
+    {},
+    [{ type: 'zone', fallback: false, zoneFrom: 'local' }],
+  ),
+  'zone-failover': builtIn('no routers, random, zoneAwareFailover cluster (retries stay in the local zone while it has providers)', { cluster: 'zoneAwareFailover' }),
+  'envoy-zone-aware': builtIn('no routers, Envoy-style zone-aware load balancer (min_cluster_size 6, panic threshold 50%), failover', { loadbalance: 'envoyZoneAware' }),
 };
 
 /** The strategies `compare` runs: the scenario's own, or the built-in set; `only` filters and orders them. */

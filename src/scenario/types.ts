@@ -231,7 +231,7 @@ export interface StrategySpec {
   referenceByService?: Record<string, Partial<ReferenceSpec>>;
   /** Replaces the scenario's routers when present. */
   routers?: RouterSpec[];
-  /** Appended to the scenario's routers (used by the built-in zone strategies). */
+  /** Appended to the scenario's routers (after `routers` when both are given). */
   addRouters?: RouterSpec[];
   /** Merged into the registry spec (e.g. `emptyProtection: true`). */
   registry?: Partial<RegistrySpec>;

@@ -20,6 +20,17 @@ import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './re
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
 export const ZK_TICK_TIME_MS = 2000;
+/**
+ * The session timeouts a ZooKeeper server grants with its defaults, `[2, 20]·tickTime`: a request
+ * outside is clamped (ZooKeeperServer.processConnectRequest, minSessionTimeout / maxSessionTimeout).
+ */
+export const ZK_SESSION_TIMEOUT_RANGE_MS = { min: 2 * ZK_TICK_TIME_MS, max: 20 * ZK_TICK_TIME_MS } as const;
+
+/** The session timeout a ZooKeeper server with the default tickTime grants a client that asks for `requestedMs`. */
+export function zookeeperGrantedSessionMs(requestedMs: number): number {
+  return Math.min(ZK_SESSION_TIMEOUT_RANGE_MS.max, Math.max(ZK_SESSION_TIMEOUT_RANGE_MS.min, requestedMs));
+}
+
 /** ClientCnxn: a ping is sent at the latest after this long without sending anything. */
 export const ZK_MAX_SEND_PING_INTERVAL_MS = 10_000;
 

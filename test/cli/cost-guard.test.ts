@@ -68,6 +68,24 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
     expect(doc.simulations[0].estimate.memoryMb.total).toBeGreaterThan(50);
   });
 
+  it('--dry-run prints a wall-time estimate, with its range, that grows with the scenario’s traffic', async () => {
+    const dry = async (sets: string[]) => {
+      const r = await cli(['run', BASELINE, '--dry-run', '--json', ...sets.flatMap((s) => ['--set', s])]);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.out) as { wallSeconds: { seconds: number; low: number; high: number }; simulations: Array<{ simulationSeconds: number }> };
+    };
+    const [base, busier, longer] = [await dry([]), await dry(['consumers[0].rate=10000/s']), await dry(['duration=10m'])];
+    expect(base.wallSeconds.low).toBeLessThan(base.wallSeconds.seconds);
+    expect(base.wallSeconds.high).toBeGreaterThan(base.wallSeconds.seconds);
+    for (const more of [busier, longer]) {
+      expect(more.simulations[0]!.simulationSeconds).toBeGreaterThan(base.simulations[0]!.simulationSeconds);
+      expect(more.wallSeconds.seconds).toBeGreaterThan(base.wallSeconds.seconds);
+    }
+    const text = (await cli(['run', BASELINE, '--dry-run'])).out;
+    expect(text).toMatch(/^  time           ~\d+\.\d s to simulate on one core$/m);
+    expect(text).toMatch(/^wall time     ~\d+\.\d s \(likely \d+\.\d s to \d+\.\d s\), start included/m);
+  });
+
   it('a scenario error still comes first in a dry run (file:line:col, exit 2)', async () => {
     const r = await cli(['run', BASELINE, '--dry-run', '--set', 'duration=10x']);
     expect(r.code).toBe(2);

@@ -229,6 +229,38 @@ describe('zonesim import config', () => {
     ]);
   });
 
+  it('writes the ZooKeeper session a default server grants, [4 s, 40 s], and warns when it clamps the one asked for', async () => {
+    const zk = (session: string, id = '') =>
+      importConfig(
+        id === ''
+          ? `dubbo.registry.address=zookeeper://10.10.0.11:2181\ndubbo.registry.session=${session}\n`
+          : `dubbo.registries.${id}.address=zookeeper://10.10.0.11:2181\ndubbo.registries.${id}.session=${session}\n`,
+        'dubbo.properties',
+      );
+    const long = zk('60000');
+    expect(long.registry).toEqual({ type: 'zookeeper', sessionTimeout: 40_000 });
+    expect(long.warnings).toEqual([expect.stringMatching(/^line 2: dubbo\.registry\.session=60000: .*grants session timeouts from 4000 to 40000 ms and clamps 60000 to 40000; written as registry\.sessionTimeout: 40000/)]);
+    expect(zk('1000').registry).toEqual({ type: 'zookeeper', sessionTimeout: 4000 });
+    expect(zk('90000', 'beijing').registries).toEqual({ beijing: { type: 'zookeeper', sessionTimeout: 40_000 } });
+    expect(zk('90000', 'beijing').warnings[0]).toContain('written as registries.beijing.sessionTimeout: 40000');
+    // Inside the range: as asked, no warning.
+    for (const ms of ['4000', '30000', '40000']) {
+      expect([zk(ms).registry?.sessionTimeout, zk(ms).warnings]).toEqual([Number(ms), []]);
+    }
+    // The command says it on stderr and in the fragment's header.
+    const r = await run(['import', 'config', 'zk-session-60s.properties']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^zonesim: warning: zk-session-60s\.properties: line 3: dubbo\.registry\.session=60000: .* clamps 60000 to 40000/);
+    expect(r.out).toMatch(/^# warning: line 3: dubbo\.registry\.session=60000/m);
+    expect(parse(r.out).registry).toEqual({ type: 'zookeeper', sessionTimeout: 40_000 });
+  });
+
+  it('ignores a session on a Nacos registry: only ZooKeeper has one', () => {
+    const r = importConfig('dubbo.registry.address=nacos://10.10.0.20:8848\ndubbo.registry.session=60000\n', 'dubbo.properties');
+    expect(r.registry).toEqual({ type: 'nacos' });
+    expect(r.ignored).toEqual([{ line: 2, key: 'dubbo.registry.session', value: '60000', reason: "the session timeout is ZooKeeper's: a nacos registry has none" }]);
+  });
+
   it('maps several registries with their zones and preference', () => {
     const r = importConfig(
       'dubbo.registries.shanghai.address=nacos://10.10.0.20:8848\ndubbo.registries.shanghai.zone=zoneA\ndubbo.registries.shanghai.preferred=true\ndubbo.registries.beijing.address=zookeeper://10.20.0.11:2181\ndubbo.registries.beijing.zone=zoneB\n',

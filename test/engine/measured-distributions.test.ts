@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   measuredCdf,
+  measuredMean,
   quantile,
   sampler,
   samplesQuantile,
@@ -140,5 +141,32 @@ describe('measured distributions in a mixture', () => {
     const xs = drawAll(spec, 'mixture');
     // P(X <= 3) = 0.75 * 1 + 0.25 * 0.12 * 3/5
     expectCdf(xs, 3, 0.75 + 0.25 * 0.072);
+  });
+});
+
+describe('measuredMean: the mean of what the sampler draws', () => {
+  /** The mean of `N` draws is within 4 standard errors (their own standard deviation / sqrt N) of the mean. */
+  function expectMean(spec: SamplesSpec | HistogramSpec, name: string): void {
+    const xs = drawAll(spec, name);
+    const mean = xs.reduce((s, v) => s + v, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((s, v) => s + (v - mean) ** 2, 0) / (xs.length - 1));
+    expect(Math.abs(mean - measuredMean(spec))).toBeLessThan((4 * sd) / Math.sqrt(xs.length));
+  }
+
+  it('samples: linear between order statistics, so the smallest and largest value weigh half', () => {
+    const outlier: SamplesSpec = { dist: 'samples', values: [...Array(19).fill(10), 5000] };
+    // 18 gaps at 10 and one gap from 10 to 5000 (mean 2505), over 19 gaps; the values' own mean is 259.5.
+    expect(measuredMean(outlier)).toBeCloseTo((18 * 10 + 2505) / 19, 9);
+    expectMean(outlier, 'mean/outlier');
+    expectMean({ dist: 'samples', values: [4, 10, 12, 13, 20, 35, 80] }, 'mean/samples');
+    expect(measuredMean({ dist: 'samples', values: [7] })).toBe(7);
+  });
+
+  it('histogram: each bucket at its mid-point, the +Inf share at the last bound or half-way to max', () => {
+    // (120 × 2.5 + 360 × 7.5 + 430 × 17.5 + 80 × 62.5 + 10 × 100) / 1000
+    expect(measuredMean(spec21)).toBeCloseTo((120 * 2.5 + 360 * 7.5 + 430 * 17.5 + 80 * 62.5 + 10 * 100) / 1000, 9);
+    expect(measuredMean({ ...spec21, max: 300 })).toBeCloseTo((120 * 2.5 + 360 * 7.5 + 430 * 17.5 + 80 * 62.5 + 10 * 200) / 1000, 9);
+    expectMean(spec21, 'mean/histogram');
+    expectMean({ ...spec21, max: 300 }, 'mean/histogram-max');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, editDistance } from '../../src/scenario/did-you-mean.js';
+import { didYouMean, editDistance, suggestionOfKind } from '../../src/scenario/did-you-mean.js';
 
 describe('editDistance', () => {
   it.each([
@@ -31,5 +31,26 @@ describe('didYouMean', () => {
 
   it('suggests nothing for an unrelated name', () => {
     expect(didYouMean('color', attrs)).toBeUndefined();
+  });
+});
+
+describe('suggestionOfKind', () => {
+  const kinds = { loadbalance: ['random', 'roundrobin', 'zoneAware', 'envoyZoneAware'], cluster: ['failover', 'failfast', 'zone-aware', 'zoneAwareFailover'] };
+
+  it('suggests the load balancer for a load balancer typo, although a cluster is as close', () => {
+    // "zoneaware" is one edit from the cluster "zone-aware" and only a case change from the balancer "zoneAware".
+    expect(suggestionOfKind('zoneaware', 'loadbalance', kinds)).toBe('; did you mean "zoneAware"?');
+    expect(suggestionOfKind('zoneAwarFailover', 'cluster', kinds)).toBe('; did you mean "zoneAwareFailover"?');
+  });
+
+  it('suggests the name of the same kind first, noting the name of another kind it spells exactly', () => {
+    expect(suggestionOfKind('zone-aware', 'loadbalance', kinds)).toBe('; did you mean "zoneAware"? ("zone-aware" is a cluster name: write cluster: zone-aware)');
+    expect(suggestionOfKind('zoneaware', 'cluster', kinds)).toBe('; did you mean "zone-aware"? ("zoneAware" is a loadbalance name: write loadbalance: zoneAware)');
+  });
+
+  it('falls back to another kind only when nothing of the same kind is close', () => {
+    expect(suggestionOfKind('random', 'cluster', kinds)).toBe('; "random" is a loadbalance name, not a cluster name: write loadbalance: random');
+    expect(suggestionOfKind('failovr', 'loadbalance', kinds)).toBe('; "failover" is a cluster name, not a loadbalance name: write cluster: failover');
+    expect(suggestionOfKind('p2c', 'loadbalance', kinds)).toBe('');
   });
 });

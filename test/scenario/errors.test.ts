@@ -130,6 +130,14 @@ describe('scenario errors', () => {
     );
   });
 
+  it('suggests a name of the attribute’s own kind first: a load balancer under loadbalance, a cluster under cluster', () => {
+    expect(errorOf(withLine(19, '        loadbalance: zoneaware')).message).toMatch(/found "zoneaware"; did you mean "zoneAware"\?$/);
+    expect(errorOf(withLine(19, '        cluster: zoneaware')).message).toMatch(
+      /found "zoneaware"; did you mean "zone-aware"\? \("zoneAware" is a loadbalance name: write loadbalance: zoneAware\)$/,
+    );
+    expect(errorOf(withLine(19, '        cluster: roundrobin')).message).toMatch(/; "roundrobin" is a loadbalance name, not a cluster name: write loadbalance: roundrobin$/);
+  });
+
   it('reports two errors at once, sorted by position', () => {
     const text = withLine(14, '    rate: fast').replace('count: 2', 'count: -1');
     expect(formatted(text)).toBe(

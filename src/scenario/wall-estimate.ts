@@ -1,0 +1,73 @@
+/**
+ * The wall-time estimate of `--dry-run`: how long a command would take, from the cost estimate
+ * alone (`estimate.ts`: attempts, the providers each looks at and those to refusing providers,
+ * registry heartbeats and push deliveries, consumer references, provider instances), with constants calibrated on the shipped scenarios and the benchmark
+ * deployments (`bench/wall-calibration.js`; the table is in docs/cli.md, "Cost estimate and
+ * limits"). Deterministic: constants only, nothing is timed here. It owns the model and its
+ * calibration, not the machine it runs on: the figures are for the calibration machine's cores
+ * (Node 20, 2 cores), and a faster or busier machine moves them.
+ */
+import type { CostEstimate } from './estimate.js';
+
+/**
+ * The calibrated constants of the wall-time model (seconds), fitted by least squares on the
+ * relative error to the CPU time of `zonesim run --jobs 1` (bench/wall-calibration.js: 35 cases,
+ * every shipped scenario, the benchmark deployments, scaled and crashed variants, 0.5 to 120 s).
+ */
+export const WALL_MODEL = {
+  /** A command's start and end: the CLI and its supervised child process, loading the bundle, writing results. */
+  startS: 0.74,
+  /** One attempt sent: its messages, execution, timers and metrics (retried and timed-out calls cost more than this). */
+  perAttemptS: 1.6e-6,
+  /**
+   * Each attempt to a service whose providers refuse connections (`crash` mode): the consumer
+   * instances that set them aside route lists of their own (bench/zone-crash-mixed: 3× the time).
+   */
+  perRefusedServiceAttemptS: 1.2e-5,
+  /** One provider heartbeat or ZooKeeper ping. */
+  perHeartbeatS: 3.7e-6,
+  /** One registry push delivered to one consumer instance (routing the new list included). */
+  perPushDeliveryS: 1.9e-6,
+  /** Building one consumer reference (directory, router chain, cluster, subscription). */
+  perReferenceS: 1.7e-4,
+  /** Building and registering one provider instance. */
+  perProviderS: 4.2e-5,
+  /**
+   * The range printed around the estimate: the calibration runs took 0.7 to 1.4 times the estimate
+   * (retries under timeouts, which the estimate does not count, make runs slower; small runs are
+   * mostly start-up), and an idle machine's wall time is about 0.8 times the CPU time.
+   */
+  low: 0.5,
+  high: 1.5,
+} as const;
+
+/** Seconds one simulation takes on one core of the calibration machine (the command's start not included). */
+export function simulationSeconds(e: CostEstimate): number {
+  const m = WALL_MODEL;
+  return (
+    e.attempts * m.perAttemptS +
+    e.refusedServiceAttempts * m.perRefusedServiceAttemptS +
+    e.heartbeats * m.perHeartbeatS +
+    e.pushDeliveries * m.perPushDeliveryS +
+    e.references * m.perReferenceS +
+    (e.providersAtStart + e.providersAddedByFaults) * m.perProviderS
+  );
+}
+
+/** A command's wall time in seconds: the estimate and the range around it. */
+export interface WallEstimate {
+  seconds: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * The wall time of a command that runs `count` simulations of each estimate on `threads` threads:
+ * its start, then the simulations spread over the threads (never less than the longest one).
+ */
+export function commandWallSeconds(planned: ReadonlyArray<{ estimate: CostEstimate; count: number }>, threads: number): WallEstimate {
+  const each = planned.map((p) => simulationSeconds(p.estimate));
+  const total = planned.reduce((s, p, i) => s + p.count * each[i]!, 0);
+  const seconds = WALL_MODEL.startS + Math.max(total / Math.max(1, threads), ...each, 0);
+  return { seconds, low: seconds * WALL_MODEL.low, high: seconds * WALL_MODEL.high };
+}
