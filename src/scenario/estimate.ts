@@ -194,8 +194,11 @@ export function distMeanMs(d: DistSpec): number {
       const total = d.components.reduce((s, c) => s + c.weight, 0);
       return total > 0 ? d.components.reduce((s, c) => s + (c.weight / total) * distMeanMs(c), 0) : 0;
     }
-    case 'samples':
-      return d.values.length > 0 ? d.values.reduce((s, v) => s + v, 0) / d.values.length : 0;
+    case 'samples': {
+      let sum = 0;
+      for (const v of d.values) sum += v;
+      return d.values.length > 0 ? sum / d.values.length : 0;
+    }
     case 'histogram': {
       // Uniform within each bucket; what lies above the last bound sits at `max` or at that bound.
       let m = 0;
