@@ -363,7 +363,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2a JSON' }),
           async (a) => {
             const { runImportProviders } = await import('./import.js');
-            const { readText } = await import('./inputs.js');
+            const { readBytes } = await import('./inputs.js');
             const { resolve } = await import('node:path');
             code = runImportProviders(
               {
@@ -372,7 +372,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
                 scenario: a.scenario === undefined ? undefined : resolve(io.cwd, a.scenario as string),
                 json: a.json as boolean,
               },
-              readText(io, a.file as string),
+              readBytes(io, a.file as string),
               io,
             );
           },
@@ -386,8 +386,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
               .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
           async (a) => {
             const { runImportConfig } = await import('./import-config.js');
-            const { readText } = await import('./inputs.js');
-            code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readText(io, a.file as string), io);
+            const { readBytes } = await import('./inputs.js');
+            code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },
         )
         .demandCommand(1, 'name what to import: providers or config'),
@@ -406,9 +406,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .fail((msg, err) => {
       // An option's coerce (--seed) that throws reaches here re-wrapped by yargs as a YError: bad input.
-      if (err && err.name === 'YError') throw new UsageError(err.message);
+      if (err && err.name === 'YError') throw new UsageError(oneLine(err.message));
       if (err) throw err;
-      throw new UsageError(msg ?? 'bad usage', 'see zonesim --help');
+      throw new UsageError(oneLine(msg ?? 'bad usage'), 'see zonesim --help');
     });
 
   try {
@@ -425,6 +425,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (error) {
     return reportError(error, io);
   }
+}
+
+/** yargs writes some messages on several lines ("Invalid values:\n  Argument: ..."): errors are one line. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ');
 }
 
 /**

@@ -37,6 +37,11 @@ const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 
 
 /** The UTF-8 text of the regular file at `path`, at most `maxBytes` long; throws TextFileError otherwise. */
 export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
+  return readTextBytes(path, maxBytes).toString('utf8');
+}
+
+/** The bytes of a text file, checked as `readTextFile` checks them, for inputs whose encoding is not UTF-8 (Java `.properties`). */
+export function readTextBytes(path: string, maxBytes = MAX_TEXT_FILE_BYTES): Buffer {
   let st: Stats;
   try {
     st = statSync(path);
@@ -76,5 +81,5 @@ export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): stri
   const bytes = Buffer.concat(chunks, total);
   const nul = bytes.indexOf(0);
   if (nul >= 0) throw new TextFileError(`not a text file (a NUL byte at offset ${nul})`);
-  return bytes.toString('utf8');
+  return bytes;
 }
