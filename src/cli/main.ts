@@ -4,7 +4,7 @@
  * bin/zonesim.js calls process.exit. Bad input prints one clear line, never a stack trace.
  */
 import yargs, { type Argv } from 'yargs';
-import { clipMessage } from '../scenario/clip-text.js';
+import { clipMessage, escapeTerminal } from '../scenario/clip-text.js';
 import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { dataRootOption } from './data-root-option.js';
@@ -27,7 +27,10 @@ async function withJobs(requested: unknown, parallel: boolean, body: (jobs: numb
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(argv: string[], rawIo: Io): Promise<number> {
+  // Names, values and reasons from input files reach tables, fragments and messages: nothing
+  // printed sends a control character to the terminal (clip-text.ts).
+  const io: Io = { ...rawIo, stdout: (s) => rawIo.stdout(escapeTerminal(s)), stderr: (s) => rawIo.stderr(escapeTerminal(s)) };
   let code = 0;
   // What this invocation allows plugins (--no-plugins, --plugin-timeout); set before any command runs.
   const policy: PluginPolicy = { allowed: true, timeoutMs: DEFAULT_PLUGIN_TIMEOUT_MS };
