@@ -198,15 +198,19 @@ export function parsePrometheusHistogram(
 ): Found<Array<{ le: number; count: number; line: number }>> {
   const metric = opts.metric.replace(/_bucket$/, '');
   const bucketName = `${metric}_bucket`;
-  // Other histograms in the file, by the line each first appears on (their names are the file's, not shown).
+  // Other histograms in the file, by the line each first appears on (their names are the file's, not
+  // shown), as many as a message lists.
   const histograms = new Map<string, number>();
   const samples: BucketSample[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.trim();
+  // Line by line without splitting: a 100 MB file of short lines would be millions of strings at once.
+  for (let start = 0, i = 0; start <= text.length; i++) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const t = text.slice(start, end).trim();
+    start = end + 1;
     if (t === '' || t.startsWith('#')) continue;
     const name = /^[^\s{]+/.exec(t)?.[0] ?? '';
-    if (name.endsWith('_bucket') && !histograms.has(name)) histograms.set(name, i + 1);
+    if (name.endsWith('_bucket') && !histograms.has(name) && histograms.size <= MAX_LISTED) histograms.set(name, i + 1);
     if (name !== bucketName) continue;
     let s: ReturnType<typeof parseSampleLine>;
     try {
