@@ -4,22 +4,20 @@
  * `dubbo.{type}s.{id}.{item}`, `dubbo.reference.{interface}[.{method}].{item}`) mapped onto the
  * scenario format: `consumers[].consumerDefaults` / `reference`, provider `threads` / `queues` /
  * `exports` (executes, tps, params), and the registry type. Every `dubbo.*` property that has no
- * counterpart is listed as ignored with the reason. Owns the reading of both file formats (with
- * line numbers) and the mapping; the file itself is read by the caller.
+ * counterpart is listed as ignored with the reason. Owns the mapping and the choice of format and
+ * encoding; config-files.ts reads the formats (with line numbers); the caller reads the file.
  */
-import { Document, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
+import { isUtf8 } from 'node:buffer';
+import { Document } from 'yaml';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from '../scenario/did-you-mean.js';
 import { extensionNames } from '../scenario/schema.js';
 import { ZK_SESSION_TIMEOUT_RANGE_MS, ZK_TICK_TIME_MS, zookeeperGrantedSessionMs } from '../world/registry-zookeeper.js';
+import { escapeControl } from '../scenario/clip-text.js';
+import { parseProperties, parseSpringYaml, Placeholders, type Property } from './config-files.js';
 import { UsageError, type Io } from './io.js';
 
-/** One property: its dotted key (Spring's form: `a.b[0].c`), its text value and its line. */
-export interface Property {
-  key: string;
-  value: string;
-  line: number;
-}
+export { parseProperties, parseSpringYaml, type Property } from './config-files.js';
 
 /** A property left out, and why. */
 export interface IgnoredProperty {
@@ -42,81 +40,6 @@ export interface ImportedConfig {
   notes: string[];
   /** Values that were changed on the way (a ZooKeeper session a server would clamp), also printed on stderr. */
   warnings: string[];
-}
-
-// ---- reading ----
-
-/** Java `.properties`: `key=value`, `key: value` or `key value`, `#`/`!` comments, `\` continuations and escapes. */
-export function parseProperties(text: string): Property[] {
-  const out: Property[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const startLine = i + 1;
-    let logical = lines[i]!.replace(/^[ \t\f]+/, '');
-    if (logical === '' || logical.startsWith('#') || logical.startsWith('!')) continue;
-    // An odd number of trailing backslashes continues the line.
-    while (/(^|[^\\])(\\\\)*\\$/.test(logical) && i + 1 < lines.length) {
-      logical = logical.slice(0, -1) + lines[++i]!.replace(/^[ \t\f]+/, '');
-    }
-    let k = 0;
-    let key = '';
-    while (k < logical.length && !'=: \t\f'.includes(logical[k]!)) {
-      if (logical[k] === '\\' && k + 1 < logical.length) {
-        key += unescapeChar(logical, k);
-        k += logical[k + 1] === 'u' ? 6 : 2;
-      } else key += logical[k++];
-    }
-    while (k < logical.length && ' \t\f'.includes(logical[k]!)) k++;
-    if (k < logical.length && '=:'.includes(logical[k]!)) k++;
-    while (k < logical.length && ' \t\f'.includes(logical[k]!)) k++;
-    let value = '';
-    while (k < logical.length) {
-      if (logical[k] === '\\' && k + 1 < logical.length) {
-        value += unescapeChar(logical, k);
-        k += logical[k + 1] === 'u' ? 6 : 2;
-      } else value += logical[k++];
-    }
-    out.push({ key, value, line: startLine });
-  }
-  return out;
-}
-
-function unescapeChar(s: string, at: number): string {
-  const c = s[at + 1]!;
-  if (c === 'u') {
-    const code = Number.parseInt(s.slice(at + 2, at + 6), 16);
-    return Number.isNaN(code) ? 'u' : String.fromCharCode(code);
-  }
-  return ({ t: '\t', n: '\n', r: '\r', f: '\f' } as Record<string, string>)[c] ?? c;
-}
-
-/** Spring Boot YAML flattened to dotted keys (every document, in order; lists as `[i]`, `[a.b]` keys kept whole). */
-export function parseSpringYaml(text: string): Property[] {
-  const lc = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: false });
-  const out: Property[] = [];
-  for (const doc of Array.isArray(docs) ? docs : [docs]) {
-    if (doc.errors.length > 0) {
-      const e = doc.errors[0]!;
-      throw new UsageError(`not a YAML file: line ${lc.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`);
-    }
-    const walk = (node: unknown, prefix: string): void => {
-      if (isMap(node)) {
-        for (const pair of node.items) {
-          const rawKey = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-          // Spring's `"[com.example.UserService]"` keeps the dots of one map key.
-          const seg = /^\[.*\]$/.test(rawKey) ? rawKey.slice(1, -1) : rawKey;
-          walk(pair.value, prefix === '' ? seg : `${prefix}.${seg}`);
-        }
-      } else if (isSeq(node)) {
-        node.items.forEach((item, i) => walk(item, `${prefix}[${i}]`));
-      } else if (isScalar(node) && node.value !== null) {
-        out.push({ key: prefix, value: String(node.source ?? node.value), line: lc.linePos((node as Node).range?.[0] ?? 0).line });
-      }
-    };
-    walk((doc as Document).contents, '');
-  }
-  return out;
 }
 
 // ---- mapping ----
@@ -181,17 +104,15 @@ function registryType(address: string, protocol?: string): { type: 'nacos' | 'zo
   return { reason: `registry ${scheme}:// is not modelled (zonesim has nacos, zookeeper and static)` };
 }
 
-/** Resolves Spring placeholders `${key}` / `${key:default}` against the file's own properties. */
-function resolvePlaceholders(value: string, props: Map<string, string>, depth = 0): { value: string; unresolved?: string } {
-  let unresolved: string | undefined;
-  const v = value.replace(/\$\{([^}:]+)(?::([^}]*))?\}/g, (_, name: string, dflt: string | undefined) => {
-    const own = props.get(name);
-    if (own !== undefined && depth < 5) return resolvePlaceholders(own, props, depth + 1).value;
-    if (dflt !== undefined) return dflt;
-    unresolved ??= name;
-    return '';
-  });
-  return unresolved === undefined ? { value: v } : { value: v, unresolved };
+/** Dubbo reads timeouts, retries, pool sizes and limits as Java ints: Integer.parseInt fails above this. */
+const JAVA_INT_MAX = 2_147_483_647;
+
+/** A bad number as a reason shows it: quoted, or said to be too large when it is a whole number beyond `max`. */
+function shownNumber(value: string, max = JAVA_INT_MAX): string {
+  const v = value.trim();
+  if (!/^-?\d+$/.test(v) || Math.abs(Number(v)) <= max) return `"${value}"`;
+  const digits = v.replace(/^-0*/, '').length;
+  return `a ${digits}-digit number, beyond ${max}${max === JAVA_INT_MAX ? ', the most a Java int holds (Dubbo could not read it)' : ''}`;
 }
 
 const upperStart = (s: string) => /^[A-Z]/.test(s);
@@ -236,6 +157,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   /** Where each registry's `session` was read: `''` for `dubbo.registry`, else the `dubbo.registries` id. */
   const sessions = new Map<string, Property>();
   const all = new Map(props.map((p) => [p.key, p.value]));
+  const placeholders = new Placeholders(all);
   let application: string | undefined;
   let registration: 'interface' | 'application' | undefined;
   const registry: Attrs = {};
@@ -307,8 +229,8 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     const key = OUT_NAME[item]!;
     switch (kind) {
       case 'int': {
-        if (!/^-?\d+$/.test(value.trim())) return { reason: `expected a whole number, found "${value}"` };
         const n = Number(value.trim());
+        if (!/^-?\d+$/.test(value.trim()) || Math.abs(n) > JAVA_INT_MAX) return { reason: `expected a whole number, found ${shownNumber(value)}` };
         // Dubbo reads retries < 0 as 0 extra attempts.
         if (item === 'retries' && n < 0) return { key, value: 0 };
         if (n < 0) return { reason: `expected a number >= 0, found ${n}` };
@@ -352,20 +274,21 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     ignore(p, NOT_MODELLED[c] ?? 'not modelled by zonesim');
   };
 
-  const intOf = (v: string, min: number): number | undefined => (/^-?\d+$/.test(v.trim()) && Number(v) >= min ? Number(v) : undefined);
+  const intOf = (v: string, min: number, max = JAVA_INT_MAX): number | undefined =>
+    /^-?\d+$/.test(v.trim()) && Number(v) >= min && Number(v) <= max ? Number(v) : undefined;
 
   /** Provider-side items shared by `dubbo.provider.*` and `dubbo.protocol.*`. */
   const poolItem = (p: Property, value: string, c: string, from: 'provider' | 'protocol'): boolean => {
     if (c === 'threads') {
       const n = intOf(value, 1);
-      if (n === undefined) ignore(p, `expected a whole number >= 1, found "${value}"`);
+      if (n === undefined) ignore(p, `expected a whole number >= 1, found ${shownNumber(value)}`);
       else if (from === 'protocol') protocolThreads = n;
       else provider.threads = n;
       return true;
     }
     if (c === 'queues') {
       const n = intOf(value, -1e9);
-      if (n === undefined) ignore(p, `expected a whole number, found "${value}"`);
+      if (n === undefined) ignore(p, `expected a whole number, found ${shownNumber(value)}`);
       else if (from === 'protocol') protocolQueues = n;
       else provider.queues = n;
       return true;
@@ -379,9 +302,9 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
 
   for (const p of props) {
     if (!p.key.startsWith('dubbo.')) continue;
-    const resolved = resolvePlaceholders(p.value, all);
-    if (resolved.unresolved !== undefined) {
-      ignore(p, `unresolved placeholder \${${resolved.unresolved}} (no default, not in this file)`);
+    const resolved = placeholders.resolve(p.value);
+    if ('problem' in resolved) {
+      ignore(p, resolved.problem);
       continue;
     }
     const value = resolved.value;
@@ -424,7 +347,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
         else if (it === 'preferred') r.preferred = /^true$/i.test(value.trim());
         else if (it === 'weight') {
           const n = intOf(value, 0);
-          if (n === undefined) ignore(p, `expected a whole number, found "${value}"`);
+          if (n === undefined) ignore(p, `expected a whole number, found ${shownNumber(value)}`);
           else r.weight = n;
         } else if (it === 'session') {
           const n = intOf(value, 0);
@@ -458,11 +381,11 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
         if (poolItem(p, value, item, 'provider')) break;
         if (item === 'executes' || item === 'tps') {
           const n = intOf(value, 0);
-          if (n === undefined) ignore(p, `expected a whole number >= 0, found "${value}"`);
+          if (n === undefined) ignore(p, `expected a whole number >= 0, found ${shownNumber(value)}`);
           else providerExports[item] = n;
         } else if (item === 'weight') {
           const n = intOf(value, 0);
-          if (n === undefined) ignore(p, `expected a whole number >= 0, found "${value}"`);
+          if (n === undefined) ignore(p, `expected a whole number >= 0, found ${shownNumber(value)}`);
           else provider.weight = n;
         } else if (item === 'warmup') {
           const n = intOf(value, 0);
@@ -491,12 +414,14 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
         const e = exportOf(target);
         if (c === 'executes') {
           const n = intOf(value, 0);
-          if (n === undefined) ignore(p, `expected a whole number >= 0, found "${value}"`);
+          if (n === undefined) ignore(p, `expected a whole number >= 0, found ${shownNumber(value)}`);
           else if (method === undefined) e.executes = n;
           else e.methods[method] = { executes: n };
         } else if ((c === 'tps' || c === 'tps.interval' || c === 'tpsinterval') && method === undefined) {
-          const n = intOf(value, 0);
-          if (n === undefined) ignore(p, `expected a whole number >= 0, found "${value}"`);
+          // Dubbo reads tps as an int, tps.interval as a long.
+          const max = c === 'tps' ? JAVA_INT_MAX : Number.MAX_SAFE_INTEGER;
+          const n = intOf(value, 0, max);
+          if (n === undefined) ignore(p, `expected a whole number >= 0, found ${shownNumber(value, max)}`);
           else if (c === 'tps') e.tps = n;
           else e['tps.interval'] = n;
         } else if (c === 'parameters' && param !== undefined && method === undefined) e.params[param] = value;
@@ -661,12 +586,31 @@ function modeOf(p: Property, value: string, ignore: (p: Property, r: string) => 
   return undefined;
 }
 
-/** Reads a config file: `.properties` as Java properties, anything else as (Spring Boot) YAML. */
-export function importConfig(text: string, fileName: string): ImportedConfig {
-  const props = /\.properties$/i.test(fileName) || (!/\.ya?ml$/i.test(fileName) && /^\s*dubbo\.[\w.-]+\s*[=:]/m.test(text) && !/^\s*dubbo:\s*$/m.test(text))
-    ? parseProperties(text)
-    : parseSpringYaml(text);
-  return mapDubboConfig(props);
+/**
+ * Reads a config file: `.properties` as Java properties, anything else as (Spring Boot) YAML. Given
+ * the file's bytes, properties are decoded as ISO-8859-1, as `Properties.load` and Spring Boot read
+ * them (other characters are written as `\uXXXX`), unless a UTF-8 byte order mark says otherwise;
+ * YAML is decoded as UTF-8, which it must be.
+ */
+export function importConfig(input: string | Uint8Array, fileName: string): ImportedConfig {
+  const bytes = typeof input === 'string' ? undefined : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  // ISO-8859-1 maps each byte to one character, so the ASCII tests below see the file as it is.
+  const latin1 = bytes === undefined ? (input as string) : bytes.toString('latin1');
+  const isProperties = /\.properties$/i.test(fileName) || (!/\.ya?ml$/i.test(fileName) && /^\s*dubbo\.[\w.-]+\s*[=:]/m.test(latin1) && !/^\s*dubbo:\s*$/m.test(latin1));
+  const utf8 = () => (bytes === undefined ? (input as string) : bytes.toString('utf8'));
+  if (!isProperties) {
+    if (bytes !== undefined && !isUtf8(bytes)) throw new UsageError('not a YAML file: not UTF-8 text (Spring Boot reads YAML files as UTF-8)');
+    return mapDubboConfig(parseSpringYaml(utf8()));
+  }
+  const bom = bytes !== undefined && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const result = mapDubboConfig(parseProperties(bom ? utf8() : latin1));
+  const lines = bytes === undefined || bom ? [] : latin1.split(/\r\n|\r|\n/).flatMap((l, i) => (/[\x80-\xff]/.test(l) ? [i + 1] : []));
+  if (lines.length > 0) {
+    const shown = `${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', ...' : ''}`;
+    const utf8Hint = isUtf8(bytes!) ? ' (this file looks like UTF-8: write such characters as \\uXXXX escapes)' : '';
+    result.notes.unshift(`line${lines.length === 1 ? '' : 's'} ${shown}: bytes above 127 read as ISO-8859-1 characters, as Java reads .properties files${utf8Hint}`);
+  }
+  return result;
 }
 
 /** The fragment as YAML, with a header saying how to merge it and the ignored properties as trailing comments. */
@@ -687,16 +631,17 @@ export function formatConfigYaml(result: ImportedConfig, source: string): string
   head.push('durations are in ms, as Dubbo writes them');
   for (const w of result.warnings) head.push(`warning: ${w}`);
   for (const n of result.notes) head.push(`note: ${n}`);
-  doc.commentBefore = head.map((l) => ` ${l}`).join('\n');
+  // Comments repeat the file's keys and values: control characters in them are shown, not sent to the terminal.
+  doc.commentBefore = head.map((l) => ` ${escapeControl(l)}`).join('\n');
   if (result.ignored.length > 0) {
-    doc.comment = ['ignored:', ...result.ignored.map((i) => `  line ${i.line}: ${i.key}=${i.value}: ${i.reason}`)].map((l) => ` ${l}`).join('\n');
+    doc.comment = ['ignored:', ...result.ignored.map((i) => `  line ${i.line}: ${i.key}=${i.value}: ${i.reason}`)].map((l) => ` ${escapeControl(l)}`).join('\n');
   }
   return doc.toString({ lineWidth: 0 });
 }
 
-/** Runs `zonesim import config`; `text` is the file's content. Returns the exit code. */
-export function runImportConfig(opts: { file: string; json: boolean }, text: string, io: Io): number {
-  const result = importConfig(text, opts.file);
+/** Runs `zonesim import config`; `input` is the file's content (its bytes, as read). Returns the exit code. */
+export function runImportConfig(opts: { file: string; json: boolean }, input: string | Uint8Array, io: Io): number {
+  const result = importConfig(input, opts.file);
   for (const w of result.warnings) io.stderr(`zonesim: warning: ${opts.file}: ${w}\n`);
   io.stdout(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatConfigYaml(result, opts.file));
   return 0;

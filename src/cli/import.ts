@@ -7,8 +7,10 @@
  * scenario whose CIDR holds the IP. `--json` prints SPEC 4.2a. Lines that hold no provider are
  * listed as skipped with the reason. `import config` lives in import-config.ts.
  */
+import { isUtf8 } from 'node:buffer';
 import { Document, isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { URL } from '../dubbo/url.js';
+import { escapeControl } from '../scenario/clip-text.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { formatDuration } from '../scenario/units.js';
 import { parseCidr } from '../world/addresses.js';
@@ -276,7 +278,8 @@ export function importProviders(text: string, zones?: Record<string, { cidr: str
 
 // ---- output ----
 
-const INT = /^\d+$/;
+/** A whole number >= 0 that Dubbo can read (a Java int): larger ones stay params rather than become .inf. */
+const isInt = (v: string) => /^\d{1,10}$/.test(v) && Number(v) <= 2_147_483_647;
 
 /** One group as a provider group of the scenario format: application, weight, warmup and pool sizes as fields, the rest as params. */
 function providerGroupYaml(g: ImportedProviderGroup): Record<string, unknown> {
@@ -290,14 +293,14 @@ function providerGroupYaml(g: ImportedProviderGroup): Record<string, unknown> {
     }
   };
   take('application', () => true, (v) => v);
-  take('weight', (v) => INT.test(v), Number);
-  take('warmup', (v) => INT.test(v), (v) => formatDuration(Number(v)));
-  take('threads', (v) => INT.test(v) && Number(v) >= 1, Number);
-  take('queues', (v) => /^-?\d+$/.test(v), Number);
+  take('weight', isInt, Number);
+  take('warmup', isInt, (v) => formatDuration(Number(v)));
+  take('threads', (v) => isInt(v) && Number(v) >= 1, Number);
+  take('queues', (v) => isInt(v.replace(/^-/, '')), Number);
   const exp: Record<string, unknown> = {};
   const methods: Record<string, { executes: number }> = {};
   for (const [k, v] of Object.entries(params)) {
-    if (!INT.test(v)) continue;
+    if (!isInt(v)) continue;
     if (k === 'executes' || k === 'tps') exp[k] = Number(v);
     else if (k === 'tps.interval') exp[k] = Number(v);
     else if (k.endsWith('.executes') && !k.slice(0, -'.executes'.length).includes('.')) methods[k.slice(0, -'.executes'.length)] = { executes: Number(v) };
@@ -321,7 +324,7 @@ export function formatProvidersYaml(result: ImportedProviders, source: string): 
   ];
   const unknown = result.providers.filter((g) => g.zone === null).reduce((n, g) => n + g.count, 0);
   if (unknown > 0) head.push(`${unknown} provider${unknown === 1 ? ' has' : 's have'} no zone (zone: unknown): give them a zone parameter, or use --zone-from cidr --scenario S`);
-  doc.commentBefore = head.map((l) => ` ${l}`).join('\n');
+  doc.commentBefore = head.map((l) => ` ${escapeControl(l)}`).join('\n');
   // params maps in flow style keep one group per few lines.
   const seq = doc.get('providers', true);
   if (isSeq(seq)) {
@@ -334,7 +337,8 @@ export function formatProvidersYaml(result: ImportedProviders, source: string): 
     }
   }
   if (result.skipped.length > 0) {
-    doc.comment = ['skipped:', ...result.skipped.map((s) => `  line ${s.line}: ${s.reason}`)].map((l) => ` ${l}`).join('\n');
+    // Reasons quote the skipped text: control characters in it are shown, not sent to the terminal.
+    doc.comment = ['skipped:', ...result.skipped.map((s) => `  line ${s.line}: ${s.reason}`)].map((l) => ` ${escapeControl(l)}`).join('\n');
   }
   return doc.toString({ lineWidth: 0 });
 }
@@ -347,10 +351,20 @@ export interface ImportProvidersOptions {
   json: boolean;
 }
 
-/** Runs `zonesim import providers`; `text` is the file's content. Returns the exit code. */
-export function runImportProviders(opts: ImportProvidersOptions, text: string, io: Io): number {
+/**
+ * Runs `zonesim import providers`; `input` is the file's content (its bytes, as read: a file that
+ * is not UTF-8 is read as ISO-8859-1, with a note on stderr). Returns the exit code.
+ */
+export function runImportProviders(opts: ImportProvidersOptions, input: string | Uint8Array, io: Io): number {
   if (opts.zoneFrom === 'cidr' && opts.scenario === undefined) {
     throw new UsageError('--zone-from cidr needs --scenario S: the zones and CIDRs to place the IPs in');
+  }
+  let text: string;
+  if (typeof input === 'string') text = input;
+  else if (isUtf8(input)) text = Buffer.from(input).toString('utf8');
+  else {
+    text = Buffer.from(input).toString('latin1');
+    io.stderr(`zonesim: note: ${opts.file} is not UTF-8 text: read as ISO-8859-1 (Latin-1)\n`);
   }
   const zones = opts.zoneFrom === 'cidr' ? loadScenarioFile(opts.scenario!).zones : undefined;
   const result = importProviders(text, zones);

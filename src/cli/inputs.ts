@@ -5,14 +5,19 @@
 import { resolve } from 'node:path';
 import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
 import { URL } from '../dubbo/url.js';
-import { readTextFile, TextFileError } from '../scenario/read-text-file.js';
+import { readTextBytes, TextFileError } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from './io.js';
 import type { ProviderLine } from './provider-list.js';
 
 /** The text of a file named on the command line. */
 export function readText(io: Io, file: string): string {
+  return readBytes(io, file).toString('utf8');
+}
+
+/** The bytes of a text file named on the command line (same checks as `readText`), for readers that choose the encoding. */
+export function readBytes(io: Io, file: string): Buffer {
   try {
-    return readTextFile(resolve(io.cwd, file));
+    return readTextBytes(resolve(io.cwd, file));
   } catch (e) {
     throw new UsageError(`cannot read file "${file}"${e instanceof TextFileError ? `: ${e.message}` : ''}`);
   }

@@ -4,7 +4,7 @@
  * bin/zonesim.js calls process.exit. Bad input prints one clear line, never a stack trace.
  */
 import yargs, { type Argv } from 'yargs';
-import { clipMessage } from '../scenario/clip-text.js';
+import { clipMessage, escapeTerminal } from '../scenario/clip-text.js';
 import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
 import { commandOf } from './busy-cores.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
@@ -36,7 +36,10 @@ async function withJobs(
 const recommendRuns = (verifyGrid: boolean): number | undefined => (verifyGrid ? undefined : 2);
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function main(argv: string[], io: Io): Promise<number> {
+export async function main(argv: string[], rawIo: Io): Promise<number> {
+  // Names, values and reasons from input files reach tables, fragments and messages: nothing
+  // printed sends a control character to the terminal (clip-text.ts).
+  const io: Io = { ...rawIo, stdout: (s) => rawIo.stdout(escapeTerminal(s)), stderr: (s) => rawIo.stderr(escapeTerminal(s)) };
   let code = 0;
   // What this invocation allows plugins (--no-plugins, --plugin-timeout); set before any command runs.
   const policy: PluginPolicy = { allowed: true, timeoutMs: DEFAULT_PLUGIN_TIMEOUT_MS };
@@ -384,7 +387,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
               .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2a JSON' }),
           async (a) => {
             const { runImportProviders } = await import('./import.js');
-            const { readText } = await import('./inputs.js');
+            const { readBytes } = await import('./inputs.js');
             const { resolve } = await import('node:path');
             code = runImportProviders(
               {
@@ -393,7 +396,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
                 scenario: a.scenario === undefined ? undefined : resolve(io.cwd, a.scenario as string),
                 json: a.json as boolean,
               },
-              readText(io, a.file as string),
+              readBytes(io, a.file as string),
               io,
             );
           },
@@ -407,8 +410,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
               .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
           async (a) => {
             const { runImportConfig } = await import('./import-config.js');
-            const { readText } = await import('./inputs.js');
-            code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readText(io, a.file as string), io);
+            const { readBytes } = await import('./inputs.js');
+            code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },
         )
         .demandCommand(1, 'name what to import: providers or config'),
@@ -427,9 +430,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     )
     .fail((msg, err) => {
       // An option's coerce (--seed) that throws reaches here re-wrapped by yargs as a YError: bad input.
-      if (err && err.name === 'YError') throw new UsageError(err.message);
+      if (err && err.name === 'YError') throw new UsageError(oneLine(err.message));
       if (err) throw err;
-      throw new UsageError(msg ?? 'bad usage', 'see zonesim --help');
+      throw new UsageError(oneLine(msg ?? 'bad usage'), 'see zonesim --help');
     });
 
   try {
@@ -452,6 +455,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
 function byOption(value: unknown): 'zone' {
   if (value === 'zone') return value;
   throw new UsageError(`--by: expected zone, found ${clipMessage(JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)))}`);
+}
+
+/** yargs writes some messages on several lines ("Invalid values:\n  Argument: ..."): errors are one line. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ');
 }
 
 /**

@@ -2,7 +2,8 @@
  * Keeps what users typed from flooding or corrupting an error line: control characters (and the
  * bidirectional overrides that can make a terminal line read differently from its bytes) are
  * escaped, and long echoes of the input are cut. Error printers (`scenario-error.ts`, the CLI's
- * `reportError`) call it on every line they print; what the message says is their business.
+ * `reportError`) call it on every line they print; what the message says is their business. The
+ * CLI passes everything else it prints through `escapeTerminal`.
  */
 
 /** At most this many characters of one piece of input are echoed in an error line. */
@@ -25,6 +26,22 @@ export function escapeControl(text: string): string {
     if (named !== undefined) return named;
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+// The same characters but line feed and tab, which lay out what the CLI prints.
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/**
+ * What the CLI prints, made safe for a terminal: every control or formatting character except
+ * line feed and tab is escaped, C0 ones as `escapeControl` does (`\x1b`, `\r`), the rest as
+ * `\u009b` so that JSON output stays valid JSON with the same value (JSON.stringify escapes C0
+ * characters itself, but leaves DEL, C1 and bidirectional ones raw).
+ */
+export function escapeTerminal(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? escapeControl(c) : `\\u${code.toString(16).padStart(4, '0')}`;
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * The measured data behind `samples` and `histogram` distributions (SPEC 2.1): CSV exports of
- * measured response times (read with csv-parse) and Prometheus text exposition (sample lines read
+ * measured response times (records from `csv-records.ts`) and Prometheus text exposition (sample lines read
  * with parse-prometheus-text-format), checked and converted to milliseconds. `loadDataFiles` walks
  * a schema-parsed scenario, loads every data file its distributions name (relative to the scenario
  * file) and fills the data in. Bad data is reported at the data file's line, by position and reason
@@ -9,9 +9,9 @@
  * a function from `load.ts`, the scenario layer's reader; sampling belongs to the engine.
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { parse as parseCsv } from 'csv-parse/sync';
 import parsePrometheusText from 'parse-prometheus-text-format';
 import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
+import { maxRecords, readCsvRecords, type CsvRecord, type Visit } from './csv-records.js';
 import type { FieldPath } from './scenario-error.js';
 import { bucketProblems, DATA_UNIT_MS, formatDuration, histogramOf, needsDataFile } from './units.js';
 
@@ -54,113 +54,80 @@ function shapeOf(text: string): string {
   return `text that is not one (${plural(text.length, 'character')})`;
 }
 
-/** csv-parse's error codes in words; its own messages can quote the field they stopped at. */
-function csvProblem(code: string | undefined): string {
-  switch (code) {
-    case 'INVALID_OPENING_QUOTE':
-      return 'a quote inside a field that does not start with one';
-    case 'CSV_INVALID_CLOSING_QUOTE':
-    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
-      return 'a closing quote followed by something other than a delimiter or the end of the line';
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return 'a quote that is never closed';
-    case 'CSV_MAX_RECORD_SIZE':
-      return 'a record larger than the parser takes';
-    default:
-      return `the CSV parser stopped (${code ?? 'unknown error'})`;
-  }
-}
-
 // ---- CSV ----
 
-/** The delimiter of a CSV export: the most frequent of `,` `;` tab on its first data line (outside quotes). */
-function sniffDelimiter(text: string): string {
-  const first = text.split(/\r?\n/).find((l) => l.trim() !== '' && !l.trimStart().startsWith('#')) ?? '';
-  const unquoted = first.replace(/"[^"]*"/g, '');
-  let best = ',';
-  let bestCount = 0;
-  for (const d of [',', ';', '\t']) {
-    const n = unquoted.split(d).length - 1;
-    if (n > bestCount) [best, bestCount] = [d, n];
+/**
+ * Measured values as they are read, in a Float64Array (a number[] costs twice the memory) sized
+ * once for the most records the text can hold.
+ */
+class ValueList {
+  readonly #values: Float64Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.#values = new Float64Array(capacity);
   }
-  return best;
-}
-
-interface CsvRow {
-  record: string[];
-  raw: string;
-  info: { lines: number };
-}
-
-/** 1-based column of field `index` in a record's raw text (1 when quoting makes it unclear). */
-function fieldColumn(row: CsvRow, index: number, delimiter: string): number {
-  const line = row.raw.replace(/\r?\n$/, '').split(/\r?\n/).pop() ?? '';
-  if (line.includes('"')) return 1;
-  const fields = line.split(delimiter);
-  let col = 1;
-  for (let i = 0; i < index && i < fields.length; i++) col += fields[i]!.length + delimiter.length;
-  const field = fields[index] ?? '';
-  return col + (field.length - field.trimStart().length);
+  push(v: number): void {
+    this.#values[this.length++] = v;
+  }
+  /** The values, sorted ascending; copied into an array of their own length when lines without a value left much room. */
+  sorted(): Float64Array {
+    const used = this.#values.subarray(0, this.length).sort();
+    return this.length < 0.9 * this.#values.length ? used.slice() : used;
+  }
 }
 
 /**
  * Measured values (ms, sorted) of one CSV column. With `column` the file needs a header row that
- * has it; without, the file must have a single column (header optional).
+ * has it; without, the file must have a single column (header optional). Records are read one at a
+ * time (`csv-records.ts`; `reader` as there) and only the values are kept.
  */
-export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'ms' | 's' | 'us' }): Found<number[]> {
-  const delimiter = sniffDelimiter(text);
-  let rows: CsvRow[];
-  try {
-    rows = parseCsv(text, {
-      bom: true,
-      delimiter,
-      comment: '#',
-      comment_no_infix: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-      trim: true,
-      info: true,
-      raw: true,
-    }) as unknown as CsvRow[];
-  } catch (e) {
-    const err = e as Error & { lines?: number; code?: string };
-    return { ok: false, at: { line: err.lines ?? 1, col: 1 }, message: `not a readable CSV file: ${csvProblem(err.code)}` };
-  }
-  if (rows.length === 0) return { ok: false, at: { line: 1, col: 1 }, message: 'the file holds no values (it is empty)' };
-  const first = rows[0]!;
+export function parseSamplesCsv(
+  text: string,
+  opts: { column?: string; unit?: 'ms' | 's' | 'us'; reader?: 'csv-parse' },
+): Found<Float64Array> {
   const numeric = (s: string | undefined) => s !== undefined && NUMBER_RE.test(s);
-  let columnIndex = 0;
-  let hasHeader: boolean;
-  if (opts.column !== undefined) {
-    hasHeader = true;
-    const header = first.record;
-    columnIndex = header.indexOf(opts.column);
-    if (columnIndex < 0) {
-      const ci = header.findIndex((h) => h.toLowerCase() === opts.column!.toLowerCase());
-      if (ci >= 0 && header.filter((h) => h.toLowerCase() === opts.column!.toLowerCase()).length === 1) columnIndex = ci;
-    }
-    if (columnIndex < 0) {
-      return {
-        ok: false,
-        at: { line: first.info.lines, col: 1 },
-        message: `no column "${opts.column}" in the header row (${plural(header.length, 'column')}; the name must match exactly or ignoring case)`,
-      };
-    }
-  } else {
-    hasHeader = !first.record.every(numeric);
-    if (first.record.length > 1) {
-      return { ok: false, at: { line: first.info.lines, col: 1 }, message: `the file has ${first.record.length} columns: name one with column:` };
-    }
-  }
-  // Only what the scenario wrote is named: the header row is the file's content (SECURITY below).
+  // Only what the scenario wrote is named: the header row is the file's content (SECURITY above).
   const name = opts.column !== undefined ? `column "${opts.column}"` : 'the column';
   const factor = DATA_UNIT_MS[opts.unit ?? 'ms'];
-  const values: number[] = [];
+  const values = new ValueList(maxRecords(text));
+  let first: { line: number } | undefined;
+  let columnIndex = 0;
+  let refused: { at: DataPosition; message: string } | undefined;
   let bad: { at: DataPosition; message: string } | undefined;
   let badCount = 0;
-  for (let r = hasHeader ? 1 : 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    const cell = row.record[columnIndex];
+
+  /** The first record: is it a header, and which field holds the values. */
+  const head = (r: CsvRecord): 'value row' | 'header' | 'refused' => {
+    if (opts.column !== undefined) {
+      const header = r.fields;
+      columnIndex = header.indexOf(opts.column);
+      if (columnIndex < 0) {
+        const wanted = opts.column.toLowerCase();
+        const ci = header.findIndex((h) => h.toLowerCase() === wanted);
+        if (ci >= 0 && header.filter((h) => h.toLowerCase() === wanted).length === 1) columnIndex = ci;
+      }
+      if (columnIndex >= 0) return 'header';
+      refused = {
+        at: { line: r.line, col: 1 },
+        message: `no column "${opts.column}" in the header row (${plural(header.length, 'column')}; the name must match exactly or ignoring case)`,
+      };
+      return 'refused';
+    }
+    if (r.fields.length > 1) {
+      refused = { at: { line: r.line, col: 1 }, message: `the file has ${r.fields.length} columns: name one with column:` };
+      return 'refused';
+    }
+    return r.fields.every(numeric) ? 'value row' : 'header';
+  };
+
+  const visit: Visit = (r) => {
+    if (first === undefined) {
+      first = { line: r.line };
+      const kind = head(r);
+      if (kind === 'refused') return 'stop';
+      if (kind === 'header') return 'next';
+    }
+    const cell = r.fields[columnIndex];
     let problem: string | undefined;
     const value = cell !== undefined && NUMBER_RE.test(cell) ? Number(cell) * factor : undefined;
     if (cell === undefined || cell === '') problem = `${name} is empty on this row`;
@@ -168,20 +135,25 @@ export function parseSamplesCsv(text: string, opts: { column?: string; unit?: 'm
       const shape = shapeOf(cell);
       problem = shape === 'a negative number' ? `${name}: expected a measured value >= 0, found a negative number` : `${name}: expected a number, found ${shape}`;
     } else if (!Number.isFinite(value)) problem = `${name}: expected a finite number, found a number too large to represent`;
-    if (problem !== undefined) {
+    if (problem === undefined) values.push(value!);
+    else {
       badCount++;
-      bad ??= { at: { line: row.info.lines, col: fieldColumn(row, columnIndex, delimiter) }, message: problem };
-      continue;
+      bad ??= { at: { line: r.line, col: r.column(columnIndex) }, message: problem };
     }
-    values.push(value!);
-  }
+    return 'next';
+  };
+
+  const failure = readCsvRecords(text, visit, opts.reader);
+  if (failure !== undefined) return { ok: false, ...failure };
+  if (first === undefined) return { ok: false, at: { line: 1, col: 1 }, message: 'the file holds no values (it is empty)' };
+  if (refused !== undefined) return { ok: false, ...refused };
   if (bad !== undefined) {
     return { ok: false, at: bad.at, message: badCount > 1 ? `${bad.message} (and ${badCount - 1} more bad rows)` : bad.message };
   }
   if (values.length === 0) {
-    return { ok: false, at: { line: first.info.lines + 1, col: 1 }, message: `the file holds no values below its header row` };
+    return { ok: false, at: { line: first.line + 1, col: 1 }, message: `the file holds no values below its header row` };
   }
-  return { ok: true, value: values.sort((a, b) => a - b) };
+  return { ok: true, value: values.sorted() };
 }
 
 // ---- Prometheus text exposition ----
@@ -234,17 +206,21 @@ export function parsePrometheusHistogram(
 ): Found<PrometheusSeries> {
   const metric = opts.metric.replace(/_bucket$/, '');
   const bucketName = `${metric}_bucket`;
-  // Other histograms in the file, by the line each first appears on (their names are the file's, not shown).
+  // Other histograms in the file, by the line each first appears on (their names are the file's, not
+  // shown), as many as a message lists.
   const histograms = new Map<string, number>();
   const samples: BucketSample[] = [];
   /** `_sum` and `_count` values by series labels (a malformed one is left out: they only inform). */
   const totals = { sum: new Map<string, number>(), count: new Map<string, number>() };
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.trim();
+  // Line by line without splitting: a 100 MB file of short lines would be millions of strings at once.
+  for (let start = 0, i = 0; start <= text.length; i++) {
+    const nl = text.indexOf('\n', start);
+    const end = nl < 0 ? text.length : nl;
+    const t = text.slice(start, end).trim();
+    start = end + 1;
     if (t === '' || t.startsWith('#')) continue;
     const name = /^[^\s{]+/.exec(t)?.[0] ?? '';
-    if (name.endsWith('_bucket') && !histograms.has(name)) histograms.set(name, i + 1);
+    if (name.endsWith('_bucket') && !histograms.has(name) && histograms.size <= MAX_LISTED) histograms.set(name, i + 1);
     if (name === `${metric}_sum` || name === `${metric}_count`) {
       try {
         const s = parseSampleLine(t);

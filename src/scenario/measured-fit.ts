@@ -59,7 +59,9 @@ export function measuredFits(scenario: Scenario): MeasuredFit[] {
 function fitOf(spec: SamplesSpec | HistogramSpec, at: { path: string; service: string; alsoAt: number }): MeasuredFit {
   const fit: MeasuredFit = { ...at, label: measuredLabel(spec), drawnMeanMs: measuredMean(spec), drawnP99Ms: quantile(spec, 0.99)! };
   if (spec.dist === 'samples') {
-    fit.dataMeanMs = spec.values.reduce((s, v) => s + v, 0) / spec.values.length;
+    let sum = 0;
+    for (const v of spec.values) sum += v;
+    fit.dataMeanMs = sum / spec.values.length;
     fit.dataP99Ms = samplesQuantile(spec.values, 0.99);
   } else if (spec.dataMeanMs !== undefined) fit.dataMeanMs = spec.dataMeanMs;
   if (fit.dataMeanMs !== undefined && fit.dataMeanMs > 0) fit.meanGap = (fit.drawnMeanMs - fit.dataMeanMs) / fit.dataMeanMs;

@@ -42,8 +42,8 @@ export function readTextFile(path: string, maxBytes = MAX_TEXT_FILE_BYTES): stri
 }
 
 /**
- * The bytes of the regular text file at `path`, at most `maxBytes` (for files too large for one
- * string); throws TextFileError for anything else, as `readTextFile` does.
+ * The bytes of the regular text file at `path`, at most `maxBytes`, checked as `readTextFile` checks
+ * them: for files too large for one string, and for inputs whose encoding is not UTF-8 (Java `.properties`).
  */
 export function readTextBytes(path: string, maxBytes = MAX_TEXT_FILE_BYTES): Buffer {
   let st: Stats;

@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { clipMessage, clipText, escapeControl, MAX_MESSAGE_CHARS } from '../../src/scenario/clip-text.js';
+import { clipMessage, clipText, escapeControl, escapeTerminal, MAX_MESSAGE_CHARS } from '../../src/scenario/clip-text.js';
 
 describe('escapeControl', () => {
   it('escapes newlines, tabs, escape sequences, DEL, C1 and bidi overrides, and keeps other text', () => {
     expect(escapeControl('a\nb\tc\u001b[31md\u007fe\u0085f\u202eg ä 中')).toBe('a\\nb\\tc\\x1b[31md\\x7fe\\x85f\\u202eg ä 中');
+  });
+});
+
+describe('escapeTerminal', () => {
+  it('keeps line feeds and tabs, escapes C0 as \\x1b and DEL, C1 and bidi characters as \\u escapes', () => {
+    expect(escapeTerminal('a\nb\tc\u001b[31md\re\u0007f\u007fg\u009bh\u202ei ä 中')).toBe('a\nb\tc\\x1b[31md\\re\\x07f\\u007fg\\u009bh\\u202ei ä 中');
+  });
+
+  it('leaves JSON valid, with the same value', () => {
+    const value = { name: 'x\u007f\u0085\u009b\u2028\u202e\u2066y', n: [1, 2] };
+    const json = escapeTerminal(JSON.stringify(value, null, 2));
+    expect(json).not.toMatch(/[\u007f-\u009f\u2028\u202e\u2066]/);
+    expect(JSON.parse(json)).toEqual(value);
   });
 });
 

@@ -118,7 +118,7 @@ describe('loading a scenario', () => {
     expect(errorOf(() => loadScenarioFile(scenario, [set]))).toMatch(
       new RegExp(`^${scenario}:1:1: services\\.S\\.methods\\.m\\.serviceTime\\.file: cannot read the data file .*: it is outside the scenario's folder .* \\(from --set ${set.replace(/[.[\]]/g, '\\$&')}\\)$`),
     );
-    expect(loadScenarioFile(scenario, ['services.S.methods.m.serviceTime.file=in.csv']).services.S!.methods.m!.serviceTime).toMatchObject({ values: [1, 2] });
+    expect(loadScenarioFile(scenario, ['services.S.methods.m.serviceTime.file=in.csv']).services.S!.methods.m!.serviceTime).toMatchObject({ values: Float64Array.of(1, 2) });
   });
 
   it('with a data root, reads the file and reports bad data by position without quoting it', () => {

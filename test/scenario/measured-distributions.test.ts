@@ -97,7 +97,7 @@ describe('samples: measured values from a CSV export', () => {
   it('loads the column named in the scenario, relative to the scenario file, into sorted milliseconds', () => {
     const spec = methods().getUserById!.serviceTime as SamplesSpec;
     expect(spec.dist).toBe('samples');
-    expect(spec.values).toEqual(csvColumn());
+    expect(spec.values).toEqual(Float64Array.from(csvColumn()));
     expect(spec.source).toEqual({ file: fixture('user-service-rt.csv'), column: 'rt_ms' });
   });
 
@@ -145,11 +145,11 @@ describe('samples: measured values from a CSV export', () => {
 
   it('reads a headerless single-column file, seconds or microseconds with unit:', () => {
     const file = scenarioWith('{ dist: samples, file: rt.csv, unit: s }', { 'rt.csv': '0.012\n0.0105\n0.2\n' });
-    expect((loadScenarioFile(file).services.S!.methods.m!.serviceTime as SamplesSpec).values).toEqual([10.5, 12, 200]);
+    expect((loadScenarioFile(file).services.S!.methods.m!.serviceTime as SamplesSpec).values).toEqual(Float64Array.of(10.5, 12, 200));
     const us = scenarioWith('{ dist: samples, file: data/rt.tsv, column: elapsed_us, unit: us }', {
       'data/rt.tsv': 'ts\telapsed_us\n1\t1500\n2\t900\n',
     });
-    expect((loadScenarioFile(us).services.S!.methods.m!.serviceTime as SamplesSpec).values).toEqual([0.9, 1.5]);
+    expect((loadScenarioFile(us).services.S!.methods.m!.serviceTime as SamplesSpec).values).toEqual(Float64Array.of(0.9, 1.5));
   });
 
   it('accepts values written inline', () => {
