@@ -91,16 +91,17 @@ function fewerSimulations(command: string): string {
 /** The estimate of one simulation as text, two-space indented lines. */
 export function formatEstimate(e: CostEstimate): string {
   const m = e.memoryMb;
-  const parts = (['base', 'consumers', 'providers', 'timeline', 'inFlight', 'loadBalancers', 'metrics', 'registry'] as const)
+  const parts = (['base', 'consumers', 'providers', 'timeline', 'inFlight', 'queues', 'loadBalancers', 'metrics', 'registry'] as const)
     .filter((k) => k === 'base' || m[k] >= 0.5 || !Number.isFinite(m[k]))
-    .map((k) => `${k === 'inFlight' ? 'in flight' : k === 'loadBalancers' ? 'load balancers' : k} ${n(m[k])}`);
+    .map((k) => `${k === 'inFlight' ? 'in flight' : k === 'loadBalancers' ? 'load balancers' : k === 'queues' ? 'provider queues' : k} ${n(m[k])}`);
   return [
     `  simulated      ${ms(e.simulatedMs)}, measured ${ms(e.measuredMs)}; timeline ${n(e.buckets)} bucket${e.buckets === 1 ? '' : 's'} of ${ms(e.bucketMs)}`,
     `  requests       ${n(e.requests)} (edge ${n(e.edgeRequests)}, call graphs ${n(e.downstreamRequests)})` +
-      (e.requestsWorstCase > e.requests ? `; up to ${n(e.requestsWorstCase)} if every call graph retry is taken` : ''),
+      (e.requestsWorstCase > e.requests ? `; up to ${n(e.requestsWorstCase)} if every retry is taken at every tier` : ''),
+    `  attempts       ${n(e.attempts)}` + (e.attemptsWorstCase > e.attempts ? `; up to ${n(e.attemptsWorstCase)} if every retry is taken` : ''),
     `  kernel events  ${n(e.events)} (registry heartbeats ${n(e.heartbeats)}, pushes ${n(e.pushDeliveries)})`,
     `  instances      ${n(e.consumerInstances)} consumer (${n(e.references)} references), ${n(e.providersAtStart + e.providersAddedByFaults)} provider (${n(e.providersAtStart)} at start, ${n(e.providersAddedByFaults)} started by faults)`,
-    `  in flight      ~${n(e.inFlight)} requests`,
+    `  in flight      ~${n(e.inFlight)} requests` + (e.queuedCalls >= 1 ? `; up to ${n(e.queuedCalls)} calls waiting in overloaded unbounded provider queues` : ''),
     `  peak memory    ~${mb(m.total)} (${parts.join(', ')})`,
     `  time           ~${wallText(simulationSeconds(e))} to simulate on one core`,
   ].join('\n');
@@ -131,16 +132,20 @@ export function guardCost(
   const perSimulationMb = machine.heapLimitMb;
   const limits: CostLimits = { maxRequests, memoryMb: perSimulationMb, maxBuckets: MAX_BUCKETS, memorySource: 'the V8 heap limit' };
 
-  // All at once: the largest simulation on every thread, plus the summaries the main thread keeps.
-  // This thread simulates beside `threads - 1` workers; with plugins every simulation runs on a
-  // worker and this thread only watches (Node and the modules, no simulation).
-  const largest = Math.max(0, ...estimates.map((e) => e.estimate.memoryMb.total));
+  // All at once: the largest simulation on every thread, plus the summaries kept until the last one
+  // ends. This thread simulates beside `threads - 1` workers; with plugins every simulation runs on a
+  // worker and this thread only watches (Node and the modules, no simulation). A thread that runs many
+  // simulations in turn peaks as one at the young generation's maximum (COST_MODEL).
+  const largestEstimate = estimates.reduce<CostEstimate | undefined>((a, e) => (a === undefined || e.estimate.memoryMb.total > a.memoryMb.total ? e.estimate : a), undefined);
+  const inTurn = Math.min(1, simulations / threads / COST_MODEL.simulationsPerThreadAtMaxYoung);
+  const lift = largestEstimate === undefined ? 0 : inTurn * Math.max(0, COST_MODEL.baseMb + COST_MODEL.youngGenerationMaxMb - largestEstimate.memoryMb.base);
+  const largest = (largestEstimate?.memoryMb.total ?? 0) + lift;
   const workers = pluginNames(planned.map((p) => p.scenario)).length > 0 ? threads : threads - 1;
   const perWorkerMb = (largest - COST_MODEL.baseMb) * COST_MODEL.workerScale + COST_MODEL.workerBaseMb;
   const threadsMb = (workers === threads ? COST_MODEL.baseMb : largest) + workers * perWorkerMb;
   // (One simulation's own summary is part of its estimate.)
-  const summaryBuckets = estimates.reduce((s, e) => s + e.count * e.estimate.buckets, 0) - Math.max(0, ...estimates.map((e) => e.estimate.buckets));
-  const summariesMb = (Math.max(0, summaryBuckets) * COST_MODEL.bytesPerSummaryBucket) / (1024 * 1024);
+  const summaryBytes = estimates.reduce((s, e) => s + e.count * e.estimate.summaryBytes, 0) - Math.max(0, ...estimates.map((e) => e.estimate.summaryBytes));
+  const summariesMb = Math.max(0, summaryBytes) / (1024 * 1024);
   const allAtOnceMb = threadsMb + summariesMb;
   const ramMb = machine.totalMemMb * RAM_SHARE;
   const wall = commandWallSeconds(estimates, threads);

@@ -6,10 +6,11 @@
  * calibration; what the machine can give (os, V8) is the CLI's business.
  *
  * Model, in the order it is computed:
- * - requests: each consumer group's rate integrated over [0, duration] with its `traffic` faults,
- *   split over `calls`; call graphs add one downstream request per execution of a calling method.
- *   `requests` counts one attempt per call (what a healthy run simulates; forking and broadcast
- *   always send several); `requestsWorstCase` lets every call use all its retries at every tier.
+ * - requests and attempts (estimate-call-graph.ts): each consumer group's rate integrated over
+ *   [0, duration] with its `traffic` faults, split over `calls`; call graphs add one downstream
+ *   request per call of every execution, counted exactly over the graph. Attempts expect the retries
+ *   of timeouts (the service-time tail against the timeout) and of overloaded pools;
+ *   `requestsWorstCase` / `attemptsWorstCase` let every call use all its retries at every tier.
  *   `refusedServiceAttempts` counts the attempts to services whose providers refuse connections in
  *   a `crash`-mode fault (for the wall-time estimate, `wall-estimate.ts`).
  * - events: `eventsPerRequest` per request and per extra attempt, plus the registry's: client
@@ -19,7 +20,8 @@
  *   call other services also holds a consumer side.
  * - peak memory: a base with a young-generation allowance that grows with the request rate, plus
  *   calibrated costs per consumer reference (more for one that sets refusing providers aside), per provider instance, per timeline bucket, per request
- *   in flight (Little's law), per (consumer reference × provider) where state is kept per provider
+ *   in flight (Little's law), per call queued in an overloaded unbounded provider queue, per
+ *   (consumer reference × provider) where state is kept per provider
  *   (round robin, adaptive, `actives`), per metrics cell, and for the worst registry
  *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
  *
@@ -31,13 +33,15 @@
  * references) within ±12%, from 100 MB to 1.7 GB; refitted again for the CLI child's 32 MB semi-spaces
  * (same month): within -13% .. +19% (+19%: `actives`), and runs whose young generation stays small (the
  * dual-zone baseline, M/M/c, the large deployment with 30 or 300 instances) up to 41% high.
- * Requests within ±3% where few calls are retried.
+ * Requests within ±3% where few calls are retried. What the command keeps of each finished
+ * simulation (`summaryBytes`) and the queued calls were fitted in December 2026 too (docs/cli.md).
  */
-import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
-import type { DistSpec } from '../engine/distributions.js';
-import { lognormalParams, measuredMean } from '../engine/distributions.js';
-import type { ConsumerGroupSpec, FaultAction, ProviderGroupSpec, ReferenceSpec, RegistrySpec, Scenario } from './types.js';
+import { distMeanMs } from './dist-figures.js';
+import { countTraffic } from './estimate-call-graph.js';
+import type { FaultAction, ProviderGroupSpec, RegistrySpec, Scenario } from './types.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
+
+export { distMeanMs } from './dist-figures.js';
 
 /** The calibrated constants of the memory and event model (see the module comment). */
 export const COST_MODEL = {
@@ -87,8 +91,21 @@ export const COST_MODEL = {
    * and CSV text (dual-zone-baseline at bucket 1 ms, 220,000 such rows: ~950 B each in peak RSS).
    */
   bytesPerScopeRow: 950,
-  /** What the main thread keeps per bucket of each finished simulation's summary (seeds, strategies). */
-  bytesPerSummaryBucket: 600,
+  /**
+   * What the command keeps of each finished simulation until the last one ends (seeds, strategies,
+   * cells), per character of its summary's JSON (`summaryChars`): the objects, then the heap's growth
+   * around them. Fitted on peak RSS of `run --seeds N` at 1,000 to 20,000 seeds of summaries of 2.8,
+   * 7 and 50 KB (the slope of peak RSS over N: 3-5 bytes per character, the larger summaries highest).
+   */
+  bytesPerSummaryChar: 5,
+  /**
+   * A thread that runs simulation after simulation peaks higher than one simulation does (V8 keeps
+   * the old generation's garbage and a grown young generation between them): the estimate lifts each
+   * thread to the young generation's maximum, reached at this many simulations per thread and in
+   * proportion below (`run --seeds 300..20000` of tiny scenarios on 2 threads: 190 MB at 150 per
+   * thread, 340-500 MB from 1,000 on).
+   */
+  simulationsPerThreadAtMaxYoung: 1_000,
   /** One request in flight: its record, generator frames, timers, messages and its provider thread. */
   bytesPerInFlight: 7_000,
   /** Round robin's weights per (consumer instance, provider) once used. */
@@ -107,6 +124,12 @@ export const COST_MODEL = {
   bytesPerSnapshotEntry: 110,
   /** One queued push delivery. */
   bytesPerDelivery: 160,
+  /**
+   * One call waiting in a provider's unbounded queue (`queues < 0`, overloaded): its message, invocation and
+   * the pool's queue entry (one provider with 1 thread at 5,000/s for 20 and 60 s and 20,000/s for 30 s:
+   * 0.3 to 1.8 million calls queued, 420 B each beside 4.4 KB per request in flight).
+   */
+  bytesPerQueuedCall: 400,
   /** Kernel events per request and per extra attempt (arrival, messages, execution, timers). */
   eventsPerRequest: 4.5,
 } as const;
@@ -132,8 +155,10 @@ export interface CostEstimate {
   requests: number;
   /** Every call taking all its retries, at every tier. */
   requestsWorstCase: number;
-  /** Attempts sent (one per request, except forking / broadcast). */
+  /** Attempts sent: retries expected from timeouts and overload, forking and broadcast included. */
   attempts: number;
+  /** Attempts when every call takes all its retries, at every tier. */
+  attemptsWorstCase: number;
   /**
    * Attempts to services whose providers refuse connections in a `crash`-mode fault: the consumer
    * instances that set those providers aside route lists of their own; the wall-time estimate's input.
@@ -151,8 +176,14 @@ export interface CostEstimate {
   providersAtStart: number;
   /** Provider instances started by faults (scale-out, restarts, replacements of crashed ones). */
   providersAddedByFaults: number;
-  /** Requests in flight on average (Little's law over the edge and downstream calls). */
+  /** Requests in flight (Little's law over the edge and downstream calls, in the busiest load phase). */
   inFlight: number;
+  /** Calls waiting in overloaded unbounded provider queues (`queues < 0`) at their longest. */
+  queuedCalls: number;
+  /** The most retries a call with traffic may take (failover-like clusters). */
+  maxRetries: number;
+  /** What keeping this simulation's summary until a command's last simulation ends costs (bytes). */
+  summaryBytes: number;
   /** Peak memory of one simulation, in MB, and its parts. */
   memoryMb: MemoryEstimate;
 }
@@ -168,66 +199,10 @@ export interface MemoryEstimate {
   loadBalancers: number;
   metrics: number;
   registry: number;
+  queues: number;
 }
 
 const MB = 1024 * 1024;
-
-/** Mean of a distribution in ms (Infinity where it has none). */
-export function distMeanMs(d: DistSpec): number {
-  switch (d.dist) {
-    case 'constant':
-      return d.value;
-    case 'uniform':
-      return (d.min + d.max) / 2;
-    case 'exponential':
-      return d.mean;
-    case 'normal':
-      return Math.max(0, d.mean);
-    case 'lognormal': {
-      const { mu, sigma } = 'p50' in d ? lognormalParams(d) : d;
-      return Math.exp(mu + (sigma * sigma) / 2);
-    }
-    case 'pareto':
-      return d.shape > 1 ? (d.scale * d.shape) / (d.shape - 1) : Infinity;
-    case 'empirical': {
-      // Piecewise linear between the given quantiles: the mean of each piece weighted by its mass.
-      const qs = [0, 0.5, 0.9, 0.99, 0.999, 1];
-      const vs = [d.min ?? 0, d.p50, d.p90, d.p99, d.p999, d.max];
-      let m = 0;
-      for (let i = 1; i < qs.length; i++) m += ((qs[i]! - qs[i - 1]!) * (vs[i]! + vs[i - 1]!)) / 2;
-      return m;
-    }
-    case 'mixture': {
-      const total = d.components.reduce((s, c) => s + c.weight, 0);
-      return total > 0 ? d.components.reduce((s, c) => s + (c.weight / total) * distMeanMs(c), 0) : 0;
-    }
-    case 'samples':
-    case 'histogram':
-      // What the simulator draws: linear between order statistics, uniform within each bucket.
-      return measuredMean(d);
-    default:
-      // A distribution this model does not know (added later): assume a typical 20 ms.
-      return 20;
-  }
-}
-
-type MethodRef = Omit<ReferenceSpec, 'methods'>;
-function attribute<K extends keyof MethodRef>(ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, method: string, key: K): MethodRef[K] | undefined {
-  return ref?.methods[method]?.[key] ?? ref?.[key] ?? defaults?.[key];
-}
-
-/** Attempts per call: [expected in a healthy run, worst case]. */
-function attemptsOf(ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, method: string, providers: number): [number, number] {
-  const cluster = attribute(ref, defaults, method, 'cluster') ?? 'failover';
-  if (cluster === 'forking') {
-    const forks = Math.max(1, Math.min(attribute(ref, defaults, method, 'forks') ?? DEFAULT_FORKS, Math.max(1, providers)));
-    return [forks, forks];
-  }
-  if (cluster === 'broadcast') return [Math.max(1, providers), Math.max(1, providers)];
-  if (cluster === 'failfast' || cluster === 'failsafe' || cluster === 'available' || cluster === 'mergeable') return [1, 1];
-  const retries = Math.max(0, attribute(ref, defaults, method, 'retries') ?? DEFAULT_RETRIES);
-  return [1, 1 + retries];
-}
 
 /** Each consumer group's requests over the run, with `traffic` faults applied in time order. */
 function edgeRequestsByGroup(scenario: Scenario): number[] {
@@ -424,6 +399,28 @@ export function scopeTimelineRows(scenario: Scenario, buckets: number): number {
   return rows <= MAX_SCOPE_TIMELINE_ROWS ? rows : 0;
 }
 
+/**
+ * The characters of one summary's JSON, from the shape of the run (fitted on every shipped scenario:
+ * within ±5%): its fixed fields, a scope per consumer zone and per `service.method`, a figure per
+ * provider group and zone pair, and a timeline row per bucket, with the per-zone and per-group rows
+ * while they fit `MAX_SCOPE_TIMELINE_ROWS`.
+ */
+const SUMMARY_CHARS = { base: 600, perScope: 600, perProviderGroup: 105, perZonePair: 35, perBucket: 180, perZoneRow: 170, perGroupRow: 90 } as const;
+
+function summaryChars(scenario: Scenario, buckets: number, callerZones: number, methods: number): number {
+  const c = SUMMARY_CHARS;
+  const zones = Object.keys(scenario.zones).length;
+  const groups = scenario.providers.length;
+  const scoped = scopeTimelineRows(scenario, buckets) > 0;
+  return (
+    c.base +
+    c.perScope * (callerZones + methods) +
+    c.perProviderGroup * groups +
+    c.perZonePair * zones * zones +
+    buckets * (c.perBucket + (scoped ? c.perZoneRow * callerZones + c.perGroupRow * groups : 0))
+  );
+}
+
 /** Estimates the cost of one simulation of `scenario` (any seed). */
 export function estimateCost(scenario: Scenario): CostEstimate {
   const m = COST_MODEL;
@@ -432,17 +429,6 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const buckets = Math.max(0, Math.ceil(measuredMs / scenario.bucketMs));
   const byService = providersByService(scenario);
   const providerCount = (service: string) => (byService.get(service) ?? []).reduce((s, g) => s + g.count, 0);
-
-  // The largest `slowdown` factor that may apply to a method (for requests in flight).
-  const slowest = (service: string, method: string): number => {
-    let f = 1;
-    for (const fault of scenario.faults) {
-      const a = fault.action;
-      if (a.kind !== 'slowdown' || (a.service !== undefined && a.service !== service) || (a.method !== undefined && a.method !== method)) continue;
-      if (targetGroups(scenario, { zone: a.zone, group: a.group, instance: a.instance }).some((g) => g.services.includes(service))) f = Math.max(f, a.factor);
-    }
-    return f;
-  };
 
   // Providers that refuse connections (`crash` mode) are set aside by every reference to their services.
   const refusing = new Set<string>();
@@ -454,51 +440,9 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     for (const g of targetGroups(scenario, { zone: a.zone, service, group: a.group, instance: a.instance })) for (const s of g.services) refusing.add(s);
   }
 
-  // Requests and attempts, tier by tier.
-  let edgeRequests = 0;
-  let downstreamRequests = 0;
-  let worstCase = 0;
-  let attempts = 0;
-  let refusedServiceAttempts = 0;
-  let inFlight = 0;
-  const cells = new Set<string>();
-  let steps = 0;
-  const rttMeanMs = Math.max(distMeanMs(scenario.network.sameZone), 0);
-  const visit = (zone: string, service: string, method: string, requests: number, worstRequests: number, ref: ReferenceSpec | undefined, defaults: MethodRef | undefined, depth: number) => {
-    if (++steps > 100_000 || depth > 32) return;
-    cells.add(`${zone}\u0000${service}.${method}`);
-    const [expected, worst] = attemptsOf(ref, defaults, method, providerCount(service));
-    attempts += requests * expected;
-    if (refusing.has(service)) refusedServiceAttempts += requests * expected;
-    const spec = scenario.services[service]?.methods[method];
-    const timeoutMs = attribute(ref, defaults, method, 'timeoutMs') ?? DEFAULT_TIMEOUT;
-    const meanMs = spec === undefined ? 0 : distMeanMs(spec.serviceTime) * slowest(service, method);
-    // Little's law per second of simulated time; a call waits at most its timeout per attempt.
-    inFlight += ((requests / Math.max(1, simulatedMs)) * Math.min(meanMs + rttMeanMs, timeoutMs * worst));
-    for (const call of spec?.calls ?? []) {
-      const down = requests * expected;
-      const downWorst = worstRequests * worst;
-      downstreamRequests += down;
-      worstCase += downWorst;
-      for (const g of byService.get(service) ?? []) {
-        // Downstream calls start in the zones of the providers executing; spread like the instances.
-        const share = g.count / Math.max(1, providerCount(service));
-        visit(g.zone, call.service, call.method, down * share, downWorst * share, call.reference, undefined, depth + 1);
-      }
-    }
-  };
-  const groupRequests = edgeRequestsByGroup(scenario);
-  scenario.consumers.forEach((c: ConsumerGroupSpec, i) => {
-    const total = groupRequests[i]!;
-    edgeRequests += total;
-    worstCase += total;
-    const weights = Object.values(c.calls).reduce((s, w) => s + w, 0);
-    for (const [key, w] of Object.entries(c.calls)) {
-      const [service, method] = splitKey(key);
-      const share = weights > 0 ? w / weights : 0;
-      visit(c.zone, service, method, total * share, total * share, c.reference[service], c.consumerDefaults, 0);
-    }
-  });
+  // Requests and attempts, tier by tier (estimate-call-graph.ts).
+  const traffic = countTraffic(scenario, edgeRequestsByGroup(scenario), refusing);
+  const { edgeRequests, downstreamRequests, attempts, refusedServiceAttempts, inFlight, queuedCalls } = traffic;
   const requests = edgeRequests + downstreamRequests;
   // Simulated requests (all tiers) per simulated second: what sets the young generation's size.
   const ratePerSec = simulatedMs > 0 ? requests / (simulatedMs / 1000) : 0;
@@ -580,10 +524,12 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,
     inFlight: (inFlight * m.bytesPerInFlight) / MB,
     loadBalancers: loadBalancerBytes / MB,
-    metrics: (cells.size * m.bytesPerCell) / MB,
+    metrics: (traffic.cells * m.bytesPerCell) / MB,
+    queues: (queuedCalls * m.bytesPerQueuedCall) / MB,
     registry: burstBytes / MB,
   };
   const total = Object.values(memory).reduce((s, x) => s + x, 0);
+  const summaryBytes = summaryChars(scenario, buckets, traffic.callerZones, traffic.methods) * m.bytesPerSummaryChar;
 
   return {
     simulatedMs,
@@ -593,8 +539,9 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     edgeRequests,
     downstreamRequests,
     requests,
-    requestsWorstCase: worstCase,
+    requestsWorstCase: traffic.requestsWorstCase,
     attempts,
+    attemptsWorstCase: traffic.attemptsWorstCase,
     refusedServiceAttempts,
     events,
     heartbeats,
@@ -604,6 +551,9 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     providersAtStart,
     providersAddedByFaults,
     inFlight,
+    queuedCalls,
+    maxRetries: traffic.maxRetries,
+    summaryBytes,
     memoryMb: { total, ...memory },
   };
 }
@@ -628,7 +578,28 @@ export const MAX_BUCKETS = 1_000_000;
 
 const fmt = (n: number): string => (Number.isFinite(n) ? (n >= 1e15 ? n.toExponential(2) : Math.round(n).toLocaleString('en-US')) : 'infinitely many');
 
-/** Why the estimate exceeds the limits, one sentence each; empty when it fits. */
+/**
+ * Retries up to this many are left to the run watchdog when their worst case is over the limits:
+ * failover walks the providers a call has tried on every retry (Dubbo's `invoked` list), so one call
+ * of r retries costs ~r²/2 steps, and beyond this a run could not be stopped in time once timeouts
+ * the estimate did not foresee make calls take them all (a black-holed zone, 1 ms timeouts and
+ * 10,000,000 retries: 1.5 million attempts took 9 minutes).
+ */
+export const MAX_WATCHED_RETRIES = 100;
+
+const MEMORY_PARTS: Record<Exclude<keyof MemoryEstimate, 'total'>, string> = {
+  base: 'base',
+  consumers: 'consumer references',
+  providers: 'provider instances',
+  timeline: 'timeline',
+  inFlight: 'requests in flight',
+  queues: 'provider queues',
+  loadBalancers: 'load balancers',
+  metrics: 'metrics cells',
+  registry: 'registry burst',
+};
+
+/** Why the estimate exceeds the limits, one sentence each naming the term that is over; empty when it fits. */
 export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
   const out: string[] = [];
   if (!(e.buckets <= limits.maxBuckets)) {
@@ -637,14 +608,31 @@ export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
     );
   }
   if (!(e.requests <= limits.maxRequests)) {
-    out.push(`${fmt(e.requests)} simulated requests exceed --max-requests ${fmt(limits.maxRequests)}`);
+    const graphs = e.downstreamRequests > 0 ? ` (${fmt(e.downstreamRequests)} of them downstream calls of call graphs)` : '';
+    out.push(`${fmt(e.requests)} simulated requests${graphs} exceed --max-requests ${fmt(limits.maxRequests)}`);
   }
   const maxEvents = limits.maxRequests * EVENTS_PER_ALLOWED_REQUEST;
   if (!(e.events <= maxEvents) && e.requests <= limits.maxRequests) {
-    out.push(`${fmt(e.events)} kernel events (registry pushes and heartbeats included) exceed ${fmt(maxEvents)} (${EVENTS_PER_ALLOWED_REQUEST} per request of --max-requests)`);
+    const perRequest = e.requests > 0 ? e.attempts / e.requests : 0;
+    out.push(
+      `${fmt(e.events)} kernel events exceed ${fmt(maxEvents)} (${EVENTS_PER_ALLOWED_REQUEST} per request of --max-requests): ` +
+        `${fmt(e.attempts)} attempts (${perRequest >= 100 ? fmt(perRequest) : perRequest.toFixed(1)} per request: expected retries, forking, broadcast), ` +
+        `${fmt(e.heartbeats)} registry heartbeats, ${fmt(e.pushDeliveries)} pushes`,
+    );
+  }
+  if (!(e.attemptsWorstCase <= maxEvents) && e.maxRetries > MAX_WATCHED_RETRIES) {
+    out.push(
+      `up to ${fmt(e.attemptsWorstCase)} attempts if every retry is taken (retries: ${fmt(e.maxRetries)}), over ${fmt(maxEvents)}: ` +
+        `with more than ${MAX_WATCHED_RETRIES} retries a call's cost grows with the square of its attempts; use fewer retries`,
+    );
   }
   if (!(e.memoryMb.total <= limits.memoryMb)) {
-    out.push(`estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}`);
+    const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
+    const queued = part === 'queues' ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues` : part === 'inFlight' ? `: ${fmt(e.inFlight)} requests` : '';
+    out.push(
+      `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
+        `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,
+    );
   }
   return out;
 }

@@ -89,17 +89,30 @@ export function changesLoad(f: FaultSpec): boolean {
 
 /** One `LoadPhase` per distinct set of load-changing faults in force over the timeline, in time order. */
 export function loadPhases(scenario: Scenario): LoadPhase[] {
+  return [...new Set(loadPhaseSpans(scenario).map((s) => s.phase))];
+}
+
+/**
+ * Every span of the timeline between fault boundaries, in time order, with its phase: spans with
+ * the same load-changing faults in force share one `LoadPhase` object (for models that weigh a
+ * phase by all the time it is in force, as the cost estimate does).
+ */
+export function loadPhaseSpans(scenario: Scenario): Array<{ fromMs: number; toMs: number; phase: LoadPhase }> {
   const bounds = faultBoundaries(scenario);
   // Timeline order: by start, then as written (the kernel runs same-time entries in schedule order).
   const faults = scenario.faults.filter(changesLoad).sort((a, b) => a.atMs - b.atMs);
-  const out = new Map<string, LoadPhase>();
+  const phases = new Map<string, LoadPhase>();
+  const out: Array<{ fromMs: number; toMs: number; phase: LoadPhase }> = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
     const fromMs = bounds[i]!;
+    const toMs = bounds[i + 1]!;
     const inForce = faults.filter((f) => f.atMs <= fromMs && (f.forMs === undefined || f.atMs + f.forMs > fromMs));
     const key = inForce.map((f) => f.label).join('\u0000');
-    if (!out.has(key)) out.set(key, new LoadPhase(scenario, { fromMs, toMs: bounds[i + 1]! }, inForce));
+    let phase = phases.get(key);
+    if (phase === undefined) phases.set(key, (phase = new LoadPhase(scenario, { fromMs, toMs }, inForce)));
+    out.push({ fromMs, toMs, phase });
   }
-  return [...out.values()];
+  return out;
 }
 
 /** How a phase is named in messages: `as written`, or `during the slowdown at 20 s (faults[0]) and ...`. */

@@ -34,7 +34,7 @@ export const WALL_MODEL = {
   perProviderS: 4.2e-5,
   /**
    * The range printed around the estimate: the calibration runs took 0.7 to 1.4 times the estimate
-   * (retries under timeouts, which the estimate does not count, make runs slower; small runs are
+   * (timed-out attempts cost more than the mean one and make runs slower; small runs are
    * mostly start-up), and an idle machine's wall time is about 0.8 times the CPU time.
    */
   low: 0.5,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { COST_MODEL, costProblems, distMeanMs, estimateCost, MAX_BUCKETS, scopeTimelineRows, type CostLimits } from '../../src/scenario/estimate.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../../src/metrics/recorder.js';
-import { parseScenario } from '../../src/scenario/load.js';
+import { join } from 'node:path';
+import { loadScenarioWithRaw, parseScenario } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+import { repoRoot } from '../helpers/cli.js';
 
 /** A small valid scenario; `extra` lines are appended at the top level, `sets` are --set overrides. */
 function scenario(extra = '', sets: string[] = []) {
@@ -53,46 +56,6 @@ describe('estimateCost', () => {
   it('multiplies by a traffic factor until the end when there is no for:', () => {
     const e = estimateCost(scenario(`faults:\n  - { at: 30s, traffic: { consumer: web, factor: 3 } }\n`));
     expect(e.edgeRequests).toBeCloseTo(3000 + 9000, 6);
-  });
-
-  it('adds call-graph requests, and every retry at every tier in the worst case', () => {
-    const s = parseScenario(
-      `
-name: graph
-duration: 10s
-warmup: 1s
-zones: { dc: { cidr: 10.0.0.0/16 } }
-services:
-  com.example.A:
-    methods:
-      a:
-        serviceTime: 1ms
-        calls: [{ service: com.example.B, method: b, reference: { retries: 2 } }, { service: com.example.B, method: b }]
-  com.example.B:
-    methods:
-      b: { serviceTime: 1ms }
-providers:
-  - { name: a, service: com.example.A, zone: dc, count: 2 }
-  - { name: b, service: com.example.B, zone: dc, count: 2 }
-consumers:
-  - application: web
-    zone: dc
-    instances: 1
-    rate: 10/s
-    calls: { com.example.A.a: 1 }
-    reference: { com.example.A: { retries: 1 } }
-`,
-      'graph.yaml',
-    );
-    const e = estimateCost(s);
-    expect(e.edgeRequests).toBe(100);
-    // Each execution of a makes two calls to b.
-    expect(e.downstreamRequests).toBe(200);
-    expect(e.requests).toBe(300);
-    // Worst case: 2 attempts of a per request, each making 2 calls of b.
-    expect(e.requestsWorstCase).toBe(100 + 2 * 100 * 2);
-    // Two providers of a each hold a consumer side for B; they subscribe to B.
-    expect(e.references).toBe(1 + 2);
   });
 
   it('counts providers that faults start: scale-out, restarts and the replacements of crashed instances', () => {
@@ -190,8 +153,9 @@ faults:
   });
 
   it('says how many requests are in flight by Little\'s law', () => {
-    // 100/s over a mean of 0.75 x 10 ms + 0.25 x 20 ms + 0.2 ms RTT.
-    expect(estimateCost(scenario()).inFlight).toBeCloseTo(100 * 0.0127, 3);
+    // 100/s over a mean of 0.75 x 10 ms + 0.25 x 20 ms, plus the median RTT to each provider picked:
+    // 0.2 ms to the 10 in zoneA, 2 ms to the 5 in zoneB.
+    expect(estimateCost(scenario()).inFlight).toBeCloseTo(100 * (0.0125 + (10 / 15) * 0.0002 + (5 / 15) * 0.002), 6);
   });
 
   it('stays finite-or-Infinity and fast for absurd values', () => {
@@ -222,7 +186,7 @@ describe('costProblems', () => {
   it('names memory above the limit', () => {
     const problems = costProblems(estimateCost(scenario('', ['providers[0].count=1000000'])), { ...LIMITS, memorySource: 'the V8 heap limit' });
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^estimated peak memory [\d,]+ MB exceeds the 4,000 MB one simulation may use \(the V8 heap limit\)$/);
+    expect(problems[0]).toMatch(/^estimated peak memory [\d,]+ MB exceeds the 4,000 MB one simulation may use \(the V8 heap limit\); the most is provider instances, [\d,]+ MB$/);
   });
 });
 
@@ -240,5 +204,19 @@ describe('distMeanMs', () => {
     [{ dist: 'histogram', le: [10, 20], counts: [50, 100], total: 100 }, 10],
   ] as const)('is the mean of %j', (d, mean) => {
     expect(distMeanMs(d as never)).toBeCloseTo(mean, 9);
+  });
+});
+
+describe('summaryBytes', () => {
+  it.each([
+    ['scenarios/dual-zone-baseline.yaml', ['duration=20s']],
+    ['scenarios/three-zone-nearest-fallback.yaml', []],
+    ['scenarios/call-graph-amplification.yaml', []],
+    ['scenarios/zone-a-down.yaml', ['bucket=100ms']],
+  ] as const)('is bytesPerSummaryChar times the JSON of the summary %s gives, within 10%%', (file, sets) => {
+    const { scenario: s } = loadScenarioWithRaw(join(repoRoot, file), [...sets]);
+    const chars = estimateCost(s).summaryBytes / COST_MODEL.bytesPerSummaryChar;
+    const json = JSON.stringify(runScenario(s, { version: 'test' }).summary).length;
+    expect(Math.abs(chars / json - 1)).toBeLessThan(0.1);
   });
 });
