@@ -67,7 +67,7 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   const names = Object.keys(strategies);
   const tasks = names.flatMap((name) => {
     const applied = applyStrategy(scenario, strategies[name]!);
-    return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s }));
+    return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s, force: opts.force, maxRequests: opts.maxRequests }));
   });
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
   const header: CompareHeader = {

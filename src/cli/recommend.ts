@@ -71,7 +71,7 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
     plans.length === 0
       ? progressBars(io.progressStream, ['as written', 'recommended'], scenario.durationMs)
       : combinedProgress(io.progressStream, `recommend + verify grid (${all.length} runs)`, all.map((s) => s.durationMs));
-  const task = (s: Scenario) => ({ scenario: s, scenarioPath: path, seed: s.seed });
+  const task = (s: Scenario) => ({ scenario: s, scenarioPath: path, seed: s.seed, force: opts.force, maxRequests: opts.maxRequests });
   const [before, after, ...gridRuns] = await runSimTasks(all.map(task), opts.jobs, progress, opts.workers);
   // A recommendation the re-run finds worse: its alternatives are verified too (a second round).
   const alternatives = alternativePlans(scenario, recs, firstVerdict(recs, before!, after!));

@@ -57,7 +57,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   // A bad --out is found now, not after a long simulation.
   const root = resultsRoot(io.cwd, opts.out);
   checkResultsDir(root, scenario.name);
-  const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i }));
+  const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);

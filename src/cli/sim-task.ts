@@ -10,6 +10,7 @@ import type { Scenario } from '../scenario/types.js';
 import { exitIfParentGone, watchingParent } from './parent-watch.js';
 import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { importPlugins, runPluginRefs } from './plugins.js';
+import { runWatch } from './run-watchdog.js';
 import { VERSION } from './version.js';
 
 export interface SimTask {
@@ -21,6 +22,10 @@ export interface SimTask {
   progress?: { buffer: SharedArrayBuffer; index: number };
   /** Where plugin calls report themselves to the watchdog (a task whose scenario names plugins, on a worker). */
   pluginSlot?: PluginSlot;
+  /** The command's `--force`: no run watchdog (run-watchdog.ts) either. */
+  force?: boolean;
+  /** The command's `--max-requests` (the watchdog's floors never exceed it). */
+  maxRequests?: number;
 }
 
 const pluginsByPath = new Map<string, Promise<Plugins>>();
@@ -49,7 +54,8 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
   try {
     let plugins = pluginsByPath.get(key);
     if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath, refs)));
-    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch }).summary;
+    const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
+    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch, watch: budget }).summary;
   } finally {
     usePluginSlot(undefined);
   }

@@ -172,7 +172,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     const scenario = cellScenarios[i]!;
     // The seed a plain `run` of this cell would use (a grid over `seed` changes it).
     const first = opts.seed ?? scenario.seed;
-    for (let s = 0; s < opts.seeds; s++) tasks.push({ scenario, scenarioPath: path, seed: first + s });
+    for (let s = 0; s < opts.seeds; s++) tasks.push({ scenario, scenarioPath: path, seed: first + s, force: opts.force, maxRequests: opts.maxRequests });
   });
   const label = `sweep ${picked.length} cells${opts.seeds > 1 ? ` x ${opts.seeds} seeds` : ''}`;
   const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)), opts.workers);

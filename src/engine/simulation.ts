@@ -229,6 +229,10 @@ export class Simulation {
   #firedAtMs = -Infinity;
   #firedPriority = NORMAL;
   #firedSeq = 0;
+  // The watcher (`watch`): called once `eventsProcessed` reaches `#watchAt`; Infinity when none.
+  #watchAt = Infinity;
+  #watchEvery = Infinity;
+  #watcher: (() => void) | null = null;
 
   /** Runs `fire(arg)` after `delayMs` of simulated time; returns a handle for `cancel`. */
   schedule(delayMs: number, fire: (arg: unknown) => void, priority: number = NORMAL, arg?: unknown): QueueEntry {
@@ -415,8 +419,24 @@ export class Simulation {
     }
   }
 
+  /**
+   * Calls `watcher` each time `everyEvents` more agenda entries have been processed, between two
+   * entries: a run watchdog that reads figures and may throw to stop the run. It must change nothing,
+   * so that a run it does not stop is the same as without it (one comparison per entry otherwise).
+   */
+  watch(everyEvents: number, watcher: () => void): void {
+    if (!(everyEvents >= 1)) throw new RangeError(`watch every ${everyEvents} events`);
+    this.#watchEvery = everyEvents;
+    this.#watcher = watcher;
+    this.#watchAt = this.eventsProcessed + everyEvents;
+  }
+
   /** Processes one agenda entry; false when the agenda is empty. */
   step(): boolean {
+    if (this.eventsProcessed >= this.#watchAt) {
+      this.#watchAt = this.eventsProcessed + this.#watchEvery;
+      this.#watcher!();
+    }
     const queue = this.#queue;
     const entry = queue.take();
     if (entry === undefined) return false;

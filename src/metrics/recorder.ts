@@ -200,6 +200,16 @@ export class Recorder {
     return this.#timeline.peakLiveHistograms;
   }
 
+  /** Requests started so far, every tier and the warmup included (a run watchdog's figure). */
+  get requestsStarted(): number {
+    return this.#started;
+  }
+
+  /** Attempts sent so far, warmup included. */
+  get attemptsSent(): number {
+    return this.#allAttempts;
+  }
+
   /** A consumer starts one logical call; keep the returned record with the request. */
   startRequest(init: {
     consumerGroup: string;

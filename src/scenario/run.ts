@@ -38,12 +38,26 @@ export class InvariantError extends Error {
   }
 }
 
+/** What a run has done so far, for `RunOptions.watch`. */
+export interface RunSoFar {
+  simMs: number;
+  events: number;
+  requests: number;
+  attempts: number;
+}
+
 export interface RunOptions {
   seed?: number;
   version: string;
   plugins?: Plugins;
   /** Watches the run: simulated ms and requests started, at every 0.5% of the duration. */
   onProgress?: (simMs: number, requests: number) => void;
+  /**
+   * Watches the run every `everyEvents` kernel events with what it has done so far (simulated ms,
+   * events, requests and attempts started, warmup and every tier included); `check` may throw to
+   * stop it. It only reads: a run it does not stop gives the same summary.
+   */
+  watch?: { everyEvents: number; check: (done: RunSoFar) => void };
   /**
    * False: every registry push goes through the agenda (`RegistryModel.holdPushes` stays off). The
    * summary is the same either way; the tests compare the two.
@@ -125,6 +139,11 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins);
   scheduleTimelineSampling(world, recorder);
+  const watch = options.watch;
+  if (watch !== undefined) {
+    const sim = world.sim;
+    sim.watch(watch.everyEvents, () => watch.check({ simMs: sim.now, events: sim.eventsProcessed, requests: recorder.requestsStarted, attempts: recorder.attemptsSent }));
+  }
   // A plugin router's notify may read the clock, which a held push would show later than its arrival.
   const pluginRouters = Object.keys(options.plugins?.routers ?? {}).length > 0;
   const stats = world.run(options.onProgress, (options.holdPushes ?? true) && !pluginRouters);
