@@ -4,7 +4,7 @@
  * from the scenario as written; then the problems and warnings, each distinct finding once with
  * where it was found (`[as written, strict]`) when strategies were checked.
  */
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 import type { CheckPhase, CheckReport, CheckRoute } from './check.js';
 import { ms } from './check-warnings.js';
 

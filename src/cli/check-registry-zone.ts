@@ -8,7 +8,7 @@
  * happens when its nodes are in that zone too. Static registries are skipped (registry faults do
  * not touch them). Owns the finding and its words; the warning shape is check-warnings.ts's.
  */
-import type { FaultSpec, RegistrySpec, Scenario } from '../scenario/types.js';
+import type { FaultSpec, RegistrySpec, Scenario } from '../model/types.js';
 import { faultLabel } from '../world/faults.js';
 import type { PhaseSpan } from './check.js';
 

@@ -12,7 +12,7 @@ import { conditionRuleKey, serviceRuleKeys, type RuleKey } from '../dubbo/router
 import { parseTagRule } from '../dubbo/router/tag/tag-router-rule.js';
 import { URL } from '../dubbo/url.js';
 import { suggestion } from '../scenario/did-you-mean.js';
-import type { ReferenceSpec, RouterSpec, Scenario } from '../scenario/types.js';
+import type { ReferenceSpec, RouterSpec, Scenario } from '../model/types.js';
 
 /** A keyed rule that no consumer of the scenario subscribes to. */
 export interface RuleKeyWarning {

@@ -14,7 +14,7 @@ import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import type { URL } from '../dubbo/url.js';
 import { overloadedPools, referenceAttribute } from '../scenario/pool-load.js';
 import { rttDist } from '../scenario/recommend-latency.js';
-import type { ConsumerGroupSpec, Scenario } from '../scenario/types.js';
+import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import { measuredDistributionNotes } from '../scenario/measured-fit.js';
 import { ruleKeyWarnings } from './check-rule-keys.js';
 import type { PhaseSpan } from './check.js';

@@ -23,7 +23,7 @@ import { Recorder } from '../metrics/recorder.js';
 import { loadScenarioWithRaw } from '../scenario/load.js';
 import { buildWorld, type Plugins } from '../scenario/run.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
-import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../scenario/types.js';
+import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../model/types.js';
 import { faultBoundaries, faultLabel } from '../world/faults.js';
 import { formatCheckReport } from './check-format.js';
 import { calledMethods, configurationWarnings, type CheckWarning } from './check-warnings.js';

@@ -9,7 +9,7 @@ import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { clipText } from '../scenario/clip-text.js';
 import { COST_MODEL, costProblems, estimateCost, MAX_BUCKETS, type CostEstimate, type CostLimits } from '../scenario/estimate.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 import { commandWallSeconds, simulationSeconds, type WallEstimate } from '../scenario/wall-estimate.js';
 import { UsageError, type Io } from './io.js';
 import { simulationThreads } from './jobs.js';

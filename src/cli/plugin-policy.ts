@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { clipMessage } from '../scenario/clip-text.js';
-import { parseDuration } from '../scenario/unit-text.js';
+import { parseDuration } from '../model/unit-text.js';
 import { UsageError } from './io.js';
 
 /** `--plugin-timeout` default. */

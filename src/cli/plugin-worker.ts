@@ -4,7 +4,7 @@
  * thread can stop a plugin call that does not return. Plugins are imported here, wrapped, with
  * their calls reported into the job's slot. Errors go back as transferable objects (worker-error.ts).
  */
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 import { checkWithStrategies, type CheckReport } from './check.js';
 import { routePluginStdout, usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { checkClusterStandIns, importPlugins, loadLoadBalancePlugin, type PluginRef } from './plugins.js';

@@ -21,7 +21,7 @@ import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import type { ClusterInvokerLike } from '../dubbo/rpc.js';
 import type { Plugins } from '../scenario/run.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
-import type { RouterSpec, Scenario } from '../scenario/types.js';
+import type { RouterSpec, Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
 import { UsageError, type Io } from './io.js';
 import { guardClusterFactory, guardedLoad, guardLoadBalanceFactory, guardRouterFactory } from './plugin-guard.js';

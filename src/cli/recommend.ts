@@ -18,7 +18,7 @@ import {
   verifyGridResult,
   type VerifyGridResult,
 } from '../scenario/recommend.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 import { recommendLines } from './recommend-output.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { UsageError, type Io } from './io.js';

@@ -5,7 +5,7 @@
  * wording only; applying a strategy belongs to `scenario/strategies.ts`.
  */
 import type { StrategyInfo, Summary } from '../metrics/summary.js';
-import type { StrategySpec } from '../scenario/types.js';
+import type { StrategySpec } from '../model/types.js';
 
 /** The `strategy` block of a strategy's summary. */
 export function strategyInfo(name: string, spec: StrategySpec): StrategyInfo {

@@ -13,7 +13,7 @@ import { clipText } from '../scenario/clip-text.js';
 import { DEFAULT_MAX_REQUESTS } from './cost-guard.js';
 import { estimateCost, EVENTS_PER_ALLOWED_REQUEST, type CostEstimate } from '../scenario/estimate.js';
 import type { RunOptions, RunSoFar } from '../scenario/run.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 
 /** A run is stopped once it exceeds its estimate this many times over. */
 export const WATCHDOG_FACTOR = 4;

@@ -6,7 +6,7 @@
  */
 import type { Summary } from '../metrics/summary.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
-import type { Scenario } from '../scenario/types.js';
+import type { Scenario } from '../model/types.js';
 import { exitIfParentGone, watchingParent } from './parent-watch.js';
 import { usePluginSlot, type PluginSlot } from './plugin-guard.js';
 import { importPlugins, runPluginRefs } from './plugins.js';

@@ -14,7 +14,7 @@ import { readTextFile } from '../scenario/read-text-file.js';
 import { dataRootInEffect } from '../scenario/data-root.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import { strategyInfo, withStrategy } from './report-strategy.js';
-import type { Scenario, StrategySpec } from '../scenario/types.js';
+import type { Scenario, StrategySpec } from '../model/types.js';
 import { guardCost, type CostOptions } from './cost-guard.js';
 import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption, parseShard, shellWord, type GridAxis, type GridCell } from './grid.js';
 import { UsageError, type Io } from './io.js';

@@ -28,7 +28,7 @@ import { ScopeCell } from './scope-cell.js';
 import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary } from './summary.js';
 import { Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
-import { EMPTY_RESULT_CAUSE } from '../world/observer.js';
+import { EMPTY_RESULT_CAUSE } from './observer.js';
 
 export type { Outcome, Summary } from './summary.js';
 

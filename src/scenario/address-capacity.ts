@@ -9,7 +9,7 @@
  * (for CIDRs in the file; here for the default ones); what the run does is `world/faults.ts`'s.
  */
 import { addressCapacity, capacityOfSize, ipToString, parseCidr } from '../world/addresses.js';
-import type { FaultAction, ProviderGroupSpec, Scenario } from './types.js';
+import type { FaultAction, ProviderGroupSpec, Scenario } from '../model/types.js';
 import type { PathIssue } from './zod-issues.js';
 
 type Target = { zone?: string; service?: string; group?: string; instance?: string };

@@ -15,7 +15,7 @@ import type {
   RegistrySpec,
   Scenario,
   StrategySpec,
-} from './types.js';
+} from '../model/types.js';
 
 type Raw = Record<string, unknown>;
 

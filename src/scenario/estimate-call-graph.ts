@@ -34,7 +34,7 @@ import { distMeanMs, distMedianMs, distTail } from './dist-figures.js';
 import { loadPhaseSpans, type LoadPhase } from './load-phases.js';
 import { referenceAttribute } from './pool-load.js';
 import { rttDist } from './recommend-latency.js';
-import type { ConsumerGroupSpec, ProviderGroupSpec, Scenario } from './types.js';
+import type { ConsumerGroupSpec, ProviderGroupSpec, Scenario } from '../model/types.js';
 
 /** What the traffic of one simulation costs, over the whole run. */
 export interface TrafficCount {

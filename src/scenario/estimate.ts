@@ -38,7 +38,7 @@
  */
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
-import type { FaultAction, ProviderGroupSpec, RegistrySpec, Scenario } from './types.js';
+import type { FaultAction, ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 
 export { distMeanMs } from './dist-figures.js';

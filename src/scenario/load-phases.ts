@@ -9,7 +9,7 @@
  */
 import { faultBoundaries, parseInstance, targetsGroup } from '../world/faults.js';
 import { slowdownFactor, slowdownKey } from '../world/provider.js';
-import type { FaultSpec, ProviderGroupSpec, Scenario } from './types.js';
+import type { FaultSpec, ProviderGroupSpec, Scenario } from '../model/types.js';
 
 type Slowdown = Extract<FaultSpec['action'], { kind: 'slowdown' }>;
 type Traffic = Extract<FaultSpec['action'], { kind: 'traffic' }>;

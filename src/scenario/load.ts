@@ -14,7 +14,7 @@ import { readTextFile, TextFileError } from './read-text-file.js';
 import { applyOverrides, type Override } from './overrides.js';
 import { formatPath, ScenarioError, type FieldPath, type ScenarioIssue } from './scenario-error.js';
 import { rawScenarioSchema } from './schema.js';
-import type { Scenario } from './types.js';
+import type { Scenario } from '../model/types.js';
 import { fromZodIssues, zodParseOptions, type PathIssue } from './zod-issues.js';
 
 export { ScenarioError, formatPath } from './scenario-error.js';

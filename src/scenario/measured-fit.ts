@@ -8,7 +8,7 @@
  * figures and their wording, not where they are printed.
  */
 import { measuredLabel, measuredMean, quantile, samplesQuantile, type DistSpec, type HistogramSpec, type SamplesSpec } from '../engine/distributions.js';
-import type { Scenario } from './types.js';
+import type { Scenario } from '../model/types.js';
 
 /** `run` warns when the drawn mean differs from the data's by more than this share of the data's. */
 export const MEAN_GAP_WARNING = 0.05;

@@ -29,7 +29,7 @@ import type {
   Scenario,
   StrategySpec,
   ZoneSpec,
-} from './types.js';
+} from '../model/types.js';
 
 /** Network defaults (SPEC 2.2). */
 export const DEFAULT_SAME_ZONE_RTT: DistSpec = { dist: 'constant', value: 0.2 };

@@ -35,7 +35,7 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import { downstreamConsumerSpec } from '../world/world.js';
 import { loadPhaseLabel, loadPhases, type LoadPhase } from './load-phases.js';
 import { rttDist } from './recommend-latency.js';
-import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario } from './types.js';
+import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario } from '../model/types.js';
 
 /** One caller's and method's share of a pool's load. */
 export interface PoolContribution {

@@ -15,7 +15,7 @@
 import { sampler, type DistSpec, type Sampler } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
 import { RandomStreams } from '../engine/random.js';
-import type { MethodSpec, NetworkSpec, Scenario } from './types.js';
+import type { MethodSpec, NetworkSpec, Scenario } from '../model/types.js';
 
 /** The timeout and retries a downstream reference will have, by `service.method`. */
 export interface InForce {

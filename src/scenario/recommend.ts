@@ -25,7 +25,7 @@ import { DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import { overloadedPools } from './pool-load.js';
 import { CallGraphLatency, zonesServing, type InForce } from './recommend-latency.js';
 import { RECOMMEND_OBJECTIVE, compareObjective, type ObjectiveComparison } from './recommend-verdict.js';
-import type { ConsumerGroupSpec, FaultSpec, ReferenceSpec, Scenario } from './types.js';
+import type { ConsumerGroupSpec, FaultSpec, ReferenceSpec, Scenario } from '../model/types.js';
 
 /** What a reference has as written (Dubbo's defaults where the scenario is silent). */
 export interface ReferenceValues {

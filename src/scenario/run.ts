@@ -21,7 +21,7 @@ import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';
 import { scheduleTimelineSampling } from './timeline-sampler.js';
-import type { Scenario } from './types.js';
+import type { Scenario } from '../model/types.js';
 
 /** Loaded plugin modules by the path the scenario names them with. */
 export interface Plugins {

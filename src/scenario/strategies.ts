@@ -5,7 +5,7 @@
  * routing plus one zone-aware mechanism, so that they differ from each other whatever the scenario's
  * own routers and balancers are.
  */
-import type { ReferenceSpec, RouterSpec, Scenario, StrategySpec } from './types.js';
+import type { ReferenceSpec, RouterSpec, Scenario, StrategySpec } from '../model/types.js';
 
 /**
  * What every built-in starts from: Dubbo's default routing. No router rules (the scenario's

@@ -10,9 +10,9 @@
  */
 import { z } from 'zod';
 import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
-import { DURATION_RE, EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate, RATE_RE } from './unit-text.js';
+import { DURATION_RE, EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate, RATE_RE } from '../model/unit-text.js';
 
-export { EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate } from './unit-text.js';
+export { EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate } from '../model/unit-text.js';
 
 const DIST_NAMES = ['constant', 'uniform', 'exponential', 'normal', 'lognormal', 'pareto', 'empirical', 'samples', 'histogram', 'mixture'];
 const EXPECTED_DIST =

@@ -8,8 +8,8 @@
 import type { QueueEntry } from '../engine/event-queue.js';
 import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
-import type { ConsumerGroupSpec, Scenario } from '../scenario/types.js';
-import type { Outcome, RequestHandle, WorldObserver } from './observer.js';
+import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
+import type { Outcome, RequestHandle, WorldObserver } from '../metrics/observer.js';
 import { NO_ATTACHMENTS } from './no-attachments.js';
 import type { ServerContext } from './provider.js';
 

@@ -10,9 +10,9 @@
  */
 import { Resource } from '../engine/resource.js';
 import type { Simulation } from '../engine/simulation.js';
-import type { DynamicIsolationSpec } from '../scenario/types.js';
+import type { DynamicIsolationSpec } from '../model/types.js';
 import type { IncomingCall } from './provider.js';
-import type { WorldObserver } from './observer.js';
+import type { WorldObserver } from '../metrics/observer.js';
 
 interface MethodState {
   /** Calls of the method on a thread now (any pool). */

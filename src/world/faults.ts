@@ -20,7 +20,7 @@
  */
 import { measuredLabel, type DistSpec } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
-import type { FaultAction, FaultSpec, ProviderGroupSpec, RouterSpec, Scenario } from '../scenario/types.js';
+import type { FaultAction, FaultSpec, ProviderGroupSpec, RouterSpec, Scenario } from '../model/types.js';
 import type { ProviderGroup, ProviderInstance } from './provider.js';
 import type { World } from './world.js';
 

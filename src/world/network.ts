@@ -7,7 +7,7 @@
  */
 import { lognormalParams, measuredCdf, quantile, sampler, type DistSpec, type Sampler } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
-import type { NetworkSpec } from '../scenario/types.js';
+import type { NetworkSpec } from '../model/types.js';
 
 /** One-way delays between zones. */
 export class Network {

@@ -11,12 +11,12 @@ import { sampler, type Sampler } from '../engine/distributions.js';
 import { Resource } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
 import { NORMAL, type Proc, type Simulation } from '../engine/simulation.js';
-import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../scenario/types.js';
+import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../model/types.js';
 import { DynamicIsolation } from './dynamic-isolation.js';
 import type { ConsumerInstance } from './consumer.js';
 import { oneWayMsOn, type Link, type Network } from './network.js';
 import type { ProviderFilterChain } from './provider-filters.js';
-import type { RequestHandle, WorldObserver } from './observer.js';
+import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
 
 /** Dubbo release the simulated providers announce. */
 export const PROVIDER_RELEASE = '3.3.2';

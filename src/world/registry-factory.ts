@@ -4,7 +4,7 @@
  * are `registry/push` and `registry/phase` for the single registry, `registry/<name>/...` for each
  * of several.
  */
-import type { RegistrySpec, Scenario } from '../scenario/types.js';
+import type { RegistrySpec, Scenario } from '../model/types.js';
 import type { RegistryHost } from './registry-discovery.js';
 import { MultiRegistry } from './registry-multi.js';
 import { NacosRegistry } from './registry-nacos.js';

@@ -23,7 +23,7 @@
  * Deregistration (graceful stop) removes at once in both modes. Follows the Nacos server's
  * `ClientBeatCheckTask`/`ClientBeatProcessor` (1.x) and `NacosRuntimeConnectionEjector` (2.x).
  */
-import type { RegistrySpec } from '../scenario/types.js';
+import type { RegistrySpec } from '../model/types.js';
 import {
   DiscoveryRegistry,
   type RegistryEntry,

@@ -15,7 +15,7 @@
  * (60 s by default) into [2, 20]·tickTime, i.e. 40 s at most with the default tickTime; the
  * scenario gives the effective value and zonesim does not clamp it again.
  */
-import type { RegistrySpec } from '../scenario/types.js';
+import type { RegistrySpec } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */

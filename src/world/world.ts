@@ -7,11 +7,11 @@
 import { RandomStreams } from '../engine/random.js';
 import { Simulation } from '../engine/simulation.js';
 import type { Proc } from '../engine/simulation.js';
-import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, ServiceSpec } from '../scenario/types.js';
+import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, ServiceSpec } from '../model/types.js';
 import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
-import type { WorldObserver } from './observer.js';
+import type { WorldObserver } from '../metrics/observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ServerContext } from './provider.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import { MultiRegistry } from './registry-multi.js';

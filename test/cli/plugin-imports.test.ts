@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/model/types.js';
 import { pluginRefs, runPluginRefs } from '../../src/cli/plugins.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';

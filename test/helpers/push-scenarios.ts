@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/model/types.js';
 
 export const PUSH_SCENARIOS = [
   'release-day-push-storm',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
 import { Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
-import { EMPTY_RESULT_CAUSE } from '../../src/world/observer.js';
+import { EMPTY_RESULT_CAUSE } from '../../src/metrics/observer.js';
 
 const GROUPS = [
   { name: 'users-a', instances: 2, threads: 10 },

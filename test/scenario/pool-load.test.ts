@@ -10,7 +10,7 @@ import { loadScenarioFile, parseScenario } from '../../src/scenario/load.js';
 import { overloadedPools, poolLoads, type PoolPhase } from '../../src/scenario/pool-load.js';
 import { recommendations } from '../../src/scenario/recommend.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/model/types.js';
 
 const scenario = (name: string, sets: string[] = []) =>
   loadScenarioFile(fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url)), sets);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 import { applyStrategy, builtInStrategies, strategiesFor } from '../../src/scenario/strategies.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/model/types.js';
 
 const scenarioFile = (name: string) => fileURLToPath(new URL(`../../scenarios/${name}`, import.meta.url));
 const load = (name: string, sets: string[] = []): Scenario => loadScenarioWithRaw(scenarioFile(name), sets).scenario;

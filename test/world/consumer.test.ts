@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
 import { Simulation } from '../../src/engine/simulation.js';
-import type { ConsumerGroupSpec, Scenario } from '../../src/scenario/types.js';
+import type { ConsumerGroupSpec, Scenario } from '../../src/model/types.js';
 import { ConsumerGroup, ConsumerInstance, ENTRY_CAUSE, type ConsumerStack } from '../../src/world/consumer.js';
-import type { Outcome, RequestHandle, WorldObserver } from '../../src/world/observer.js';
+import type { Outcome, RequestHandle, WorldObserver } from '../../src/metrics/observer.js';
 
 const SERVICE = 'com.example.UserService';
 

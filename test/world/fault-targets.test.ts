@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario, ScenarioError } from '../../src/scenario/load.js';
 import { scheduleFaults } from '../../src/world/faults.js';
-import type { WorldObserver } from '../../src/world/observer.js';
+import type { WorldObserver } from '../../src/metrics/observer.js';
 import { World } from '../../src/world/world.js';
 
 const BASE = `zones: { zoneA: {}, zoneB: {} }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DistSpec } from '../../src/engine/distributions.js';
-import type { FaultAction, FaultSpec, ProviderGroupSpec, Scenario } from '../../src/scenario/types.js';
+import type { FaultAction, FaultSpec, ProviderGroupSpec, Scenario } from '../../src/model/types.js';
 import { faultBoundaries, faultLabel, scheduleFaults, type FaultHooks } from '../../src/world/faults.js';
-import type { WorldObserver } from '../../src/world/observer.js';
+import type { WorldObserver } from '../../src/metrics/observer.js';
 import { providerStateVersion, type IncomingCall, type ProviderInstance } from '../../src/world/provider.js';
 import type { ProviderListener, RegistryModel, Subscriber } from '../../src/world/registry.js';
 import { World } from '../../src/world/world.js';

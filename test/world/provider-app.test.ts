@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { providerFilterChain } from '../../src/dubbo/filter/provider-filter-chain.js';
 import { parseScenario } from '../../src/scenario/load.js';
-import type { WorldObserver } from '../../src/world/observer.js';
+import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { IncomingCall, ProviderInstance, Reply } from '../../src/world/provider.js';
 import { World } from '../../src/world/world.js';
 

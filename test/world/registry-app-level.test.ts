@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Proc } from '../../src/engine/simulation.js';
-import type { ProviderGroupSpec, Scenario } from '../../src/scenario/types.js';
+import type { ProviderGroupSpec, Scenario } from '../../src/model/types.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../src/world/consumer.js';
-import type { Outcome } from '../../src/world/observer.js';
+import type { Outcome } from '../../src/metrics/observer.js';
 import { EPOCH_MS, type ProviderExport, type ProviderInstance } from '../../src/world/provider.js';
 import { createRegistry } from '../../src/world/registry-factory.js';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';

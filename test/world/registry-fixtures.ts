@@ -15,9 +15,9 @@ import type {
   ProviderGroupSpec,
   RegistrySpec,
   Scenario,
-} from '../../src/scenario/types.js';
+} from '../../src/model/types.js';
 import { outcomeOfCall, type ConsumerInstance, type ConsumerStack, type ServiceCall } from '../../src/world/consumer.js';
-import type { Outcome, RequestHandle, WorldObserver } from '../../src/world/observer.js';
+import type { Outcome, RequestHandle, WorldObserver } from '../../src/metrics/observer.js';
 import { EPOCH_MS, type ProviderInstance } from '../../src/world/provider.js';
 import { createRegistry } from '../../src/world/registry-factory.js';
 import { World } from '../../src/world/world.js';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
-import type { Scenario } from '../../src/scenario/types.js';
+import type { Scenario } from '../../src/model/types.js';
 import { URGENT } from '../../src/engine/simulation.js';
 import type { World } from '../../src/world/world.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
-import type { ConsumerGroupSpec, RegistrySpec } from '../../src/scenario/types.js';
+import type { ConsumerGroupSpec, RegistrySpec } from '../../src/model/types.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import { MultiRegistry } from '../../src/world/registry-multi.js';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaultSpec } from '../../src/scenario/types.js';
+import type { FaultSpec } from '../../src/model/types.js';
 import { scheduleFaults } from '../../src/world/faults.js';
 import { StaticRegistry } from '../../src/world/registry.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';

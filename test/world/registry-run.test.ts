@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/scenario/run.js';
-import type { FaultSpec } from '../../src/scenario/types.js';
+import type { FaultSpec } from '../../src/model/types.js';
 import { scenario } from './registry-fixtures.js';
 
 // zoneA's providers black-hole at 20 s: Nacos pushes them out 15-20 s later; between the moment the

@@ -12,11 +12,11 @@
  */
 import type { Proc } from '../../engine/simulation.js';
 import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
-import { EMPTY_RESULT_CAUSE, type Outcome } from '../../world/observer.js';
+import { EMPTY_RESULT_CAUSE, type Outcome } from '../../metrics/observer.js';
 import type { ProviderExport } from '../../world/provider.js';
 import type { World } from '../../world/world.js';
 import type { RegistryModel } from '../../world/registry.js';
-import type { ReferenceSpec, RegistrySpec } from '../../scenario/types.js';
+import type { ReferenceSpec, RegistrySpec } from '../../model/types.js';
 import { invokeAtStart, type ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
 import { REGISTRY_ZONE_PARAM } from '../cluster/zone-aware-cluster-invoker.js';
 import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';

@@ -10,7 +10,7 @@ import type { QueueEntry } from '../../engine/event-queue.js';
 import { FixedDelayTimers } from '../../engine/fixed-delay-timers.js';
 import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
 import { oneWayMsOn, type Link, type Network } from '../../world/network.js';
-import type { RequestHandle, WorldObserver } from '../../world/observer.js';
+import type { RequestHandle, WorldObserver } from '../../metrics/observer.js';
 import { providerStateVersion, type IncomingCall, type ProviderExport, type Reply } from '../../world/provider.js';
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../filter/context-filter.js';

@@ -9,7 +9,7 @@
  * providers' application. Routers themselves live in their own files.
  * Follows dubbo-cluster `RouterChain.java`, `SingleRouterChain.java` and `router/state/AbstractStateRouter.java`.
  */
-import type { RouterSpec } from '../../scenario/types.js';
+import type { RouterSpec } from '../../model/types.js';
 import { parentList } from '../per-list.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';

@@ -11,7 +11,7 @@ import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo
 import type { URL } from '../../../src/dubbo/url.js';
 import type { Proc } from '../../../src/engine/simulation.js';
 import { runScenario } from '../../../src/scenario/run.js';
-import type { RouterSpec } from '../../../src/scenario/types.js';
+import type { RouterSpec } from '../../../src/model/types.js';
 import { consumerUrl, makeRuntime, providerUrl, registryUrl } from '../cluster/fixtures.js';
 import { PUSH_SCENARIOS, shippedScenario } from '../../helpers/push-scenarios.js';
 

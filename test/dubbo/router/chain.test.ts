@@ -9,7 +9,7 @@ import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.j
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
-import type { RouterSpec } from '../../../src/scenario/types.js';
+import type { RouterSpec } from '../../../src/model/types.js';
 import { indicesIn, invokersOf } from './fixtures.js';
 
 const CONSUMER = URL.valueOf('consumer://10.10.1.5/com.example.UserService?application=web&zone=zoneA');

@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRouter, buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
 import { KeyedConditionRule } from '../../../src/dubbo/router/condition/listenable-state-router.js';
 import { namesService, serviceRuleKeys } from '../../../src/dubbo/router/rule-key.js';
-import type { RouterSpec } from '../../../src/scenario/types.js';
+import type { RouterSpec } from '../../../src/model/types.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.js';
 import { invocationOf, invokersOf } from './fixtures.js';
