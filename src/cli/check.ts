@@ -13,8 +13,8 @@
  * budget); load-balancer and cluster plugins never are, since check routes and never invokes.
  */
 import { resolve } from 'node:path';
-import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
-import { DubboInvoker } from '../dubbo/protocol/dubbo-invoker.js';
+import { DubboConsumerStack } from '../stack/consumer-stack.js';
+import { DubboInvoker } from '../stack/dubbo-invoker.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import type { RouteTraceEntry } from '../dubbo/router/router.js';
 import { RpcInvocation } from '../dubbo/rpc.js';

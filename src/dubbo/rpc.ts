@@ -4,7 +4,7 @@
  * Asynchrony is a generator process (`Proc`) driven by the engine.
  */
 import type { Proc } from '../engine/simulation.js';
-import { NO_ATTACHMENTS } from '../world/no-attachments.js';
+import { NO_ATTACHMENTS } from './no-attachments.js';
 import { RpcCode } from './constants.js';
 import type { URL } from './url.js';
 

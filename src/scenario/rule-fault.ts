@@ -15,7 +15,7 @@
  *
  * Each returns an undo that restores exactly what it changed (used for `for:`).
  */
-import { DubboConsumerStack } from '../dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack } from '../stack/consumer-stack.js';
 import { buildRouter, RouterChain } from '../dubbo/router/chain.js';
 import type { StateRouter } from '../dubbo/router/router.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';

@@ -3,7 +3,7 @@
  * chains, load balancers, clusters, filters, plugins) and the metrics recorder, runs it, checks
  * the invariants and returns the summary. One seed per call; `runSeeds` aggregates several.
  */
-import { DubboConsumerStack, SharedInvokers } from '../dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack, SharedInvokers } from '../stack/consumer-stack.js';
 import { clusters, unknownName } from '../dubbo/extensions.js';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
@@ -16,7 +16,7 @@ import { Recorder } from '../metrics/recorder.js';
 import type { Summary } from '../metrics/summary.js';
 import { EPOCH_MS } from '../world/provider.js';
 import { scheduleFaults } from '../world/faults.js';
-import { providerFilterChain } from '../dubbo/filter/provider-filter-chain.js';
+import { providerFilterChain } from '../stack/provider-filter-chain.js';
 import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';

@@ -10,7 +10,7 @@ import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import type { Outcome, RequestHandle, WorldObserver } from '../metrics/observer.js';
-import { NO_ATTACHMENTS } from './no-attachments.js';
+import { NO_ATTACHMENTS } from '../dubbo/no-attachments.js';
 import type { ServerContext } from './provider.js';
 
 /** One request handed to a consumer instance's stack. */

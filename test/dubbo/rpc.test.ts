@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RpcInvocation } from '../../src/dubbo/rpc.js';
-import { NO_ATTACHMENTS } from '../../src/world/no-attachments.js';
+import { NO_ATTACHMENTS } from '../../src/dubbo/no-attachments.js';
 
 describe('RpcInvocation attachments', () => {
   it('writes to a map of its own when it was given the shared empty map, which stays empty', () => {

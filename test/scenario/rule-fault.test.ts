@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack } from '../../src/stack/consumer-stack.js';
 import { RouterChain } from '../../src/dubbo/router/chain.js';
 import type { StateRouter } from '../../src/dubbo/router/router.js';
 import { TagStateRouter } from '../../src/dubbo/router/tag/tag-state-router.js';

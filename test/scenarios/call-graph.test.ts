@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { buildWorld, runScenario } from '../../src/scenario/run.js';
-import type { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import type { DubboConsumerStack } from '../../src/stack/consumer-stack.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 
 const file = fileURLToPath(new URL('../../scenarios/call-graph-amplification.yaml', import.meta.url));

@@ -6,7 +6,7 @@
  * isolation moves a slow method out and back.
  */
 import { describe, expect, it } from 'vitest';
-import { providerFilterChain } from '../../src/dubbo/filter/provider-filter-chain.js';
+import { providerFilterChain } from '../../src/stack/provider-filter-chain.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { IncomingCall, ProviderInstance, Reply } from '../../src/world/provider.js';

@@ -6,7 +6,7 @@
  */
 import type { DistSpec } from '../../src/engine/distributions.js';
 import type { Proc } from '../../src/engine/simulation.js';
-import { DubboConsumerStack, SharedInvokers } from '../../src/dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack, SharedInvokers } from '../../src/stack/consumer-stack.js';
 import { clusters } from '../../src/dubbo/extensions.js';
 import { EMPTY_CHAIN } from '../../src/dubbo/router/router.js';
 import { createRuntime } from '../../src/dubbo/runtime.js';

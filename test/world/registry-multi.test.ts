@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DubboConsumerStack } from '../../src/dubbo/consumer/consumer-stack.js';
+import { DubboConsumerStack } from '../../src/stack/consumer-stack.js';
 import type { ConsumerGroupSpec, RegistrySpec } from '../../src/model/types.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import { MultiRegistry } from '../../src/world/registry-multi.js';

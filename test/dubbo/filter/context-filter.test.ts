@@ -14,7 +14,7 @@ import {
   UNLOADING_KEYS,
 } from '../../../src/dubbo/filter/context-filter.js';
 import { consumerContext } from '../../../src/dubbo/filter/consumer-context-filter.js';
-import { DubboInvoker, type CallContext, type ProtocolContext } from '../../../src/dubbo/protocol/dubbo-invoker.js';
+import { DubboInvoker, type CallContext, type ProtocolContext } from '../../../src/stack/dubbo-invoker.js';
 import { RpcInvocation } from '../../../src/dubbo/rpc.js';
 import { TimeoutCountDown } from '../../../src/dubbo/timeout-count-down.js';
 import { URL } from '../../../src/dubbo/url.js';

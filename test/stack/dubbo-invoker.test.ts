@@ -4,11 +4,11 @@
  * process, shaped as a generator). Both give the same sends, timings and results.
  */
 import { describe, expect, it } from 'vitest';
-import { DubboInvoker, type CallContext, type ProtocolContext } from '../../../src/dubbo/protocol/dubbo-invoker.js';
-import { RpcInvocation, type Result } from '../../../src/dubbo/rpc.js';
-import { URL } from '../../../src/dubbo/url.js';
-import { Simulation, type Proc } from '../../../src/engine/simulation.js';
-import type { ProviderExport, Reply } from '../../../src/world/provider.js';
+import { DubboInvoker, type CallContext, type ProtocolContext } from '../../src/stack/dubbo-invoker.js';
+import { RpcInvocation, type Result } from '../../src/dubbo/rpc.js';
+import { URL } from '../../src/dubbo/url.js';
+import { Simulation, type Proc } from '../../src/engine/simulation.js';
+import type { ProviderExport, Reply } from '../../src/world/provider.js';
 
 const SERVICE = 'com.example.InventoryService';
 const providerUrl = URL.valueOf(`dubbo://10.0.1.1:20880/${SERVICE}?interface=${SERVICE}&timeout=100`);

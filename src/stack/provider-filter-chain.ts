@@ -4,11 +4,11 @@
  * exported service by its URL (`executes`, `tps`, or a method-level value). One filter instance per
  * process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a singleton extension.
  */
-import type { IncomingCall, ProviderExport, ProviderInstance, Reply } from '../../world/provider.js';
-import type { ProviderFilterChain } from '../../world/provider-filters.js';
-import { URL } from '../url.js';
-import { ExecuteLimitFilter } from './execute-limit-filter.js';
-import { TpsLimitFilter } from './tps-limit-filter.js';
+import type { IncomingCall, ProviderExport, ProviderInstance, Reply } from '../world/provider.js';
+import type { ProviderFilterChain } from '../world/provider-filters.js';
+import { URL } from '../dubbo/url.js';
+import { ExecuteLimitFilter } from '../dubbo/filter/execute-limit-filter.js';
+import { TpsLimitFilter } from '../dubbo/filter/tps-limit-filter.js';
 
 /** The process's chain, or null when none of its exports activates a filter. */
 export function providerFilterChain(instance: ProviderInstance): ProviderFilterChain | null {

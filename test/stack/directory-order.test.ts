@@ -11,12 +11,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ReferenceInvokers } from '../../../src/dubbo/consumer/consumer-stack.js';
-import type { ProtocolContext } from '../../../src/dubbo/protocol/dubbo-invoker.js';
-import { URL } from '../../../src/dubbo/url.js';
-import type { ProviderExport } from '../../../src/world/provider.js';
+import { ReferenceInvokers } from '../../src/stack/consumer-stack.js';
+import type { ProtocolContext } from '../../src/stack/dubbo-invoker.js';
+import { URL } from '../../src/dubbo/url.js';
+import type { ProviderExport } from '../../src/world/provider.js';
 
-const vectorsFile = new globalThis.URL('../directory/java-hash-order.vectors.json', import.meta.url);
+const vectorsFile = new globalThis.URL('../dubbo/directory/java-hash-order.vectors.json', import.meta.url);
 const vectors = JSON.parse(readFileSync(vectorsFile, 'utf8')) as {
   chmAddresses: { group: string | null; in: string[]; out: string[] }[];
 };

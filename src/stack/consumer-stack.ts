@@ -10,26 +10,26 @@
  * A multi-group reference (`group: "*"` or `a,b`) gets the `mergeable` cluster over one cluster
  * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList).
  */
-import type { Proc } from '../../engine/simulation.js';
-import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../../world/consumer.js';
-import { EMPTY_RESULT_CAUSE, type Outcome } from '../../metrics/observer.js';
-import type { ProviderExport } from '../../world/provider.js';
-import type { World } from '../../world/world.js';
-import type { RegistryModel } from '../../world/registry.js';
-import type { ReferenceSpec, RegistrySpec } from '../../model/types.js';
-import { invokeAtStart, type ClusterFactory } from '../cluster/abstract-cluster-invoker.js';
-import { REGISTRY_ZONE_PARAM } from '../cluster/zone-aware-cluster-invoker.js';
-import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../constants.js';
-import { DynamicDirectory, StaticDirectory } from '../directory/directory.js';
-import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../directory/java-hash-order.js';
-import { consumerContext } from '../filter/consumer-context-filter.js';
-import { DubboInvoker, type CallContext, type ProtocolContext } from '../protocol/dubbo-invoker.js';
-import { VersionChain } from '../per-list.js';
-import { ended, RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../rpc.js';
-import type { RouterChainLike } from '../router/router.js';
-import type { DubboRuntime } from '../runtime.js';
-import { internParams, ServiceAddressURL, URL } from '../url.js';
-import { isMatch } from '../url-utils.js';
+import type { Proc } from '../engine/simulation.js';
+import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../world/consumer.js';
+import { EMPTY_RESULT_CAUSE, type Outcome } from '../metrics/observer.js';
+import type { ProviderExport } from '../world/provider.js';
+import type { World } from '../world/world.js';
+import type { RegistryModel } from '../world/registry.js';
+import type { ReferenceSpec, RegistrySpec } from '../model/types.js';
+import { invokeAtStart, type ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
+import { REGISTRY_ZONE_PARAM } from '../dubbo/cluster/zone-aware-cluster-invoker.js';
+import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../dubbo/constants.js';
+import { DynamicDirectory, StaticDirectory } from '../dubbo/directory/directory.js';
+import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
+import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
+import { DubboInvoker, type CallContext, type ProtocolContext } from './dubbo-invoker.js';
+import { VersionChain } from '../dubbo/per-list.js';
+import { ended, RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../dubbo/rpc.js';
+import type { RouterChainLike } from '../dubbo/router/router.js';
+import type { DubboRuntime } from '../dubbo/runtime.js';
+import { internParams, ServiceAddressURL, URL } from '../dubbo/url.js';
+import { isMatch } from '../dubbo/url-utils.js';
 
 /** The cluster over several registries (Dubbo's default for multi-registry references). */
 const ZONE_AWARE_CLUSTER = 'zone-aware';

@@ -6,18 +6,18 @@
  * Follows dubbo-rpc-dubbo `DubboInvoker.java` and dubbo-remoting `DefaultFuture.java`; the attempt's
  * timeout, with Dubbo 3's timeout countdown, follows dubbo-rpc-api `RpcUtils.calculateTimeout`.
  */
-import type { QueueEntry } from '../../engine/event-queue.js';
-import { FixedDelayTimers } from '../../engine/fixed-delay-timers.js';
-import type { Proc, SimEvent, Simulation } from '../../engine/simulation.js';
-import { oneWayMsOn, type Link, type Network } from '../../world/network.js';
-import type { RequestHandle, WorldObserver } from '../../metrics/observer.js';
-import { providerStateVersion, type IncomingCall, type ProviderExport, type Reply } from '../../world/provider.js';
-import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../constants.js';
-import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../filter/context-filter.js';
-import { noTimeLeft } from '../filter/consumer-context-filter.js';
-import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
-import type { TimeoutCountDown } from '../timeout-count-down.js';
-import { ServiceAddressURL, type URL } from '../url.js';
+import type { QueueEntry } from '../engine/event-queue.js';
+import { FixedDelayTimers } from '../engine/fixed-delay-timers.js';
+import type { Proc, SimEvent, Simulation } from '../engine/simulation.js';
+import { oneWayMsOn, type Link, type Network } from '../world/network.js';
+import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
+import { providerStateVersion, type IncomingCall, type ProviderExport, type Reply } from '../world/provider.js';
+import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
+import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../dubbo/filter/context-filter.js';
+import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
+import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
+import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
+import { ServiceAddressURL, type URL } from '../dubbo/url.js';
 
 /** Per-request data the simulator hangs on `RpcInvocation.context`. */
 export interface CallContext {

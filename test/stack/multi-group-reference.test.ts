@@ -12,15 +12,15 @@
  *   list order gets the call; a group failing with "No provider available" (code 6) is skipped.
  */
 import { describe, expect, it } from 'vitest';
-import { MergeableClusterInvoker } from '../../../src/dubbo/cluster/mergeable-cluster-invoker.js';
-import { DubboConsumerStack, isMergeableGroup } from '../../../src/dubbo/consumer/consumer-stack.js';
-import { StaticDirectory, type DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
-import { DubboInvoker } from '../../../src/dubbo/protocol/dubbo-invoker.js';
-import { isClusterInvoker, RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
-import type { Summary } from '../../../src/metrics/summary.js';
-import { Recorder } from '../../../src/metrics/recorder.js';
-import { parseScenario } from '../../../src/scenario/load.js';
-import { buildWorld, runScenario } from '../../../src/scenario/run.js';
+import { MergeableClusterInvoker } from '../../src/dubbo/cluster/mergeable-cluster-invoker.js';
+import { DubboConsumerStack, isMergeableGroup } from '../../src/stack/consumer-stack.js';
+import { StaticDirectory, type DynamicDirectory } from '../../src/dubbo/directory/directory.js';
+import { DubboInvoker } from '../../src/stack/dubbo-invoker.js';
+import { isClusterInvoker, RpcInvocation, type Invoker } from '../../src/dubbo/rpc.js';
+import type { Summary } from '../../src/metrics/summary.js';
+import { Recorder } from '../../src/metrics/recorder.js';
+import { parseScenario } from '../../src/scenario/load.js';
+import { buildWorld, runScenario } from '../../src/scenario/run.js';
 
 const SERVICE = 'com.example.PriceService';
 
