@@ -4,9 +4,10 @@
 //    collects them. Code reached there is "static" to Stryker: the runner activates a mutant only
 //    after collection, so those results can never kill it, yet every mutant run that selects such a
 //    file would pay for its simulations again (erlang-c.test.ts alone takes a minute to collect).
-//  - It drops test/cli and test/examples: they test the CLI and the plugin example, which are not
-//    mutated, by running whole scenarios again (seconds per test), so every surviving mutant in the
-//    core would pay for them. Headline outcomes stay covered by test/scenarios.
+//  - It drops the tests of the CLI and its machinery (test/cli, test/parallel, test/plugins, test/report,
+//    test/inputs, and those of test/analysis and test/scenario that run commands) and test/examples: they
+//    test code that is not mutated, by running whole scenarios again (seconds per test), so every surviving
+//    mutant in the core would pay for them. Headline outcomes stay covered by test/scenarios.
 //  - `isolate: false`: the test files share one module graph instead of re-importing src/ per file.
 //    Mutants are switched on and off through a global at run time, so sharing is safe for them; the
 //    initial test run would show any test that depends on a fresh module. Each run still starts a
@@ -42,6 +43,19 @@ export default mergeConfig(
       exclude: [
         '**/node_modules/**',
         'test/cli/**',
+        'test/parallel/**',
+        'test/plugins/**',
+        'test/report/**',
+        'test/inputs/**',
+        'test/analysis/check.test.ts',
+        'test/analysis/check-faults.test.ts',
+        'test/analysis/check-strategies.test.ts',
+        'test/analysis/recommend-verdict.test.ts',
+        'test/analysis/route.test.ts',
+        'test/analysis/route-pasted-inputs.test.ts',
+        'test/analysis/select.test.ts',
+        'test/analysis/select-warnings.test.ts',
+        'test/scenario/grid.test.ts',
         'test/examples/**',
         'test/validation/erlang-c.test.ts',
         'test/scenarios/issue2-scenarios.test.ts',

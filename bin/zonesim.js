@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Thin wrapper: the only place that calls process.exit. It runs the CLI in a child process of the
 // same node and flags, so that a V8 out-of-memory abort ends with one zonesim line and exit 1
-// instead of V8's dump (src/cli/out-of-memory.ts); ZONESIM_NO_SUPERVISOR=1 runs it in this process.
+// instead of V8's dump (src/parallel/out-of-memory.ts); ZONESIM_NO_SUPERVISOR=1 runs it in this process.
 import { fileURLToPath } from 'node:url';
 import {
   exitIfParentGone,
@@ -22,7 +22,7 @@ if (process.env[SUPERVISED_ENV] !== '1' && process.env.ZONESIM_NO_SUPERVISOR !==
   // A signal passed on to the child ends this process the same way (its handler is gone now).
   if (signal) process.kill(process.pid, signal);
 } else {
-  // Under the supervisor: end with it, even when it was killed by SIGKILL (src/cli/parent-watch.ts).
+  // Under the supervisor: end with it, even when it was killed by SIGKILL (src/parallel/parent-watch.ts).
   watchParent(Number(process.env[PARENT_PID_ENV]));
   const { main, reportError } = await import('../dist/bundle/main.js');
   const io = {

@@ -21,9 +21,9 @@ const out = join(dist, 'bundle');
 /** Entry name (file name in dist/bundle/) -> compiled module. */
 export const ENTRIES = {
   main: 'cli/main.js',
-  'out-of-memory': 'cli/out-of-memory.js',
-  'sim-worker': 'cli/sim-worker.js',
-  'plugin-worker': 'cli/plugin-worker.js',
+  'out-of-memory': 'parallel/out-of-memory.js',
+  'sim-worker': 'parallel/sim-worker.js',
+  'plugin-worker': 'plugins/plugin-worker.js',
   'scenario-load': 'scenario/load.js',
   'scenario-run': 'scenario/run.js',
 };

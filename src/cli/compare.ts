@@ -7,21 +7,21 @@ import { loadScenarioWithRaw } from '../scenario/load.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { Summary } from '../metrics/summary.js';
-import { summaryCsv } from './format.js';
-import { formatCompareTable, type CompareTableOptions } from './compare-table.js';
-import { inShard, parseShard } from './grid.js';
-import { guardCost, type CostOptions } from './cost-guard.js';
-import { UsageError, type Io } from './io.js';
+import { summaryCsv } from '../report/format.js';
+import { formatCompareTable, type CompareTableOptions } from '../report/compare-table.js';
+import { inShard, parseShard } from '../scenario/grid.js';
+import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
+import { UsageError, type Io } from '../scenario/io.js';
 import { checkSeedRange } from './seed-options.js';
-import { preflightPlugins } from './plugins.js';
-import type { WarmWorkers } from './jobs.js';
-import { runSimTasks } from './parallel.js';
-import { progressBars } from './progress.js';
+import { preflightPlugins } from '../plugins/plugins.js';
+import type { WarmWorkers } from '../parallel/jobs.js';
+import { runSimTasks } from '../parallel/parallel.js';
+import { progressBars } from '../parallel/progress.js';
 import { comparePartHash, writePartOrSay, type CompareHeader, type ComparePart } from './parts.js';
-import { strategyInfo, withStrategy } from './report-strategy.js';
+import { strategyInfo, withStrategy } from '../report/report-strategy.js';
 import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, safeName, writeResultsOrSay } from './results.js';
 import { emitBody, jsonBody, type Body } from './json-out.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../scenario/version.js';
 
 export interface CompareOptions extends CostOptions {
   scenario: string;
@@ -150,7 +150,7 @@ export async function writeCompare(
   }
   // The report comes last: whatever happens to it, the results are written and printed.
   if (opts.report && dir !== undefined) {
-    const { renderReport } = await import('./report.js');
+    const { renderReport } = await import('../report/report.js');
     if (!addReportOrSay(io, dir, () => renderReport(byStrategy, `${doc.scenario}: strategies compared`))) return undefined;
   }
   return dir;

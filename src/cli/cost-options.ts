@@ -3,7 +3,7 @@
  * shared by every simulating command; kept apart from `cost-guard.ts` so that declaring the CLI
  * loads nothing heavy.
  */
-import type { CostOptions } from './cost-guard.js';
+import type { CostOptions } from '../parallel/cost-guard.js';
 
 /** yargs option declarations for `run`, `compare` and `recommend`. */
 export const COST_OPTIONS = {

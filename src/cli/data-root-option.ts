@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { clipMessage } from '../scenario/clip-text.js';
-import { UsageError } from './io.js';
+import { UsageError } from '../scenario/io.js';
 
 /** yargs `coerce` for `--data-root`: the absolute path of an existing folder (relative to `cwd`). */
 export function checkDataRoot(cwd: string, value: unknown): string {

@@ -6,8 +6,8 @@ import { resolve } from 'node:path';
 import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
 import { URL } from '../dubbo/url.js';
 import { readTextBytes, TextFileError } from '../scenario/read-text-file.js';
-import { UsageError, type Io } from './io.js';
-import type { ProviderLine } from './provider-list.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import type { ProviderLine } from '../analysis/provider-list.js';
 
 /** The text of a file named on the command line. */
 export function readText(io: Io, file: string): string {

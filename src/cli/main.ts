@@ -6,15 +6,15 @@
 import yargs, { type Argv } from 'yargs';
 import { clipMessage, escapeTerminal } from '../scenario/clip-text.js';
 import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
-import { commandOf } from './busy-cores.js';
+import { commandOf } from '../parallel/busy-cores.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { dataRootOption } from './data-root-option.js';
-import { UsageError, type Io } from './io.js';
-import type { WarmWorkers } from './jobs.js';
-import { outOfMemoryMessage } from './out-of-memory.js';
-import { DEFAULT_PLUGIN_TIMEOUT_MS, pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from './plugin-policy.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import type { WarmWorkers } from '../parallel/jobs.js';
+import { outOfMemoryMessage } from '../parallel/out-of-memory.js';
+import { DEFAULT_PLUGIN_TIMEOUT_MS, pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from '../plugins/plugin-policy.js';
 import { seedOption, seedsOption } from './seed-options.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../scenario/version.js';
 
 /**
  * A simulating command's `--jobs` (checked) and its warm workers: started now, so that they load while
@@ -27,7 +27,7 @@ async function withJobs(
   body: (jobs: number, workers: WarmWorkers) => Promise<number>,
   simulations?: number,
 ): Promise<number> {
-  const { checkJobs, withWarmWorkers } = await import('./jobs.js');
+  const { checkJobs, withWarmWorkers } = await import('../parallel/jobs.js');
   const jobs = checkJobs(requested as number | undefined);
   return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers), simulations);
 }
@@ -280,7 +280,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           })
           .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
       async (a) => {
-        const { runCheck } = await import('./check.js');
+        const { runCheck } = await import('../analysis/check.js');
         const strategies = (a.strategies as unknown) === false ? [] : a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
         code = await runCheck(
           { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean, strategies },
@@ -305,7 +305,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('attachment', { type: 'string', array: true, default: [], describe: 'invocation attachment k=v (repeatable)' })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
-        const { runRoute } = await import('./route.js');
+        const { runRoute } = await import('../analysis/route.js');
         const { readText, readProviders, parseAttachments } = await import('./inputs.js');
         code = runRoute(
           {
@@ -342,9 +342,9 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('consumer', { type: 'string', describe: 'consumer URL (zone balancers read its zone and envoy.* parameters)' })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
-        const { runSelect } = await import('./select.js');
+        const { runSelect } = await import('../analysis/select.js');
         const { readProviders, readText } = await import('./inputs.js');
-        const { isModulePath, runSelectPlugin } = await import('./plugins.js');
+        const { isModulePath, runSelectPlugin } = await import('../plugins/plugins.js');
         const lb = a.loadbalance as string;
         // A plugin balancer runs on a worker thread under the plugin time budget.
         code = await (isModulePath(lb) ? runSelectPlugin : runSelect)(
@@ -386,7 +386,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               .option('data-root', dataRoot)
               .option('json', { type: 'boolean', default: false, describe: 'print the SPEC 4.2a JSON' }),
           async (a) => {
-            const { runImportProviders } = await import('./import.js');
+            const { runImportProviders } = await import('../inputs/import-providers.js');
             const { readBytes } = await import('./inputs.js');
             const { resolve } = await import('node:path');
             code = runImportProviders(
@@ -409,7 +409,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               .positional('file', { type: 'string', demandOption: true, describe: 'a Spring Boot application.yml or a dubbo.properties' })
               .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
           async (a) => {
-            const { runImportConfig } = await import('./import-config.js');
+            const { runImportConfig } = await import('../inputs/import-config.js');
             const { readBytes } = await import('./inputs.js');
             code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },

@@ -5,11 +5,11 @@
  * checked first (`parts.ts`): one job, every shard once.
  */
 import { compareByStrategy, writeCompare } from './compare.js';
-import type { CompareTableOptions } from './compare-table.js';
-import type { Io } from './io.js';
+import type { CompareTableOptions } from '../report/compare-table.js';
+import type { Io } from '../scenario/io.js';
 import { partPaths, readParts, type ComparePart, type SweepPart } from './parts.js';
-import { parseObjective } from './sweep-objective.js';
-import { sweepDoc, writeSweep } from './sweep-output.js';
+import { parseObjective } from '../report/sweep-objective.js';
+import { sweepDoc, writeSweep } from '../report/sweep-output.js';
 
 export interface MergeOptions {
   parts: string[];

@@ -10,15 +10,15 @@ import { basename, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Summary } from '../metrics/summary.js';
 import { clipText } from '../scenario/clip-text.js';
-import { MAX_CELLS, type Shard } from './grid.js';
-import { UsageError, type Io } from './io.js';
-import { exitIfParentGone } from './parent-watch.js';
+import { MAX_CELLS, type Shard } from '../scenario/grid.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import { exitIfParentGone } from '../parallel/parent-watch.js';
 import { emitBody, jsonBody, type Body } from './json-out.js';
 import { readJsonChecked, summarySchema, sweepCellProblem, sweepCellSchema, sweepHeaderSchema, type DocCheck, type DocProblem } from './report-input.js';
 import { describeFsError, inFolder } from './results.js';
 import { removeStaleTemps, writeFileAtomically } from './safe-write.js';
-import type { SweepCell, SweepHeader } from './sweep-output.js';
-import { VERSION } from './version.js';
+import type { SweepCell, SweepHeader } from '../report/sweep-output.js';
+import { VERSION } from '../scenario/version.js';
 
 /** What every part carries: which job, which shard, and the scenario as run (for the merged results folder). */
 interface PartBase {

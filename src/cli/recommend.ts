@@ -17,15 +17,15 @@ import {
   verifyGridPlans,
   verifyGridResult,
   type VerifyGridResult,
-} from '../scenario/recommend.js';
+} from '../analysis/recommend.js';
 import type { Scenario } from '../model/types.js';
-import { recommendLines } from './recommend-output.js';
-import { guardCost, type CostOptions } from './cost-guard.js';
-import { UsageError, type Io } from './io.js';
-import { preflightPlugins } from './plugins.js';
-import type { WarmWorkers } from './jobs.js';
-import { runSimTasks } from './parallel.js';
-import { progressBars } from './progress.js';
+import { recommendLines } from '../report/recommend-output.js';
+import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import { preflightPlugins } from '../plugins/plugins.js';
+import type { WarmWorkers } from '../parallel/jobs.js';
+import { runSimTasks } from '../parallel/parallel.js';
+import { progressBars } from '../parallel/progress.js';
 import { combinedProgress } from './sweep.js';
 
 export interface RecommendOptions extends CostOptions {

@@ -6,11 +6,11 @@
  */
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError, type Io } from './io.js';
-import { renderReport } from './report.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import { renderReport } from '../report/report.js';
 import { readCompareFile, readSummaryFile, readSweepFile } from './report-input.js';
-import { renderSweepReport } from './sweep-report.js';
-import { objectiveOf } from './sweep-objective.js';
+import { renderSweepReport } from '../report/sweep-report.js';
+import { objectiveOf } from '../report/sweep-objective.js';
 import { describeFsError } from './results.js';
 import { writeFileAtomically } from './safe-write.js';
 

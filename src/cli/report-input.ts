@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Summary } from '../metrics/summary.js';
 import { ScenarioError, formatPath, type FieldPath } from '../scenario/scenario-error.js';
 import { describeFound, valueAt } from '../scenario/zod-issues.js';
-import type { SweepDoc } from './sweep-output.js';
+import type { SweepDoc } from '../report/sweep-output.js';
 import { MAX_RESULT_FILE_BYTES, readTextBytes, TextFileError } from '../scenario/read-text-file.js';
 import { JsonBytesError, lineAndColumn, locateJsonBytes, parseJsonBytes } from './json-in.js';
 

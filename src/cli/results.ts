@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { MAX_RESULT_FILE_BYTES } from '../scenario/read-text-file.js';
-import { UsageError, type Io } from './io.js';
-import { exitIfParentGone, parentGone } from './parent-watch.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import { exitIfParentGone, parentGone } from '../parallel/parent-watch.js';
 import type { Body } from './json-out.js';
 import { removeStaleTemps, tempName, writeFileAtomically, writeNewFile } from './safe-write.js';
 

@@ -4,17 +4,17 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
-import { farMeasuredMeans } from '../scenario/measured-fit.js';
+import { farMeasuredMeans } from '../analysis/measured-fit.js';
 import { MAX_SIMULATED_MS, parseDuration } from '../scenario/units.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
-import { summaryCsv, timelineCsv, formatRunTable } from './format.js';
-import { guardCost, type CostOptions } from './cost-guard.js';
-import { UsageError, type Io } from './io.js';
+import { summaryCsv, timelineCsv, formatRunTable } from '../report/format.js';
+import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
+import { UsageError, type Io } from '../scenario/io.js';
 import { checkSeedRange } from './seed-options.js';
-import { preflightPlugins } from './plugins.js';
-import type { WarmWorkers } from './jobs.js';
-import { runSimTasks } from './parallel.js';
-import { progressBars } from './progress.js';
+import { preflightPlugins } from '../plugins/plugins.js';
+import type { WarmWorkers } from '../parallel/jobs.js';
+import { runSimTasks } from '../parallel/parallel.js';
+import { progressBars } from '../parallel/progress.js';
 import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 import { emitBody, jsonBody, type Body } from './json-out.js';
 
@@ -78,7 +78,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   }
   // The report comes last: whatever happens to it, the results are written and printed.
   if (opts.report && dir !== undefined) {
-    const { renderReport } = await import('./report.js');
+    const { renderReport } = await import('../report/report.js');
     if (!addReportOrSay(io, dir, () => renderReport({ [scenario.name]: summary }))) return 1;
   }
   return dir === undefined ? 1 : 0;

@@ -4,7 +4,7 @@
  * exit 2 instead of running with NaN, a rounded or a repeated seed.
  */
 import { clipMessage } from '../scenario/clip-text.js';
-import { UsageError } from './io.js';
+import { UsageError } from '../scenario/io.js';
 
 const DIGITS = /^[0-9]+$/;
 

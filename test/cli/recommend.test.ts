@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { DistSpec } from '../../src/engine/distributions.js';
 import { main } from '../../src/cli/main.js';
 import { parseScenario } from '../../src/scenario/load.js';
-import { distQuantile } from '../../src/scenario/recommend.js';
+import { distQuantile } from '../../src/analysis/recommend.js';
 
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 

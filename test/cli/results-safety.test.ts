@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { failureEpisodes } from '../../src/cli/report-narrative.js';
+import { failureEpisodes } from '../../src/report/report-narrative.js';
 import { writeResults } from '../../src/cli/results.js';
 import { writeNewFile } from '../../src/cli/safe-write.js';
 import type { ScopeTimelineRow } from '../../src/metrics/summary.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { checkResultsDir, newRunId, resultsRoot, safeName, writeResults, writeResultsOrSay } from '../../src/cli/results.js';
-import { UsageError } from '../../src/cli/io.js';
+import { UsageError } from '../../src/scenario/io.js';
 import { STALE_TEMP_MS } from '../../src/cli/safe-write.js';
 import { useTempDirs } from '../helpers/tmp.js';
 

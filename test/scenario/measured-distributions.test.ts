@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { p99 } from '../../src/cli/check.js';
+import { p99 } from '../../src/analysis/check.js';
 import { main } from '../../src/cli/main.js';
 import {
   measuredCdf,
@@ -17,7 +17,7 @@ import { RandomStreams } from '../../src/engine/random.js';
 import { withDataAccess } from '../../src/scenario/data-root.js';
 import { dumpScenarioYaml } from '../../src/scenario/dump.js';
 import { loadScenarioFile, parseScenario, ScenarioError } from '../../src/scenario/load.js';
-import { distQuantile } from '../../src/scenario/recommend.js';
+import { distQuantile } from '../../src/analysis/recommend.js';
 import { runScenario } from '../../src/scenario/run.js';
 import { faultLabel } from '../../src/world/faults.js';
 import { useTempDirs } from '../helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkScenario } from '../../src/cli/check.js';
+import { checkScenario } from '../../src/analysis/check.js';
 import { main } from '../../src/cli/main.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';

@@ -7,7 +7,7 @@
  * service empties that service only; `zonesim check` names a rule whose key matches nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { checkScenario } from '../../src/cli/check.js';
+import { checkScenario } from '../../src/analysis/check.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { checkScenario, type CheckPhase } from '../../src/cli/check.js';
+import { checkScenario, type CheckPhase } from '../../src/analysis/check.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';

@@ -1,0 +1,401 @@
+/**
+ * `zonesim check`: a pre-flight for routing rules and topology (SPEC 1, 4.2). The fault timeline
+ * is cut into phases at every fault boundary. For each phase a world is built without traffic and
+ * run to the phase's last millisecond (probe time = phase end - 1 ms, so the registry has had the
+ * whole phase to react: health checks, removal, pushes), then, for the first instance of every
+ * consumer group and every service and method it calls, the providers its directory holds are
+ * routed through its router chain once per attachment variant. A variant that leaves zero
+ * providers is a problem naming the router, its rule and why; smells that do not empty a list are
+ * warnings (check-warnings.ts). The scenario as written is checked, then each strategy checked
+ * (`--strategies`, default the scenario's own) with its overrides applied as `compare` applies
+ * them; a strategy's findings carry its name. Output: SPEC 4.2 JSON, or text (check-format.ts).
+ * Only the router plugins on those routes are imported (on a worker thread, under the plugin time
+ * budget); load-balancer and cluster plugins never are, since check routes and never invokes.
+ */
+import { resolve } from 'node:path';
+import { DubboConsumerStack } from '../stack/consumer-stack.js';
+import { DubboInvoker } from '../stack/dubbo-invoker.js';
+import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
+import type { RouteTraceEntry } from '../dubbo/router/router.js';
+import { RpcInvocation } from '../dubbo/rpc.js';
+import type { URL } from '../dubbo/url.js';
+import { Recorder } from '../metrics/recorder.js';
+import { loadScenarioWithRaw } from '../scenario/load.js';
+import { buildWorld, type Plugins } from '../scenario/run.js';
+import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
+import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../model/types.js';
+import { faultBoundaries, faultLabel } from '../world/faults.js';
+import { formatCheckReport } from '../report/check-format.js';
+import { calledMethods, configurationWarnings, type CheckWarning } from './check-warnings.js';
+import { guardCost } from '../parallel/cost-guard.js';
+import { UsageError, type Io } from '../scenario/io.js';
+import { runWatchedJob } from '../plugins/plugin-watchdog.js';
+import { pluginPolicy } from '../plugins/plugin-policy.js';
+import { checkClusterStandIns, checkRouterPlugins, preflightPlugins, type PluginRef } from '../plugins/plugins.js';
+
+export { p99 } from './check-warnings.js';
+export type { CheckWarning } from './check-warnings.js';
+
+/** Options of `zonesim check` (the yargs command in main.ts passes them). */
+export interface CheckOptions {
+  scenario: string;
+  set: string[];
+  json: boolean;
+  /** Exit 1 when there is any problem (of the scenario as written or of a strategy checked). */
+  strict: boolean;
+  /** Check even when the worlds it builds would not fit in memory (cost-guard.ts). */
+  force?: boolean;
+  /** Strategies to check besides the scenario as written; undefined: the scenario's own; []: none. */
+  strategies?: string[];
+}
+
+/** A phase of the fault timeline: `[fromMs, toMs)`. */
+export interface PhaseSpan {
+  fromMs: number;
+  toMs: number;
+}
+
+/** A case that leaves a consumer with zero providers (SPEC 4.2). */
+export interface CheckProblem {
+  consumer: string;
+  zone: string;
+  service: string;
+  phase: PhaseSpan;
+  /** The router that emptied the list, or `registry` when no provider reached the routers. */
+  router: string;
+  providersBefore: number;
+  providersAfter: number;
+  message: string;
+  /** The strategy whose check found it; absent for the scenario as written. */
+  strategy?: string;
+}
+
+/** One router's step, as in `route --json`. */
+export interface CheckTraceStep {
+  router: string;
+  rule?: string;
+  before: number;
+  after: number;
+  note?: string;
+  steps?: CheckTraceStep[];
+}
+
+/** How the providers of one service fare for one consumer group, some methods and one attachment variant. */
+export interface CheckRoute {
+  consumer: string;
+  zone: string;
+  service: string;
+  /** Methods with this exact outcome. */
+  methods: string[];
+  /** `no attachments`, or the attachments as `k=v, ...`. */
+  variant: string;
+  attachments: Record<string, string>;
+  /** Providers in the consumer's directory (they reached it through the registry). */
+  providers: number;
+  /** Of those, how many are up (not crashed, stopped or black-holed). */
+  providersUp: number;
+  /** The registry pushed `empty://`: every call fails with the forbidden error. */
+  forbidden: boolean;
+  providersAfter: number;
+  trace: CheckTraceStep[];
+}
+
+/** One phase of the report. */
+export interface CheckPhase extends PhaseSpan {
+  /** When the world was probed (phase end - 1 ms). */
+  probeMs: number;
+  /** Timeline entries that take effect at the phase start (`start: label` / `end: label`). */
+  events: string[];
+  routes: CheckRoute[];
+}
+
+/** The phases of one strategy's check (its problems and warnings are in the report's lists, tagged). */
+export interface CheckStrategy {
+  name: string;
+  description: string;
+  phases: CheckPhase[];
+}
+
+/** The whole `check --json` document: `phases` are the scenario as written's. */
+export interface CheckReport {
+  problems: CheckProblem[];
+  phases: CheckPhase[];
+  warnings: CheckWarning[];
+  strategies: CheckStrategy[];
+}
+
+/** The strategies `check` applies: `names` (built-in names allowed), or by default the scenario's own. */
+export function checkedStrategies(scenario: Scenario, names: readonly string[] | undefined): Record<string, StrategySpec> {
+  const wanted = names ?? Object.keys(scenario.strategies);
+  if (wanted.length === 0) return {};
+  try {
+    return strategiesFor(scenario, [...wanted]);
+  } catch (error) {
+    throw new UsageError(`--strategies: ${(error as Error).message}`);
+  }
+}
+
+// A strategy naming a provider group the scenario lacks is bad input, as in `compare`.
+function applied(scenario: Scenario, name: string, strategy: StrategySpec): Scenario {
+  try {
+    return applyStrategy(scenario, strategy);
+  } catch (error) {
+    throw new UsageError(`strategy ${name}: ${(error as Error).message}`);
+  }
+}
+
+/** Runs `zonesim check`; returns the exit code (1 with `strict` when there is a problem). */
+export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
+  const path = resolve(io.cwd, opts.scenario);
+  const { scenario } = loadScenarioWithRaw(path, opts.set);
+  const strategies = checkedStrategies(scenario, opts.strategies);
+  const checked = [scenario, ...Object.entries(strategies).map(([name, st]) => applied(scenario, name, st))];
+  // Each phase builds the whole world (instances, providers, timeline) with no traffic: its memory is checked first.
+  const quiet = (s: Scenario): Scenario => ({ ...s, consumers: s.consumers.map((c) => ({ ...c, ratePerSec: 0 })), faults: s.faults.filter((f) => f.action.kind !== 'traffic') });
+  const names = ['as written', ...Object.keys(strategies).map((n) => `strategy ${n}`)];
+  guardCost('check', checked.map((s, i) => ({ label: `${names[i]}, each phase`, scenario: quiet(s), count: 1 })), { force: opts.force, maxRequests: Infinity }, io);
+  preflightPlugins(scenario, path);
+  // Check routes and never invokes: only the router plugins its routes go through are imported, on a
+  // worker thread under the plugin time budget; nothing is imported when no route goes through one.
+  const routers = uniqueRouters(checked.flatMap((s) => checkRouterPlugins(s)));
+  const report =
+    routers.length === 0
+      ? checkWithStrategies(scenario, Object.keys(strategies))
+      : await runWatchedJob<CheckReport>(
+          { kind: 'check', scenario, scenarioPath: path, routers, strategies: Object.keys(strategies) },
+          [...new Set(routers.map((r) => r.module))],
+          pluginPolicy().timeoutMs,
+        );
+  io.stdout(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatCheckReport(scenario, report));
+  return opts.strict && report.problems.length > 0 ? 1 : 0;
+}
+
+// One import per module (several strategies may route through the same plugin).
+function uniqueRouters(refs: PluginRef[]): PluginRef[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => !seen.has(r.module) && (seen.add(r.module), true));
+}
+
+/**
+ * Checks the scenario as written, then each named strategy applied to it (no file I/O). A
+ * strategy that changes nothing shares the scenario's findings; keyed-rule warnings come from the
+ * scenario's own check, which covers every strategy's routers.
+ */
+export function checkWithStrategies(scenario: Scenario, names: readonly string[], options: { plugins?: Plugins } = {}): CheckReport {
+  const report = checkScenario(scenario, options);
+  if (names.length === 0) return report;
+  const strategies = checkedStrategies(scenario, names);
+  const asWritten = JSON.stringify({ ...scenario, strategies: {} });
+  // What the scenario's own check found, for strategies that change nothing.
+  const own = { problems: [...report.problems], phases: report.phases, warnings: report.warnings.filter((w) => w.kind !== 'rule-key-unmatched' && w.kind !== 'measured-distribution') };
+  for (const [name, strategy] of Object.entries(strategies)) {
+    const copy = applied(scenario, name, strategy);
+    const r = JSON.stringify(copy) === asWritten ? own : checkScenario(copy, { ...options, ruleKeys: false });
+    report.problems.push(...r.problems.map((p) => ({ ...p, strategy: name })));
+    report.warnings.push(...r.warnings.map((w) => ({ ...w, strategy: name })));
+    report.strategies.push({ name, description: strategy.description ?? '', phases: r.phases });
+  }
+  return report;
+}
+
+/** Checks one normalized scenario (no file I/O): phases, routes, problems and warnings. */
+export function checkScenario(scenario: Scenario, options: { plugins?: Plugins; ruleKeys?: boolean } = {}): CheckReport {
+  const quiet: Scenario = { ...scenario, consumers: scenario.consumers.map((c) => ({ ...c, ratePerSec: 0 })) };
+  // Consumer stacks build their cluster invokers as they subscribe; check never invokes, so cluster
+  // plugins are stood in for (plugins.ts), not imported.
+  const plugins: Plugins = { ...options.plugins, clusters: { ...checkClusterStandIns(scenario), ...options.plugins?.clusters } };
+  const bounds = faultBoundaries(scenario);
+  const phases: CheckPhase[] = [];
+  const problems: CheckProblem[] = [];
+  // The invoker URLs of the first phase (consumer group index, service): what Dubbo reads `loadbalance` and `actives` from.
+  const invokerUrls = new Map<string, URL[]>();
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const span = { fromMs: bounds[i]!, toMs: bounds[i + 1]! };
+    const phase = probePhase(quiet, span, plugins, i === 0 ? (g, service, urls) => invokerUrls.set(`${g}\u0000${service}`, urls) : undefined);
+    phases.push(phase);
+    problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
+  }
+  return { problems, phases, warnings: configurationWarnings(scenario, invokerUrls, { ruleKeys: options.ruleKeys }), strategies: [] };
+}
+
+// Builds a fresh world, runs it to the probe time and routes every (consumer group, service, method, variant).
+function probePhase(
+  scenario: Scenario,
+  span: PhaseSpan,
+  plugins: Plugins | undefined,
+  onInvokers?: (groupIndex: number, service: string, urls: URL[]) => void,
+): CheckPhase {
+  const probeMs = Math.max(span.fromMs, span.toMs - 1);
+  const recorder = new Recorder({
+    warmupMs: scenario.warmupMs,
+    durationMs: scenario.durationMs,
+    bucketMs: scenario.bucketMs,
+    providerGroups: scenario.providers.map((p) => ({ name: p.name, instances: p.count, threads: p.threads, services: p.services })),
+  });
+  // Without traffic: a `traffic` fault that sets a rate would start requests (and invoke) in the probe.
+  const probed: Scenario = { ...scenario, faults: scenario.faults.filter((f) => f.action.kind !== 'traffic') };
+  const world = withRuleErrors(() => {
+    const w = buildWorld(probed, scenario.seed, recorder, plugins);
+    w.sim.run({ until: probeMs });
+    return w;
+  });
+  const routes: CheckRoute[] = [];
+  for (const [groupIndex, group] of world.consumerGroups.entries()) {
+    const instance = group.instances[0];
+    if (instance === undefined || !(instance.stack instanceof DubboConsumerStack)) continue;
+    const stack = instance.stack;
+    for (const [service, methods] of calledMethods(group.spec)) {
+      const ref = stack.references.get(service);
+      if (ref === undefined) continue;
+      const directory = ref.directory;
+      const invokers = directory.getAllInvokers();
+      onInvokers?.(groupIndex, service, invokers.filter((inv) => inv instanceof DubboInvoker).map((inv) => inv.getUrl()));
+      const providersUp = invokers.filter((inv) => inv instanceof DubboInvoker && inv.provider.state === 'up').length;
+      const chain = directory.getRouterChain();
+      const byOutcome = new Map<string, CheckRoute>();
+      for (const variant of attachmentVariants(group.spec)) {
+        for (const method of methods) {
+          const invocation = new RpcInvocation({ methodName: method, serviceName: service, attachments: { ...variant.attachments } });
+          const routed = withRuleErrors(() => chain.route(ref.consumerUrl, invokers, invocation));
+          const trace = routed.trace.map(traceStep);
+          const key = `${variant.label}\u0000${JSON.stringify(trace)}`;
+          const seen = byOutcome.get(key);
+          if (seen !== undefined) {
+            seen.methods.push(method);
+            continue;
+          }
+          byOutcome.set(key, {
+            consumer: group.spec.application,
+            zone: group.spec.zone,
+            service,
+            methods: [method],
+            variant: variant.label,
+            attachments: variant.attachments,
+            providers: invokers.length,
+            providersUp,
+            forbidden: directory.isForbidden(),
+            providersAfter: routed.invokers.length,
+            trace,
+          });
+        }
+      }
+      routes.push(...byOutcome.values());
+    }
+  }
+  return { ...span, probeMs, events: phaseEvents(scenario, span.fromMs), routes };
+}
+
+// A rule that does not parse is bad input (exit 2), not a failure while running.
+function withRuleErrors<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (error) {
+    if (error instanceof RouterRuleError) throw new UsageError(`routing rule: ${error.message}`);
+    throw error;
+  }
+}
+
+function traceStep(e: RouteTraceEntry): CheckTraceStep {
+  const out: CheckTraceStep = e.rule !== undefined
+    ? { router: e.router, rule: e.rule, before: e.before, after: e.after }
+    : { router: e.router, before: e.before, after: e.after };
+  if (e.note !== undefined) out.note = e.note;
+  if (e.steps !== undefined) out.steps = e.steps.map(traceStep);
+  return out;
+}
+
+/**
+ * The attachment sets a request of the group can carry: the always-present ones alone, then with
+ * each sometimes-present attachment (fraction or `when:`) added.
+ */
+function attachmentVariants(spec: ConsumerGroupSpec): Array<{ label: string; attachments: Record<string, string> }> {
+  const base: Record<string, string> = {};
+  const optional: Array<[string, string]> = [];
+  for (const [key, a] of Object.entries(spec.attachments)) {
+    if (a.kind === 'all') base[key] = a.value;
+    else optional.push([key, a.value]);
+  }
+  const label = (att: Record<string, string>) =>
+    Object.keys(att).length === 0 ? 'no attachments' : Object.entries(att).map(([k, v]) => `${k}=${v}`).join(', ');
+  const variants = [{ label: label(base), attachments: base }];
+  for (const [key, value] of optional) {
+    const att = { ...base, [key]: value };
+    variants.push({ label: label(att), attachments: att });
+  }
+  return variants;
+}
+
+// Fault starts and ends that happen exactly at `tMs`.
+function phaseEvents(scenario: Scenario, tMs: number): string[] {
+  const out: string[] = [];
+  for (const f of scenario.faults) {
+    if (f.atMs === tMs) out.push(`start: ${faultLabel(f.action)}`);
+    if (f.forMs !== undefined && f.atMs + f.forMs === tMs) out.push(`end: ${faultLabel(f.action)}`);
+  }
+  return out;
+}
+
+/** Every route of the phase that leaves zero providers, merged over methods and variants with the same cause. */
+function phaseProblems(phase: CheckPhase, servedServices: ReadonlySet<string>): CheckProblem[] {
+  const merged = new Map<string, { problem: CheckProblem; cases: Array<[methods: string[], variant: string]>; reason: string }>();
+  for (const r of phase.routes) {
+    if (r.providersAfter > 0) continue;
+    let router = 'registry';
+    let before = 0;
+    let reason: string;
+    if (r.providers === 0 && !servedServices.has(r.service)) {
+      reason =
+        'no provider registered: no provider group serves this service' +
+        (r.forbidden ? ' (the registry pushed empty://, so every call fails with the forbidden error, code 4)' : '');
+    } else if (r.forbidden) {
+      reason =
+        'the registry pushed an empty list (empty://), so the directory is forbidden and every call fails with ' +
+        '"No provider available from registry" (code 4)';
+    } else if (r.providers === 0) {
+      reason = 'no provider registered: the directory is empty, every call fails with "No provider available" (code 6)';
+    } else {
+      const emptied = r.trace.find((s) => s.after === 0) ?? r.trace[r.trace.length - 1];
+      router = emptied?.router ?? 'router chain';
+      before = emptied?.before ?? r.providers;
+      const rule = emptied?.rule !== undefined ? ` rule "${emptied.rule}"` : '';
+      reason = `${router}${rule} left 0 of ${before} providers${emptied?.note !== undefined ? `: ${emptied.note}` : ''}`;
+    }
+    const key = [r.consumer, r.zone, r.service, router, reason].join('\u0000');
+    const entry = merged.get(key);
+    if (entry !== undefined) {
+      entry.cases.push([r.methods, r.variant]);
+      continue;
+    }
+    merged.set(key, {
+      cases: [[r.methods, r.variant]],
+      reason,
+      problem: {
+        consumer: r.consumer,
+        zone: r.zone,
+        service: r.service,
+        phase: { fromMs: phase.fromMs, toMs: phase.toMs },
+        router,
+        providersBefore: before,
+        providersAfter: 0,
+        message: '',
+      },
+    });
+  }
+  return [...merged.values()].map(({ problem, cases, reason }) => ({ ...problem, message: `${casesLabel(cases)}: ${reason}` }));
+}
+
+// `getUserById, updateUser (no attachments; dubbo.tag=canary)`: variants with the same methods share a label.
+function casesLabel(cases: Array<[methods: string[], variant: string]>): string {
+  const byVariant = new Map<string, Set<string>>();
+  for (const [methods, variant] of cases) {
+    const set = byVariant.get(variant) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    byVariant.set(variant, set);
+  }
+  const byMethods = new Map<string, string[]>();
+  for (const [variant, methods] of byVariant) {
+    const key = [...methods].join(', ');
+    byMethods.set(key, [...(byMethods.get(key) ?? []), variant]);
+  }
+  return [...byMethods].map(([methods, variants]) => `${methods} (${variants.join('; ')})`).join('; ');
+}

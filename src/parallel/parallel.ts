@@ -1,0 +1,160 @@
+/**
+ * Runs independent simulations (seeds, strategies, recommendation re-runs) on worker threads: a
+ * Piscina pool, results returned in task order. One run stays single-threaded and deterministic;
+ * only whole runs go to workers, so the output is the same for any `jobs`. At most
+ * `simulationThreads(jobs, tasks)` threads simulate, never more than there are tasks: with one,
+ * everything runs in this thread; with more, this thread runs tasks beside one fewer workers, each
+ * executor taking the next task when it is free. When the scenarios name plugins every task runs on
+ * a worker, watched by the plugin time budget (plugin-watchdog.ts). A command may start the workers
+ * before it knows its tasks (jobs.ts).
+ */
+import type { Summary } from '../metrics/summary.js';
+import { PluginWatchdog } from '../plugins/plugin-watchdog.js';
+import { pluginPolicy } from '../plugins/plugin-policy.js';
+import { pluginNames, refuseDerivedPlugins } from '../plugins/plugins.js';
+import { NO_PROGRESS, type ProgressSink } from './progress.js';
+import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
+import { fromTransferable } from './worker-error.js';
+import { simulationThreads, type WarmWorkers } from './jobs.js';
+import { openPool } from './worker-pool.js';
+
+/**
+ * Runs every task and returns the summaries in task order, reporting each one's simulated time to
+ * `progress` (index = task index).
+ */
+export async function runSimTasks(
+  tasks: SimTask[],
+  jobs: number,
+  progress: ProgressSink = NO_PROGRESS,
+  warm?: WarmWorkers,
+): Promise<Summary[]> {
+  const watching = progress !== NO_PROGRESS;
+  const plugins = pluginNames(tasks.map((t) => t.scenario));
+  try {
+    refuseDerivedPlugins(plugins);
+    if (simulationThreads(jobs, tasks.length) === 1 && plugins.length === 0) {
+      // Unused workers stop once loaded, while this thread simulates (`finally` waits for them).
+      warm?.close();
+      const out: Summary[] = [];
+      for (let i = 0; i < tasks.length; i++) {
+        out.push(await runSimTask(tasks[i]!, watching ? (simMs, requests) => progress.update(i, simMs, requests) : undefined));
+        progress.done(i);
+      }
+      return out;
+    }
+    if (plugins.length > 0) return await runOnWorkersWatched(tasks, jobs, plugins, progress, warm);
+    return await runClaimed(tasks, jobs, progress, warm);
+  } finally {
+    await warm?.release();
+    progress.stop();
+  }
+}
+
+/**
+ * Tasks without plugins: this thread and `simulationThreads(jobs, tasks) - 1` workers each take the next task
+ * when free (a shared counter), so a late-starting worker or a slow strategy does not leave a
+ * thread idle at the end. Which thread ran a task does not change its summary.
+ */
+// PERF: this thread simulates too: its modules are loaded and its JIT warm, which a fresh worker's are
+// not. Each worker gets the whole batch in one message and takes tasks from the shared counter itself:
+// Piscina would hand it a next task only from this thread's event loop, which waits while it simulates.
+async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink, warm: WarmWorkers | undefined): Promise<Summary[]> {
+  const workers = simulationThreads(jobs, tasks.length) - 1;
+  const { pool, destroy } = (await warm?.take(workers)) ?? (await openPool('parallel/sim-worker', workers));
+  const watching = progress !== NO_PROGRESS;
+  const cells = watching ? new ProgressCells(tasks.length) : undefined;
+  const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const taken = new Int32Array(claims);
+  const reported = new Set<number>();
+  const shownSimMs = new Float64Array(tasks.length);
+  // Every task below `from` is reported.
+  let from = 0;
+  // Every executor writes its progress into the shared cells; this thread draws them all. This runs at
+  // each progress step and a sweep has hundreds of tasks, so it reads only the tasks taken and not yet
+  // reported (tasks are taken in index order) and passes on only cells that moved.
+  const show = (): void => {
+    if (cells === undefined) return;
+    const end = Math.min(Atomics.load(taken, 0), tasks.length);
+    while (from < end && reported.has(from)) from++;
+    for (let i = from; i < end; i++) {
+      if (reported.has(i)) continue;
+      const { simMs, requests, done } = cells.read(i);
+      if (simMs !== shownSimMs[i]) {
+        shownSimMs[i] = simMs;
+        progress.update(i, simMs, requests);
+      }
+      if (done) {
+        reported.add(i);
+        progress.done(i);
+      }
+    }
+  };
+  const timer = cells === undefined ? undefined : setInterval(show, 250);
+  try {
+    const results: Summary[] = new Array(tasks.length);
+    const batch: ClaimedBatch = { tasks, claims, progress: cells?.buffer };
+    const onWorkers = Array.from({ length: workers }, async () => {
+      const done = (await pool.run(batch, { name: 'runClaimed' }).catch((error: unknown) => {
+        throw fromTransferable(error);
+      })) as Array<[number, Summary]>;
+      for (const [i, summary] of done) results[i] = summary;
+    });
+    const here = (async () => {
+      // Let the workers' batches be sent before this thread is busy. While it simulates the timer
+      // cannot fire: every bar moves with this thread's progress.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const [i, summary] of await runClaimedTasks(batch, show)) results[i] = summary;
+    })();
+    await Promise.all([...onWorkers, here]);
+    show();
+    return results;
+  } finally {
+    if (timer !== undefined) clearInterval(timer);
+    await destroy();
+  }
+}
+
+/**
+ * Tasks whose scenarios name plugins: every task runs on a worker, one at a time per worker, while
+ * this thread watches the plugin calls against the time budget and stops the workers on overrun.
+ */
+async function runOnWorkersWatched(
+  tasks: SimTask[],
+  jobs: number,
+  plugins: string[],
+  progress: ProgressSink,
+  warm: WarmWorkers | undefined,
+): Promise<Summary[]> {
+  // The warm workers are one fewer than needed here (this thread only watches): they stop once loaded.
+  warm?.close();
+  const { pool, destroy } = await openPool('parallel/sim-worker', simulationThreads(jobs, tasks.length));
+  const cells = progress !== NO_PROGRESS ? new ProgressCells(tasks.length) : undefined;
+  const watchdog = new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
+  const finished = new Set<number>();
+  const show = (): void => {
+    if (cells === undefined) return;
+    for (let i = 0; i < tasks.length; i++) {
+      if (finished.has(i)) continue;
+      const { simMs, requests } = cells.read(i);
+      progress.update(i, simMs, requests);
+    }
+  };
+  const timer = cells === undefined ? undefined : setInterval(show, 250);
+  try {
+    const results: Summary[] = new Array(tasks.length);
+    const work = Promise.all(
+      tasks.map(async (task, i) => {
+        const run = { ...task, progress: cells === undefined ? undefined : { buffer: cells.buffer, index: i }, pluginSlot: watchdog.slot(i) };
+        results[i] = (await pool.run(run).catch((error: unknown) => {
+          throw fromTransferable(error);
+        })) as Summary;
+        finished.add(i);
+        progress.done(i);
+      }),
+    ).then(() => results);
+    return await watchdog.guard(work, destroy);
+  } finally {
+    if (timer !== undefined) clearInterval(timer);
+    await destroy();
+  }
+}

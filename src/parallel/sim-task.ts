@@ -1,0 +1,144 @@
+/**
+ * One independent simulation as data: a normalized scenario (strategy and overrides already
+ * applied), the file it came from (for plugin paths) and a seed. The same function runs a task in
+ * the main thread (`--jobs 1`) and in a worker thread, so both give the same summary. Also how
+ * threads share a batch of tasks: a counter of the next task to take, and progress cells.
+ */
+import type { Summary } from '../metrics/summary.js';
+import { runScenario, type Plugins } from '../scenario/run.js';
+import type { Scenario } from '../model/types.js';
+import { exitIfParentGone, watchingParent } from './parent-watch.js';
+import { usePluginSlot, type PluginSlot } from '../plugins/plugin-guard.js';
+import { importPlugins, runPluginRefs } from '../plugins/plugins.js';
+import { runWatch } from './run-watchdog.js';
+import { VERSION } from '../scenario/version.js';
+
+export interface SimTask {
+  scenario: Scenario;
+  /** Absolute path of the scenario file (plugin paths are relative to it). */
+  scenarioPath: string;
+  seed: number;
+  /** Where a worker reports progress: cell `index` of a `ProgressCells` buffer. */
+  progress?: { buffer: SharedArrayBuffer; index: number };
+  /** Where plugin calls report themselves to the watchdog (a task whose scenario names plugins, on a worker). */
+  pluginSlot?: PluginSlot;
+  /** The command's `--force`: no run watchdog (run-watchdog.ts) either. */
+  force?: boolean;
+  /** The command's `--max-requests` (the watchdog's floors never exceed it). */
+  maxRequests?: number;
+}
+
+const pluginsByPath = new Map<string, Promise<Plugins>>();
+
+/** Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared buffer. */
+export async function runSimTask(task: SimTask, onProgress?: (simMs: number, requests: number) => void): Promise<Summary> {
+  let watch = onProgress;
+  if (watch === undefined && task.progress !== undefined) {
+    const cells = new ProgressCells(task.progress.buffer);
+    const index = task.progress.index;
+    watch = (simMs, requests) => cells.write(index, simMs, requests);
+  }
+  if (watchingParent()) {
+    // A simulation holds this thread's event loop until it ends: check for a dead parent at each step.
+    const shown = watch;
+    watch = (simMs, requests) => {
+      exitIfParentGone();
+      shown?.(simMs, requests);
+    };
+  }
+  // Only the plugins this simulation calls (not those of strategies it does not run), keyed on the
+  // scenario file (paths are relative to it) and which modules they are (cells and strategies differ).
+  const refs = runPluginRefs(task.scenario);
+  const key = `${task.scenarioPath}\u0000${JSON.stringify(refs.map((r) => [r.kind, r.module]))}`;
+  usePluginSlot(task.pluginSlot);
+  try {
+    let plugins = pluginsByPath.get(key);
+    if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath, refs)));
+    const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
+    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch, watch: budget }).summary;
+  } finally {
+    usePluginSlot(undefined);
+  }
+}
+
+const CELL_FIELDS = 3;
+
+/**
+ * Progress of many simulations in shared memory, one cell per task: simulated ms, requests started,
+ * and whether it has finished. Whichever thread runs a task writes its cell; the main thread reads.
+ */
+export class ProgressCells {
+  readonly buffer: SharedArrayBuffer;
+  readonly #view: Float64Array;
+
+  /** Cells for `tasks` tasks, or a view of an existing buffer (in a worker). */
+  constructor(tasksOrBuffer: number | SharedArrayBuffer) {
+    this.buffer =
+      typeof tasksOrBuffer === 'number' ? new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT * CELL_FIELDS * tasksOrBuffer) : tasksOrBuffer;
+    this.#view = new Float64Array(this.buffer);
+  }
+
+  write(index: number, simMs: number, requests: number): void {
+    this.#view[CELL_FIELDS * index] = simMs;
+    this.#view[CELL_FIELDS * index + 1] = requests;
+  }
+
+  finish(index: number): void {
+    this.#view[CELL_FIELDS * index + 2] = 1;
+  }
+
+  read(index: number): { simMs: number; requests: number; done: boolean } {
+    const at = CELL_FIELDS * index;
+    return { simMs: this.#view[at]!, requests: this.#view[at + 1]!, done: this.#view[at + 2] === 1 };
+  }
+}
+
+/**
+ * What a worker gets to share tasks with the other threads: all of them, the shared counter of the
+ * next task to take (`claimNext`), and where to report progress.
+ */
+export interface ClaimedBatch {
+  tasks: SimTask[];
+  claims: SharedArrayBuffer;
+  progress?: SharedArrayBuffer;
+}
+
+/** Takes the next task not yet taken by any thread: its index, or -1 when none is left. */
+export function claimNext(claims: Int32Array, tasks: number): number {
+  const i = Atomics.add(claims, 0, 1);
+  return i < tasks ? i : -1;
+}
+
+/** After a failure: no thread takes another task. */
+export function stopClaims(claims: Int32Array, tasks: number): void {
+  Atomics.store(claims, 0, tasks);
+}
+
+/**
+ * One thread's share of a batch: takes tasks until none is left and returns `[index, summary]` for
+ * each one it ran, calling `onTick` after each progress write. A failure stops every thread from
+ * taking more.
+ */
+export async function runClaimedTasks(batch: ClaimedBatch, onTick?: () => void): Promise<Array<[number, Summary]>> {
+  const claims = new Int32Array(batch.claims);
+  const cells = batch.progress === undefined ? undefined : new ProgressCells(batch.progress);
+  const out: Array<[number, Summary]> = [];
+  for (let i = claimNext(claims, batch.tasks.length); i >= 0; i = claimNext(claims, batch.tasks.length)) {
+    const onProgress =
+      cells === undefined
+        ? undefined
+        : (simMs: number, requests: number) => {
+            cells.write(i, simMs, requests);
+            onTick?.();
+          };
+    try {
+      out.push([i, await runSimTask(batch.tasks[i]!, onProgress)]);
+    } catch (error) {
+      stopClaims(claims, batch.tasks.length);
+      throw error;
+    }
+    cells?.finish(i);
+    onTick?.();
+  }
+  return out;
+}

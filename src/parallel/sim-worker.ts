@@ -1,0 +1,33 @@
+/**
+ * The worker side of `parallel.ts`: runs one simulation task (a normalized scenario and a seed) in a
+ * worker thread and returns its summary, or takes tasks from a batch shared with the other threads
+ * until none is left. Plugins are loaded here, once per scenario file.
+ */
+import { routePluginStdout } from '../plugins/plugin-guard.js';
+import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
+import { toTransferable } from './worker-error.js';
+import { announceLoaded } from './worker-loaded.js';
+
+// Before any plugin loads: its console output must not land in stdout (`--json` prints one document).
+routePluginStdout();
+
+/** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
+export default async function run(task: SimTask) {
+  try {
+    return await runSimTask(task);
+  } catch (error) {
+    throw toTransferable(error);
+  }
+}
+
+/** A batch shared with the other threads (`pool.run(batch, { name: 'runClaimed' })`): see `runClaimedTasks`. */
+export async function runClaimed(batch: ClaimedBatch) {
+  try {
+    return await runClaimedTasks(batch);
+  } catch (error) {
+    throw toTransferable(error);
+  }
+}
+
+// Last: every module this one needs has loaded, so the pool may now stop this thread safely.
+announceLoaded();

@@ -1,0 +1,100 @@
+/**
+ * The text form of `zonesim check` (the JSON is the report itself): per phase, per consumer group
+ * and service, providers after each router; for each strategy checked, only the routes that differ
+ * from the scenario as written; then the problems and warnings, each distinct finding once with
+ * where it was found (`[as written, strict]`) when strategies were checked.
+ */
+import type { Scenario } from '../model/types.js';
+import type { CheckPhase, CheckReport, CheckRoute } from '../analysis/check.js';
+import { ms } from '../analysis/check-warnings.js';
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// The lines of some routes of one phase: a head per (consumer group, service), a line per outcome.
+function routeLines(routes: readonly CheckRoute[], indent: string): string[] {
+  const lines: string[] = [];
+  let last = '';
+  for (const r of routes) {
+    const head = `${r.consumer} (${r.zone}) -> ${r.service}`;
+    if (head !== last) {
+      const state = r.forbidden ? ', forbidden (empty:// pushed)' : r.providersUp < r.providers ? `, ${r.providersUp} up` : '';
+      lines.push(`${indent}${head}: ${plural(r.providers, 'provider')}${state}`);
+      last = head;
+    }
+    const steps = r.trace.map((s) => `${s.router} ${s.after}`).join(' -> ');
+    const mark = r.providersAfter === 0 ? '  <-- NO PROVIDER' : '';
+    lines.push(`${indent}  ${r.methods.join(', ')} [${r.variant}]: ${steps === '' ? `${r.providersAfter}` : steps}${mark}`);
+  }
+  return lines;
+}
+
+const phaseHead = (phase: CheckPhase, i: number): string => `phase ${i + 1}: ${ms(phase.fromMs)} - ${ms(phase.toMs)}`;
+
+// A strategy's routes that the scenario as written does not have, phase by phase.
+function strategyRouteLines(asWritten: readonly CheckPhase[], phases: readonly CheckPhase[]): string[] {
+  const lines: string[] = [];
+  phases.forEach((phase, i) => {
+    const own = new Set((asWritten[i]?.routes ?? []).map((r) => JSON.stringify(r)));
+    const differ = phase.routes.filter((r) => !own.has(JSON.stringify(r)));
+    if (differ.length === 0) return;
+    lines.push(`  ${phaseHead(phase, i)}`, ...routeLines(differ, '    '));
+  });
+  return lines;
+}
+
+/**
+ * Each distinct finding once, in first-seen order, with where it was found: the scenario as
+ * written (no `strategy`) and the strategies, in the order checked.
+ */
+function distinct<T extends { strategy?: string }>(items: readonly T[]): Array<{ item: T; where: string[] }> {
+  const byKey = new Map<string, { item: T; where: string[] }>();
+  for (const x of items) {
+    const { strategy, ...rest } = x;
+    const key = JSON.stringify(rest);
+    const entry = byKey.get(key) ?? { item: x, where: [] };
+    entry.where.push(strategy ?? 'as written');
+    byKey.set(key, entry);
+  }
+  return [...byKey.values()];
+}
+
+/** The human report: per phase, per consumer group and service, providers after each router; then problems and warnings. */
+export function formatCheckReport(scenario: Scenario, report: CheckReport): string {
+  const lines: string[] = [];
+  const strategies = report.strategies;
+  lines.push(
+    `check ${scenario.name}: ${plural(report.phases.length, 'phase')}, ${plural(scenario.consumers.length, 'consumer group')}` +
+      (strategies.length > 0 ? `; as written and ${strategies.length === 1 ? 'strategy' : 'strategies'} ${strategies.map((s) => s.name).join(', ')}` : ''),
+  );
+  report.phases.forEach((phase, i) => {
+    lines.push('');
+    const events = phase.events.length > 0 ? `  [${phase.events.join('; ')}]` : '';
+    lines.push(`${phaseHead(phase, i)} (probed at ${ms(phase.probeMs)})${events}`);
+    lines.push(...routeLines(phase.routes, '  '));
+  });
+  for (const s of strategies) {
+    const differ = strategyRouteLines(report.phases, s.phases);
+    lines.push('');
+    lines.push(`strategy ${s.name}${s.description !== '' ? ` (${s.description})` : ''}: ${differ.length === 0 ? 'every route as the scenario as written' : 'routes that differ from the scenario as written:'}`);
+    lines.push(...differ);
+  }
+  // With strategies, each finding says where it was found; identical findings are printed once.
+  const every = strategies.length + 1;
+  const tag = (where: string[]): string =>
+    strategies.length === 0 ? '' : where.length === every ? '[as written and every strategy] ' : `[${where.join(', ')}] `;
+  lines.push('');
+  const problems = distinct(report.problems);
+  if (problems.length === 0) lines.push('problems: none');
+  else {
+    lines.push(`problems (${problems.length}):`);
+    for (const { item: p, where } of problems) {
+      lines.push(`  ${tag(where)}${p.consumer} (${p.zone}) -> ${p.service}, ${ms(p.phase.fromMs)} - ${ms(p.phase.toMs)}, ${p.router}: ${p.message}`);
+    }
+  }
+  const warnings = distinct(report.warnings);
+  if (warnings.length > 0) {
+    lines.push(`warnings (${warnings.length}):`);
+    for (const { item: w, where } of warnings) lines.push(`  ${tag(where)}${w.message}`);
+  }
+  return lines.join('\n') + '\n';
+}

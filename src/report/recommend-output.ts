@@ -1,0 +1,111 @@
+/**
+ * `zonesim recommend` for people: each recommendation with its one-line reason and verdict, then
+ * one verification table (the scenario as written, the re-run with every recommendation applied,
+ * and the best alternative when one was rejected) on every outcome, overall, per consumer zone and
+ * per recommended method, each scope once: a scope whose figures equal one already shown is left
+ * out. Rendered from the result `recommend --json` prints; nothing is computed here.
+ */
+import type { ScopeSummary } from '../metrics/summary.js';
+import type { Recommendation, Verification } from '../analysis/recommend.js';
+
+const rate = (n: number, of: number) => (of === 0 ? '-' : ((n / of) * 100).toFixed(3));
+const retriesWord = (n: number) => `${n} ${n === 1 ? 'retry' : 'retries'}`;
+
+/** The cells of one verification row. */
+function cells(s: ScopeSummary): string[] {
+  const o = s.outcomes;
+  return [
+    String(s.requests),
+    rate(o.ok, s.requests),
+    rate(o.timeout, s.requests),
+    rate(o.noProvider + o.forbidden, s.requests),
+    rate(o.rejected, s.requests),
+    rate(s.requests - o.ok, s.requests),
+    s.latencyAllMs.p99.toFixed(1),
+    String(s.duplicateExecutions),
+    String(s.duplicateWrites),
+  ];
+}
+
+const HEADER = ['scope', 'run', 'requests', 'ok %', 'timeout %', 'no-provider %', 'rejected %', 'error %', 'p99 all ms', 'duplicates', 'dup writes'];
+
+function render(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ').trimEnd());
+}
+
+/** The recommendation lines, the verification table and the verdict. */
+export function recommendLines(name: string, target: number, result: { recommendations: Recommendation[]; verification: Verification }): string[] {
+  const v = result.verification;
+  const lines = [`recommend ${name}: target timeout rate ${target}; objective: error rate of all calls, then their p99 (${v.objective})`, ''];
+  for (const r of result.recommendations) {
+    const written = `as written ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`;
+    const via = r.calledBy === undefined ? '' : ` (downstream, called by ${r.calledBy.join(', ')})`;
+    lines.push(`${r.consumer} (${r.zone}) -> ${r.service}.${r.method}${via}: timeout ${r.timeoutMs} ms, retries ${r.retries} (${written}): ${r.verdict}`);
+    lines.push(`  ${r.reason}`);
+    lines.push(`  ${r.verdict === 'rejected' ? 'rejected' : 'verified'}: ${r.verdictReason}`);
+    if (r.verdict === 'rejected') {
+      const a = r.alternative;
+      lines.push(
+        a === null || a === undefined
+          ? `  no alternative tried beats the scenario as written: keep ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`
+          : a.timeoutMs === r.asWritten.timeoutMs && a.retries === r.asWritten.retries
+            ? `  instead: keep it as written (${a.timeoutMs} ms, ${retriesWord(a.retries)}): ${a.verdictReason}`
+            : `  instead: timeout ${a.timeoutMs} ms, retries ${a.retries} (the ${a.kept} as written): ${a.verdictReason}`,
+      );
+    }
+    lines.push('');
+  }
+  const columns: Array<{ run: string; overall: ScopeSummary; zones: Record<string, ScopeSummary>; methods: Map<string, ScopeSummary> }> = [
+    { run: 'before', overall: v.before.overall, zones: v.before.byConsumerZone, methods: new Map(result.recommendations.map((r) => [`${r.service}.${r.method}`, r.before])) },
+    { run: 'after', overall: v.after.overall, zones: v.after.byConsumerZone, methods: new Map(result.recommendations.map((r) => [`${r.service}.${r.method}`, r.after])) },
+  ];
+  if (v.alternative) {
+    const alt = v.alternative;
+    columns.push({
+      run: `${alt.kept} kept`,
+      overall: alt.figures.overall,
+      zones: alt.figures.byConsumerZone,
+      methods: new Map(result.recommendations.filter((r) => r.alternative).map((r) => [`${r.service}.${r.method}`, r.alternative!.after])),
+    });
+  }
+  const scopes: Array<[string, Array<ScopeSummary | undefined>]> = [['overall', columns.map((c) => c.overall)]];
+  for (const zone of Object.keys(v.before.byConsumerZone)) scopes.push([zone, columns.map((c) => c.zones[zone])]);
+  for (const key of columns[0]!.methods.keys()) scopes.push([key, columns.map((c) => c.methods.get(key) ?? c.overall)]);
+  const rows: string[][] = [HEADER];
+  const shown = new Set<string>();
+  const causes: string[] = [];
+  for (const [scope, figures] of scopes) {
+    const body = figures.map((f, i) => [columns[i]!.run, ...(f === undefined ? cells(emptyScope) : cells(f))]);
+    const key = JSON.stringify(body);
+    if (shown.has(key)) continue;
+    shown.add(key);
+    body.forEach((b, i) => rows.push([i === 0 ? scope : '', ...b]));
+    figures.forEach((f, i) => {
+      const c = Object.entries(f?.rejectedCauses ?? {});
+      if (c.length > 0) causes.push(`${scope} ${columns[i]!.run}: ${c.map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    });
+  }
+  lines.push('verification: the scenario as written (before), with every recommendation applied (after)' + (v.alternative ? ', and the best alternative tried' : ''));
+  lines.push(...render(rows).map((l) => `  ${l}`));
+  if (causes.length > 0) lines.push(`  rejected by cause: ${[...new Set(causes)].join('; ')}`);
+  lines.push('');
+  lines.push(`verdict: ${v.verdict === 'accepted' ? 'accepted' : 'REJECTED'}: ${v.verdictReason}`);
+  if (v.alternative !== undefined) {
+    lines.push(
+      v.alternative === null
+        ? '  no alternative tried (timeouts, retries or both kept as written for the rejected recommendations) beats the scenario as written: keep it'
+        : `  best alternative: the rejected recommendations keep their ${v.alternative.kept} as written: ${v.alternative.verdictReason}`,
+    );
+  }
+  return lines;
+}
+
+const emptyScope = {
+  requests: 0,
+  outcomes: { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0 },
+  latencyAllMs: { p99: 0 },
+  duplicateExecutions: 0,
+  duplicateWrites: 0,
+} as unknown as ScopeSummary;
+

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import { compareObjective, errorRatesDiffer, P99_SLACK, RECOMMEND_OBJECTIVE, type ObjectiveFigures } from '../../src/analysis/recommend-verdict.js';
+
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const fixture = (name: string) => join(root, 'test/cli/fixtures/recommend', name);
+
+async function recommend(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['recommend', ...args], { stdout: (s) => out.push(s), stderr: (s) => err.push(s), cwd: root });
+  expect(err.join('')).toBe('');
+  expect(code).toBe(0);
+  return out.join('');
+}
+
+async function recommendJson(args: string[]) {
+  return JSON.parse(await recommend([...args, '--json'])) as {
+    recommendations: Array<Record<string, any>>;
+    verification: Record<string, any>;
+  };
+}
+
+const figures = (requests: number, errorRate: number, p99: number): ObjectiveFigures => ({ requests, errorRate, latencyAllMs: { p99 } });
+
+describe('the verdict on a recommendation (the objective: error rate of all calls, then their p99)', () => {
+  it('lets the error rate decide only beyond a two-proportion z-test at 95%', () => {
+    // 10,000 calls each, 1% errors before: pooled p ≈ 1%, standard error √(p(1-p)·2/n) ≈ 0.1407%,
+    // so 1.96 SE ≈ 0.276 percentage points. 1.25% is within it, 1.35% beyond.
+    const n = 10_000;
+    const before = figures(n, 0.01, 100);
+    const se = (p2: number) => {
+      const pooled = (0.01 + p2) / 2;
+      return Math.sqrt(pooled * (1 - pooled) * (2 / n));
+    };
+    expect(0.0025).toBeLessThan(1.96 * se(0.0125));
+    expect(0.0035).toBeGreaterThan(1.96 * se(0.0135));
+    expect(errorRatesDiffer(before, figures(n, 0.0125, 100))).toBe(false);
+    expect(errorRatesDiffer(before, figures(n, 0.0135, 100))).toBe(true);
+    const worse = compareObjective(before, figures(n, 0.0135, 50));
+    // A lower p99 does not make up for more errors: errors come first.
+    expect(worse).toMatchObject({ order: 1, decidedBy: 'errorRate' });
+    expect(worse.reason).toBe('error rate 1.000% -> 1.350% (worse beyond sampling error)');
+    expect(compareObjective(figures(n, 0.0135, 50), before)).toMatchObject({ order: -1, decidedBy: 'errorRate' });
+  });
+
+  it('lets the p99 of all calls decide when the error rates are even, beyond its slack', () => {
+    const n = 10_000;
+    const before = figures(n, 0.01, 100);
+    expect(P99_SLACK).toBe(0.02);
+    // Within noise on errors (1.25%): the p99 decides, 103 ms is 3% worse, 101 ms within 2%.
+    expect(compareObjective(before, figures(n, 0.0125, 103))).toMatchObject({ order: 1, decidedBy: 'latencyAllMs.p99' });
+    expect(compareObjective(before, figures(n, 0.0125, 95))).toMatchObject({ order: -1, decidedBy: 'latencyAllMs.p99' });
+    expect(compareObjective(before, figures(n, 0.0125, 101))).toMatchObject({ order: 0, decidedBy: null });
+  });
+
+  it('rejects the formula when a fault it ignores makes its timeout worse, and names the alternative that is not', async () => {
+    // 40 ms constant, so the formula gives 46 ms; a ×3 slowdown for 10 of the 28 measured seconds
+    // makes every call in it 120 ms, beyond 46 ms, while the 1000 ms as written rides it out.
+    const { recommendations, verification } = await recommendJson([fixture('slowdown-the-formula-ignores.yaml')]);
+    expect(recommendations).toHaveLength(1);
+    const [r] = recommendations;
+    expect(r!.timeoutMs).toBe(Math.ceil(40 + 0.5 + 5));
+    expect(r!.before.errorRate).toBe(0);
+    // About 10 / 28 of the calls fall in the slowdown.
+    expect(r!.after.errorRate).toBeGreaterThan(0.25);
+    expect(r!.verdict).toBe('rejected');
+    expect(r!.verdictReason).toMatch(/^error rate 0\.000% -> \d+\.\d{3}% \(worse beyond sampling error\)$/);
+    // The best alternative keeps the timeout as written (and the formula's retries) and is no worse than before.
+    expect(r!.alternative).toMatchObject({ kept: 'timeout', timeoutMs: 1000, retries: r!.retries });
+    expect(r!.alternative.after.errorRate).toBe(0);
+    expect(verification).toMatchObject({ objective: RECOMMEND_OBJECTIVE, verdict: 'rejected', alternative: { kept: 'timeout' } });
+    expect(verification.after.overall.errorRate).toBe(r!.after.errorRate);
+    const text = await recommend([fixture('slowdown-the-formula-ignores.yaml')]);
+    expect(text).toMatch(/^web \(dc\) -> com\.example\.S\.get: timeout 46 ms, retries 1 \(as written 1000 ms, 2 retries\): rejected$/m);
+    expect(text).toMatch(/^ {2}instead: timeout 1000 ms, retries 1 \(the timeout as written\): error rate 0\.000% -> 0\.000%/m);
+    expect(text).toMatch(/^verdict: REJECTED: error rate 0\.000% -> /m);
+  });
+
+  it('does not present a change that raises errors under a zone outage as the recommendation (zone-a-down)', async () => {
+    const { recommendations, verification } = await recommendJson(['scenarios/zone-a-down.yaml']);
+    expect(recommendations.length).toBeGreaterThan(0);
+    for (const r of recommendations) {
+      // The zone outage is in the timeline: the retries that ride it out are not cut.
+      expect(r.retries).toBeGreaterThanOrEqual(r.asWritten.retries);
+      const c = compareObjective(r.before, r.after);
+      // Accepted only if no worse on the objective; rejected exactly when worse.
+      expect(r.verdict).toBe(c.order > 0 ? 'rejected' : 'accepted');
+      if (r.verdict === 'rejected') {
+        expect(r.verdictReason).toBe(c.reason);
+        expect(r.alternative).not.toBeNull();
+        expect(compareObjective(r.before, r.alternative.after).order).toBeLessThanOrEqual(0);
+      }
+    }
+    expect(verification.verdict).toBe(
+      recommendations.some((r) => r.verdict === 'rejected') || compareObjective(verification.before.overall, verification.after.overall).order > 0
+        ? 'rejected'
+        : 'accepted',
+    );
+  });
+});
+
+describe('recommend over call graphs, from the leaves up', () => {
+  it('gives the edge of call-graph-amplification a timeout that covers the downstream call, and the downstream its own advice', async () => {
+    const { recommendations } = await recommendJson(['scenarios/call-graph-amplification.yaml']);
+    const edge = recommendations.find((r) => r.consumer === 'web' && r.method === 'place')!;
+    const reserve = recommendations.find((r) => r.method === 'reserve')!;
+    expect(reserve).toMatchObject({ consumer: 'order', service: 'com.example.InventoryService', calledBy: ['com.example.OrderService.place'] });
+    // reserve takes 1500 ms: its own timeout is above that, and place's covers place's 2 ms plus
+    // every attempt of reserve at its recommended timeout.
+    expect(reserve.timeoutMs).toBeGreaterThan(1500);
+    expect(edge.inputs.downstreamBudgetMs).toBe(reserve.timeoutMs * (reserve.retries + 1));
+    expect(edge.timeoutMs).toBeGreaterThanOrEqual(2 + edge.inputs.downstreamBudgetMs + edge.inputs.p99RttMs);
+    expect(edge.timeoutMs).toBe(Math.ceil(edge.inputs.coveredMs + edge.inputs.p99RttMs + edge.inputs.marginMs));
+    // Verified: the edge's timeouts do not rise (as written every call times out; after, none).
+    expect(edge.before.timeoutRate).toBe(1);
+    expect(edge.after.timeoutRate).toBeLessThanOrEqual(edge.before.timeoutRate);
+    expect(edge.after.timeoutRate).toBe(0);
+    expect(edge.verdict).toBe('accepted');
+    expect(reserve.verdict).toBe('accepted');
+  });
+
+  it('advises every tier of a three-tier graph, each caller covering what it waits for below', async () => {
+    const { recommendations, verification } = await recommendJson([fixture('three-tiers.yaml')]);
+    const by = (method: string) => recommendations.filter((r) => r.method === method);
+    const [handle] = by('handle');
+    const place = by('place');
+    const check = by('check');
+    expect(handle).toMatchObject({ consumer: 'web', zone: 'zoneA' });
+    // A downstream reference is advised once per calling provider group, with one setting.
+    expect(place.map((r) => r.consumer)).toEqual(['gw-a', 'gw-b']);
+    expect(check.map((r) => r.consumer)).toEqual(['order-a', 'order-b']);
+    expect(new Set(place.map((r) => r.timeoutMs)).size).toBe(1);
+    // The leaf: lognormal p99 200 ms, so its timeout is above 200 ms (the 60 ms as written is not).
+    expect(check[0]!.timeoutMs).toBeGreaterThan(200);
+    // place is a write (no retries) and covers every attempt of check; handle covers place.
+    expect(place[0]!.retries).toBe(0);
+    expect(place[0]!.inputs.downstreamBudgetMs).toBe(check[0]!.timeoutMs * (check[0]!.retries + 1));
+    expect(place[0]!.timeoutMs).toBeGreaterThan(place[0]!.inputs.downstreamBudgetMs);
+    expect(handle!.inputs.downstreamBudgetMs).toBe(place[0]!.timeoutMs);
+    expect(handle!.timeoutMs).toBeGreaterThan(handle!.inputs.downstreamBudgetMs);
+    // Verified: every tier's timeout rate goes down, the whole scenario is accepted.
+    for (const r of recommendations) {
+      expect(r.after.timeoutRate).toBeLessThanOrEqual(r.before.timeoutRate);
+      expect(r.verdict).toBe('accepted');
+    }
+    expect(verification.verdict).toBe('accepted');
+    expect(verification.after.overall.errorRate).toBeLessThan(verification.before.overall.errorRate);
+  });
+
+  it('keeps the retries of a write whose providers a dark zone takes away, three tiers deep, and errors go down', async () => {
+    // As three-tiers.yaml, with zoneB dark from 20 s to 40 s: half of every tier's providers
+    // black-holed until Nacos drops them. place is a write; cutting its 2 retries to the formula's
+    // 0 failed about 13% of the calls (verified before this rule), keeping them rides the fault out.
+    const { recommendations, verification } = await recommendJson([fixture('three-tiers-zone-down.yaml')]);
+    const place = recommendations.filter((r) => r.method === 'place');
+    expect(place).toHaveLength(2);
+    for (const r of place) {
+      expect(r.inputs.idempotent).toBe(false);
+      expect(r.retries).toBe(r.asWritten.retries);
+      expect(r.reason).toMatch(/keeps the 2 retries it has as written \(a write alone would get none\): faults\[0\] \(zoneDown at 20 s\)/);
+    }
+    // The leaf (idempotent) keeps its retries too, for the same fault.
+    for (const r of recommendations.filter((x) => x.method === 'check')) expect(r.retries).toBe(2);
+    for (const r of recommendations) expect(r.verdict).toBe('accepted');
+    expect(verification.verdict).toBe('accepted');
+    const before = verification.before.overall;
+    const after = verification.after.overall;
+    expect(after.errorRate).toBeLessThan(before.errorRate);
+    // Each tier's own error rate goes down too, the write's included.
+    for (const r of recommendations) expect(r.after.errorRate).toBeLessThan(r.before.errorRate);
+  });
+
+  it('says what timeout countdown changes: the caller need not cover the downstream budget', async () => {
+    const { recommendations } = await recommendJson([
+      'scenarios/call-graph-amplification.yaml',
+      '--set', 'consumers[0].reference["com.example.OrderService"].parameters.enable-timeout-countdown=true',
+    ]);
+    const edge = recommendations.find((r) => r.method === 'place')!;
+    expect(edge.reason).toMatch(/Timeout countdown is on/);
+    // With countdown the edge covers what a call waits for (its quantile), not the whole budget.
+    expect(edge.inputs.coveredMs).toBe(edge.inputs.p99ServiceMs);
+  });
+});
