@@ -9,8 +9,7 @@
  * not touch them). Owns the finding and its words; the warning shape is check-warnings.ts's.
  */
 import type { FaultSpec, RegistrySpec, Scenario } from '../model/types.js';
-import { faultLabel } from '../world/faults.js';
-import type { PhaseSpan } from './check.js';
+import { faultLabel, type PhaseSpan } from '../world/faults.js';
 
 /** A fault that takes down or cuts off a registry's zone. */
 export interface RegistryZoneWarning {

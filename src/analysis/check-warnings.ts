@@ -12,12 +12,13 @@ import { RandomStreams } from '../engine/random.js';
 import { DEFAULT_LOADBALANCE, DEFAULT_TIMEOUT, LOADBALANCE_KEY } from '../dubbo/constants.js';
 import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import type { URL } from '../dubbo/url.js';
-import { overloadedPools, referenceAttribute } from './pool-load.js';
-import { rttDist } from './recommend-latency.js';
+import { referenceAttribute } from '../model/reference-attribute.js';
+import { rttDist } from '../model/rtt-dist.js';
+import { overloadedPools } from './pool-load.js';
 import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import { measuredDistributionNotes } from './measured-fit.js';
 import { ruleKeyWarnings } from './check-rule-keys.js';
-import type { PhaseSpan } from './check.js';
+import type { PhaseSpan } from '../world/faults.js';
 import { registryZoneWarnings } from './check-registry-zone.js';
 
 /** A configuration smell that does not leave anyone without providers (SPEC 4.2 `warnings`). */

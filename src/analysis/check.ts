@@ -8,11 +8,11 @@
  * providers is a problem naming the router, its rule and why; smells that do not empty a list are
  * warnings (check-warnings.ts). The scenario as written is checked, then each strategy checked
  * (`--strategies`, default the scenario's own) with its overrides applied as `compare` applies
- * them; a strategy's findings carry its name. Output: SPEC 4.2 JSON, or text (check-format.ts).
- * Only the router plugins on those routes are imported (on a worker thread, under the plugin time
- * budget); load-balancer and cluster plugins never are, since check routes and never invokes.
+ * them; a strategy's findings carry its name. Output: SPEC 4.2 JSON, or text (report/check-format.ts).
+ * This is the check itself, without file I/O: the command (cli/check.ts) imports only the router
+ * plugins on those routes (on a worker thread, under the plugin time budget); load-balancer and
+ * cluster plugins never are, since check routes and never invokes (`checkClusterStandIns`).
  */
-import { resolve } from 'node:path';
 import { DubboConsumerStack } from '../stack/consumer-stack.js';
 import { DubboInvoker } from '../stack/dubbo-invoker.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
@@ -20,40 +20,19 @@ import type { RouteTraceEntry } from '../dubbo/router/router.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
 import type { URL } from '../dubbo/url.js';
 import { Recorder } from '../metrics/recorder.js';
-import { loadScenarioWithRaw } from '../scenario/load.js';
 import { buildWorld, type Plugins } from '../scenario/run.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../model/types.js';
-import { faultBoundaries, faultLabel } from '../world/faults.js';
-import { formatCheckReport } from '../report/check-format.js';
+import { faultBoundaries, faultLabel, type PhaseSpan } from '../world/faults.js';
 import { calledMethods, configurationWarnings, type CheckWarning } from './check-warnings.js';
-import { guardCost } from '../parallel/cost-guard.js';
-import { UsageError, type Io } from '../scenario/io.js';
-import { runWatchedJob } from '../plugins/plugin-watchdog.js';
-import { pluginPolicy } from '../plugins/plugin-policy.js';
-import { checkClusterStandIns, checkRouterPlugins, preflightPlugins, type PluginRef } from '../plugins/plugins.js';
+import { UsageError } from '../scenario/io.js';
+import { pluginRefs } from '../scenario/plugin-refs.js';
+import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
+import { clusters } from '../dubbo/extensions.js';
+import type { ClusterInvokerLike } from '../dubbo/rpc.js';
 
 export { p99 } from './check-warnings.js';
 export type { CheckWarning } from './check-warnings.js';
-
-/** Options of `zonesim check` (the yargs command in main.ts passes them). */
-export interface CheckOptions {
-  scenario: string;
-  set: string[];
-  json: boolean;
-  /** Exit 1 when there is any problem (of the scenario as written or of a strategy checked). */
-  strict: boolean;
-  /** Check even when the worlds it builds would not fit in memory (cost-guard.ts). */
-  force?: boolean;
-  /** Strategies to check besides the scenario as written; undefined: the scenario's own; []: none. */
-  strategies?: string[];
-}
-
-/** A phase of the fault timeline: `[fromMs, toMs)`. */
-export interface PhaseSpan {
-  fromMs: number;
-  toMs: number;
-}
 
 /** A case that leaves a consumer with zero providers (SPEC 4.2). */
 export interface CheckProblem {
@@ -135,45 +114,13 @@ export function checkedStrategies(scenario: Scenario, names: readonly string[] |
   }
 }
 
-// A strategy naming a provider group the scenario lacks is bad input, as in `compare`.
-function applied(scenario: Scenario, name: string, strategy: StrategySpec): Scenario {
+/** A strategy applied to the scenario; one naming a provider group the scenario lacks is bad input, as in `compare`. */
+export function applyCheckedStrategy(scenario: Scenario, name: string, strategy: StrategySpec): Scenario {
   try {
     return applyStrategy(scenario, strategy);
   } catch (error) {
     throw new UsageError(`strategy ${name}: ${(error as Error).message}`);
   }
-}
-
-/** Runs `zonesim check`; returns the exit code (1 with `strict` when there is a problem). */
-export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
-  const path = resolve(io.cwd, opts.scenario);
-  const { scenario } = loadScenarioWithRaw(path, opts.set);
-  const strategies = checkedStrategies(scenario, opts.strategies);
-  const checked = [scenario, ...Object.entries(strategies).map(([name, st]) => applied(scenario, name, st))];
-  // Each phase builds the whole world (instances, providers, timeline) with no traffic: its memory is checked first.
-  const quiet = (s: Scenario): Scenario => ({ ...s, consumers: s.consumers.map((c) => ({ ...c, ratePerSec: 0 })), faults: s.faults.filter((f) => f.action.kind !== 'traffic') });
-  const names = ['as written', ...Object.keys(strategies).map((n) => `strategy ${n}`)];
-  guardCost('check', checked.map((s, i) => ({ label: `${names[i]}, each phase`, scenario: quiet(s), count: 1 })), { force: opts.force, maxRequests: Infinity }, io);
-  preflightPlugins(scenario, path);
-  // Check routes and never invokes: only the router plugins its routes go through are imported, on a
-  // worker thread under the plugin time budget; nothing is imported when no route goes through one.
-  const routers = uniqueRouters(checked.flatMap((s) => checkRouterPlugins(s)));
-  const report =
-    routers.length === 0
-      ? checkWithStrategies(scenario, Object.keys(strategies))
-      : await runWatchedJob<CheckReport>(
-          { kind: 'check', scenario, scenarioPath: path, routers, strategies: Object.keys(strategies) },
-          [...new Set(routers.map((r) => r.module))],
-          pluginPolicy().timeoutMs,
-        );
-  io.stdout(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatCheckReport(scenario, report));
-  return opts.strict && report.problems.length > 0 ? 1 : 0;
-}
-
-// One import per module (several strategies may route through the same plugin).
-function uniqueRouters(refs: PluginRef[]): PluginRef[] {
-  const seen = new Set<string>();
-  return refs.filter((r) => !seen.has(r.module) && (seen.add(r.module), true));
 }
 
 /**
@@ -189,7 +136,7 @@ export function checkWithStrategies(scenario: Scenario, names: readonly string[]
   // What the scenario's own check found, for strategies that change nothing.
   const own = { problems: [...report.problems], phases: report.phases, warnings: report.warnings.filter((w) => w.kind !== 'rule-key-unmatched' && w.kind !== 'measured-distribution') };
   for (const [name, strategy] of Object.entries(strategies)) {
-    const copy = applied(scenario, name, strategy);
+    const copy = applyCheckedStrategy(scenario, name, strategy);
     const r = JSON.stringify(copy) === asWritten ? own : checkScenario(copy, { ...options, ruleKeys: false });
     report.problems.push(...r.problems.map((p) => ({ ...p, strategy: name })));
     report.warnings.push(...r.warnings.map((w) => ({ ...w, strategy: name })));
@@ -398,4 +345,24 @@ function casesLabel(cases: Array<[methods: string[], variant: string]>): string 
     byMethods.set(key, [...(byMethods.get(key) ?? []), variant]);
   }
   return [...byMethods].map(([methods, variants]) => `${methods} (${variants.join('; ')})`).join('; ');
+}
+
+/**
+ * What `check` builds worlds with in place of cluster plugins, which it never imports: a
+ * failover cluster invoker (consumer stacks build their cluster when they subscribe) that throws
+ * if anything invokes it.
+ */
+export function checkClusterStandIns(scenario: Scenario): Record<string, ClusterFactory> {
+  const out: Record<string, ClusterFactory> = {};
+  for (const r of pluginRefs(scenario)) {
+    if (r.kind !== 'cluster') continue;
+    out[r.module] = (directory, runtime) => {
+      const standIn: ClusterInvokerLike = clusters.failover!(directory, runtime);
+      standIn.invoke = () => {
+        throw new Error(`zonesim check does not invoke: cluster plugin "${r.module}" is not loaded`);
+      };
+      return standIn;
+    };
+  }
+  return out;
 }

@@ -34,7 +34,8 @@ import { RandomStreams } from '../engine/random.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
 import { downstreamConsumerSpec } from '../world/world.js';
 import { loadPhaseLabel, loadPhases, type LoadPhase } from '../scenario/load-phases.js';
-import { rttDist } from './recommend-latency.js';
+import { referenceAttribute } from '../model/reference-attribute.js';
+import { rttDist } from '../model/rtt-dist.js';
 import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario } from '../model/types.js';
 
 /** One caller's and method's share of a pool's load. */
@@ -84,14 +85,6 @@ export interface PoolPhase {
 }
 
 const DRAWS = 20_000;
-
-type MethodReference = Omit<ReferenceSpec, 'methods'>;
-
-/** A reference attribute with Dubbo's precedence: method level, interface level, consumer defaults. */
-export function referenceAttribute<K extends keyof MethodReference>(c: ConsumerGroupSpec, service: string, method: string, key: K): MethodReference[K] {
-  const ref = c.reference[service];
-  return ref?.methods[method]?.[key] ?? ref?.[key] ?? c.consumerDefaults[key];
-}
 
 /** Sorted seeded draws of a distribution with their prefix sums (deterministic), cached per spec. */
 interface Draws {

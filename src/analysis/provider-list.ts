@@ -3,12 +3,13 @@
  * ZooKeeper stores them (`dubbo%3A%2F%2F10.0.2.10%3A20880%2F...`), and a whole zkCli `ls` answer
  * (`[url, url, ...]`, with the prompt, connection and log lines around it). Turns each entry of
  * `--provider` / `--providers-file` into the URLs it holds, keeping the text as given for echoing.
- * Owns the recognising and decoding, and the check that a pasted URL's port is a port; reading
- * files is inputs.ts's job (it says which file and line each entry comes from).
+ * Owns the recognising and decoding, the check that a pasted URL's port is a port, parsing a URL
+ * given on the command line, and the invoker `route` and `select` put over each URL; reading files
+ * is cli/inputs.ts's job (it says which file and line each entry comes from).
  */
-import type { URL } from '../dubbo/url.js';
+import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
+import { URL } from '../dubbo/url.js';
 import { clipText } from '../scenario/clip-text.js';
-import { parseCliUrl } from '../cli/inputs.js';
 import { UsageError } from '../scenario/io.js';
 
 /** One entry of the provider input and where it comes from (`--provider`, or `file:line`). */
@@ -111,4 +112,35 @@ export function expandProviders(entries: ReadonlyArray<string | ProviderLine>): 
     );
   }
   return out;
+}
+
+/** An invoker over a pasted URL, for the what-if tools (`route`, `select`): always available, never called. */
+export class UrlInvoker implements Invoker {
+  readonly #url: URL;
+  constructor(url: URL) {
+    this.#url = url;
+  }
+  getUrl(): URL {
+    return this.#url;
+  }
+  isAvailable(): boolean {
+    return true;
+  }
+  *invoke(): Generator<never, Result, unknown> {
+    return OK;
+  }
+}
+
+/** Parses a URL given on the command line (`what` names the option in the error). */
+export function parseCliUrl(text: string, what: string): URL {
+  let url: URL;
+  try {
+    url = URL.valueOf(text);
+  } catch {
+    throw new UsageError(`${what}: not a URL: "${text}"`);
+  }
+  if (url.protocol === '' || url.host === '') {
+    throw new UsageError(`${what}: expected protocol://host[:port]/Service?k=v, found "${text}"`);
+  }
+  return url;
 }

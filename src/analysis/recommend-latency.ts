@@ -15,20 +15,14 @@
 import { sampler, type DistSpec, type Sampler } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
 import { RandomStreams } from '../engine/random.js';
-import type { MethodSpec, NetworkSpec, Scenario } from '../model/types.js';
+import { rttDist } from '../model/rtt-dist.js';
+import type { MethodSpec, Scenario } from '../model/types.js';
 
 /** The timeout and retries a downstream reference will have, by `service.method`. */
 export interface InForce {
   timeoutMs: number;
   /** Retries the cluster makes (0 for clusters that do not fail over). */
   retries: number;
-}
-
-/** The RTT distribution between two zones, as the network resolves it (the last matching pair wins). */
-export function rttDist(network: NetworkSpec, from: string, to: string): DistSpec {
-  const pair = [...network.pairs].reverse().find((p) => p.from === from && p.to === to);
-  if (pair) return pair.dist;
-  return from === to ? network.sameZone : network.default;
 }
 
 /** Zones with providers of `service`, in scenario order. */

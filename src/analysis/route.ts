@@ -12,15 +12,15 @@
 import { RandomStreams } from '../engine/random.js';
 import { DUBBO_VERSION, RpcCode } from '../dubbo/constants.js';
 import { RpcInvocation, type Invoker } from '../dubbo/rpc.js';
-import { conditionRouter, RouterChain, tagRouter } from '../dubbo/router/chain.js';
+import { RouterChain } from '../dubbo/router/chain.js';
+import { conditionRouter, tagRouter } from '../dubbo/router/rule-routers.js';
 import { MockInvokersSelector } from '../dubbo/router/mock-invokers-selector.js';
 import type { RouteTraceEntry, StateRouter } from '../dubbo/router/router.js';
 import { RouterRuleError } from '../dubbo/router/router-rule-error.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
-import { UrlInvoker } from '../cli/inputs.js';
 import { UsageError, type Io } from '../scenario/io.js';
-import { expandProviders, parsePastedUrl, type ProviderLine } from './provider-list.js';
+import { expandProviders, parsePastedUrl, UrlInvoker, type ProviderLine } from './provider-list.js';
 
 /** The options of `zonesim route` (file contents already read by the caller). */
 export interface RouteOptions {

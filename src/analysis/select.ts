@@ -19,11 +19,10 @@ import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
-import { createRuntime } from '../dubbo/runtime.js';
+import { createRuntime } from '../dubbo/create-runtime.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
-import { UrlInvoker } from '../cli/inputs.js';
 import { UsageError, type Io } from '../scenario/io.js';
-import { expandProviders, parsePastedUrl, type ProviderLine } from './provider-list.js';
+import { expandProviders, parsePastedUrl, UrlInvoker, type ProviderLine } from './provider-list.js';
 
 /** The options of `zonesim select`. */
 export interface SelectOptions {

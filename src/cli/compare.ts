@@ -14,6 +14,7 @@ import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from '../plugins/plugins.js';
+import { pluginTasks } from '../plugins/plugin-tasks.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
 import { runSimTasks } from '../parallel/parallel.js';
 import { progressBars } from '../parallel/progress.js';
@@ -87,6 +88,7 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
       opts.jobs,
       progressBars(io.progressStream, labels, scenario.durationMs),
       opts.workers,
+      pluginTasks,
     )
   ).map((s, j) => withStrategy(s, strategyInfo(strategyOf(picked[j]!), strategies[strategyOf(picked[j]!)]!)));
   if (shard !== undefined) {

@@ -1,10 +1,9 @@
 /**
  * Small readers for CLI inputs: files named on the command line, provider lists (one URL per
  * line, `#` comments), and `k=v` attachment pairs. Missing files are usage errors (exit 2).
+ * Parsing the URLs themselves is analysis/provider-list.ts's.
  */
 import { resolve } from 'node:path';
-import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
-import { URL } from '../dubbo/url.js';
 import { readTextBytes, TextFileError } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import type { ProviderLine } from '../analysis/provider-list.js';
@@ -47,35 +46,4 @@ export function parseAttachments(pairs: string[] | undefined): Record<string, st
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;
-}
-
-/** An invoker over a pasted URL, for the what-if tools (`route`, `select`): always available, never called. */
-export class UrlInvoker implements Invoker {
-  readonly #url: URL;
-  constructor(url: URL) {
-    this.#url = url;
-  }
-  getUrl(): URL {
-    return this.#url;
-  }
-  isAvailable(): boolean {
-    return true;
-  }
-  *invoke(): Generator<never, Result, unknown> {
-    return OK;
-  }
-}
-
-/** Parses a URL given on the command line (`what` names the option in the error). */
-export function parseCliUrl(text: string, what: string): URL {
-  let url: URL;
-  try {
-    url = URL.valueOf(text);
-  } catch {
-    throw new UsageError(`${what}: not a URL: "${text}"`);
-  }
-  if (url.protocol === '' || url.host === '') {
-    throw new UsageError(`${what}: expected protocol://host[:port]/Service?k=v, found "${text}"`);
-  }
-  return url;
 }

@@ -280,7 +280,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           })
           .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
       async (a) => {
-        const { runCheck } = await import('../analysis/check.js');
+        const { runCheck } = await import('./check.js');
         const strategies = (a.strategies as unknown) === false ? [] : a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
         code = await runCheck(
           { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean, strategies },
@@ -344,7 +344,8 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
       async (a) => {
         const { runSelect } = await import('../analysis/select.js');
         const { readProviders, readText } = await import('./inputs.js');
-        const { isModulePath, runSelectPlugin } = await import('../plugins/plugins.js');
+        const { isModulePath } = await import('../scenario/plugin-refs.js');
+        const { runSelectPlugin } = await import('../plugins/select-plugin.js');
         const lb = a.loadbalance as string;
         // A plugin balancer runs on a worker thread under the plugin time budget.
         code = await (isModulePath(lb) ? runSelectPlugin : runSelect)(

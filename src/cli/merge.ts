@@ -9,7 +9,8 @@ import type { CompareTableOptions } from '../report/compare-table.js';
 import type { Io } from '../scenario/io.js';
 import { partPaths, readParts, type ComparePart, type SweepPart } from './parts.js';
 import { parseObjective } from '../report/sweep-objective.js';
-import { sweepDoc, writeSweep } from '../report/sweep-output.js';
+import { sweepDoc } from '../report/sweep-output.js';
+import { writeSweep } from './sweep-results.js';
 
 export interface MergeOptions {
   parts: string[];

@@ -23,6 +23,7 @@ import { recommendLines } from '../report/recommend-output.js';
 import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import { preflightPlugins } from '../plugins/plugins.js';
+import { pluginTasks } from '../plugins/plugin-tasks.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
 import { runSimTasks } from '../parallel/parallel.js';
 import { progressBars } from '../parallel/progress.js';
@@ -72,7 +73,7 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
       ? progressBars(io.progressStream, ['as written', 'recommended'], scenario.durationMs)
       : combinedProgress(io.progressStream, `recommend + verify grid (${all.length} runs)`, all.map((s) => s.durationMs));
   const task = (s: Scenario) => ({ scenario: s, scenarioPath: path, seed: s.seed, force: opts.force, maxRequests: opts.maxRequests });
-  const [before, after, ...gridRuns] = await runSimTasks(all.map(task), opts.jobs, progress, opts.workers);
+  const [before, after, ...gridRuns] = await runSimTasks(all.map(task), opts.jobs, progress, opts.workers, pluginTasks);
   // A recommendation the re-run finds worse: its alternatives are verified too (a second round).
   const alternatives = alternativePlans(scenario, recs, firstVerdict(recs, before!, after!));
   const alternativeRuns =
@@ -82,6 +83,8 @@ export async function runRecommend(opts: RecommendOptions, io: Io): Promise<numb
           alternatives.map((a) => task(a.scenario)),
           opts.jobs,
           progressBars(io.progressStream, alternatives.map((a) => `keeping ${a.kind} as written`), scenario.durationMs),
+          undefined,
+          pluginTasks,
         );
   const result = verifiedRecommendations(
     recs,

@@ -12,6 +12,7 @@ import { guardCost, type CostOptions } from '../parallel/cost-guard.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from '../plugins/plugins.js';
+import { pluginTasks } from '../plugins/plugin-tasks.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
 import { runSimTasks } from '../parallel/parallel.js';
 import { progressBars } from '../parallel/progress.js';
@@ -59,7 +60,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   checkResultsDir(root, scenario.name);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
-  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers);
+  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers, pluginTasks);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = jsonBody(summary);
   const files: Record<string, Body> = {

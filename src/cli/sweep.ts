@@ -20,6 +20,7 @@ import { cellSets, checkGrid, gridCells, inShard, parseGridFile, parseGridOption
 import { UsageError, type Io } from '../scenario/io.js';
 import { checkSeedRange } from './seed-options.js';
 import { preflightPlugins } from '../plugins/plugins.js';
+import { pluginTasks } from '../plugins/plugin-tasks.js';
 import { pluginPolicy } from '../plugins/plugin-policy.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
 import { runSimTasks } from '../parallel/parallel.js';
@@ -28,7 +29,8 @@ import { progressBars, type ProgressSink } from '../parallel/progress.js';
 import { checkResultsDir, resultsRoot, safeName } from './results.js';
 import type { SimTask } from '../parallel/sim-task.js';
 import { parseObjective } from '../report/sweep-objective.js';
-import { cellWords, sweepDoc, writeSweep, type SweepCell, type SweepHeader } from '../report/sweep-output.js';
+import { cellWords, sweepDoc, type SweepCell, type SweepHeader } from '../report/sweep-output.js';
+import { writeSweep } from './sweep-results.js';
 import { VERSION } from '../scenario/version.js';
 
 export interface SweepOptions extends CostOptions {
@@ -175,7 +177,7 @@ export async function runSweep(opts: SweepOptions, io: Io): Promise<number> {
     for (let s = 0; s < opts.seeds; s++) tasks.push({ scenario, scenarioPath: path, seed: first + s, force: opts.force, maxRequests: opts.maxRequests });
   });
   const label = `sweep ${picked.length} cells${opts.seeds > 1 ? ` x ${opts.seeds} seeds` : ''}`;
-  const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)), opts.workers);
+  const summaries = await runSimTasks(tasks, opts.jobs, combinedProgress(io.progressStream, label, tasks.map((t) => t.scenario.durationMs)), opts.workers, pluginTasks);
   const done: SweepCell[] = picked.map((cell, i) => {
     // A strategy cell's summary says which strategy ran, as the comparison's does (`--explain` points there).
     const perSeed: Summary[] = summaries

@@ -1,20 +1,28 @@
 /**
  * What the Dubbo port needs from its surroundings, as small interfaces: a clock and scheduler
  * (the engine's Simulation), a random stream, the per-JVM RpcStatus table, consumer filters and
- * a counter sink. One runtime per simulated consumer instance (one JVM).
+ * a counter sink. One runtime per simulated consumer instance (one JVM); create-runtime.ts builds it.
  */
 import type { Simulation } from '../engine/simulation.js';
 import type { Rng } from '../engine/random.js';
 import type { Proc } from '../engine/simulation.js';
 import type { Clock, Invoker, Result, RpcError, RpcInvocation } from './rpc.js';
-import { RpcStatusTable } from './rpc-status.js';
-import { loadBalances, unknownName } from './extensions.js';
-import type { LoadBalance, LoadBalanceFactory } from './loadbalance/load-balance.js';
+import type { RpcStatusTable } from './rpc-status.js';
+import type { URL } from './url.js';
 import type { ZoneDistance } from './zone-order.js';
+
+/**
+ * Picks one invoker for one invocation (Dubbo's `LoadBalance` SPI). Declared here, beside the runtime
+ * that hands instances out by name, so that the runtime needs nothing of the balancers;
+ * loadbalance/load-balance.ts re-exports it with `AbstractLoadBalance`.
+ */
+export interface LoadBalance {
+  select(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker | null;
+}
 
 /** A consumer-side filter around each provider invoke (Dubbo's consumer Filter chain, simplified). */
 export interface ConsumerFilter {
-  /** Optional: called once by `createRuntime` with the runtime the filter serves (e.g. its RpcStatus). */
+  /** Optional: called once by `createRuntime` (create-runtime.ts) with the runtime the filter serves (e.g. its RpcStatus). */
   attach?(runtime: DubboRuntime): void;
   /**
    * Optional gate before anything else: may wait (simulated time) and may refuse the attempt with an
@@ -70,90 +78,4 @@ export interface DubboRuntime {
   readonly zoneDistance?: ZoneDistance;
   /** The instance's load balancer by name (one instance per name, so state is per JVM as in Dubbo). */
   getLoadBalance(name: string): LoadBalance;
-}
-
-/** A runtime for tests and tools: no filters, counters kept in a map. */
-export function createRuntime(init: {
-  sim: Simulation;
-  random: Rng;
-  consumerHost?: string;
-  clock?: Clock;
-  filters?: ConsumerFilter[];
-  /**
-   * No code adds filters after this (no plugin can reach the runtime): `filters` is frozen, and when every
-   * filter says where it is active (`activeFor`) the runtime gets `filtersActiveFor`.
-   */
-  filtersFixed?: boolean;
-  events?: EventSink;
-  /** Extra load balancers (plugins) by name. */
-  plugins?: Record<string, LoadBalanceFactory>;
-  /** Zone distances (the world's network). */
-  zoneDistance?: ZoneDistance;
-}): DubboRuntime & {
-  counters: Map<string, number>;
-} {
-  const counters = new Map<string, number>();
-  const lbs = new Map<string, LoadBalance>();
-  const filters = init.filters ?? [];
-  const activeFor = init.filtersFixed === true ? anyActiveFor(Object.freeze(filters)) : undefined;
-  const runtime: DubboRuntime & { counters: Map<string, number> } = {
-    sim: init.sim,
-    clock: init.clock ?? { now: () => init.sim.now },
-    random: init.random,
-    rpcStatus: new RpcStatusTable(),
-    filters,
-    ...(activeFor !== undefined ? { filtersActiveFor: activeFor } : {}),
-    consumerHost: init.consumerHost ?? '127.0.0.1',
-    counters,
-    events: init.events ?? { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by) },
-    ...(init.zoneDistance !== undefined ? { zoneDistance: init.zoneDistance } : {}),
-    getLoadBalance(name: string): LoadBalance {
-      let lb = lbs.get(name);
-      if (lb === undefined) {
-        const factory = init.plugins?.[name] ?? loadBalances[name];
-        if (factory === undefined) throw new Error(unknownName('loadbalance', name, loadBalances));
-        lb = factory(runtime);
-        lbs.set(name, lb);
-      }
-      return lb;
-    },
-  };
-  for (const filter of runtime.filters) filter.attach?.(runtime);
-  return runtime;
-}
-
-type ActiveFor = (invoker: Invoker) => boolean;
-interface ActiveForNode {
-  readonly next: WeakMap<ActiveFor, ActiveForNode>;
-  any?: ActiveFor;
-}
-const ACTIVE_FOR_ROOT: ActiveForNode = { next: new WeakMap() };
-const NONE_ACTIVE: ActiveFor = () => false;
-
-/**
- * Whether any of `filters` is active for an invoker, memoized per invoker; undefined when a filter does
- * not say (`activeFor`). PERF: one function, and one memo, per list of `activeFor` functions: every
- * consumer instance's runtime gets the same one, so an attempt asks a memo that every instance keeps
- * warm instead of reading its own instance's filter objects, which thousands of instances leave cold.
- */
-function anyActiveFor(filters: readonly ConsumerFilter[]): ActiveFor | undefined {
-  if (filters.length === 0) return NONE_ACTIVE;
-  let node = ACTIVE_FOR_ROOT;
-  for (const filter of filters) {
-    const f = filter.activeFor;
-    if (f === undefined) return undefined;
-    let next = node.next.get(f);
-    if (next === undefined) node.next.set(f, (next = { next: new WeakMap() }));
-    node = next;
-  }
-  if (node.any === undefined) {
-    const predicates = filters.map((f) => f.activeFor!);
-    const memo = new WeakMap<Invoker, boolean>();
-    node.any = (invoker) => {
-      let any = memo.get(invoker);
-      if (any === undefined) memo.set(invoker, (any = predicates.some((p) => p(invoker))));
-      return any;
-    };
-  }
-  return node.any;
 }

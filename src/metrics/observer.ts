@@ -1,7 +1,8 @@
 /**
  * What the world reports as it runs, as an interface the metrics layer implements: requests
  * starting and ending, attempts, executions, rejections, orphaned executions, registry pushes,
- * counters and fault markers. The world never imports the metrics layer.
+ * counters and fault markers. It sits in metrics/, below the world: the world and the stack report
+ * through it and never import the recorder that implements it.
  */
 
 /** The one outcome of a request (SPEC 4). */

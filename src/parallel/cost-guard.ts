@@ -13,7 +13,7 @@ import type { Scenario } from '../model/types.js';
 import { commandWallSeconds, simulationSeconds, type WallEstimate } from '../scenario/wall-estimate.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import { simulationThreads } from './jobs.js';
-import { pluginNames } from '../plugins/plugins.js';
+import { pluginNames } from '../scenario/plugin-refs.js';
 
 /** `--max-requests` default: simulated requests per simulation (SPEC 1). */
 export const DEFAULT_MAX_REQUESTS = 2e8;

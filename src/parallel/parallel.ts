@@ -5,13 +5,12 @@
  * `simulationThreads(jobs, tasks)` threads simulate, never more than there are tasks: with one,
  * everything runs in this thread; with more, this thread runs tasks beside one fewer workers, each
  * executor taking the next task when it is free. When the scenarios name plugins every task runs on
- * a worker, watched by the plugin time budget (plugin-watchdog.ts). A command may start the workers
+ * a plugin worker, watched by the plugin time budget: that runner is the command's `PluginTasks`
+ * (plugins/plugin-tasks.ts), since parallel/ never loads plugin code. A command may start the workers
  * before it knows its tasks (jobs.ts).
  */
 import type { Summary } from '../metrics/summary.js';
-import { PluginWatchdog } from '../plugins/plugin-watchdog.js';
-import { pluginPolicy } from '../plugins/plugin-policy.js';
-import { pluginNames, refuseDerivedPlugins } from '../plugins/plugins.js';
+import { pluginNames } from '../scenario/plugin-refs.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { fromTransferable } from './worker-error.js';
@@ -19,19 +18,31 @@ import { simulationThreads, type WarmWorkers } from './jobs.js';
 import { openPool } from './worker-pool.js';
 
 /**
+ * What `runSimTasks` needs for tasks whose scenarios call plugins (plugins/plugin-tasks.ts gives it to
+ * the commands): parallel/ sits below plugins/ and never loads plugin code itself.
+ */
+export interface PluginTasks {
+  /** Refuses the plugin modules `names` when the command may not run plugins (`--no-plugins`: exit 2). */
+  refuse(names: readonly string[]): void;
+  /** Runs every task on workers that import the plugins it calls, under the plugin time budget; summaries in task order. */
+  run(tasks: SimTask[], jobs: number, names: string[], progress: ProgressSink, warm: WarmWorkers | undefined): Promise<Summary[]>;
+}
+
+/**
  * Runs every task and returns the summaries in task order, reporting each one's simulated time to
- * `progress` (index = task index).
+ * `progress` (index = task index). Tasks whose scenarios call plugins need `plugins`.
  */
 export async function runSimTasks(
   tasks: SimTask[],
   jobs: number,
   progress: ProgressSink = NO_PROGRESS,
   warm?: WarmWorkers,
+  withPlugins?: PluginTasks,
 ): Promise<Summary[]> {
   const watching = progress !== NO_PROGRESS;
   const plugins = pluginNames(tasks.map((t) => t.scenario));
   try {
-    refuseDerivedPlugins(plugins);
+    withPlugins?.refuse(plugins);
     if (simulationThreads(jobs, tasks.length) === 1 && plugins.length === 0) {
       // Unused workers stop once loaded, while this thread simulates (`finally` waits for them).
       warm?.close();
@@ -42,7 +53,10 @@ export async function runSimTasks(
       }
       return out;
     }
-    if (plugins.length > 0) return await runOnWorkersWatched(tasks, jobs, plugins, progress, warm);
+    if (plugins.length > 0) {
+      if (withPlugins === undefined) throw new Error(`simulations calling plugins (${plugins.join(', ')}) need the plugin runner (plugins/plugin-tasks.ts)`);
+      return await withPlugins.run(tasks, jobs, plugins, progress, warm);
+    }
     return await runClaimed(tasks, jobs, progress, warm);
   } finally {
     await warm?.release();
@@ -108,51 +122,6 @@ async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink
     await Promise.all([...onWorkers, here]);
     show();
     return results;
-  } finally {
-    if (timer !== undefined) clearInterval(timer);
-    await destroy();
-  }
-}
-
-/**
- * Tasks whose scenarios name plugins: every task runs on a worker, one at a time per worker, while
- * this thread watches the plugin calls against the time budget and stops the workers on overrun.
- */
-async function runOnWorkersWatched(
-  tasks: SimTask[],
-  jobs: number,
-  plugins: string[],
-  progress: ProgressSink,
-  warm: WarmWorkers | undefined,
-): Promise<Summary[]> {
-  // The warm workers are one fewer than needed here (this thread only watches): they stop once loaded.
-  warm?.close();
-  const { pool, destroy } = await openPool('parallel/sim-worker', simulationThreads(jobs, tasks.length));
-  const cells = progress !== NO_PROGRESS ? new ProgressCells(tasks.length) : undefined;
-  const watchdog = new PluginWatchdog(tasks.length, plugins, pluginPolicy().timeoutMs);
-  const finished = new Set<number>();
-  const show = (): void => {
-    if (cells === undefined) return;
-    for (let i = 0; i < tasks.length; i++) {
-      if (finished.has(i)) continue;
-      const { simMs, requests } = cells.read(i);
-      progress.update(i, simMs, requests);
-    }
-  };
-  const timer = cells === undefined ? undefined : setInterval(show, 250);
-  try {
-    const results: Summary[] = new Array(tasks.length);
-    const work = Promise.all(
-      tasks.map(async (task, i) => {
-        const run = { ...task, progress: cells === undefined ? undefined : { buffer: cells.buffer, index: i }, pluginSlot: watchdog.slot(i) };
-        results[i] = (await pool.run(run).catch((error: unknown) => {
-          throw fromTransferable(error);
-        })) as Summary;
-        finished.add(i);
-        progress.done(i);
-      }),
-    ).then(() => results);
-    return await watchdog.guard(work, destroy);
   } finally {
     if (timer !== undefined) clearInterval(timer);
     await destroy();

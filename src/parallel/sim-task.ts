@@ -2,14 +2,13 @@
  * One independent simulation as data: a normalized scenario (strategy and overrides already
  * applied), the file it came from (for plugin paths) and a seed. The same function runs a task in
  * the main thread (`--jobs 1`) and in a worker thread, so both give the same summary. Also how
- * threads share a batch of tasks: a counter of the next task to take, and progress cells.
+ * threads share a batch of tasks: a counter of the next task to take, and progress cells. Plugins a
+ * task calls are given by the thread that runs it (`TaskPlugins`).
  */
 import type { Summary } from '../metrics/summary.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
 import type { Scenario } from '../model/types.js';
 import { exitIfParentGone, watchingParent } from './parent-watch.js';
-import { usePluginSlot, type PluginSlot } from '../plugins/plugin-guard.js';
-import { importPlugins, runPluginRefs } from '../plugins/plugins.js';
 import { runWatch } from './run-watchdog.js';
 import { VERSION } from '../scenario/version.js';
 
@@ -20,18 +19,31 @@ export interface SimTask {
   seed: number;
   /** Where a worker reports progress: cell `index` of a `ProgressCells` buffer. */
   progress?: { buffer: SharedArrayBuffer; index: number };
-  /** Where plugin calls report themselves to the watchdog (a task whose scenario names plugins, on a worker). */
-  pluginSlot?: PluginSlot;
   /** The command's `--force`: no run watchdog (run-watchdog.ts) either. */
   force?: boolean;
   /** The command's `--max-requests` (the watchdog's floors never exceed it). */
   maxRequests?: number;
 }
 
-const pluginsByPath = new Map<string, Promise<Plugins>>();
+/**
+ * How the thread that runs a task gets the plugins its simulation calls. This thread and the simulation
+ * workers run only tasks that call none (`noPlugins`); a task that calls plugins runs on the plugin
+ * worker, which imports them (plugins/plugin-worker.ts): parallel/ itself never loads plugin code.
+ */
+export type TaskPlugins = (task: SimTask) => Promise<Plugins>;
 
-/** Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared buffer. */
-export async function runSimTask(task: SimTask, onProgress?: (simMs: number, requests: number) => void): Promise<Summary> {
+/** The plugins of a task that calls none: empty tables. */
+export const noPlugins: TaskPlugins = async () => ({ loadBalances: {}, clusters: {}, routers: {} });
+
+/**
+ * Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared
+ * buffer; `plugins` gives the plugins the simulation calls (none by default).
+ */
+export async function runSimTask(
+  task: SimTask,
+  onProgress?: (simMs: number, requests: number) => void,
+  plugins: TaskPlugins = noPlugins,
+): Promise<Summary> {
   let watch = onProgress;
   if (watch === undefined && task.progress !== undefined) {
     const cells = new ProgressCells(task.progress.buffer);
@@ -46,19 +58,9 @@ export async function runSimTask(task: SimTask, onProgress?: (simMs: number, req
       shown?.(simMs, requests);
     };
   }
-  // Only the plugins this simulation calls (not those of strategies it does not run), keyed on the
-  // scenario file (paths are relative to it) and which modules they are (cells and strategies differ).
-  const refs = runPluginRefs(task.scenario);
-  const key = `${task.scenarioPath}\u0000${JSON.stringify(refs.map((r) => [r.kind, r.module]))}`;
-  usePluginSlot(task.pluginSlot);
-  try {
-    let plugins = pluginsByPath.get(key);
-    if (plugins === undefined) pluginsByPath.set(key, (plugins = importPlugins(task.scenario, task.scenarioPath, refs)));
-    const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
-    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await plugins, onProgress: watch, watch: budget }).summary;
-  } finally {
-    usePluginSlot(undefined);
-  }
+  const loaded = plugins(task);
+  const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
+  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget }).summary;
 }
 
 const CELL_FIELDS = 3;

@@ -1,15 +1,12 @@
 /**
  * The worker side of `parallel.ts`: runs one simulation task (a normalized scenario and a seed) in a
  * worker thread and returns its summary, or takes tasks from a batch shared with the other threads
- * until none is left. Plugins are loaded here, once per scenario file.
+ * until none is left. Its tasks call no plugin: those that do run on the plugin worker
+ * (plugins/plugin-worker.ts), which imports them.
  */
-import { routePluginStdout } from '../plugins/plugin-guard.js';
 import { runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
 import { toTransferable } from './worker-error.js';
 import { announceLoaded } from './worker-loaded.js';
-
-// Before any plugin loads: its console output must not land in stdout (`--json` prints one document).
-routePluginStdout();
 
 /** Piscina calls the default export with each task; errors go back whole (worker-error.ts). */
 export default async function run(task: SimTask) {

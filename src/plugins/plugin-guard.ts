@@ -15,7 +15,7 @@
 import { isMainThread } from 'node:worker_threads';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import type { LoadBalance, LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
-import type { PluginRouterFactory } from '../dubbo/router/chain.js';
+import type { PluginRouterFactory } from '../stack/build-router-chain.js';
 import type { RouteTraceEntry, RouterResult, RoutingInputs, StateRouter } from '../dubbo/router/router.js';
 import type { ClusterInvokerLike, Invoker, RpcInvocation } from '../dubbo/rpc.js';
 import type { ConsumerFilter, DubboRuntime } from '../dubbo/runtime.js';

@@ -8,102 +8,23 @@
  * commands import plugins only on the worker thread that runs the simulation, under the plugin
  * time budget (plugin-watchdog.ts), every factory wrapped by plugin-guard.ts; they import only the
  * plugins of what they simulate (not those of strategies they do not run); and `check` imports
- * only the router plugins it evaluates. Owns finding the plugins a scenario names, applying the
- * per-command policy (plugin-policy.ts) and importing; the call boundary is plugin-guard.ts.
+ * only the router plugins it evaluates. Owns applying the per-command policy (plugin-policy.ts) and
+ * importing; finding the plugins a scenario names is scenario/plugin-refs.ts's, the call boundary is
+ * plugin-guard.ts, and the runs on the plugin worker are plugin-tasks.ts's and select-plugin.ts's.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isMap, isSeq, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
-import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
-import { clusters } from '../dubbo/extensions.js';
 import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
-import type { ClusterInvokerLike } from '../dubbo/rpc.js';
 import type { Plugins } from '../scenario/run.js';
+import { pluginRefs, runPluginRefs, type PluginRef } from '../scenario/plugin-refs.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
-import type { RouterSpec, Scenario } from '../model/types.js';
+import type { Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
-import { UsageError, type Io } from '../scenario/io.js';
+import { UsageError } from '../scenario/io.js';
 import { guardClusterFactory, guardedLoad, guardLoadBalanceFactory, guardRouterFactory } from './plugin-guard.js';
 import { pluginPolicy } from './plugin-policy.js';
-import { runWatchedJob } from './plugin-watchdog.js';
-import type { SelectJob, SelectJobResult } from './plugin-worker.js';
-import type { SelectOptions } from '../analysis/select.js';
-
-/** True when a strategy name is a module path rather than a built-in name. */
-export function isModulePath(name: string): boolean {
-  return name.startsWith('./') || name.startsWith('../') || name.startsWith('/');
-}
-
-// ---- which plugins a scenario names ----
-
-/** One plugin a scenario names: what it stands for, the module as written and the field naming it. */
-export interface PluginRef {
-  kind: 'loadbalance' | 'cluster' | 'router';
-  module: string;
-  /** Where in the scenario file (`consumers[0].reference["com.example.UserService"].loadbalance`). */
-  path: FieldPath;
-}
-
-type RefLike = { loadbalance?: string; cluster?: string; methods?: Record<string, { loadbalance?: string; cluster?: string }> };
-
-function referenceRefs(out: PluginRef[], ref: RefLike | undefined, path: FieldPath): void {
-  if (ref === undefined) return;
-  const one = (x: { loadbalance?: string; cluster?: string }, at: FieldPath) => {
-    if (x.loadbalance !== undefined && isModulePath(x.loadbalance)) out.push({ kind: 'loadbalance', module: x.loadbalance, path: [...at, 'loadbalance'] });
-    if (x.cluster !== undefined && isModulePath(x.cluster)) out.push({ kind: 'cluster', module: x.cluster, path: [...at, 'cluster'] });
-  };
-  one(ref, path);
-  for (const [m, mref] of Object.entries(ref.methods ?? {})) one(mref, [...path, 'methods', m]);
-}
-
-function routerRefs(out: PluginRef[], specs: readonly RouterSpec[] | undefined, path: FieldPath): void {
-  specs?.forEach((r, i) => {
-    if (r.type === 'plugin') out.push({ kind: 'router', module: r.module, path: [...path, i, 'module'] });
-  });
-}
-
-/**
- * The plugins a simulation of the scenario as written calls, in file order: consumer references and
- * defaults, downstream references of call graphs, routers and rule faults; not its strategies,
- * which only `compare` and `sweep --strategies` apply (`applyStrategy` gives a scenario without them).
- */
-export function runPluginRefs(scenario: Scenario): PluginRef[] {
-  const out: PluginRef[] = [];
-  for (const [s, svc] of Object.entries(scenario.services)) {
-    for (const [m, method] of Object.entries(svc.methods)) {
-      method.calls.forEach((c, k) => referenceRefs(out, c.reference, ['services', s, 'methods', m, 'calls', k, 'reference']));
-    }
-  }
-  scenario.consumers.forEach((c, i) => {
-    referenceRefs(out, c.consumerDefaults, ['consumers', i, 'consumerDefaults']);
-    for (const [svc, ref] of Object.entries(c.reference)) referenceRefs(out, ref, ['consumers', i, 'reference', svc]);
-  });
-  routerRefs(out, scenario.routers, ['routers']);
-  scenario.faults.forEach((f, i) => {
-    if (f.action.kind === 'rule' && f.action.router.type === 'plugin') {
-      out.push({ kind: 'router', module: f.action.router.module, path: ['faults', i, 'rule', f.action.op, 'module'] });
-    }
-  });
-  return out;
-}
-
-/** Every plugin the scenario names, in file order: those of `runPluginRefs`, then those of its strategies. */
-export function pluginRefs(scenario: Scenario): PluginRef[] {
-  const out = runPluginRefs(scenario);
-  for (const [name, s] of Object.entries(scenario.strategies)) {
-    referenceRefs(out, s.reference as RefLike | undefined, ['strategies', name, 'reference']);
-    for (const [svc, ref] of Object.entries(s.referenceByService ?? {})) referenceRefs(out, ref as RefLike, ['strategies', name, 'reference', svc]);
-    routerRefs(out, s.routers, ['strategies', name, 'routers']);
-    routerRefs(out, s.addRouters, ['strategies', name, 'addRouters']);
-  }
-  return out;
-}
-
-/** The distinct plugin modules simulations of some scenarios call (`runPluginRefs`), in order: the watchdog's table. */
-export function pluginNames(scenarios: readonly Scenario[]): string[] {
-  return [...new Set(scenarios.flatMap((s) => runPluginRefs(s).map((r) => r.module)))];
-}
 
 const REFUSED = 'plugins are disabled by --no-plugins (a plugin runs its code with your rights)';
 
@@ -165,19 +86,6 @@ export function refuseSelectPlugin(module: string): void {
   if (!pluginPolicy().allowed) throw new UsageError(`--loadbalance "${module}" names a plugin module, but ${REFUSED}`);
 }
 
-/**
- * `zonesim select --loadbalance ./my-lb.js`: the picks run on a worker thread under the plugin
- * time budget; what the command prints comes back from there. Returns the exit code.
- */
-export async function runSelectPlugin(options: Omit<SelectOptions, 'plugins'>, io: Io): Promise<number> {
-  refuseSelectPlugin(options.loadbalance);
-  const job: Omit<SelectJob, 'slot'> = { kind: 'select', options, baseDir: io.cwd };
-  const r = await runWatchedJob<SelectJobResult>(job, [options.loadbalance], pluginPolicy().timeoutMs);
-  if (r.stdout !== '') io.stdout(r.stdout);
-  if (r.stderr !== '') io.stderr(r.stderr);
-  return r.code;
-}
-
 // ---- importing (on the thread that runs the simulation) ----
 
 async function importFactory(path: string, baseDir: string, named: string): Promise<Function> {
@@ -216,54 +124,4 @@ export async function importPlugins(scenario: Scenario, scenarioPath: string, re
 /** Loads one load-balancer plugin by path (`zonesim select --loadbalance ./my-lb.js`), wrapped. */
 export async function loadLoadBalancePlugin(path: string, baseDir: string): Promise<Record<string, LoadBalanceFactory>> {
   return { [path]: guardLoadBalanceFactory(path, await importFactory(path, baseDir, 'createLoadBalance')) };
-}
-
-// ---- check: only the router plugins it evaluates ----
-
-// Services some consumer calls: consumer groups' `calls:` and downstream calls of call graphs.
-function calledServices(scenario: Scenario): Set<string> {
-  const out = new Set<string>();
-  for (const c of scenario.consumers) for (const key of Object.keys(c.calls)) out.add(key.slice(0, key.lastIndexOf('.')));
-  for (const svc of Object.values(scenario.services)) for (const m of Object.values(svc.methods)) for (const d of m.calls) out.add(d.service);
-  return out;
-}
-
-/**
- * The router plugins `check` evaluates: those of `routers:` and of rule faults that apply to a
- * service someone calls. Load balancers and clusters are never called by `check` (it routes, it
- * does not invoke), nor are strategies (it checks the scenario as written).
- */
-export function checkRouterPlugins(scenario: Scenario): PluginRef[] {
-  const called = calledServices(scenario);
-  const applies = (spec: RouterSpec) => spec.service === undefined || called.has(spec.service);
-  const out: PluginRef[] = [];
-  scenario.routers.forEach((r, i) => {
-    if (r.type === 'plugin' && applies(r)) out.push({ kind: 'router', module: r.module, path: ['routers', i, 'module'] });
-  });
-  scenario.faults.forEach((f, i) => {
-    if (f.action.kind === 'rule' && f.action.router.type === 'plugin' && applies(f.action.router)) {
-      out.push({ kind: 'router', module: f.action.router.module, path: ['faults', i, 'rule', f.action.op, 'module'] });
-    }
-  });
-  return out;
-}
-
-/**
- * What `check` builds worlds with in place of cluster plugins, which it never imports: a
- * failover cluster invoker (consumer stacks build their cluster when they subscribe) that throws
- * if anything invokes it.
- */
-export function checkClusterStandIns(scenario: Scenario): Record<string, ClusterFactory> {
-  const out: Record<string, ClusterFactory> = {};
-  for (const r of pluginRefs(scenario)) {
-    if (r.kind !== 'cluster') continue;
-    out[r.module] = (directory, runtime) => {
-      const standIn: ClusterInvokerLike = clusters.failover!(directory, runtime);
-      standIn.invoke = () => {
-        throw new Error(`zonesim check does not invoke: cluster plugin "${r.module}" is not loaded`);
-      };
-      return standIn;
-    };
-  }
-  return out;
 }

@@ -1,17 +1,14 @@
 /**
- * What a sweep shows and writes (SPEC 4.2a), shared by `zonesim sweep` and `zonesim merge`: the
- * sweep document with its best cell (by `sweep-objective.ts`), `sweep.csv`, the table with the
- * objective's figures and the costs of retries first, and the results folder.
- * Everything is rendered from the document alone, so a merged sweep prints and writes the same
- * bytes as the unsharded one. It runs no simulation.
+ * What a sweep shows (SPEC 4.2a), shared by `zonesim sweep` and `zonesim merge`: the sweep document
+ * with its best cell (by `sweep-objective.ts`), `sweep.csv`, and the table with the objective's
+ * figures and the costs of retries first. Everything is rendered from the document alone, so a
+ * merged sweep prints and writes the same bytes as the unsharded one (cli/sweep-results.ts writes
+ * them). It runs no simulation.
  */
 import { resolve } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import type { Summary } from '../metrics/summary.js';
 import { figureAt } from '../metrics/aggregate.js';
-import type { Io } from '../scenario/io.js';
-import { emitBody, jsonBody, type Body } from '../cli/json-out.js';
-import { addReportOrSay, newRunId, resultsRoot, writeResultsOrSay } from '../cli/results.js';
 import { bestCell, sweepBest, type Objective, type SweepBest } from './sweep-objective.js';
 
 /** One cell of a finished sweep. */
@@ -211,43 +208,4 @@ export function sweepHeading(doc: SweepDoc): string {
   const dims = [...(doc.strategies.length > 0 ? [doc.strategies.length] : []), ...axes].join(' × ');
   const seeds = doc.seeds.length > 1 ? `mean of ${doc.seeds.length} seeds (${doc.seeds.join(', ')})` : `seed ${doc.seed}`;
   return `${doc.scenario}: ${doc.cells.length} cells (${dims}), ${seeds}`;
-}
-
-export interface SweepWriteOptions {
-  out?: string;
-  json: boolean;
-  report: boolean;
-  objective: Objective;
-}
-
-/**
- * Writes the sweep's results folder (`sweep.json`, `sweep.csv`, the scenario as run, and
- * `report.html` when asked, added last) and prints the JSON or the table; returns the folder, or
- * undefined when it or its report could not be written (the output is printed all the same, and
- * stderr says so in one line).
- */
-export async function writeSweep(
-  doc: SweepDoc,
-  scenario: { fileName: string; text: string },
-  opts: SweepWriteOptions,
-  io: Io,
-): Promise<string | undefined> {
-  const json = jsonBody(doc);
-  const files: Record<string, Body> = {
-    'sweep.json': json,
-    'sweep.csv': sweepCsv(doc),
-    [`scenario${scenario.fileName.endsWith('.json') ? '.json' : '.yaml'}`]: scenario.text,
-  };
-  const dir = writeResultsOrSay(io, resultsRoot(io.cwd, opts.out), doc.scenario, `${newRunId(doc.seed)}-sweep`, files);
-  if (opts.json) emitBody(json, (s) => io.stdout(s));
-  else {
-    io.stdout(`${sweepHeading(doc)}\n\n${formatSweepTable(doc, opts.objective)}\n${bestLine(doc, opts.objective)}\n`);
-    if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
-  }
-  // The report comes last: whatever happens to it, the results are written and printed.
-  if (opts.report && dir !== undefined) {
-    const { renderSweepReport } = await import('./sweep-report.js');
-    if (!addReportOrSay(io, dir, () => renderSweepReport(doc, opts.objective))) return undefined;
-  }
-  return dir;
 }

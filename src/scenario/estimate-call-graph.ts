@@ -32,8 +32,8 @@ import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/consta
 import { downstreamConsumerSpec } from '../world/world.js';
 import { distMeanMs, distMedianMs, distTail } from './dist-figures.js';
 import { loadPhaseSpans, type LoadPhase } from './load-phases.js';
-import { referenceAttribute } from '../analysis/pool-load.js';
-import { rttDist } from '../analysis/recommend-latency.js';
+import { referenceAttribute } from '../model/reference-attribute.js';
+import { rttDist } from '../model/rtt-dist.js';
 import type { ConsumerGroupSpec, ProviderGroupSpec, Scenario } from '../model/types.js';
 
 /** What the traffic of one simulation costs, over the whole run. */

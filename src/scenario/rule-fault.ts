@@ -16,7 +16,8 @@
  * Each returns an undo that restores exactly what it changed (used for `for:`).
  */
 import { DubboConsumerStack } from '../stack/consumer-stack.js';
-import { buildRouter, RouterChain } from '../dubbo/router/chain.js';
+import { RouterChain } from '../dubbo/router/chain.js';
+import { buildRouter } from '../stack/build-router-chain.js';
 import type { StateRouter } from '../dubbo/router/router.js';
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import type { FaultUndo, RuleFaultAction } from '../world/faults.js';

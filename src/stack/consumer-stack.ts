@@ -11,7 +11,7 @@
  * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList).
  */
 import type { Proc } from '../engine/simulation.js';
-import type { ConsumerInstance, ConsumerStack, ServiceCall } from '../world/consumer.js';
+import { NO_CALL_ATTACHMENTS, type ConsumerInstance, type ConsumerStack, type ServiceCall } from '../world/consumer.js';
 import { EMPTY_RESULT_CAUSE, type Outcome } from '../metrics/observer.js';
 import type { ProviderExport } from '../world/provider.js';
 import type { World } from '../world/world.js';
@@ -25,6 +25,7 @@ import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode
 import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from './dubbo-invoker.js';
 import { VersionChain } from '../dubbo/per-list.js';
+import { NO_ATTACHMENTS } from '../dubbo/no-attachments.js';
 import { ended, RpcInvocation, type ClusterInvokerLike, type Invoker, type Result } from '../dubbo/rpc.js';
 import type { RouterChainLike } from '../dubbo/router/router.js';
 import type { DubboRuntime } from '../dubbo/runtime.js';
@@ -440,7 +441,8 @@ export class DubboConsumerStack implements ConsumerStack {
   /** The call's invocation, or its result when ConsumerContextFilter ends it first. */
   #invocationOf(call: ServiceCall, ref: ServiceReference): RpcInvocation | Result {
     const context: CallContext = { request: call.request };
-    let attachments = call.attachments;
+    // The world's shared empty map becomes the port's read-only one, which an invocation copies on write.
+    let attachments = call.attachments === NO_CALL_ATTACHMENTS ? NO_ATTACHMENTS : call.attachments;
     if (call.server !== undefined) {
       // A call made while a provider executes: ConsumerContextFilter (server attachment, countdown).
       const c = consumerContext(call.server, call.attachments, ref.consumerUrl, call.service, call.method, this.#world.sim.now);

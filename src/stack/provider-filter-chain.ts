@@ -4,14 +4,15 @@
  * exported service by its URL (`executes`, `tps`, or a method-level value). One filter instance per
  * process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a singleton extension.
  */
-import type { IncomingCall, ProviderExport, ProviderInstance, Reply } from '../world/provider.js';
+import type { IncomingCall, Reply } from '../world/provider-call.js';
+import type { ProviderExport, ProviderInstance } from '../world/provider.js';
 import type { ProviderFilterChain } from '../world/provider-filters.js';
 import { URL } from '../dubbo/url.js';
 import { ExecuteLimitFilter } from '../dubbo/filter/execute-limit-filter.js';
 import { TpsLimitFilter } from '../dubbo/filter/tps-limit-filter.js';
 
 /** The process's chain, or null when none of its exports activates a filter. */
-export function providerFilterChain(instance: ProviderInstance): ProviderFilterChain | null {
+export function providerFilterChain(instance: ProviderInstance): ProviderFilterChain<ProviderExport> | null {
   // PERF: most processes have neither key on any URL; skip parsing them.
   if (!instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) return null;
   const executes = new ExecuteLimitFilter();
@@ -26,7 +27,7 @@ export function providerFilterChain(instance: ProviderInstance): ProviderFilterC
   return any ? new DubboProviderFilterChain(executes, tps, urls) : null;
 }
 
-class DubboProviderFilterChain implements ProviderFilterChain {
+class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
   readonly #executes: ExecuteLimitFilter;
   readonly #tps: TpsLimitFilter;
   readonly #urls: Map<ProviderExport, URL>;

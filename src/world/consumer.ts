@@ -10,8 +10,13 @@ import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import type { Outcome, RequestHandle, WorldObserver } from '../metrics/observer.js';
-import { NO_ATTACHMENTS } from '../dubbo/no-attachments.js';
-import type { ServerContext } from './provider.js';
+import type { ServerContext } from './provider-call.js';
+
+/**
+ * The attachments of every request of a group that sets none: one shared empty map, never written
+ * (the stack hands the port its own read-only map for it, dubbo/no-attachments.ts).
+ */
+export const NO_CALL_ATTACHMENTS: Map<string, string> = new Map();
 
 /** One request handed to a consumer instance's stack. */
 export interface ServiceCall {
@@ -245,7 +250,7 @@ export class ConsumerGroup {
   #attachments(): Map<string, string> {
     const specs = this.spec.attachments;
     // PERF: a group without attachments gives every request the one shared empty map (no draws either way).
-    if (this.#noAttachments) return NO_ATTACHMENTS;
+    if (this.#noAttachments) return NO_CALL_ATTACHMENTS;
     const out = new Map<string, string>();
     for (const key in specs) {
       const a = specs[key]!;

@@ -11,7 +11,7 @@
 import { Resource } from '../engine/resource.js';
 import type { Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec } from '../model/types.js';
-import type { IncomingCall } from './provider.js';
+import type { IncomingCall } from './provider-call.js';
 import type { WorldObserver } from '../metrics/observer.js';
 
 interface MethodState {

@@ -117,6 +117,12 @@ export function faultLabel(action: FaultAction): string {
   }
 }
 
+/** A phase of the fault timeline: `[fromMs, toMs)`. */
+export interface PhaseSpan {
+  fromMs: number;
+  toMs: number;
+}
+
 /**
  * The times where the fault timeline changes the world (every `atMs` and `atMs + forMs`), plus 0
  * and the duration: sorted, unique, inside [0, duration]. Consecutive pairs are `check`'s phases.

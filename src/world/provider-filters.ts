@@ -1,16 +1,17 @@
 /**
  * The provider-side filter chain a process runs on each call, as the world sees it: plugged in from
- * above (the Dubbo layer implements it with ExecuteLimitFilter and TpsLimitFilter). The chain runs
+ * above (stack/provider-filter-chain.ts implements it with Dubbo's ExecuteLimitFilter and
+ * TpsLimitFilter; the world imports neither the port nor the stack). The chain runs
  * on the provider thread, after the pool granted it (Dubbo's filters run inside the server's
  * handler thread), so a refused call has held a thread for an instant, and a full pool rejects
  * before any filter sees the call.
  */
-import type { IncomingCall, ProviderExport, Reply } from './provider.js';
+import type { IncomingCall, Reply } from './provider-call.js';
 
-/** One process's provider filters. */
-export interface ProviderFilterChain {
+/** One process's provider filters; `Target` is the export called (provider.ts's `ProviderExport`). */
+export interface ProviderFilterChain<Target> {
   /** Null when the call may run now, else the reply that refuses it (the thread is then released). */
-  admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null;
+  admit(call: IncomingCall, target: Target, nowMs: number): Reply | null;
   /** An admitted call finished after `elapsedMs` on its thread. */
-  done(call: IncomingCall, target: ProviderExport, elapsedMs: number): void;
+  done(call: IncomingCall, target: Target, elapsedMs: number): void;
 }

@@ -15,58 +15,17 @@ import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, S
 import { DynamicIsolation } from './dynamic-isolation.js';
 import type { ConsumerInstance } from './consumer.js';
 import { oneWayMsOn, type Link, type Network } from './network.js';
+import type { IncomingCall, Reply, ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
 
 /** Dubbo release the simulated providers announce. */
 export const PROVIDER_RELEASE = '3.3.2';
 
-/** What comes back to the consumer for one attempt (the protocol layer turns it into a Result). */
-export type Reply =
-  | { kind: 'ok'; biz: boolean }
-  | { kind: 'refused' }
-  | { kind: 'exhausted'; detail: string }
-  /** A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter): Dubbo's RpcException code and message. */
-  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string };
-
 /** Epoch of simulated time 0, so that URL `timestamp`s look like Dubbo's (2026-01-01T00:00:00Z). */
 export const EPOCH_MS = 1_767_225_600_000;
 
-/** What a provider needs to answer one attempt. */
-export interface IncomingCall {
-  /** The service called (its export on the provider process). */
-  readonly service: string;
-  readonly method: string;
-  readonly consumerZone: string;
-  readonly request: RequestHandle;
-  /**
-   * The attachments the call arrived with. Downstream calls made while executing it get them minus
-   * the keys Dubbo's ContextFilter unloads (`dubbo.tag`, `timeout`, ...; SPEC 2.7), and a time
-   * budget from `_TO` when the caller sent one (timeout countdown).
-   */
-  readonly attachments: ReadonlyMap<string, string>;
-  /** Delivers the provider's answer to the consumer (called when the response message arrives). */
-  deliver(reply: Reply): void;
-  /** The response was lost or came too late: the execution was orphaned. */
-  readonly settled: boolean;
-  /**
-   * PERF: the link from the provider's zone back to `consumerZone`, when the sender knows it (the
-   * response's draw is then taken on it without the network's lookups).
-   */
-  readonly replyLink?: Link;
-}
-
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
-
-/** What a downstream call inherits from the execution that makes it (Dubbo's RpcContext server side). */
-export interface ServerContext {
-  /** The incoming call's attachments, as received. */
-  readonly attachments: ReadonlyMap<string, string>;
-  /** When the thread started the incoming call: where Dubbo's ContextFilter starts a countdown. */
-  readonly startedMs: number;
-  /** SPEC 2.7 `propagation.tag`: the incoming attachment copied into the outgoing `dubbo.tag`. */
-  readonly tagFrom?: string;
-}
 
 /** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
 export interface DownstreamCaller {
@@ -220,7 +179,7 @@ export class ProviderInstance {
   readonly #poolOf: Map<IncomingCall, Resource<IncomingCall>> | null;
   readonly #isolation: DynamicIsolation | null;
   /** The provider filter chain (plugged in from above), or null when no filter is on. */
-  filters: ProviderFilterChain | null = null;
+  filters: ProviderFilterChain<ProviderExport> | null = null;
 
   constructor(init: {
     group: ProviderGroup;

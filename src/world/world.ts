@@ -12,7 +12,8 @@ import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import type { WorldObserver } from '../metrics/observer.js';
-import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ServerContext } from './provider.js';
+import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ProviderExport } from './provider.js';
+import type { ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import { MultiRegistry } from './registry-multi.js';
 import { StaticRegistry, type RegistryModel } from './registry.js';
@@ -34,7 +35,7 @@ export interface WorldOptions {
   /** Schedules the fault timeline. */
   scheduleFaults?(world: World): void;
   /** The provider filter chain of a new provider process (null: no filter is on). */
-  providerFilters?(instance: ProviderInstance): ProviderFilterChain | null;
+  providerFilters?(instance: ProviderInstance): ProviderFilterChain<ProviderExport> | null;
 }
 
 /** Performance counters of one run. */

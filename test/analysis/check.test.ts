@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkScenario, p99, runCheck, type CheckReport } from '../../src/analysis/check.js';
+import { checkScenario, p99, type CheckReport } from '../../src/analysis/check.js';
+import { runCheck } from '../../src/cli/check.js';
 import type { Io } from '../../src/scenario/io.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';

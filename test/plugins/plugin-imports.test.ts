@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Scenario } from '../../src/model/types.js';
-import { pluginRefs, runPluginRefs } from '../../src/plugins/plugins.js';
+import { pluginRefs, runPluginRefs } from '../../src/scenario/plugin-refs.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';
 import { cli, scenarioYaml, writeFixture } from '../helpers/plugin-fixtures.js';

@@ -8,7 +8,8 @@ import { DubboInvoker, type CallContext, type ProtocolContext } from '../../src/
 import { RpcInvocation, type Result } from '../../src/dubbo/rpc.js';
 import { URL } from '../../src/dubbo/url.js';
 import { Simulation, type Proc } from '../../src/engine/simulation.js';
-import type { ProviderExport, Reply } from '../../src/world/provider.js';
+import type { Reply } from '../../src/world/provider-call.js';
+import type { ProviderExport } from '../../src/world/provider.js';
 
 const SERVICE = 'com.example.InventoryService';
 const providerUrl = URL.valueOf(`dubbo://10.0.1.1:20880/${SERVICE}?interface=${SERVICE}&timeout=100`);

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { providerFilterChain } from '../../src/stack/provider-filter-chain.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import type { WorldObserver } from '../../src/metrics/observer.js';
-import type { IncomingCall, ProviderInstance, Reply } from '../../src/world/provider.js';
+import type { IncomingCall, Reply } from '../../src/world/provider-call.js';
+import type { ProviderInstance } from '../../src/world/provider.js';
 import { World } from '../../src/world/world.js';
 
 const A = 'com.example.SlowService';

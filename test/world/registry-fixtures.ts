@@ -9,7 +9,7 @@ import type { Proc } from '../../src/engine/simulation.js';
 import { DubboConsumerStack, SharedInvokers } from '../../src/stack/consumer-stack.js';
 import { clusters } from '../../src/dubbo/extensions.js';
 import { EMPTY_CHAIN } from '../../src/dubbo/router/router.js';
-import { createRuntime } from '../../src/dubbo/runtime.js';
+import { createRuntime } from '../../src/dubbo/create-runtime.js';
 import type {
   ConsumerGroupSpec,
   ProviderGroupSpec,

@@ -12,14 +12,11 @@ import {
 } from '../constants.js';
 import type { Rng } from '../../engine/random.js';
 import { isClusterInvoker, type Clock, type Invoker, type RpcInvocation } from '../rpc.js';
-import type { DubboRuntime } from '../runtime.js';
+import type { DubboRuntime, LoadBalance } from '../runtime.js';
 import { NumberFormatException, type URL } from '../url.js';
 import { getMethodName } from './rpc-utils.js';
 
-/** Picks one invoker for one invocation. */
-export interface LoadBalance {
-  select(invokers: Invoker[], url: URL, invocation: RpcInvocation): Invoker | null;
-}
+export type { LoadBalance } from '../runtime.js';
 
 /** Builds a load balancer for one consumer instance (its state lives in the instance). */
 export type LoadBalanceFactory = (runtime: DubboRuntime) => LoadBalance;

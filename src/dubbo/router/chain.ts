@@ -1,36 +1,40 @@
 /**
  * The router chain: state routers in ascending Dubbo order, each router's output feeding the next
  * (AND), output in directory order, fail-fast on an empty intermediate result, plus run-time rule
- * changes and a route cache. `buildRouterChain` turns a scenario's `routers:` list into the chain
- * of one consumer instance for one service. Condition rules with a `key` are not run as routers
+ * changes and a route cache (route-cache.ts). stack/build-router-chain.ts builds the chain of one
+ * consumer instance for one service from a scenario's `routers:` list. Condition rules with a `key` are not run as routers
  * of their own: the chain hands them to Dubbo's ServiceStateRouter / ProviderAppStateRouter /
  * AppStateRouter, which apply only the rules keyed by this consumer's service or applications;
  * tag rules with a `key` are published to the tag router, which reads the one keyed by the
  * providers' application. Routers themselves live in their own files.
  * Follows dubbo-cluster `RouterChain.java`, `SingleRouterChain.java` and `router/state/AbstractStateRouter.java`.
  */
-import type { RouterSpec } from '../../model/types.js';
 import { parentList } from '../per-list.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
-import { ConditionRuleRouter, parseConditionRule } from './condition/condition-rule-router.js';
-import { ConditionStateRouter } from './condition/condition-state-router.js';
 import {
   AppStateRouter,
   KeyedConditionRule,
-  ListenableStateRouter,
   ProviderAppStateRouter,
   ServiceStateRouter,
 } from './condition/listenable-state-router.js';
-import { getMethodName, javaStringValueOf } from './invocation-values.js';
 import { MockInvokersSelector } from './mock-invokers-selector.js';
-import { captureRouterEvents, replayRouterEvents, type CountedEvent } from './router-events.js';
-import { parameterScope, type RouteResult, type RouteTraceEntry, type RouterChainLike, type RoutingInputs, type StateRouter } from './router.js';
-import type { RouterRuntime } from './router-runtime.js';
-import { conditionRuleKey } from './rule-key.js';
+import { captureRouterEvents, replayRouterEvents } from './router-events.js';
+import { parameterScope, type RouteResult, type RouteTraceEntry, type RouterChainLike, type StateRouter } from './router.js';
+import {
+  changeOf,
+  inputsOf,
+  keyOf,
+  keyPartFor,
+  NO_KEY,
+  routesByParameters,
+  sharedKeyPart,
+  type CachedRoute,
+  type KeyFn,
+  type SharedRouteCache,
+} from './route-cache.js';
 import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
-import { ZoneStateRouter } from './zone-state-router.js';
 
 /** Default bound of the route cache (entries per chain) before it is cleared. */
 export const DEFAULT_ROUTE_CACHE_ENTRIES = 1024;
@@ -48,155 +52,6 @@ export interface RouterChainOptions {
   sharedCache?: SharedRouteCache;
 }
 
-/**
- * PERF: route results shared by the chains of every consumer instance of one service built from one
- * `routers:` list. Thousands of instances receive the same pushed lists (the registry layer shares
- * each list version's invoker array); without sharing each instance would route every list version
- * itself, and keep its own cache cold in memory. A chain uses the store only while every router it
- * routes with is one whose result is a function of the invokers, the consumer URL's parameters and
- * the call (the mock selector, the tag router, the zone router, a condition rule whose then-part
- * reads no consumer address: a when-part that reads one only decides, and the decision is in the
- * key; keyed rules, with the listenable routers' state in the key) and every rule change made on it
- * since it was built could be described (condition rules and the zone router added or removed, an
- * unkeyed tag rule set, as a rule fault does on every instance). Entries are keyed by the consumer
- * URL's parameters (never its host), the rule changes made, the list (by identity) and the chain's
- * cache key. Anything else keeps a private cache, as before.
- */
-export class SharedRouteCache {
-  readonly #scopes = new Map<string, WeakMap<Invoker[], Map<string, CachedRoute>>>();
-
-  /** The shared entries of one consumer-URL scope and one list. */
-  entriesFor(scope: string, invokers: Invoker[]): Map<string, CachedRoute> {
-    let byList = this.#scopes.get(scope);
-    if (byList === undefined) this.#scopes.set(scope, (byList = new WeakMap()));
-    let entries = byList.get(invokers);
-    if (entries === undefined) byList.set(invokers, (entries = new Map()));
-    return entries;
-  }
-}
-
-// Routers whose result depends on nothing of the consumer URL but its parameters (not its host or
-// port), on no random stream and on no state but their rule and the last list they were notified of.
-// A tag router with keyed (published) rules is left out: which rule it applies depends on the order of
-// the provider applications it has seen, which two instances may have seen differently. So is a
-// condition rule that reads the consumer's address (`host = ...` when-parts, `$host` then-parts) and
-// every keyed condition rule (the listenable routers follow the providers' application).
-function routesByParameters(router: StateRouter): boolean {
-  if (router instanceof TagStateRouter) return router.publishedRules().size === 0;
-  if (router instanceof ConditionRuleRouter) return router.routesByParameters();
-  if (router instanceof ConditionStateRouter) return !router.thenReadsConsumerAddress();
-  // Keyed rules: which apply is a function of the rules, the consumer's parameters and the router's
-  // state, which its routeKey holds; each applied rule must route by parameters itself.
-  if (router instanceof ListenableStateRouter) return router.heldRules().every((r) => routesByParameters(r.router));
-  return router instanceof MockInvokersSelector || router instanceof ZoneStateRouter;
-}
-
-// A router added or removed at run time as chains that share results tell it apart: its kind, order and
-// rule (undefined for one this cannot describe, after which the chain keeps a private cache). A tag rule
-// set on the chain's tag router is described by `setTagRule`.
-function changeOf(op: 'add' | 'remove', router: StateRouter): string | undefined {
-  const what = describeRouter(router);
-  return what === undefined ? undefined : `${op} ${what}`;
-}
-
-function describeRouter(router: StateRouter): string | undefined {
-  if (router instanceof ConditionStateRouter) return JSON.stringify(['condition', router.order, router.rule, router.force, router.enabled]);
-  if (router instanceof ConditionRuleRouter) return JSON.stringify(['conditions', router.order, router.rule, router.force]);
-  if (router instanceof ZoneStateRouter) return JSON.stringify(['zone', router.order, router.fallback, router.zoneFrom]);
-  // A tag router added without rules (a tag rule push to a chain that had none); its rule is a change of its own.
-  if (router instanceof TagStateRouter && router.getRule() === null && router.publishedRules().size === 0) return JSON.stringify(['tag', router.order]);
-  if (router instanceof KeyedConditionRule) {
-    const inner = describeRouter(router.router as StateRouter);
-    return inner === undefined ? undefined : JSON.stringify(['keyed', router.ruleKey.scope, router.ruleKey.key, inner]);
-  }
-  return undefined;
-}
-
-// A router's cache inputs, or null when its result must not be cached.
-function inputsOf(router: StateRouter): RoutingInputs | null {
-  if (typeof router.routingInputs === 'function') {
-    const inputs = router.routingInputs();
-    return inputs.random ? null : inputs;
-  }
-  switch (router.cacheKeyInputs) {
-    case 'none':
-      return { method: false, attachments: [], arguments: [], random: false };
-    case 'method':
-      return { method: true, attachments: [], arguments: [], random: false };
-    default:
-      return null;
-  }
-}
-
-/** A chain's cache key, or one part of it, for a call. */
-type KeyFn = (consumerUrl: URL, invocation: RpcInvocation) => string;
-
-/**
- * One part of a chain's cache key: a router's key as a function of the call alone (`routeKeyOf`, one per
- * router class), its own `routeKey`, or the raw values of the inputs it declares (one per inputs object).
- */
-function keyPartFor(router: StateRouter, inputs: RoutingInputs): KeyFn | undefined {
-  if (typeof router.routeKey === 'function') return typeof router.routeKeyOf === 'function' ? router.routeKeyOf : (u, i) => router.routeKey!(u, i);
-  if (inputs.method || inputs.attachments.length > 0 || inputs.arguments.length > 0) return rawInputsKeyOf(inputs);
-  return undefined;
-}
-
-/** The router's key part is the same function for every chain (not one made for this router). */
-function sharedKeyPart(router: StateRouter): boolean {
-  return typeof router.routeKey !== 'function' || typeof router.routeKeyOf === 'function';
-}
-
-const NO_KEY: KeyFn = () => '';
-interface KeyNode {
-  readonly next: WeakMap<KeyFn, KeyNode>;
-  key?: KeyFn;
-}
-const KEY_ROOT: KeyNode = { next: new WeakMap() };
-
-/**
- * The cache key of `parts`: their values joined by NUL. PERF: one function per list of part functions, so
- * chains with the same routers (every instance of a consumer group) share it and the memo of the last
- * parts and key it keeps: most calls repeat them, and the key is then given again, not joined (and hashed)
- * anew. A chain routes from its own fields, the shared store and this, not its own arrays or routers,
- * which thousands of instances leave cold in memory.
- */
-function keyOf(parts: readonly KeyFn[], shared: boolean): KeyFn {
-  if (parts.length === 0) return NO_KEY;
-  if (parts.length === 1) return parts[0]!;
-  // A part made for one router (its own `routeKey`) is this chain's alone: so is the key.
-  if (!shared) return joinedKey(parts);
-  let node = KEY_ROOT;
-  for (const part of parts) {
-    let next = node.next.get(part);
-    if (next === undefined) node.next.set(part, (next = { next: new WeakMap() }));
-    node = next;
-  }
-  return (node.key ??= joinedKey(parts));
-}
-
-function joinedKey(parts: readonly KeyFn[]): KeyFn {
-  const last: string[] = [];
-  let lastKey = '';
-  let lastValid = false;
-  return (consumerUrl, invocation) => {
-    // Not valid while the parts are being read: a part that throws leaves them half overwritten.
-    let same = lastValid;
-    lastValid = false;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!(consumerUrl, invocation);
-      if (same && part !== last[i]) same = false;
-      last[i] = part;
-    }
-    if (!same) {
-      let key = last[0]!;
-      for (let i = 1; i < parts.length; i++) key += `\u0000${last[i]!}`;
-      lastKey = key;
-    }
-    lastValid = true;
-    return lastKey;
-  };
-}
-
 // The built-in routers whose `notify` keeps nothing of a list but the last, as long as the lists' first
 // providers are of one application: the mock selector splits the list, the tag router re-initialises its
 // rule from it (and processes a rule only when the application changes), the provider-application router
@@ -210,29 +65,6 @@ function keepsLastListOnly(router: StateRouter): boolean {
   return router.notify === undefined || COLLAPSIBLE_NOTIFY.has(router.notify);
 }
 
-// PERF: one key function per declared inputs object, shared by every chain whose router declares it.
-const rawKeys = new WeakMap<RoutingInputs, (consumerUrl: URL, invocation: RpcInvocation) => string>();
-function rawInputsKeyOf(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
-  let key = rawKeys.get(inputs);
-  if (key === undefined) rawKeys.set(inputs, (key = rawInputsKey(inputs)));
-  return key;
-}
-
-// The key part of a router without `routeKey`: the raw values of the inputs it declared.
-function rawInputsKey(inputs: RoutingInputs): (consumerUrl: URL, invocation: RpcInvocation) => string {
-  const { method, attachments, arguments: args } = inputs;
-  return (_url, invocation) => {
-    let key = method ? (getMethodName(invocation) ?? '') : '';
-    for (const a of attachments) {
-      const v = invocation.getAttachment(a);
-      key += v === undefined ? '\u0001\u0002' : `\u0001${v}`;
-    }
-    const argv = invocation.arguments;
-    for (const i of args) key += i < argv.length ? `\u0001${javaStringValueOf(argv[i])}` : '\u0001\u0002';
-    return key;
-  };
-}
-
 // AbstractStateRouter: `invokers.and(result)`, so the output keeps the input's order and members.
 function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
   let j = 0;
@@ -240,12 +72,6 @@ function keepInputOrder(input: Invoker[], result: Invoker[]): Invoker[] {
   if (j === result.length) return result;
   const keep = new Set(result);
   return input.filter((inv) => keep.has(inv));
-}
-
-interface CachedRoute {
-  result: RouteResult;
-  /** Counters the routers bumped while computing `result`, replayed on each hit. */
-  events: readonly CountedEvent[] | null;
 }
 
 /** The route cache of a chain before its first route (never written to: `route` replaces it first). */
@@ -550,128 +376,5 @@ export class RouterChain implements RouterChainLike {
       current = out;
     }
     return { invokers: current, trace };
-  }
-}
-
-/** A plugin router module as the scenario layer loads it: a factory, a class, or a module exporting one as `default`/`createRouter`. */
-export type PluginRouterFactory = (options: Record<string, unknown>, runtime: RouterRuntime) => StateRouter;
-
-/** What `buildRouterChain` needs besides the specs. */
-export interface BuildRouterChainContext extends RouterChainOptions {
-  /** The service (interface name) the chain routes; specs with another `service` are skipped. */
-  service: string;
-  /** Events (force-empty counter) and the random stream (v3.1 weighted destinations). */
-  runtime?: RouterRuntime;
-  /**
-   * Already-loaded plugin routers by the `module` path the scenario names.
-   * TODO(scenario): the scenario layer loads `{ type: plugin, module }` modules and passes them here.
-   */
-  pluginRouters?: Record<string, unknown>;
-  /** Alias of `pluginRouters`. */
-  plugins?: Record<string, unknown>;
-  /** Add Dubbo's always-activated routers (mock -100 and tag 100 with static tags); default true. */
-  defaults?: boolean;
-}
-
-function isClass(fn: Function): boolean {
-  return /^class[\s{]/.test(Function.prototype.toString.call(fn));
-}
-
-function pluginRouter(spec: Extract<RouterSpec, { type: 'plugin' }>, ctx: BuildRouterChainContext): StateRouter {
-  const loaded = ctx.pluginRouters?.[spec.module] ?? ctx.plugins?.[spec.module];
-  if (loaded === undefined) {
-    throw new Error(`router plugin "${spec.module}" is not loaded (the scenario layer must pass it in pluginRouters)`);
-  }
-  const module = loaded as { default?: unknown; createRouter?: unknown };
-  const factory = typeof loaded === 'function' ? loaded : (module.createRouter ?? module.default);
-  if (typeof factory !== 'function') {
-    throw new Error(`router plugin "${spec.module}" must export a router factory (default or createRouter)`);
-  }
-  const runtime = ctx.runtime ?? {};
-  const router = (isClass(factory) ? new (factory as new (o: unknown, r: unknown) => unknown)(spec.options, runtime) : factory(spec.options, runtime)) as Partial<StateRouter>;
-  if (typeof router?.route !== 'function' || typeof router.name !== 'string' || typeof router.order !== 'number') {
-    throw new Error(`router plugin "${spec.module}" returned something that is not a StateRouter (needs name, order, route)`);
-  }
-  return router as StateRouter;
-}
-
-/**
- * A condition rule as the chain takes it: a YAML rule with a `key` becomes a KeyedConditionRule
- * (applied only where its key names the consumer's service or an application); any other rule
- * applies to every consumer. Throws RouterRuleError on a rule that does not parse.
- */
-export function conditionRouter(
-  rule: string | Record<string, unknown>,
-  options: { force?: boolean; runtime?: RouterRuntime } = {},
-): StateRouter {
-  // DIVERGENCE: Dubbo has no rule without a key (every rule is stored under one); zonesim applies a URL
-  // rule, a `condition://` URL or a YAML rule without `key:` to every consumer, at the order of its scope.
-  const router = parseConditionRule(rule, options);
-  if (!(router instanceof ConditionRuleRouter)) return router;
-  const key = conditionRuleKey(router.rule);
-  return key === null ? router : new KeyedConditionRule(router, key);
-}
-
-/** A tag router for one tag rule: a rule with a `key` is published under it, one without is its rule. */
-export function tagRouter(rule: string | Record<string, unknown>): TagStateRouter {
-  const parsed = parseTagRule(rule);
-  if (parsed.meta.key === undefined || parsed.meta.key === '') return new TagStateRouter(parsed);
-  const router = new TagStateRouter();
-  router.publishRule(parsed);
-  return router;
-}
-
-/** Builds the router for one spec, or null when the spec is for another service. Throws on a rule that does not parse. */
-export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): StateRouter | null {
-  if (spec.service !== undefined && spec.service !== ctx.service) return null;
-  switch (spec.type) {
-    case 'condition':
-      return conditionRouter(spec.rule, { force: spec.force, runtime: ctx.runtime });
-    case 'tag':
-      return tagRouter(spec.rule);
-    case 'zone':
-      return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom, zoneDistance: ctx.runtime?.zoneDistance });
-    case 'plugin':
-      return pluginRouter(spec, ctx);
-  }
-}
-
-/**
- * The chain of one consumer instance for one service: Dubbo's always-active mock selector and tag
- * router (the tag router gets the scenario's tag rules, if any), then the specs' routers by order.
- * Tag rules with distinct keys share the one tag router, which reads the rule keyed by the
- * providers' application. Throws when two tag rules could apply at once (two without a key, one
- * with and one without, or two with the same key): Dubbo has one tag rule per provider application.
- */
-export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterChainContext): RouterChain {
-  const routers: StateRouter[] = [];
-  let tag: TagStateRouter | undefined;
-  for (const spec of specs) {
-    const router = buildRouter(spec, ctx);
-    if (router === null) continue;
-    if (router instanceof TagStateRouter) {
-      if (tag === undefined) tag = router;
-      else mergeTagRouters(tag, router, ctx.service);
-      if (tag !== router) continue;
-    }
-    routers.push(router);
-  }
-  if (ctx.defaults ?? true) {
-    routers.push(new MockInvokersSelector());
-    if (tag === undefined) routers.push(new TagStateRouter());
-  }
-  return new RouterChain(routers, ctx);
-}
-
-// A second tag spec joins the chain's tag router when both are keyed, by different applications.
-function mergeTagRouters(into: TagStateRouter, from: TagStateRouter, service: string): void {
-  const clash = `two tag rules apply to ${service}; Dubbo keeps one tag rule per provider application`;
-  const published = from.publishedRules();
-  if (published.size === 0 || into.publishedRules().size === 0) {
-    throw new Error(`${clash} (give each tag rule the key of its provider application)`);
-  }
-  for (const [key, rule] of published) {
-    if (into.publishedRules().has(key)) throw new Error(`${clash}: two are keyed ${key}`);
-    into.publishRule(rule);
   }
 }

@@ -9,7 +9,7 @@ import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo
 import type { RouterChainLike, RouteTraceEntry } from '../../../src/dubbo/router/router.js';
 import type { Proc } from '../../../src/engine/simulation.js';
 import type { ConsumerFilter } from '../../../src/dubbo/runtime.js';
-import { createRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import { consumerFilters } from '../../../src/dubbo/filter/index.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';

@@ -15,7 +15,8 @@ import {
   type Result,
   type RpcError,
 } from '../../../src/dubbo/rpc.js';
-import { createRuntime, type DubboRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
+import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
 
 export const SERVICE = 'com.example.DemoService';

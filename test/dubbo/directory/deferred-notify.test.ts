@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
-import { buildRouterChain } from '../../../src/dubbo/router/chain.js';
+import { buildRouterChain } from '../../../src/stack/build-router-chain.js';
 import type { RouteResult, RouterChainLike, StateRouter } from '../../../src/dubbo/router/router.js';
 import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
 import type { URL } from '../../../src/dubbo/url.js';

@@ -9,7 +9,7 @@ import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';
 import { loadBalances } from '../../../src/dubbo/extensions.js';
 import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
-import { createRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { invocation, NOW_MS, TestInvoker } from './fixtures.js';
 

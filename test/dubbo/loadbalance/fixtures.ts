@@ -5,7 +5,8 @@
 import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation, type Proc } from '../../../src/engine/simulation.js';
 import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
-import { createRuntime, type ConsumerFilter, type DubboRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
+import type { ConsumerFilter, DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 
 /** An epoch-like instant used as "now" unless a test needs another. */

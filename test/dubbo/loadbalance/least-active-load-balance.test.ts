@@ -1,7 +1,7 @@
 /** LeastActiveLoadBalance: weighted random without `actives`, least-active with ActiveLimitFilter counts. */
 import { describe, expect, it } from 'vitest';
 import { ActiveLimitFilter } from '../../../src/dubbo/filter/active-limit-filter.js';
-import { createRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams, type Rng } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';

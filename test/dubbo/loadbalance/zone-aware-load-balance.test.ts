@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ZoneAwareLoadBalance } from '../../../src/dubbo/loadbalance/zone-aware-load-balance.js';
 import { markSubList } from '../../../src/dubbo/per-list.js';
-import { createRuntime } from '../../../src/dubbo/runtime.js';
+import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation } from '../../../src/engine/simulation.js';

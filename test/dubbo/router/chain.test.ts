@@ -3,7 +3,9 @@
  * mutations, the route cache (same answers as uncached routing), and buildRouterChain.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRouter, buildRouterChain, RouterChain, SharedRouteCache } from '../../../src/dubbo/router/chain.js';
+import { RouterChain } from '../../../src/dubbo/router/chain.js';
+import { SharedRouteCache } from '../../../src/dubbo/router/route-cache.js';
+import { buildRouter, buildRouterChain } from '../../../src/stack/build-router-chain.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../../../src/dubbo/router/router.js';
 import { TagStateRouter } from '../../../src/dubbo/router/tag/tag-state-router.js';
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';

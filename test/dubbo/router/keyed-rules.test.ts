@@ -13,7 +13,8 @@
  * Rules without a key apply to every consumer, as before.
  */
 import { describe, expect, it } from 'vitest';
-import { buildRouter, buildRouterChain, RouterChain } from '../../../src/dubbo/router/chain.js';
+import { RouterChain } from '../../../src/dubbo/router/chain.js';
+import { buildRouter, buildRouterChain } from '../../../src/stack/build-router-chain.js';
 import { KeyedConditionRule } from '../../../src/dubbo/router/condition/listenable-state-router.js';
 import { namesService, serviceRuleKeys } from '../../../src/dubbo/router/rule-key.js';
 import type { RouterSpec } from '../../../src/model/types.js';

@@ -1,0 +1,50 @@
+/**
+ * What travels between a consumer's attempt and a provider process: the call as the provider sees it,
+ * the reply that comes back, and what a downstream call inherits from the execution that makes it.
+ * Plain types, apart from the classes that implement them (the stack's DubboInvoker sends calls,
+ * provider.ts answers them), so that the world's files can share them without importing each other.
+ */
+import type { RequestHandle } from '../metrics/observer.js';
+import type { Link } from './network.js';
+
+/** What comes back to the consumer for one attempt (the protocol layer turns it into a Result). */
+export type Reply =
+  | { kind: 'ok'; biz: boolean }
+  | { kind: 'refused' }
+  | { kind: 'exhausted'; detail: string }
+  /** A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter): Dubbo's RpcException code and message. */
+  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string };
+
+/** What a provider needs to answer one attempt. */
+export interface IncomingCall {
+  /** The service called (its export on the provider process). */
+  readonly service: string;
+  readonly method: string;
+  readonly consumerZone: string;
+  readonly request: RequestHandle;
+  /**
+   * The attachments the call arrived with. Downstream calls made while executing it get them minus
+   * the keys Dubbo's ContextFilter unloads (`dubbo.tag`, `timeout`, ...; SPEC 2.7), and a time
+   * budget from `_TO` when the caller sent one (timeout countdown).
+   */
+  readonly attachments: ReadonlyMap<string, string>;
+  /** Delivers the provider's answer to the consumer (called when the response message arrives). */
+  deliver(reply: Reply): void;
+  /** The response was lost or came too late: the execution was orphaned. */
+  readonly settled: boolean;
+  /**
+   * PERF: the link from the provider's zone back to `consumerZone`, when the sender knows it (the
+   * response's draw is then taken on it without the network's lookups).
+   */
+  readonly replyLink?: Link;
+}
+
+/** What a downstream call inherits from the execution that makes it (Dubbo's RpcContext server side). */
+export interface ServerContext {
+  /** The incoming call's attachments, as received. */
+  readonly attachments: ReadonlyMap<string, string>;
+  /** When the thread started the incoming call: where Dubbo's ContextFilter starts a countdown. */
+  readonly startedMs: number;
+  /** SPEC 2.7 `propagation.tag`: the incoming attachment copied into the outgoing `dubbo.tag`. */
+  readonly tagFrom?: string;
+}
