@@ -94,11 +94,12 @@ describe('the verdict on a recommendation (the objective: error rate of all call
         expect(compareObjective(r.before, r.alternative.after).order).toBeLessThanOrEqual(0);
       }
     }
-    expect(verification.verdict).toBe(
-      recommendations.some((r) => r.verdict === 'rejected') || compareObjective(verification.before.overall, verification.after.overall).order > 0
-        ? 'rejected'
-        : 'accepted',
-    );
+    // The whole scenario is judged on its own objective; a recommendation rejected on its own scope
+    // is named in the reason.
+    const whole = compareObjective(verification.before.overall, verification.after.overall);
+    expect(verification.verdict).toBe(whole.order > 0 ? 'rejected' : 'accepted');
+    expect(verification.verdictReason.startsWith(whole.reason)).toBe(true);
+    if (whole.order <= 0 && recommendations.some((r) => r.verdict === 'rejected')) expect(verification.verdictReason).toMatch(/rejected on their own scope/);
   });
 });
 
