@@ -90,6 +90,8 @@ export interface Recommendation extends Advice {
 export interface VerificationFigures {
   overall: ScopeSummary;
   byConsumerZone: Record<string, ScopeSummary>;
+  /** Each recommended method (`service.method`), as that run has it. */
+  byMethod: Record<string, ScopeSummary>;
 }
 
 /** The whole-scenario verdict (`verification` in `recommend --json`). */
@@ -281,7 +283,7 @@ export function recommendations(scenario: Scenario, targetTimeoutRate: number): 
     const covered =
       coveredMs > seenMs
         ? `its own service time ${fmt(ownServiceMs)} ms + the downstream budget ${fmt(downstreamBudgetMs)} ms ` +
-          `(${downstreamWords.join(spec.parallel ? ', the slowest of ' : ' + ')}: each attempt may wait its full timeout, and the ` +
+          `(${downstreamWords.join(spec.parallel ? ', the slowest of ' : ' + ')}: each attempt may wait its full timeout, and ` +
           `the ${q} of what a call waits for is only ${fmt(seenMs)} ms)`
         : seen;
     const sum = `${covered} + P99 RTT ${fmt(p99RttMs)} ms + margin ${fmt(marginMs)} ms`;
@@ -433,7 +435,11 @@ const overallScope = (s: Summary): ScopeSummary => {
 
 const methodScope = (s: Summary, service: string, method: string): ScopeSummary => s.byService[`${service}.${method}`] ?? overallScope(s);
 
-const figures = (s: Summary): VerificationFigures => ({ overall: overallScope(s), byConsumerZone: s.byConsumerZone });
+const figures = (s: Summary, recs: Advice[]): VerificationFigures => ({
+  overall: overallScope(s),
+  byConsumerZone: s.byConsumerZone,
+  byMethod: Object.fromEntries(recs.map((r) => [`${r.service}.${r.method}`, methodScope(s, r.service, r.method)])),
+});
 
 /** The alternatives tried for rejected recommendations, in the order they are preferred on a tie. */
 export const ALTERNATIVES = ['retries', 'timeout', 'timeout and retries'] as const;
@@ -532,13 +538,20 @@ export function verifiedRecommendations(
   const anyRejected = first.rejected.some(Boolean);
   const verification: Verification = {
     objective: RECOMMEND_OBJECTIVE,
-    verdict: first.overall.order > 0 || anyRejected ? 'rejected' : 'accepted',
-    verdictReason: first.overall.reason,
-    before: figures(before),
-    after: figures(after),
+    // The whole scenario's verdict is its own objective: a recommendation rejected on its own
+    // scope is named in the reason, and the alternative says what to apply instead.
+    verdict: first.overall.order > 0 ? 'rejected' : 'accepted',
+    verdictReason:
+      first.overall.reason +
+      (anyRejected && first.overall.order <= 0
+        ? `; ${first.rejected.filter(Boolean).length} of ${recs.length} recommendations rejected on their own scope ` +
+          `(${recs.filter((_, i) => first.rejected[i]).map((r) => `${r.consumer} -> ${r.service}.${r.method}`).join(', ')})`
+        : ''),
+    before: figures(before, recs),
+    after: figures(after, recs),
   };
   if (anyRejected) {
-    verification.alternative = best === null ? null : { kept: best.kind, verdictReason: best.vsBefore.reason, figures: figures(best.summary) };
+    verification.alternative = best === null ? null : { kept: best.kind, verdictReason: best.vsBefore.reason, figures: figures(best.summary, recs) };
   }
   return { recommendations, verification };
 }

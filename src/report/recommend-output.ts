@@ -57,8 +57,8 @@ export function recommendLines(name: string, target: number, result: { recommend
     lines.push('');
   }
   const columns: Array<{ run: string; overall: ScopeSummary; zones: Record<string, ScopeSummary>; methods: Map<string, ScopeSummary> }> = [
-    { run: 'before', overall: v.before.overall, zones: v.before.byConsumerZone, methods: new Map(result.recommendations.map((r) => [`${r.service}.${r.method}`, r.before])) },
-    { run: 'after', overall: v.after.overall, zones: v.after.byConsumerZone, methods: new Map(result.recommendations.map((r) => [`${r.service}.${r.method}`, r.after])) },
+    { run: 'before', overall: v.before.overall, zones: v.before.byConsumerZone, methods: new Map(Object.entries(v.before.byMethod)) },
+    { run: 'after', overall: v.after.overall, zones: v.after.byConsumerZone, methods: new Map(Object.entries(v.after.byMethod)) },
   ];
   if (v.alternative) {
     const alt = v.alternative;
@@ -66,7 +66,7 @@ export function recommendLines(name: string, target: number, result: { recommend
       run: `${alt.kept} kept`,
       overall: alt.figures.overall,
       zones: alt.figures.byConsumerZone,
-      methods: new Map(result.recommendations.filter((r) => r.alternative).map((r) => [`${r.service}.${r.method}`, r.alternative!.after])),
+      methods: new Map(Object.entries(alt.figures.byMethod)),
     });
   }
   const scopes: Array<[string, Array<ScopeSummary | undefined>]> = [['overall', columns.map((c) => c.overall)]];
@@ -95,7 +95,7 @@ export function recommendLines(name: string, target: number, result: { recommend
     lines.push(
       v.alternative === null
         ? '  no alternative tried (timeouts, retries or both kept as written for the rejected recommendations) beats the scenario as written: keep it'
-        : `  best alternative: the rejected recommendations keep their ${v.alternative.kept} as written: ${v.alternative.verdictReason}`,
+        : `  ${v.verdict === 'accepted' ? 'what to apply: the accepted recommendations, and' : 'best alternative:'} the rejected recommendations keep their ${v.alternative.kept} as written: ${v.alternative.verdictReason}`,
     );
   }
   return lines;

@@ -67,12 +67,24 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-// Whatever a failed test left running is stopped by its pid.
-const started: number[] = [];
+/** When `pid` started (/proc/<pid>/stat field 22, clock ticks since boot); undefined once gone. */
+function startTicks(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+// Whatever a failed test left running is stopped by its pid, and only if that pid is still the
+// process the test started: pids are reused (pid_max may be 32768), and another test's process may
+// hold it by now.
+const started: Array<{ pid: number; since: string | undefined }> = [];
+const track = (pid: number) => started.push({ pid, since: startTicks(pid) });
 afterEach(() => {
-  for (const pid of started.splice(0)) {
+  for (const { pid, since } of started.splice(0)) {
     try {
-      if (running(pid)) process.kill(pid, 'SIGKILL');
+      if (since !== undefined && startTicks(pid) === since && running(pid)) process.kill(pid, 'SIGKILL');
     } catch {
       // Gone meanwhile.
     }
@@ -103,12 +115,12 @@ describe('kill -9 of zonesim (J-sigkill-parent: the child simulated on and wrote
     // No terminal, as in the audit: the child writes nothing to its stderr (a write into the dead
     // parent's pipe would end it anyway), so only watching its parent can end it.
     const parent = spawn(process.execPath, [BIN, ...args, '--out', out], { cwd: root, env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
-    started.push(parent.pid!);
+    track(parent.pid!);
     const stderr = output(parent.stderr!, /./);
     let kids: number[] = [];
     await waitFor('the child to start', () => (kids = childrenOf(parent.pid!)).length > 0);
     expect(kids).toHaveLength(1);
-    started.push(kids[0]!);
+    track(kids[0]!);
     // Start-up takes well under a second of CPU: past 2 s the child is simulating.
     await waitFor('the child to simulate', () => cpuSeconds(kids[0]!) >= 2);
     const exited = exitOf(parent);
@@ -132,7 +144,7 @@ describe('the terminal after the progress bars', () => {
     const out = tempDir('zs-tty-');
     const command = `stty rows 8 cols 150; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} compare ${LONG.join(' ')} --seeds 8 --jobs 2 --out ${JSON.stringify(out)}`;
     const terminal = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: env(), stdio: ['pipe', 'pipe', 'ignore'] });
-    started.push(terminal.pid!);
+    track(terminal.pid!);
     // A bar redrawn (the cursor back up to the first bar): the runs are under way.
     const screen = output(terminal.stdout!, / requests \|[^]*\x1b\[\d+A/);
     const exited = exitOf(terminal);
@@ -140,7 +152,7 @@ describe('the terminal after the progress bars', () => {
     // `script`'s shell ran zonesim in its place (exec).
     const [zonesim] = childrenOf(terminal.pid!);
     expect(zonesim).toBeGreaterThan(0);
-    started.push(zonesim!);
+    track(zonesim!);
     stop(terminal, zonesim!);
     const { code } = await exited;
     return { text: screen.seen(), code, out };
