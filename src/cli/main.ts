@@ -410,7 +410,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               .positional('file', { type: 'string', demandOption: true, describe: 'a Spring Boot application.yml or a dubbo.properties' })
               .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
           async (a) => {
-            const { runImportConfig } = await import('../inputs/import-config.js');
+            const { runImportConfig } = await import('./import-config.js');
             const { readBytes } = await import('./inputs.js');
             code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },
