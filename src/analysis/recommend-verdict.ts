@@ -2,7 +2,7 @@
  * The verdict on a recommendation: is the scenario re-run with it worse than the scenario as
  * written on the objective? The objective is `errorRate` (every outcome but `ok`, over all
  * calls), then `latencyAllMs.p99` (the p99 of all calls, so timeouts count). It owns that
- * comparison only; which runs are compared is `recommend.ts`'s.
+ * comparison only; which runs are compared is `recommend-verification.ts`'s.
  *
  * Two runs of different configurations never see the same random draws, so the comparison allows
  * for noise: error rates decide when they differ by more than a two-proportion z-test at 95%

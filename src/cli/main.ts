@@ -6,15 +6,17 @@
 import yargs, { type Argv } from 'yargs';
 import { clipMessage, escapeTerminal } from '../scenario/clip-text.js';
 import { withDataAccess, type DataAccess } from '../scenario/data-root.js';
-import { commandOf } from '../parallel/busy-cores.js';
 import { COST_OPTIONS, costOptionsFrom } from './cost-options.js';
 import { dataRootOption } from './data-root-option.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
-import { outOfMemoryMessage } from '../parallel/out-of-memory.js';
 import { DEFAULT_PLUGIN_TIMEOUT_MS, pluginTimeoutOption, withPluginPolicy, type PluginPolicy } from '../plugins/plugin-policy.js';
 import { seedOption, seedsOption } from './seed-options.js';
 import { VERSION } from '../scenario/version.js';
+import { reportError } from './report-error.js';
+
+// bin/zonesim.js reports what escapes `main` with the same function, from this entry of the bundle.
+export { reportError } from './report-error.js';
 
 /**
  * A simulating command's `--jobs` (checked) and its warm workers: started now, so that they load while
@@ -410,7 +412,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               .positional('file', { type: 'string', demandOption: true, describe: 'a Spring Boot application.yml or a dubbo.properties' })
               .option('json', { type: 'boolean', default: false, describe: 'print the fragment and the ignored properties as JSON' }),
           async (a) => {
-            const { runImportConfig } = await import('../inputs/import-config.js');
+            const { runImportConfig } = await import('./import-config.js');
             const { readBytes } = await import('./inputs.js');
             code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },
@@ -486,33 +488,4 @@ export function joinDashValues(argv: string[]): string[] {
     }
   }
   return out;
-}
-
-/** Prints an error the way SPEC 1 wants and returns its exit code; `argv` names the command (for hints). */
-export function reportError(error: unknown, io: Io, argv: readonly string[] = []): number {
-  const e = error as { name?: string; message?: string; hint?: string; format?: () => string; violations?: string[] };
-  if (e && e.name === 'ScenarioError' && typeof e.format === 'function') {
-    io.stderr(e.format() + '\n');
-    return 2;
-  }
-  if (error instanceof UsageError) {
-    // Usage errors echo argv (yargs' "Unknown argument: ..." too): escaped and cut (clip-text.ts).
-    io.stderr(`zonesim: ${clipMessage(error.message)}\n`);
-    const details = (error as { details?: string }).details;
-    if (details) io.stderr(details.endsWith('\n') ? details : `${details}\n`);
-    if (error.hint) io.stderr(`hint: ${clipMessage(error.hint)}\n`);
-    return 2;
-  }
-  if (e && e.name === 'InvariantError') {
-    io.stderr(`zonesim: ${e.message}\n`);
-    return 1;
-  }
-  const oom = outOfMemoryMessage(error, commandOf(argv));
-  if (oom !== undefined) {
-    io.stderr(`zonesim: ${oom}\n`);
-    return 1;
-  }
-  io.stderr(`zonesim: ${clipMessage(e?.message ?? String(error))}\n`);
-  if (process.env.ZONESIM_DEBUG && (error as Error)?.stack) io.stderr(`${(error as Error).stack}\n`);
-  return 1;
 }

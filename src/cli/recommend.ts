@@ -8,16 +8,8 @@
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
-import {
-  ALTERNATIVES,
-  alternativePlans,
-  firstVerdict,
-  recommendationRuns,
-  verifiedRecommendations,
-  verifyGridPlans,
-  verifyGridResult,
-  type VerifyGridResult,
-} from '../analysis/recommend.js';
+import { ALTERNATIVES, alternativePlans, firstVerdict, recommendationRuns, verifiedRecommendations } from '../analysis/recommend-verification.js';
+import { verifyGridPlans, verifyGridResult, type VerifyGridResult } from '../analysis/recommend-verify-grid.js';
 import type { Scenario } from '../model/types.js';
 import { recommendLines } from '../report/recommend-output.js';
 import { guardCost, type CostOptions } from '../parallel/cost-guard.js';

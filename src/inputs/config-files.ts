@@ -3,7 +3,7 @@
  * Java `.properties` (as `Properties.load` reads them), Spring Boot YAML (aliases and merge keys
  * followed, as SnakeYAML does for Spring Boot), and Spring placeholders `${key:default}` resolved
  * against the file itself, bounded so that a small hostile file cannot take unbounded time or
- * memory. What the properties mean is import-config.ts's business.
+ * memory. What the properties mean is map-dubbo-config.ts's business.
  */
 import { Document, isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type YAMLMap } from 'yaml';
 import { UsageError } from '../scenario/io.js';

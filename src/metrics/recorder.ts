@@ -26,6 +26,7 @@
  */
 import { ScopeCell } from './scope-cell.js';
 import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary } from './summary.js';
+import { RequestRecord } from './request-record.js';
 import { Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
 import { EMPTY_RESULT_CAUSE } from './observer.js';
@@ -35,35 +36,6 @@ export type { Outcome, Summary } from './summary.js';
 const OUTCOME_INDEX: Readonly<Record<string, number>> = Object.freeze(
   Object.fromEntries(OUTCOMES.map((o, i) => [o, i])) as Record<string, number>,
 );
-
-/** The per-request state the world keeps with a request (a plain mutable record, no per-event allocation). */
-export class RequestRecord {
-  readonly startMs: number;
-  readonly idempotent: boolean;
-  /** True when the request counts in the figures (`warmupMs <= startMs < durationMs`). */
-  readonly measured: boolean;
-  /** The cell of the figures this request updates; null when not measured. */
-  readonly cell: ScopeCell | null;
-  /** Timeline bucket; -1 when not measured. */
-  readonly bucket: number;
-  /** Timeline scope (the consumer zone's); -1 when not measured. */
-  readonly scope: number;
-  attempts = 0;
-  executions = 0;
-  /** The outcome once ended, null while in flight. */
-  outcome: Outcome | null = null;
-  /** True once the request has ended (the world's `RequestHandle`). */
-  ended = false;
-
-  constructor(startMs: number, idempotent: boolean, cell: ScopeCell | null, bucket: number, scope = -1) {
-    this.startMs = startMs;
-    this.idempotent = idempotent;
-    this.measured = cell !== null;
-    this.cell = cell;
-    this.bucket = bucket;
-    this.scope = scope;
-  }
-}
 
 interface GroupAcc {
   name: string;

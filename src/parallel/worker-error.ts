@@ -3,7 +3,8 @@
  * plain Error (structured clone keeps the message, drops the class, `name` and extra fields), so a
  * bad plugin path found in a worker would print as a failure (exit 1) instead of bad input
  * (exit 2). Workers throw `toTransferable(error)` instead, a plain object that keeps what
- * `reportError` in main.ts reads, and the main thread rebuilds the error with `fromTransferable`.
+ * `reportError` (cli/report-error.ts) reads, and the main thread rebuilds the error with
+ * `fromTransferable`.
  */
 import { ScenarioError, type ScenarioIssue } from '../scenario/scenario-error.js';
 import { InvariantError } from '../scenario/run.js';

@@ -1,6 +1,6 @@
 /**
  * The boundary between the model and plugin code, on the thread that runs the simulation. Every
- * plugin factory is wrapped here when it is loaded, so that each call the model makes into plugin
+ * plugin factory is wrapped when it is loaded, so that each call the model makes into plugin
  * code (`select`, `route`, `invoke` steps, the filters a plugin adds, ...) first writes which plugin
  * and which call into a shared slot, for the watchdog on the main thread (plugin-watchdog.ts), and
  * its result is checked before the model sees it: a wrong result or a thrown error becomes one
@@ -9,16 +9,13 @@
  * over happens inside the timed call, once: the methods of the object a factory returns are copied
  * onto a plain wrapper there, and a call's result is checked (and copied where the model keeps it)
  * before the call counts as returned. The wrappers only write the slot (no clock here); the watchdog
- * reads wall time. Owns the slot layout, the call names and the checks; loading modules belongs to
- * plugins.ts.
+ * reads wall time. Owns the slot layout, the call names, the marking of calls (`guarded`, and each
+ * step of a plugin's generator) and the errors; the wrappers and checks per kind of plugin are
+ * load-balance-guard.ts, cluster-guard.ts and router-guard.ts, the runtime a plugin gets and the
+ * filters it adds plugin-runtime.ts; loading modules belongs to plugins.ts.
  */
 import { isMainThread } from 'node:worker_threads';
-import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
-import type { LoadBalance, LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
-import type { PluginRouterFactory } from '../stack/build-router-chain.js';
-import type { RouteTraceEntry, RouterResult, RoutingInputs, StateRouter } from '../dubbo/router/router.js';
-import type { ClusterInvokerLike, Invoker, RpcInvocation } from '../dubbo/rpc.js';
-import type { ConsumerFilter, DubboRuntime } from '../dubbo/runtime.js';
+import { describeThrown, describeValue } from './describe-value.js';
 
 /** The plugin calls the watchdog can name; the slot holds the index. */
 export const PLUGIN_CALLS = [
@@ -133,46 +130,6 @@ function leave(saved: number): void {
   if (depth === 0) Atomics.store(v, b + F_SEQ, 0);
 }
 
-/**
- * A short description of a value a plugin returned or threw. Never throws: a value whose reading
- * throws (a Proxy, a getter) is `an object that throws when read`.
- */
-export function describeValue(value: unknown): string {
-  try {
-    return describe(value);
-  } catch {
-    return 'an object that throws when read';
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (typeof value !== 'object' && typeof value !== 'function') return String(value);
-  if (typeof (value as { then?: unknown }).then === 'function') return 'a Promise (plugin calls are synchronous)';
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  const getUrl = (value as Partial<Invoker>).getUrl;
-  if (typeof getUrl === 'function') {
-    try {
-      return `an invoker (${String((getUrl.call(value) as { getAddress?: () => string }).getAddress?.() ?? '?')})`;
-    } catch {
-      return 'an invoker';
-    }
-  }
-  return typeof value === 'function' ? 'a function' : 'an object';
-}
-
-/** What a plugin threw, for a message: `TypeError: ...` for an Error, else a description. Never throws. */
-export function describeThrown(error: unknown, withName = true): string {
-  try {
-    if (error instanceof Error) return withName ? `${String(error.name)}: ${String(error.message)}` : String(error.message);
-  } catch {
-    // An Error subclass whose name or message getter throws: described as a value below.
-  }
-  return describeValue(error);
-}
-
 // `instanceof` walks the prototype chain, where a Proxy's getPrototypeOf trap may throw (a loop is timed).
 function isPluginError(error: unknown): error is PluginError {
   try {
@@ -223,96 +180,9 @@ export async function guardedLoad<T>(plugin: string, load: () => Promise<T>): Pr
   }
 }
 
-// ---- results ----
-
-function bad(plugin: string, call: PluginCall, what: string): PluginError {
+/** A PluginError for plugin `plugin`'s call `call` that did `what` (a wrong result, shape or step). */
+export function bad(plugin: string, call: PluginCall, what: string): PluginError {
   return new PluginError(`plugin ${plugin}: ${callLabel(call)} ${what}`);
-}
-
-// True when every element of `out` is an element of `input` (PERF: a Set only for long lists).
-function allIn(out: readonly unknown[], input: readonly unknown[]): unknown {
-  if (out.length === 0) return undefined;
-  if (input.length <= 16 || out.length <= 2) {
-    for (const x of out) if (!input.includes(x)) return x;
-    return undefined;
-  }
-  const set = new Set(input);
-  for (const x of out) if (!set.has(x)) return x;
-  return undefined;
-}
-
-/** Why `r` is not a Result, or undefined when it is one (each field read once: it may be a getter). */
-export function resultProblem(r: unknown): string | undefined {
-  const shape = "a result ({ kind: 'ok', value } or { kind: 'error', error: { code, message } })";
-  if (r === null || typeof r !== 'object') return `returned ${describeValue(r)}, not ${shape}`;
-  const kind = (r as { kind?: unknown }).kind;
-  if (kind === 'ok') return undefined;
-  if (kind === 'error') {
-    const error = (r as { error?: unknown }).error as { code?: unknown; message?: unknown } | null | undefined;
-    if (error === null || typeof error !== 'object' || typeof error.code !== 'number' || typeof error.message !== 'string') {
-      return 'returned an error result without error.code (a number) and error.message (a string)';
-    }
-    return undefined;
-  }
-  return `returned ${describeValue(r)} with kind ${describeValue(kind)}, not ${shape}`;
-}
-
-// ---- filters a plugin adds to the runtime ----
-
-const noop = (): void => undefined;
-
-/** Why the value an `admit` process returned is not `null` or an error `{ code, message }`, or undefined. */
-function admitProblem(value: unknown): string | undefined {
-  if (value === null) return undefined;
-  const e = value as { code?: unknown; message?: unknown } | undefined;
-  if (e !== undefined && typeof e === 'object' && typeof e.code === 'number' && typeof e.message === 'string') return undefined;
-  return `returned ${describeValue(value)}, not null (admitted) or an error { code, message } (refused)`;
-}
-
-// A filter the plugin added, as a plain wrapper of its methods read once (called inside its factory's call).
-function guardFilter(plugin: string, call: PluginCall, filter: unknown): ConsumerFilter {
-  if (filter === null || typeof filter !== 'object') {
-    throw bad(plugin, call, `added ${describeValue(filter)} to runtime.filters, not a filter { before(), after() }`);
-  }
-  const f = filter as Partial<ConsumerFilter>;
-  const before = f.before;
-  const after = f.after;
-  const admit = f.admit;
-  // A plugin's gate always runs through the guarded `admit` (the fast path `admitNow` is for built-in
-  // filters), and the filter runs for every invoker (no `activeFor`).
-  const g: ConsumerFilter = {
-    before: typeof before === 'function' ? (...a) => guarded(plugin, 'filter.before', () => before.apply(filter, a)) : noop,
-    after: typeof after === 'function' ? (...a) => guarded(plugin, 'filter.after', () => after.apply(filter, a)) : noop,
-  };
-  if (typeof admit === 'function') {
-    g.admit = (...a) => guarded(plugin, 'filter.admit', () => guardSteps(plugin, 'filter.admit', admit.apply(filter, a), admitProblem));
-  }
-  return g;
-}
-
-// Filters the factory pushed onto `runtime.filters` run plugin code on every attempt: guard them too.
-function guardNewFilters(plugin: string, call: PluginCall, runtime: unknown, before: number): void {
-  const filters = (runtime as { filters?: unknown } | null)?.filters;
-  if (!Array.isArray(filters)) return;
-  for (let i = before; i < filters.length; i++) filters[i] = guardFilter(plugin, call, filters[i]);
-}
-
-const filterCount = (runtime: unknown): number => {
-  const filters = (runtime as { filters?: unknown } | null)?.filters;
-  return Array.isArray(filters) ? filters.length : 0;
-};
-
-/**
- * Runs plugin factory `call` as one timed call: the factory itself, the filters it added to
- * `runtime.filters` and `wrap`, which reads and checks the object it returned.
- */
-function guardedFactory<T>(plugin: string, call: PluginCall, runtime: unknown, make: () => unknown, wrap: (made: unknown) => T): T {
-  return guarded(plugin, call, () => {
-    const before = filterCount(runtime);
-    const made = make();
-    guardNewFilters(plugin, call, runtime, before);
-    return wrap(made);
-  });
 }
 
 // ---- generator steps (cluster invoke, filter admit) ----
@@ -324,7 +194,7 @@ type Step = IteratorResult<unknown, unknown>;
  * yields must be simulation events, and the returned value is checked by `check`, all inside the
  * step's call. Call it inside the plugin call that returned `gen`.
  */
-function guardSteps<T>(plugin: string, call: PluginCall, gen: unknown, check: (value: unknown) => string | undefined): T {
+export function guardSteps<T>(plugin: string, call: PluginCall, gen: unknown, check: (value: unknown) => string | undefined): T {
   const it = gen as Partial<Generator<unknown, unknown, unknown>> | null;
   if (it === null || typeof it !== 'object' || typeof it.next !== 'function') {
     throw bad(plugin, call, `returned ${describeValue(gen)}, not a generator (write it as function* and yield* the invokers' invoke())`);
@@ -374,182 +244,4 @@ function guardSteps<T>(plugin: string, call: PluginCall, gen: unknown, check: (v
     },
   };
   return wrapper as T;
-}
-
-// ---- load balancers ----
-
-function guardLoadBalance(plugin: string, lb: unknown): LoadBalance {
-  const select = lb !== null && typeof lb === 'object' ? (lb as Partial<LoadBalance>).select : undefined;
-  if (typeof select !== 'function') {
-    throw bad(plugin, 'createLoadBalance', `returned ${describeValue(lb)}, not a load balancer { select(invokers, url, invocation) }`);
-  }
-  return {
-    select: (invokers, url, invocation) =>
-      guarded(plugin, 'select', () => {
-        const picked = select.call(lb, invokers, url, invocation);
-        if (picked === null && invokers.length === 0) return null;
-        if (picked === null || !invokers.includes(picked)) {
-          throw bad(plugin, 'select', `returned ${describeValue(picked)}, not one of the ${invokers.length} invokers it was given`);
-        }
-        return picked;
-      }),
-  };
-}
-
-// ---- the runtime a plugin gets ----
-
-/**
- * The runtime as a plugin sees it: the same, except that what the plugin hands to `runtime.sim`
- * runs guarded too. A callback it schedules is a `scheduled()` call and each step of a process it
- * starts a `process()` call, timed by the watchdog like its other calls. (Callbacks it adds to events
- * with `addCallback` are not wrapped.)
- */
-export function pluginRuntime(plugin: string, runtime: DubboRuntime): DubboRuntime {
-  const sim = runtime.sim;
-  const schedule = (delayMs: number, fire: (arg: unknown) => void, priority?: number, arg?: unknown) =>
-    sim.schedule(delayMs, (a) => guarded(plugin, 'scheduled', () => fire(a)), priority, arg);
-  const process = (gen: unknown) => sim.process(guardSteps(plugin, 'process', gen, () => undefined));
-  // The kernel's other methods bound to it once (its private fields need the real `this`).
-  const bound = new Map<PropertyKey, unknown>([
-    ['schedule', schedule],
-    ['process', process],
-    ['processLast', process],
-  ]);
-  const guardedSim = new Proxy(sim, {
-    get(target, prop) {
-      const own = bound.get(prop);
-      if (own !== undefined) return own;
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      const method = value.bind(target);
-      bound.set(prop, method);
-      return method;
-    },
-  });
-  return Object.create(runtime, { sim: { value: guardedSim, enumerable: true } }) as DubboRuntime;
-}
-
-/** A load-balancer factory whose balancers report their calls and have their picks checked. */
-export function guardLoadBalanceFactory(plugin: string, factory: Function): LoadBalanceFactory {
-  return (runtime: DubboRuntime) =>
-    guardedFactory(plugin, 'createLoadBalance', runtime, () => factory(pluginRuntime(plugin, runtime)), (lb) => guardLoadBalance(plugin, lb));
-}
-
-// ---- clusters ----
-
-const CLUSTER_METHODS = ['getUrl', 'isAvailable', 'getRegistryUrl', 'isDestroyed', 'destroy'] as const;
-
-function guardCluster(plugin: string, invoker: unknown): ClusterInvokerLike {
-  const inner = (invoker !== null && typeof invoker === 'object' ? invoker : {}) as Partial<ClusterInvokerLike>;
-  const invoke = inner.invoke;
-  const methods = new Map(CLUSTER_METHODS.map((name) => [name, inner[name]]));
-  if (invoker !== inner || typeof invoke !== 'function' || typeof methods.get('getUrl') !== 'function') {
-    throw bad(plugin, 'createCluster', `returned ${describeValue(invoker)}, not a cluster invoker { invoke(invocation), getUrl(), isAvailable(), ... }`);
-  }
-  const g: Record<string, unknown> = {
-    invoke: (invocation: RpcInvocation) => guarded(plugin, 'invoke', () => guardSteps(plugin, 'invoke', invoke.call(inner, invocation), resultProblem)),
-  };
-  for (const [name, method] of methods) {
-    if (typeof method !== 'function') continue;
-    g[name] = (...a: unknown[]) => guarded(plugin, name, () => (method as (...a: unknown[]) => unknown).apply(inner, a));
-  }
-  return g as unknown as ClusterInvokerLike;
-}
-
-/** A cluster factory whose invokers report their calls and have their results checked. */
-export function guardClusterFactory(plugin: string, factory: Function): ClusterFactory {
-  return (directory, runtime) =>
-    guardedFactory(plugin, 'createCluster', runtime, () => factory(directory, pluginRuntime(plugin, runtime)), (invoker) => guardCluster(plugin, invoker));
-}
-
-// ---- routers ----
-
-const TRACE_SCALARS = new Set(['string', 'number', 'boolean']);
-
-// A plain copy of a router's trace entry: its scalar fields, and `steps` (nested entries) copied the same way.
-function copyTrace(trace: object, depth = 0): RouteTraceEntry {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(trace)) {
-    const value: unknown = (trace as Record<string, unknown>)[key];
-    if (TRACE_SCALARS.has(typeof value)) out[key] = value;
-    else if (key === 'steps' && Array.isArray(value) && depth < 8) {
-      out.steps = Array.from(value, (s: unknown) => (s !== null && typeof s === 'object' ? copyTrace(s, depth + 1) : s));
-    }
-  }
-  return out as unknown as RouteTraceEntry;
-}
-
-// A router's result checked and copied (invokers from its input, trace an object), or why not.
-function takeRoute(plugin: string, r: unknown, input: Invoker[]): RouterResult {
-  if (r === null || typeof r !== 'object' || Array.isArray(r)) throw bad(plugin, 'route', `returned ${describeValue(r)}, not { invokers, trace }`);
-  const x = r as Partial<RouterResult>;
-  const invokers: unknown = x.invokers;
-  if (!Array.isArray(invokers)) throw bad(plugin, 'route', `returned invokers: ${describeValue(invokers)}, not an array`);
-  const kept = invokers === input ? input : (Array.from(invokers) as Invoker[]);
-  const stranger = allIn(kept, input);
-  if (stranger !== undefined) throw bad(plugin, 'route', `returned ${describeValue(stranger)}, which is not one of the ${input.length} invokers it was given`);
-  const trace: unknown = x.trace;
-  if (trace === null || typeof trace !== 'object') throw bad(plugin, 'route', `returned trace: ${describeValue(trace)}, not { router, before, after }`);
-  return { invokers: kept, trace: copyTrace(trace) };
-}
-
-function takeRoutingInputs(plugin: string, r: unknown): RoutingInputs {
-  const x = (r !== null && typeof r === 'object' ? r : {}) as Partial<RoutingInputs>;
-  const method = x.method;
-  const random = x.random;
-  const attachments: unknown = x.attachments;
-  const args: unknown = x.arguments;
-  const copy = {
-    method,
-    random,
-    attachments: Array.isArray(attachments) ? Array.from(attachments as unknown[]) : undefined,
-    arguments: Array.isArray(args) ? Array.from(args as unknown[]) : undefined,
-  };
-  const ok =
-    r === x && typeof method === 'boolean' && typeof random === 'boolean' &&
-    copy.attachments?.every((a) => typeof a === 'string') === true && copy.arguments?.every((a) => typeof a === 'number') === true;
-  if (!ok) throw bad(plugin, 'routingInputs', `returned ${describeValue(r)}, not { method, attachments, arguments, random }`);
-  return copy as RoutingInputs;
-}
-
-function guardRouter(plugin: string, router: unknown): StateRouter {
-  const inner = (router !== null && typeof router === 'object' ? router : {}) as Partial<StateRouter>;
-  const { route, name, order, notify, routingInputs: inputs, routeKey, cacheKeyInputs } = inner;
-  if (inner !== router || typeof route !== 'function' || typeof name !== 'string' || typeof order !== 'number') {
-    throw bad(plugin, 'createRouter', `returned ${describeValue(router)}, not a state router { name, order, route(invokers, consumerUrl, invocation) }`);
-  }
-  const g: { -readonly [K in keyof StateRouter]: StateRouter[K] } = {
-    name,
-    order,
-    route: (invokers, url, invocation) => guarded(plugin, 'route', () => takeRoute(plugin, route.call(inner, invokers, url, invocation), invokers)),
-  };
-  if (cacheKeyInputs !== undefined) g.cacheKeyInputs = cacheKeyInputs;
-  if (typeof notify === 'function') g.notify = (invokers) => guarded(plugin, 'notify', () => notify.call(inner, invokers));
-  if (typeof inputs === 'function') g.routingInputs = () => guarded(plugin, 'routingInputs', () => takeRoutingInputs(plugin, inputs.call(inner)));
-  if (typeof routeKey === 'function') {
-    g.routeKey = (url, invocation) =>
-      guarded(plugin, 'routeKey', () => {
-        const r = routeKey.call(inner, url, invocation);
-        if (typeof r !== 'string') throw bad(plugin, 'routeKey', `returned ${describeValue(r)}, not a string`);
-        return r;
-      });
-  }
-  // The chain calls a plugin's key only through the guarded `routeKey` (no `routeKeyOf`).
-  return g;
-}
-
-function isClass(fn: Function): boolean {
-  return /^class[\s{]/.test(Function.prototype.toString.call(fn));
-}
-
-/** A router factory (a function or a class, as the chain accepts) whose routers report their calls and have their results checked. */
-export function guardRouterFactory(plugin: string, factory: Function): PluginRouterFactory {
-  return (options, runtime) =>
-    guardedFactory(
-      plugin,
-      'createRouter',
-      runtime,
-      () => (isClass(factory) ? new (factory as new (o: unknown, r: unknown) => unknown)(options, runtime) : factory(options, runtime)),
-      (router) => guardRouter(plugin, router),
-    );
 }

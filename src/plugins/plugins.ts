@@ -23,7 +23,10 @@ import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-
 import type { Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
 import { UsageError } from '../scenario/io.js';
-import { guardClusterFactory, guardedLoad, guardLoadBalanceFactory, guardRouterFactory } from './plugin-guard.js';
+import { guardClusterFactory } from './cluster-guard.js';
+import { guardLoadBalanceFactory } from './load-balance-guard.js';
+import { guardedLoad } from './plugin-guard.js';
+import { guardRouterFactory } from './router-guard.js';
 import { pluginPolicy } from './plugin-policy.js';
 
 const REFUSED = 'plugins are disabled by --no-plugins (a plugin runs its code with your rights)';

@@ -6,7 +6,7 @@
  * out. Rendered from the result `recommend --json` prints; nothing is computed here.
  */
 import type { ScopeSummary } from '../metrics/summary.js';
-import type { Recommendation, Verification } from '../analysis/recommend.js';
+import type { Recommendation, Verification } from '../analysis/recommend-verification.js';
 
 const rate = (n: number, of: number) => (of === 0 ? '-' : ((n / of) * 100).toFixed(3));
 const retriesWord = (n: number) => `${n} ${n === 1 ? 'retry' : 'retries'}`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RandomStreams } from '../../src/engine/random.js';
-import { Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
+import { Recorder } from '../../src/metrics/recorder.js';
+import type { RequestRecord } from '../../src/metrics/request-record.js';
 import { EMPTY_RESULT_CAUSE } from '../../src/metrics/observer.js';
 
 const GROUPS = [

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { aggregateSummaries } from '../../src/metrics/aggregate.js';
-import { MAX_SCOPE_TIMELINE_ROWS, Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
+import { MAX_SCOPE_TIMELINE_ROWS, Recorder } from '../../src/metrics/recorder.js';
+import type { RequestRecord } from '../../src/metrics/request-record.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { Timeline } from '../../src/metrics/timeline.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { Recorder, type RequestRecord } from '../../src/metrics/recorder.js';
+import { Recorder } from '../../src/metrics/recorder.js';
+import type { RequestRecord } from '../../src/metrics/request-record.js';
 import type { Outcome, Summary } from '../../src/metrics/summary.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { buildWorld, runScenario } from '../../src/scenario/run.js';
