@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from './did-you-mean.js';
+import { dubboSchema } from './dubbo-schema.js';
 import { bucketSchema, distSchema, durationSchema, rateSchema, simulatedTimeSchema } from './units.js';
 
 /** A schema-level error that words only type mismatches, leaving other issues (unknown keys) to the parse-level map. */
@@ -275,6 +276,7 @@ const providerSchema = z.strictObject(
     registries: z.array(str('a registry name')).optional().describe('Registries to register with (default: all).'),
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
     propagation: propagationSchema.optional().describe("This group's tag propagation (SPEC 2.7); wins over the top-level one."),
+    dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
   },
   { error: onType('expected a provider group map { service, zone, count, ... }') },
 ).superRefine((v, ctx) => {
@@ -338,6 +340,7 @@ const consumerSchema = z.strictObject(
       .describe(
         "Entry pool per instance (e.g. Tomcat's 200): requests one instance serves at once; an arrival finding all busy ends at once as rejected (cause entry). Default: unbounded.",
       ),
+    dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
   },
   { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );
@@ -575,6 +578,7 @@ const strategySchema = z.strictObject(
       .optional()
       .describe("Appended to the scenario's routers."),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
+    dubbo: dubboSchema.optional().describe("Dubbo release and switches applied to every group, over the groups' own (SPEC 2.11)."),
     providers: z
       .record(
         z.string(),
@@ -652,6 +656,7 @@ export const rawScenarioSchema = z
       routers: z.array(routerSchema, { error: 'expected a list of routers' }).default([]).describe('Routing rules (SPEC 2.6).'),
       faults: z.array(faultSchema, { error: 'expected a list of faults' }).default([]).describe('Fault timeline (SPEC 2.8).'),
       propagation: propagationSchema.optional().describe('Tag propagation of every provider group through call graphs (SPEC 2.7).'),
+      dubbo: dubboSchema.optional().describe("The estate's Dubbo release: '3.3' (default) or '2.7', or { version, <switch>: ... } (SPEC 2.11)."),
       strategies: z
         .record(z.string(), strategySchema, { error: 'expected a map of strategy name to overrides' })
         .default({})
