@@ -70,10 +70,11 @@ export interface RegistrySpec {
   removeAfterMs: number;
   sessionTimeoutMs: number;
   emptyProtection: boolean;
-  registration: 'interface' | 'application';
+  /** Explicit `registration` for every group; unset: each group's Dubbo profile decides (register-mode, migration step). */
+  registration?: 'interface' | 'application';
   registerDelayMs: number;
   /** Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats. */
-  connectionBound: boolean;
+  connectionBound?: boolean;
   /** Multi-registry: `preferred=true` on the registry URL. */
   preferred: boolean;
   /** Multi-registry: registry URL `weight`. */

@@ -98,9 +98,9 @@ function registry(r: RawRegistry): RegistrySpec {
     removeAfterMs: r.removeAfter!,
     sessionTimeoutMs: r.sessionTimeout!,
     emptyProtection: r.emptyProtection!,
-    registration: r.registration!,
+    registration: r.registration,
     registerDelayMs: r.registerDelay!,
-    connectionBound: r.connectionBound!,
+    connectionBound: r.connectionBound,
     preferred: r.preferred!,
     weight: r.weight!,
   });

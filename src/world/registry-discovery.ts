@@ -251,7 +251,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.observer = host.observer;
     this.#network = host.network;
     this.#lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
-    this.#sizer = new PushSizer(spec.registration, registryType);
+    this.#sizer = new PushSizer(spec.registration ?? 'interface', registryType);
     this.#appLevel = spec.registration === 'application';
     this.#perGroup = registryType === 'nacos' && !this.#appLevel;
     if (this.#perGroup && host.scenario !== undefined) {
