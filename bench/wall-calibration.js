@@ -1,4 +1,4 @@
-// Calibration of the wall-time estimate (`--dry-run`, src/scenario/estimate.ts `WALL_MODEL`): runs
+// Calibration of the wall-time estimate (`--dry-run`, src/scenario/wall-estimate.ts `WALL_MODEL`): runs
 // every shipped scenario, the bench deployments and a few scaled variants through the CLI
 // (`zonesim run --jobs 1`, the whole process as a user waits for it), and prints, per case, the
 // estimate's inputs, the estimate and the measured time, then a least-squares refit of the model's
@@ -83,7 +83,7 @@ function measure(c) {
   return { cpu, wall };
 }
 
-/** The model's inputs, as the estimate gives them (see `wallSeconds` in src/scenario/estimate.ts). */
+/** The model's inputs, as the estimate gives them (see `simulationSeconds` in src/scenario/wall-estimate.ts). */
 const inputs = (e) => [1, e.attempts, e.refusedServiceAttempts, e.heartbeats, e.pushDeliveries, e.references, e.providersAtStart + e.providersAddedByFaults];
 const names = ['start (s)', 'per attempt', 'per attempt to refusing providers', 'per heartbeat', 'per push delivery', 'per reference', 'per provider'];
 

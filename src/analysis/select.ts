@@ -14,7 +14,7 @@ import { RandomStreams } from '../engine/random.js';
 import { Simulation } from '../engine/simulation.js';
 import { loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from '../scenario/did-you-mean.js';
-import { extensionNames } from '../scenario/schema.js';
+import { extensionNames } from '../scenario/schema-reference.js';
 import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';

@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import { Document } from 'yaml';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from '../scenario/did-you-mean.js';
-import { extensionNames } from '../scenario/schema.js';
+import { extensionNames } from '../scenario/schema-reference.js';
 import { ZK_SESSION_TIMEOUT_RANGE_MS, ZK_TICK_TIME_MS, zookeeperGrantedSessionMs } from '../world/registry-zookeeper.js';
 import { escapeControl } from '../scenario/clip-text.js';
 import { parseProperties, parseSpringYaml, Placeholders, type Property } from './config-files.js';

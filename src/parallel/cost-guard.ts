@@ -8,7 +8,8 @@
 import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { clipText } from '../scenario/clip-text.js';
-import { COST_MODEL, costProblems, estimateCost, MAX_BUCKETS, type CostEstimate, type CostLimits } from '../scenario/estimate.js';
+import { COST_MODEL, estimateCost, type CostEstimate } from '../scenario/estimate.js';
+import { costProblems, MAX_BUCKETS, type CostLimits } from '../scenario/estimate-limits.js';
 import type { Scenario } from '../model/types.js';
 import { commandWallSeconds, simulationSeconds, type WallEstimate } from '../scenario/wall-estimate.js';
 import { UsageError, type Io } from '../scenario/io.js';

@@ -11,7 +11,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { clipText } from '../scenario/clip-text.js';
 import { DEFAULT_MAX_REQUESTS } from './cost-guard.js';
-import { estimateCost, EVENTS_PER_ALLOWED_REQUEST, type CostEstimate } from '../scenario/estimate.js';
+import { estimateCost, type CostEstimate } from '../scenario/estimate.js';
+import { EVENTS_PER_ALLOWED_REQUEST } from '../scenario/estimate-limits.js';
 import type { RunOptions, RunSoFar } from '../scenario/run.js';
 import type { Scenario } from '../model/types.js';
 

@@ -25,7 +25,7 @@
  *
  * The fault timeline enters through its load phases (load-phases.ts: `traffic` rates and `slowdown`
  * factors in force), each weighted by the time it is in force; the edge totals themselves are
- * estimate.ts's (rates integrated in time order). Left out, so the figures are high there: the
+ * estimate-edge-requests.ts's (rates integrated in time order). Left out, so the figures are high there: the
  * timeout countdown, ExecuteLimitFilter refusals, routers that narrow the providers.
  */
 import { DEFAULT_FORKS, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../dubbo/constants.js';
@@ -362,7 +362,7 @@ class TrafficModel {
 
 /**
  * Counts the traffic of one simulation: `edgeTotals[i]` requests of consumer group i over the run
- * (estimate.ts integrates them), spread over time as the load phases' rates are; `refusing`: the
+ * (estimate-edge-requests.ts integrates them), spread over time as the load phases' rates are; `refusing`: the
  * services whose providers refuse connections in a `crash`-mode fault.
  */
 export function countTraffic(scenario: Scenario, edgeTotals: readonly number[], refusing: ReadonlySet<string>): TrafficCount {

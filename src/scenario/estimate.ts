@@ -2,12 +2,12 @@
  * The cost estimate of SPEC 1, from the normalized scenario alone (nothing is built or run):
  * simulated requests, kernel events, timeline buckets, instances and peak memory of one
  * simulation. The CLI shows it (`--dry-run`) and refuses a run whose estimate exceeds the
- * machine's memory or `--max-requests` (`costProblems`). It owns the cost model and its
+ * machine's memory or `--max-requests` (`costProblems`, estimate-limits.ts). It owns the cost model and its
  * calibration; what the machine can give (os, V8) is the CLI's business.
  *
  * Model, in the order it is computed:
  * - requests and attempts (estimate-call-graph.ts): each consumer group's rate integrated over
- *   [0, duration] with its `traffic` faults, split over `calls`; call graphs add one downstream
+ *   [0, duration] with its `traffic` faults (estimate-edge-requests.ts), split over `calls`; call graphs add one downstream
  *   request per call of every execution, counted exactly over the graph. Attempts expect the retries
  *   of timeouts (the service-time tail against the timeout) and of overloaded pools;
  *   `requestsWorstCase` / `attemptsWorstCase` let every call use all its retries at every tier.
@@ -16,7 +16,7 @@
  * - events: `eventsPerRequest` per request and per extra attempt, plus the registry's: client
  *   heartbeats / pings of every provider, and one delivery per list change and subscriber.
  * - instances: consumer instances, provider instances at start plus those faults start (scale-out,
- *   restart, rolling restart, the replacements of crashed instances); each provider whose methods
+ *   restart, rolling restart, the replacements of crashed instances; estimate-provider-churn.ts); each provider whose methods
  *   call other services also holds a consumer side.
  * - peak memory: a base with a young-generation allowance that grows with the request rate, plus
  *   calibrated costs per consumer reference (more for one that sets refusing providers aside), per provider instance, per timeline bucket, per request
@@ -34,12 +34,14 @@
  * (same month): within -13% .. +19% (+19%: `actives`), and runs whose young generation stays small (the
  * dual-zone baseline, M/M/c, the large deployment with 30 or 300 instances) up to 41% high.
  * Requests within ±3% where few calls are retried. What the command keeps of each finished
- * simulation (`summaryBytes`) and the queued calls were fitted in December 2026 too (docs/cli.md).
+ * simulation (`summaryBytes`, from estimate-summary-size.ts) and the queued calls were fitted in December 2026 too (docs/cli.md).
  */
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
-import type { FaultAction, ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
-import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
+import { edgeRequestsByGroup } from './estimate-edge-requests.js';
+import { providerChurn, targetGroups } from './estimate-provider-churn.js';
+import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
+import type { ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 
 export { distMeanMs } from './dist-figures.js';
 
@@ -204,52 +206,6 @@ export interface MemoryEstimate {
 
 const MB = 1024 * 1024;
 
-/** Each consumer group's requests over the run, with `traffic` faults applied in time order. */
-function edgeRequestsByGroup(scenario: Scenario): number[] {
-  const rates = scenario.consumers.map((c) => c.ratePerSec);
-  type Change = { tMs: number; order: number; apply: (rates: number[]) => void };
-  const changes: Change[] = [];
-  scenario.faults.forEach((f, order) => {
-    const a = f.action;
-    if (a.kind !== 'traffic' || !(f.atMs <= scenario.durationMs)) return;
-    const groups = scenario.consumers.map((c, i) => (c.application === a.consumer && (a.zone === undefined || c.zone === a.zone) ? i : -1)).filter((i) => i >= 0);
-    const set: Array<{ i: number; before: number; after: number }> = [];
-    changes.push({
-      tMs: f.atMs,
-      order,
-      apply: (r) => {
-        set.length = 0;
-        for (const i of groups) {
-          const before = r[i]!;
-          const after = a.ratePerSec ?? before * (a.factor ?? 1);
-          r[i] = after;
-          set.push({ i, before, after });
-        }
-      },
-    });
-    if (f.forMs !== undefined && f.atMs + f.forMs <= scenario.durationMs) {
-      changes.push({
-        tMs: f.atMs + f.forMs,
-        order,
-        apply: (r) => {
-          for (const s of set) if (r[s.i] === s.after) r[s.i] = s.before;
-        },
-      });
-    }
-  });
-  changes.sort((x, y) => x.tMs - y.tMs || x.order - y.order);
-  const totals = scenario.consumers.map(() => 0);
-  let t = 0;
-  for (const c of changes) {
-    const to = Math.max(t, Math.min(c.tMs, scenario.durationMs));
-    rates.forEach((r, i) => (totals[i]! += (r * (to - t)) / 1000));
-    t = to;
-    c.apply(rates);
-  }
-  rates.forEach((r, i) => (totals[i]! += (r * Math.max(0, scenario.durationMs - t)) / 1000));
-  return totals;
-}
-
 /** Per service: the provider groups exporting it. */
 function providersByService(scenario: Scenario): Map<string, ProviderGroupSpec[]> {
   const out = new Map<string, ProviderGroupSpec[]>();
@@ -268,157 +224,12 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, dot), key.slice(dot + 1)];
 }
 
-function targetGroups(scenario: Scenario, t: { zone?: string; service?: string; group?: string; instance?: string }): ProviderGroupSpec[] {
-  if (t.instance !== undefined) {
-    const hash = t.instance.lastIndexOf('#');
-    const name = hash >= 0 ? t.instance.slice(0, hash) : t.instance;
-    return scenario.providers.filter((g) => g.name === name);
-  }
-  return scenario.providers.filter(
-    (g) => (t.zone === undefined || g.zone === t.zone) && (t.service === undefined || g.services.includes(t.service)) && (t.group === undefined || g.name === t.group),
-  );
-}
-
-function amount(n: number, a: { count?: number; fraction?: number; instance?: string }): number {
-  if (a.instance !== undefined) return Math.min(1, n);
-  if (a.count !== undefined) return Math.min(n, a.count);
-  if (a.fraction !== undefined) return Math.round(n * a.fraction);
-  return n;
-}
-
-/** What the fault timeline does to the provider side: instances it starts, list changes, bursts. */
-interface ProviderChurn {
-  added: Map<string, number>;
-  /** Per provider group: list changes (registrations and deregistrations) pushed one by one. */
-  changes: Map<string, number>;
-  /** Re-reads of every subscription (registry back, push switch on, partition healed). */
-  resyncs: number;
-  /** The largest set of changes to one group's lists at one instant: [changes, list size]. */
-  worstBurst: { group: string; changes: number; listSize: number };
-}
-
-function providerChurn(scenario: Scenario, pushLagMaxMs: number): ProviderChurn {
-  const live = new Map(scenario.providers.map((g) => [g.name, g.count]));
-  const down = new Map<string, { n: number; crashed: boolean }>();
-  const added = new Map<string, number>();
-  const changes = new Map<string, number>();
-  let resyncs = 0;
-  let worstBurst = { group: '', changes: 0, listSize: 0 };
-  const bump = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
-  const burst = (group: string, k: number, size: number) => {
-    if (k * (size + k / 2) > worstBurst.changes * (worstBurst.listSize + worstBurst.changes / 2)) worstBurst = { group, changes: k, listSize: size };
-  };
-  if (scenario.registry.registerDelayMs > 0) {
-    for (const g of scenario.providers) {
-      bump(changes, g.name, g.count);
-      burst(g.name, g.count, 0);
-    }
-  }
-  const inTime = scenario.faults.filter((f) => f.atMs <= scenario.durationMs).sort((x, y) => x.atMs - y.atMs);
-  for (const f of inTime) {
-    const a: FaultAction = f.action;
-    const undone = f.forMs !== undefined && f.atMs + f.forMs <= scenario.durationMs;
-    switch (a.kind) {
-      case 'scale':
-        for (const g of targetGroups(scenario, a)) {
-          const before = live.get(g.name) ?? 0;
-          const delta = a.count - before;
-          bump(changes, g.name, Math.abs(delta) * (undone ? 2 : 1));
-          if (delta > 0) bump(added, g.name, delta);
-          if (undone && delta < 0) bump(added, g.name, -delta);
-          burst(g.name, Math.abs(delta), Math.min(before, a.count));
-          live.set(g.name, undone ? before : a.count);
-        }
-        break;
-      case 'restart':
-        for (const g of targetGroups(scenario, a)) {
-          const n = amount(live.get(g.name) ?? 0, a);
-          bump(added, g.name, n);
-          bump(changes, g.name, 2 * n);
-          burst(g.name, 2 * n, live.get(g.name) ?? 0);
-        }
-        break;
-      case 'rollingRestart':
-        for (const g of targetGroups(scenario, a)) {
-          const n = live.get(g.name) ?? 0;
-          bump(added, g.name, n);
-          bump(changes, g.name, 2 * n);
-          const overlap = Math.max(1, Math.ceil(pushLagMaxMs / Math.max(1, a.intervalMs)));
-          burst(g.name, Math.min(2 * n, 2 * a.batch * overlap), n);
-        }
-        break;
-      case 'crash':
-      case 'zoneDown': {
-        const target = a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined ? { zone: a.zone } : a;
-        const crashed = (a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) === 'crash';
-        for (const g of targetGroups(scenario, target)) {
-          const n = a.kind === 'crash' ? amount(live.get(g.name) ?? 0, a) : a.instance !== undefined ? 1 : (live.get(g.name) ?? 0);
-          bump(changes, g.name, 1);
-          if (undone) {
-            // Replaced (crash) or heard again (black hole): each comes back with its own push.
-            if (crashed) bump(added, g.name, n);
-            bump(changes, g.name, n);
-            burst(g.name, n, (live.get(g.name) ?? 0) - n);
-          } else down.set(g.name, { n: (down.get(g.name)?.n ?? 0) + n, crashed });
-        }
-        break;
-      }
-      case 'zoneUp':
-        for (const g of targetGroups(scenario, { zone: a.zone })) {
-          const d = down.get(g.name);
-          if (d === undefined) continue;
-          if (d.crashed) bump(added, g.name, d.n);
-          bump(changes, g.name, d.n);
-          burst(g.name, d.n, (live.get(g.name) ?? 0) - d.n);
-          down.delete(g.name);
-        }
-        break;
-      case 'registryDown':
-      case 'pushSwitch':
-      case 'registryPartition':
-        resyncs += undone ? 2 : 1;
-        break;
-      default:
-        break;
-    }
-  }
-  return { added, changes, resyncs, worstBurst };
-}
-
 /** The pings or heartbeats of one provider instance per simulated ms, under `spec`. */
 function ticksPerMs(spec: RegistrySpec): number {
   if (spec.type === 'static') return 0;
   if (spec.type === 'nacos') return 1 / Math.max(1, spec.heartbeatMs);
   const half = spec.sessionTimeoutMs / 3;
   return 1 / Math.max(1, Math.min(half > 1000 ? half - 1000 : half, 10_000));
-}
-
-/** Rows of `timelineByZone` and `timelineByProviderGroup` together: 0 beyond the recorder's cap, which leaves both out. */
-export function scopeTimelineRows(scenario: Scenario, buckets: number): number {
-  const rows = (Object.keys(scenario.zones).length + scenario.providers.length) * buckets;
-  return rows <= MAX_SCOPE_TIMELINE_ROWS ? rows : 0;
-}
-
-/**
- * The characters of one summary's JSON, from the shape of the run (fitted on every shipped scenario:
- * within ±5%): its fixed fields, a scope per consumer zone and per `service.method`, a figure per
- * provider group and zone pair, and a timeline row per bucket, with the per-zone and per-group rows
- * while they fit `MAX_SCOPE_TIMELINE_ROWS`.
- */
-const SUMMARY_CHARS = { base: 600, perScope: 600, perProviderGroup: 105, perZonePair: 35, perBucket: 180, perZoneRow: 170, perGroupRow: 90 } as const;
-
-function summaryChars(scenario: Scenario, buckets: number, callerZones: number, methods: number): number {
-  const c = SUMMARY_CHARS;
-  const zones = Object.keys(scenario.zones).length;
-  const groups = scenario.providers.length;
-  const scoped = scopeTimelineRows(scenario, buckets) > 0;
-  return (
-    c.base +
-    c.perScope * (callerZones + methods) +
-    c.perProviderGroup * groups +
-    c.perZonePair * zones * zones +
-    buckets * (c.perBucket + (scoped ? c.perZoneRow * callerZones + c.perGroupRow * groups : 0))
-  );
 }
 
 /** Estimates the cost of one simulation of `scenario` (any seed). */
@@ -556,83 +367,4 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     summaryBytes,
     memoryMb: { total, ...memory },
   };
-}
-
-/** What a simulation may use; the CLI fills it from the machine and its options. */
-export interface CostLimits {
-  /** `--max-requests`: simulated requests per simulation. */
-  maxRequests: number;
-  /** Memory one simulation may take (MB). */
-  memoryMb: number;
-  /** Timeline buckets per simulation. */
-  maxBuckets: number;
-  /** Where `memoryMb` comes from, for messages ("the V8 heap limit"). */
-  memorySource?: string;
-}
-
-/** Kernel events allowed per allowed request (registry storms count against `--max-requests` too). */
-export const EVENTS_PER_ALLOWED_REQUEST = 10;
-
-/** Timeline buckets allowed by default: a timeline of a million rows is more than anyone reads. */
-export const MAX_BUCKETS = 1_000_000;
-
-const fmt = (n: number): string => (Number.isFinite(n) ? (n >= 1e15 ? n.toExponential(2) : Math.round(n).toLocaleString('en-US')) : 'infinitely many');
-
-/**
- * Retries up to this many are left to the run watchdog when their worst case is over the limits:
- * failover walks the providers a call has tried on every retry (Dubbo's `invoked` list), so one call
- * of r retries costs ~r²/2 steps, and beyond this a run could not be stopped in time once timeouts
- * the estimate did not foresee make calls take them all (a black-holed zone, 1 ms timeouts and
- * 10,000,000 retries: 1.5 million attempts took 9 minutes).
- */
-export const MAX_WATCHED_RETRIES = 100;
-
-const MEMORY_PARTS: Record<Exclude<keyof MemoryEstimate, 'total'>, string> = {
-  base: 'base',
-  consumers: 'consumer references',
-  providers: 'provider instances',
-  timeline: 'timeline',
-  inFlight: 'requests in flight',
-  queues: 'provider queues',
-  loadBalancers: 'load balancers',
-  metrics: 'metrics cells',
-  registry: 'registry burst',
-};
-
-/** Why the estimate exceeds the limits, one sentence each naming the term that is over; empty when it fits. */
-export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
-  const out: string[] = [];
-  if (!(e.buckets <= limits.maxBuckets)) {
-    out.push(
-      `the timeline would have ${fmt(e.buckets)} buckets (bucket ${e.bucketMs} ms over ${fmt(e.measuredMs)} ms measured); at most ${fmt(limits.maxBuckets)}: use a wider bucket`,
-    );
-  }
-  if (!(e.requests <= limits.maxRequests)) {
-    const graphs = e.downstreamRequests > 0 ? ` (${fmt(e.downstreamRequests)} of them downstream calls of call graphs)` : '';
-    out.push(`${fmt(e.requests)} simulated requests${graphs} exceed --max-requests ${fmt(limits.maxRequests)}`);
-  }
-  const maxEvents = limits.maxRequests * EVENTS_PER_ALLOWED_REQUEST;
-  if (!(e.events <= maxEvents) && e.requests <= limits.maxRequests) {
-    const perRequest = e.requests > 0 ? e.attempts / e.requests : 0;
-    out.push(
-      `${fmt(e.events)} kernel events exceed ${fmt(maxEvents)} (${EVENTS_PER_ALLOWED_REQUEST} per request of --max-requests): ` +
-        `${fmt(e.attempts)} attempts (${perRequest >= 100 ? fmt(perRequest) : perRequest.toFixed(1)} per request: expected retries, forking, broadcast), ` +
-        `${fmt(e.heartbeats)} registry heartbeats, ${fmt(e.pushDeliveries)} pushes`,
-    );
-  }
-  if (!(e.attemptsWorstCase <= maxEvents) && e.maxRetries > MAX_WATCHED_RETRIES) {
-    out.push(
-      `up to ${fmt(e.attemptsWorstCase)} attempts if every retry is taken (retries: ${fmt(e.maxRetries)}), over ${fmt(maxEvents)}: ` +
-        `with more than ${MAX_WATCHED_RETRIES} retries a call's cost grows with the square of its attempts; use fewer retries`,
-    );
-  }
-  if (!(e.memoryMb.total <= limits.memoryMb)) {
-    const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
-    const queued = part === 'queues' ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues` : part === 'inFlight' ? `: ${fmt(e.inFlight)} requests` : '';
-    out.push(
-      `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
-        `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,
-    );
-  }
-  return out;
 }

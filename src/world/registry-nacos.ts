@@ -24,12 +24,8 @@
  * `ClientBeatCheckTask`/`ClientBeatProcessor` (1.x) and `NacosRuntimeConnectionEjector` (2.x).
  */
 import type { RegistrySpec } from '../model/types.js';
-import {
-  DiscoveryRegistry,
-  type RegistryEntry,
-  type RegistryHost,
-  type RegistryOptions,
-} from './registry-discovery.js';
+import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
+import type { RegistryEntry } from './registry-entry.js';
 
 /** Nacos 1.x: the server checks instance beats this often (`ClientBeatCheckTask`, every 5 s). */
 export const NACOS_BEAT_CHECK_PERIOD_MS = 5000;

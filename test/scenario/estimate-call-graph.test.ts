@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callGraphOrder } from '../../src/scenario/estimate-call-graph.js';
-import { costProblems, estimateCost, MAX_BUCKETS, MAX_WATCHED_RETRIES, type CostLimits } from '../../src/scenario/estimate.js';
+import { estimateCost } from '../../src/scenario/estimate.js';
+import { costProblems, MAX_BUCKETS, MAX_WATCHED_RETRIES, type CostLimits } from '../../src/scenario/estimate-limits.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 import { chainYaml, fanYaml, minYaml, queueYaml, RETRY_NEVER } from '../helpers/cost-scenarios.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { COST_MODEL, costProblems, distMeanMs, estimateCost, MAX_BUCKETS, scopeTimelineRows, type CostLimits } from '../../src/scenario/estimate.js';
+import { COST_MODEL, distMeanMs, estimateCost } from '../../src/scenario/estimate.js';
+import { costProblems, MAX_BUCKETS, type CostLimits } from '../../src/scenario/estimate-limits.js';
+import { scopeTimelineRows } from '../../src/scenario/estimate-summary-size.js';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../../src/metrics/recorder.js';
 import { join } from 'node:path';
 import { loadScenarioWithRaw, parseScenario } from '../../src/scenario/load.js';

@@ -1,0 +1,86 @@
+/**
+ * The limits a simulation's cost estimate (estimate.ts) is held against, and the sentences that say
+ * which term is over them (`costProblems`): timeline buckets, simulated requests, kernel events,
+ * the worst case of retries and peak memory. What the machine can give is filled in by the caller
+ * (parallel/cost-guard.ts).
+ */
+import type { CostEstimate, MemoryEstimate } from './estimate.js';
+
+/** What a simulation may use; the CLI fills it from the machine and its options. */
+export interface CostLimits {
+  /** `--max-requests`: simulated requests per simulation. */
+  maxRequests: number;
+  /** Memory one simulation may take (MB). */
+  memoryMb: number;
+  /** Timeline buckets per simulation. */
+  maxBuckets: number;
+  /** Where `memoryMb` comes from, for messages ("the V8 heap limit"). */
+  memorySource?: string;
+}
+
+/** Kernel events allowed per allowed request (registry storms count against `--max-requests` too). */
+export const EVENTS_PER_ALLOWED_REQUEST = 10;
+
+/** Timeline buckets allowed by default: a timeline of a million rows is more than anyone reads. */
+export const MAX_BUCKETS = 1_000_000;
+
+const fmt = (n: number): string => (Number.isFinite(n) ? (n >= 1e15 ? n.toExponential(2) : Math.round(n).toLocaleString('en-US')) : 'infinitely many');
+
+/**
+ * Retries up to this many are left to the run watchdog when their worst case is over the limits:
+ * failover walks the providers a call has tried on every retry (Dubbo's `invoked` list), so one call
+ * of r retries costs ~r²/2 steps, and beyond this a run could not be stopped in time once timeouts
+ * the estimate did not foresee make calls take them all (a black-holed zone, 1 ms timeouts and
+ * 10,000,000 retries: 1.5 million attempts took 9 minutes).
+ */
+export const MAX_WATCHED_RETRIES = 100;
+
+const MEMORY_PARTS: Record<Exclude<keyof MemoryEstimate, 'total'>, string> = {
+  base: 'base',
+  consumers: 'consumer references',
+  providers: 'provider instances',
+  timeline: 'timeline',
+  inFlight: 'requests in flight',
+  queues: 'provider queues',
+  loadBalancers: 'load balancers',
+  metrics: 'metrics cells',
+  registry: 'registry burst',
+};
+
+/** Why the estimate exceeds the limits, one sentence each naming the term that is over; empty when it fits. */
+export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
+  const out: string[] = [];
+  if (!(e.buckets <= limits.maxBuckets)) {
+    out.push(
+      `the timeline would have ${fmt(e.buckets)} buckets (bucket ${e.bucketMs} ms over ${fmt(e.measuredMs)} ms measured); at most ${fmt(limits.maxBuckets)}: use a wider bucket`,
+    );
+  }
+  if (!(e.requests <= limits.maxRequests)) {
+    const graphs = e.downstreamRequests > 0 ? ` (${fmt(e.downstreamRequests)} of them downstream calls of call graphs)` : '';
+    out.push(`${fmt(e.requests)} simulated requests${graphs} exceed --max-requests ${fmt(limits.maxRequests)}`);
+  }
+  const maxEvents = limits.maxRequests * EVENTS_PER_ALLOWED_REQUEST;
+  if (!(e.events <= maxEvents) && e.requests <= limits.maxRequests) {
+    const perRequest = e.requests > 0 ? e.attempts / e.requests : 0;
+    out.push(
+      `${fmt(e.events)} kernel events exceed ${fmt(maxEvents)} (${EVENTS_PER_ALLOWED_REQUEST} per request of --max-requests): ` +
+        `${fmt(e.attempts)} attempts (${perRequest >= 100 ? fmt(perRequest) : perRequest.toFixed(1)} per request: expected retries, forking, broadcast), ` +
+        `${fmt(e.heartbeats)} registry heartbeats, ${fmt(e.pushDeliveries)} pushes`,
+    );
+  }
+  if (!(e.attemptsWorstCase <= maxEvents) && e.maxRetries > MAX_WATCHED_RETRIES) {
+    out.push(
+      `up to ${fmt(e.attemptsWorstCase)} attempts if every retry is taken (retries: ${fmt(e.maxRetries)}), over ${fmt(maxEvents)}: ` +
+        `with more than ${MAX_WATCHED_RETRIES} retries a call's cost grows with the square of its attempts; use fewer retries`,
+    );
+  }
+  if (!(e.memoryMb.total <= limits.memoryMb)) {
+    const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
+    const queued = part === 'queues' ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues` : part === 'inFlight' ? `: ${fmt(e.inFlight)} requests` : '';
+    out.push(
+      `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
+        `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,
+    );
+  }
+  return out;
+}

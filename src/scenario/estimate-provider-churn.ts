@@ -1,0 +1,131 @@
+/**
+ * The provider churn of the cost estimate (estimate.ts): what the fault timeline does to the provider
+ * side, read from the normalized scenario. Scale-outs, restarts, rolling restarts and the replacements
+ * of crashed instances start instances; every registration and deregistration is a list change pushed
+ * to the subscribers; registry faults make every subscription re-read its lists; and the largest set
+ * of changes to one group at one instant is the registry burst the memory estimate allows for.
+ */
+import type { FaultAction, ProviderGroupSpec, Scenario } from '../model/types.js';
+
+/** The provider groups a fault targets (by instance, or by zone, service and group). */
+export function targetGroups(scenario: Scenario, t: { zone?: string; service?: string; group?: string; instance?: string }): ProviderGroupSpec[] {
+  if (t.instance !== undefined) {
+    const hash = t.instance.lastIndexOf('#');
+    const name = hash >= 0 ? t.instance.slice(0, hash) : t.instance;
+    return scenario.providers.filter((g) => g.name === name);
+  }
+  return scenario.providers.filter(
+    (g) => (t.zone === undefined || g.zone === t.zone) && (t.service === undefined || g.services.includes(t.service)) && (t.group === undefined || g.name === t.group),
+  );
+}
+
+/** How many of a group's `n` live instances a fault takes: one instance, `count`, `fraction` or all. */
+function amount(n: number, a: { count?: number; fraction?: number; instance?: string }): number {
+  if (a.instance !== undefined) return Math.min(1, n);
+  if (a.count !== undefined) return Math.min(n, a.count);
+  if (a.fraction !== undefined) return Math.round(n * a.fraction);
+  return n;
+}
+
+/** What the fault timeline does to the provider side: instances it starts, list changes, bursts. */
+export interface ProviderChurn {
+  added: Map<string, number>;
+  /** Per provider group: list changes (registrations and deregistrations) pushed one by one. */
+  changes: Map<string, number>;
+  /** Re-reads of every subscription (registry back, push switch on, partition healed). */
+  resyncs: number;
+  /** The largest set of changes to one group's lists at one instant: [changes, list size]. */
+  worstBurst: { group: string; changes: number; listSize: number };
+}
+
+/**
+ * Walks the fault timeline in time order and counts what it does to the provider side; `pushLagMaxMs`
+ * is how long a rolling restart's batches overlap in the registry's pushes.
+ */
+export function providerChurn(scenario: Scenario, pushLagMaxMs: number): ProviderChurn {
+  const live = new Map(scenario.providers.map((g) => [g.name, g.count]));
+  const down = new Map<string, { n: number; crashed: boolean }>();
+  const added = new Map<string, number>();
+  const changes = new Map<string, number>();
+  let resyncs = 0;
+  let worstBurst = { group: '', changes: 0, listSize: 0 };
+  const bump = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
+  const burst = (group: string, k: number, size: number) => {
+    if (k * (size + k / 2) > worstBurst.changes * (worstBurst.listSize + worstBurst.changes / 2)) worstBurst = { group, changes: k, listSize: size };
+  };
+  if (scenario.registry.registerDelayMs > 0) {
+    for (const g of scenario.providers) {
+      bump(changes, g.name, g.count);
+      burst(g.name, g.count, 0);
+    }
+  }
+  const inTime = scenario.faults.filter((f) => f.atMs <= scenario.durationMs).sort((x, y) => x.atMs - y.atMs);
+  for (const f of inTime) {
+    const a: FaultAction = f.action;
+    const undone = f.forMs !== undefined && f.atMs + f.forMs <= scenario.durationMs;
+    switch (a.kind) {
+      case 'scale':
+        for (const g of targetGroups(scenario, a)) {
+          const before = live.get(g.name) ?? 0;
+          const delta = a.count - before;
+          bump(changes, g.name, Math.abs(delta) * (undone ? 2 : 1));
+          if (delta > 0) bump(added, g.name, delta);
+          if (undone && delta < 0) bump(added, g.name, -delta);
+          burst(g.name, Math.abs(delta), Math.min(before, a.count));
+          live.set(g.name, undone ? before : a.count);
+        }
+        break;
+      case 'restart':
+        for (const g of targetGroups(scenario, a)) {
+          const n = amount(live.get(g.name) ?? 0, a);
+          bump(added, g.name, n);
+          bump(changes, g.name, 2 * n);
+          burst(g.name, 2 * n, live.get(g.name) ?? 0);
+        }
+        break;
+      case 'rollingRestart':
+        for (const g of targetGroups(scenario, a)) {
+          const n = live.get(g.name) ?? 0;
+          bump(added, g.name, n);
+          bump(changes, g.name, 2 * n);
+          const overlap = Math.max(1, Math.ceil(pushLagMaxMs / Math.max(1, a.intervalMs)));
+          burst(g.name, Math.min(2 * n, 2 * a.batch * overlap), n);
+        }
+        break;
+      case 'crash':
+      case 'zoneDown': {
+        const target = a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined ? { zone: a.zone } : a;
+        const crashed = (a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) === 'crash';
+        for (const g of targetGroups(scenario, target)) {
+          const n = a.kind === 'crash' ? amount(live.get(g.name) ?? 0, a) : a.instance !== undefined ? 1 : (live.get(g.name) ?? 0);
+          bump(changes, g.name, 1);
+          if (undone) {
+            // Replaced (crash) or heard again (black hole): each comes back with its own push.
+            if (crashed) bump(added, g.name, n);
+            bump(changes, g.name, n);
+            burst(g.name, n, (live.get(g.name) ?? 0) - n);
+          } else down.set(g.name, { n: (down.get(g.name)?.n ?? 0) + n, crashed });
+        }
+        break;
+      }
+      case 'zoneUp':
+        for (const g of targetGroups(scenario, { zone: a.zone })) {
+          const d = down.get(g.name);
+          if (d === undefined) continue;
+          if (d.crashed) bump(added, g.name, d.n);
+          bump(changes, g.name, d.n);
+          burst(g.name, d.n, (live.get(g.name) ?? 0) - d.n);
+          down.delete(g.name);
+        }
+        break;
+      case 'registryDown':
+      case 'pushSwitch':
+      case 'registryPartition':
+        resyncs += undone ? 2 : 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return { added, changes, resyncs, worstBurst };
+}

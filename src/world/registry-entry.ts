@@ -1,0 +1,32 @@
+/**
+ * The registry server's record of one registration, as a discovery registry keeps it: an export
+ * (interface level) or a provider process (application level), with what the server knows of it
+ * (held, listed, dropped, when last heard). The records are kept and changed by `DiscoveryRegistry`
+ * and its detection (Nacos, ZooKeeper); push delivery reads the listed ones.
+ */
+import type { ProviderExport, ProviderInstance } from './provider.js';
+
+/** One registration as the registry server knows it: an export (interface level) or a process (application level). */
+export interface RegistryEntry {
+  /** The registered export; at application level, the process's first one (the record stands for the process). */
+  readonly provider: ProviderExport;
+  /** The provider process. */
+  readonly instance: ProviderInstance;
+  /** The exports this record lists: one at interface level, every export of the process at application level. */
+  readonly exports: readonly ProviderExport[];
+  /**
+   * The name it is listed under: its service (interface level; with Nacos, the service's Nacos
+   * name `providers:<iface>:<version>:<group>`) or its application (application level).
+   */
+  readonly service: string;
+  /** The server holds the instance (a Nacos instance, a ZooKeeper ephemeral node). */
+  registered: boolean;
+  /** The instance is in the lists pushed to consumers (registered and healthy). */
+  listed: boolean;
+  /** The registry has dropped it from the lists (removed or unhealthy): attempts to it are stale calls. */
+  gone: boolean;
+  /** Deregistered on purpose (graceful stop): its client never registers it again. */
+  left: boolean;
+  /** When the server last heard from the client (heartbeat, keepalive, ping, registration). */
+  lastHeardMs: number;
+}

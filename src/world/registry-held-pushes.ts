@@ -1,0 +1,223 @@
+/**
+ * PERF: a discovery registry's pushes held off the agenda. While the world runs (`holdPushes`), a
+ * push to a subscription whose listeners take late lists waits in the subscription, as its arrival
+ * time, the agenda sequence number it reserved when sent and its list, and is delivered when its
+ * subscriber next reads (`CatchUp`) or `catchUpAll` is called, in order and with the effect it
+ * would have had at its arrival. What has not arrived goes back on the agenda, at the place it was
+ * held for, when holding stops, a zone is cut off or a subscription stops being holdable.
+ */
+import { NORMAL, type Simulation } from '../engine/simulation.js';
+import type { RegistrySpec } from '../model/types.js';
+import type { CatchUp } from './registry.js';
+import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
+
+/** Held pushes a subscription keeps before it delivers those that have arrived (see `hold`). */
+const HELD_BEFORE_CATCH_UP = 64;
+
+/** The held pushes of one registry's subscriptions. */
+export class HeldPushes {
+  readonly #sim: Simulation;
+  readonly #spec: RegistrySpec;
+  readonly #appLevel: boolean;
+  /** Delivers a push that has arrived (`PushDelivery`'s arrival). */
+  readonly #arrive: (sub: Subscription, seq: number, snapshot: Snapshot) => void;
+  /** The agenda callback of a push (`Delivery`), for pushes put back on the agenda. */
+  readonly #deliver: (arg: unknown) => void;
+  /**
+   * PERF: pushes to holdable subscriptions wait in the subscription instead of on the agenda (see
+   * `holdPushes`). A rolling restart sends every change to thousands of consumer instances, each of
+   * which reads its list a few times a second: an agenda entry per push cost more than the rest of
+   * the restart, and most pushes are replaced by the next one before the instance reads.
+   */
+  #holding = false;
+  /** Subscriptions that may hold pushes (some may have delivered them all since). */
+  readonly #heldSubs: Subscription[] = [];
+  #pushesHeld = 0;
+
+  constructor(
+    sim: Simulation,
+    spec: RegistrySpec,
+    appLevel: boolean,
+    arrive: (sub: Subscription, seq: number, snapshot: Snapshot) => void,
+    deliver: (arg: unknown) => void,
+  ) {
+    this.#sim = sim;
+    this.#spec = spec;
+    this.#appLevel = appLevel;
+    this.#arrive = arrive;
+    this.#deliver = deliver;
+  }
+
+  /** True while pushes to holdable subscriptions are held. */
+  get holding(): boolean {
+    return this.#holding;
+  }
+
+  /** `RegistryModel.holdPushes`: on, pushes to holdable subscriptions are held; off, none is and none stays held. */
+  holdPushes(on: boolean): void {
+    if (on) {
+      // With a `zone`, whether a push arrives depends on network partitions, which the registry is not
+      // told of when they start: every push then goes through the agenda.
+      this.#holding = this.#spec.zone === undefined;
+      return;
+    }
+    this.#holding = false;
+    // Between instants, after the kernel ran every entry due by now: what has arrived is delivered.
+    const now = this.#sim.now;
+    for (const sub of this.#heldSubs) {
+      while (sub.heldHead < sub.heldEnd && sub.heldAt[3 * sub.heldHead]! <= now) this.#deliverHeld(sub);
+    }
+    this.#queueEveryHeld();
+  }
+
+  /** Pushes held off the agenda so far (a performance counter of the run). */
+  get pushesHeld(): number {
+    return this.#pushesHeld;
+  }
+
+  /** Delivers every held push that has arrived before what runs now (before push counts are read). */
+  catchUpAll(): void {
+    const subs = this.#heldSubs;
+    const n = subs.length;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const sub = subs[i]!;
+      this.catchUp(sub);
+      if (sub.heldHead !== sub.heldEnd) subs[kept++] = sub;
+      else sub.inHeldSubs = false;
+    }
+    for (let i = n; i < subs.length; i++) subs[kept++] = subs[i]!;
+    subs.length = kept;
+  }
+
+  /** Holds a push to `sub` arriving at `timeMs`, at the agenda place a timer set now would take. */
+  hold(sub: Subscription, timeMs: number, seq: number, snapshot: Snapshot): void {
+    // A subscriber that does not read (no traffic), in a run without timeline samples, would hold every
+    // push: from 64 on, what has arrived is delivered first, so that it holds what is on its way.
+    if (sub.heldEnd - sub.heldHead >= HELD_BEFORE_CATCH_UP) this.catchUp(sub);
+    // Slots before the first held push are free again once the arrays are full.
+    if (sub.heldHead > 0 && 3 * sub.heldEnd >= sub.heldAt.length) compactHeld(sub);
+    const agendaSeq = this.#sim.reserveSeq();
+    this.#pushesHeld++;
+    const i = sub.heldEnd++;
+    if (i === sub.heldHead) this.#tellHeld(sub, timeMs);
+    const at = sub.heldAt;
+    if (3 * i < at.length) {
+      at[3 * i] = timeMs;
+      at[3 * i + 1] = agendaSeq;
+      at[3 * i + 2] = seq;
+      sub.heldSnapshots[i] = snapshot;
+    } else {
+      at.push(timeMs, agendaSeq, seq);
+      sub.heldSnapshots.push(snapshot);
+    }
+    if (!sub.inHeldSubs) {
+      sub.inHeldSubs = true;
+      this.#heldSubs.push(sub);
+    }
+  }
+
+  /**
+   * Delivers `sub`'s held pushes whose agenda place is before what runs now, in order, as the kernel
+   * would have at their arrival: what they do reads and writes only the subscription, its
+   * listeners' state (read by the subscriber through a `CatchUp` first) and push counts (read after
+   * `catchUpAll`); whether one arrives (the registry's `netReachable`) changes only after `queueAllHeld`.
+   */
+  catchUp(sub: Subscription): void {
+    if (sub.heldHead === sub.heldEnd || sub.catchingUp) return;
+    sub.catchingUp = true;
+    try {
+      const at = sub.heldAt;
+      while (sub.heldHead < sub.heldEnd) {
+        const i = 3 * sub.heldHead;
+        if (!this.#sim.hasFired(at[i]!, at[i + 1]!, NORMAL)) break;
+        this.#deliverHeld(sub);
+      }
+    } finally {
+      sub.catchingUp = false;
+    }
+    if (sub.heldHead === sub.heldEnd) sub.heldHead = sub.heldEnd = 0;
+    // Some have not arrived yet: the listeners' subscriber catches up again once the first has.
+    else this.#tellHeld(sub, sub.heldAt[3 * sub.heldHead]!);
+  }
+
+  #tellHeld(sub: Subscription, atMs: number): void {
+    for (const ref of sub.refs) ref.onHeld!(atMs);
+  }
+
+  /** Delivers `sub`'s first held push (counted as the agenda entry it stands for). */
+  #deliverHeld(sub: Subscription): void {
+    const i = sub.heldHead++;
+    const snapshot = sub.heldSnapshots[i]!;
+    sub.heldSnapshots[i] = null;
+    this.#sim.eventsProcessed++;
+    this.#arrive(sub, sub.heldAt[3 * i + 2]!, snapshot);
+  }
+
+  /** Puts `sub`'s held pushes on the agenda, each at the place it was held for. */
+  #queueHeld(sub: Subscription): void {
+    const at = sub.heldAt;
+    for (let i = sub.heldHead; i < sub.heldEnd; i++) {
+      const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
+      sub.heldSnapshots[i] = null;
+      this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#deliver, NORMAL, delivery);
+    }
+    sub.heldHead = sub.heldEnd = 0;
+  }
+
+  /** Delivers what has arrived, puts every other held push on the agenda. */
+  queueAllHeld(): void {
+    this.catchUpAll();
+    this.#queueEveryHeld();
+  }
+
+  /** Puts every held push on the agenda. */
+  #queueEveryHeld(): void {
+    for (const sub of this.#heldSubs) {
+      sub.inHeldSubs = false;
+      this.#queueHeld(sub);
+    }
+    this.#heldSubs.length = 0;
+  }
+
+  /** Whether `sub` may hold pushes; one that no longer may puts those it holds on the agenda. */
+  refreshHoldable(sub: Subscription): void {
+    const holdable = sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
+    if (sub.holdable && !holdable) this.#queueHeld(sub);
+    sub.holdable = holdable;
+  }
+
+  /** What `ref`'s subscriber calls before reading what its listener built, when the listener takes late lists. */
+  catchUpOf(ref: ServiceRef): CatchUp | undefined {
+    if (ref.onHeld === undefined) return undefined;
+    // At interface level a listener's subscriptions are those it got when it subscribed.
+    if (!this.#appLevel && ref.subs.length === 1) {
+      const sub = ref.subs[0]!;
+      return () => this.catchUp(sub);
+    }
+    return () => {
+      const subs = ref.subs;
+      for (let i = 0; i < subs.length; i++) {
+        const sub = subs[i]!;
+        if (sub.heldHead !== sub.heldEnd) this.catchUp(sub);
+      }
+    };
+  }
+}
+
+/** Moves `sub`'s held pushes to the front of its arrays. */
+function compactHeld(sub: Subscription): void {
+  const at = sub.heldAt;
+  const snapshots = sub.heldSnapshots;
+  const head = sub.heldHead;
+  const n = sub.heldEnd - head;
+  for (let i = 0; i < n; i++) {
+    at[3 * i] = at[3 * (head + i)]!;
+    at[3 * i + 1] = at[3 * (head + i) + 1]!;
+    at[3 * i + 2] = at[3 * (head + i) + 2]!;
+    snapshots[i] = snapshots[head + i]!;
+  }
+  for (let i = n; i < sub.heldEnd; i++) snapshots[i] = null;
+  sub.heldHead = 0;
+  sub.heldEnd = n;
+}

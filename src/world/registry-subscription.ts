@@ -1,0 +1,80 @@
+/**
+ * What a discovery registry's push delivery works on: a consumer instance's subscription to one
+ * list (a service at interface level, an application at application level), the listeners it feeds
+ * (one `ServiceRef` per `subscribe` call), and the list content one change pushes (`Snapshot`).
+ * Plain records: `PushDelivery` sends and delivers, `HeldPushes` keeps pushes off the agenda,
+ * `ServiceNameMapping` attaches listeners to application subscriptions.
+ */
+import type { RegistryEntry } from './registry-entry.js';
+import type { ProviderExport } from './provider.js';
+import type { MetadataRevision } from './registry-push-size.js';
+import type { ProviderListener, Subscriber } from './registry.js';
+
+/** One consumer instance's watch on one list: a service (interface level) or an application. */
+export interface Subscription {
+  readonly subscriber: Subscriber;
+  /** The list watched: a service name or an application name. */
+  readonly key: string;
+  /** The listeners it feeds: one at interface level, one per referenced service at application level. */
+  readonly refs: ServiceRef[];
+  sentSeq: number;
+  deliveredSeq: number;
+  /** Arrival time of the last push sent (FIFO). */
+  lastArrivalMs: number;
+  /** A push could not be sent or was lost: the consumer's list may be stale. */
+  missed: boolean;
+  retrying: boolean;
+  /** The last list delivered, or null before the first. */
+  delivered: Snapshot | null;
+  /**
+   * Its pushes may be held (see `HeldPushes.hold`): each of its listeners takes late lists (`ServiceRef.onHeld`)
+   * and is fed by this subscription alone, so a list it gets depends on this subscription only.
+   */
+  holdable: boolean;
+  /**
+   * Pushes on their way, held off the agenda, `heldHead..heldEnd` in arrival order (slots reused): of
+   * the i-th, `heldAt[3i]` its arrival time, `heldAt[3i + 1]` its agenda sequence number (reserved
+   * when sent, `Simulation.reserveSeq`), `heldAt[3i + 2]` its push sequence number, and
+   * `heldSnapshots[i]` its list.
+   */
+  // PERF: numbers in one array of doubles, not an object per push: a push reads one cache line.
+  readonly heldAt: number[];
+  readonly heldSnapshots: (Snapshot | null)[];
+  heldHead: number;
+  heldEnd: number;
+  /** In the list of subscriptions that may hold pushes (`HeldPushes`). */
+  inHeldSubs: boolean;
+  /** Delivering its held pushes (a listener that reads back does not start again). */
+  catchingUp: boolean;
+}
+
+/** One `subscribe` call: a consumer instance's listener for one service. */
+export interface ServiceRef {
+  readonly subscriber: Subscriber;
+  readonly service: string;
+  readonly listener: ProviderListener;
+  /** What feeds it: its one subscription (interface level), or one per application exporting the service. */
+  readonly subs: Subscription[];
+  /** Set when the listener takes late lists: told when pushes start being held for it (`subscribe`). */
+  readonly onHeld: ((atMs: number) => void) | undefined;
+}
+
+/** One list's current content, shared by every push of one change. */
+export interface Snapshot {
+  /** The listed records, in registration order. */
+  readonly entries: readonly RegistryEntry[];
+  readonly bytes: number;
+  readonly revisions: readonly MetadataRevision[];
+  /** Per service, the exports its listeners get: built once per change and service, then shared. */
+  readonly lists: Map<string, readonly ProviderExport[]>;
+  /** PERF: the service and list `PushDelivery`'s `listFor` gave last (a push reaches thousands of instances of one service). */
+  lastService: string | undefined;
+  lastList: readonly ProviderExport[] | undefined;
+}
+
+/** One push on the agenda: its subscription, its push sequence number, its list. */
+export interface Delivery {
+  sub: Subscription;
+  seq: number;
+  snapshot: Snapshot;
+}
