@@ -10,6 +10,7 @@ import type { Rng } from '../engine/random.js';
 import { loadBalances, unknownName } from './extensions.js';
 import type { LoadBalanceFactory } from './loadbalance/load-balance.js';
 import type { Clock, Invoker } from './rpc.js';
+import { DUBBO_3_3, type DubboRelease } from './release.js';
 import { RpcStatusTable } from './rpc-status.js';
 import type { ConsumerFilter, DubboRuntime, EventSink, LoadBalance } from './runtime.js';
 import type { ZoneDistance } from './zone-order.js';
@@ -31,6 +32,8 @@ export function createRuntime(init: {
   plugins?: Record<string, LoadBalanceFactory>;
   /** Zone distances (the world's network). */
   zoneDistance?: ZoneDistance;
+  /** The release it runs (default 3.3). */
+  release?: DubboRelease;
 }): DubboRuntime & {
   counters: Map<string, number>;
 } {
@@ -46,6 +49,7 @@ export function createRuntime(init: {
     filters,
     ...(activeFor !== undefined ? { filtersActiveFor: activeFor } : {}),
     consumerHost: init.consumerHost ?? '127.0.0.1',
+    release: init.release ?? DUBBO_3_3,
     counters,
     events: init.events ?? { count: (name, by = 1) => counters.set(name, (counters.get(name) ?? 0) + by) },
     ...(init.zoneDistance !== undefined ? { zoneDistance: init.zoneDistance } : {}),

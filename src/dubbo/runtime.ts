@@ -7,6 +7,7 @@ import type { Simulation } from '../engine/simulation.js';
 import type { Rng } from '../engine/random.js';
 import type { Proc } from '../engine/simulation.js';
 import type { Clock, Invoker, Result, RpcError, RpcInvocation } from './rpc.js';
+import type { DubboRelease } from './release.js';
 import type { RpcStatusTable } from './rpc-status.js';
 import type { URL } from './url.js';
 import type { ZoneDistance } from './zone-order.js';
@@ -70,6 +71,8 @@ export interface DubboRuntime {
   readonly filtersActiveFor?: (invoker: Invoker) => boolean;
   /** The consumer's host, for messages. */
   readonly consumerHost: string;
+  /** The Dubbo release this consumer runs (SPEC 2.11): the behaviours that differ between 2.7 and 3.3. */
+  readonly release: DubboRelease;
   readonly events: EventSink;
   /**
    * How far apart two zones are (median RTT), for zonesim's zone extensions (nearest-zone

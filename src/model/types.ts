@@ -4,6 +4,7 @@
  * Every later layer reads this shape, never the raw file.
  */
 import type { DistSpec } from '../engine/distributions.js';
+import type { DubboProfile, DubboProfileSettings } from './dubbo-profile.js';
 
 export interface Scenario {
   name: string;
@@ -27,6 +28,8 @@ export interface Scenario {
   strategies: Record<string, StrategySpec>;
   /** SPEC 2.7 `propagation:` for every provider group (a group's own entry wins); absent = Dubbo's rule. */
   propagation?: PropagationSpec;
+  /** SPEC 2.11 top-level `dubbo:` settings as written (each group's resolved profile is its `dubbo`). */
+  dubbo?: DubboProfileSettings;
 }
 
 /**
@@ -67,10 +70,11 @@ export interface RegistrySpec {
   removeAfterMs: number;
   sessionTimeoutMs: number;
   emptyProtection: boolean;
-  registration: 'interface' | 'application';
+  /** Explicit `registration` for every group; unset: each group's Dubbo profile decides (register-mode, migration step). */
+  registration?: 'interface' | 'application';
   registerDelayMs: number;
   /** Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats. */
-  connectionBound: boolean;
+  connectionBound?: boolean;
   /** Multi-registry: `preferred=true` on the registry URL. */
   preferred: boolean;
   /** Multi-registry: registry URL `weight`. */
@@ -145,6 +149,10 @@ export interface ProviderGroupSpec {
   params: Record<string, string>;
   /** SPEC 2.7 `propagation:` of this group's processes (wins over the top-level one). */
   propagation?: PropagationSpec;
+  /** The group's Dubbo profile (SPEC 2.11), resolved: release defaults, top-level switches, its own. */
+  dubbo: DubboProfile;
+  /** Its own `dubbo:` settings as written (strategies re-resolve from them). */
+  dubboSettings?: DubboProfileSettings;
 }
 
 /** `<dubbo:reference>` attributes (SPEC 2.4). Values stay as Dubbo writes them on the consumer URL. */
@@ -185,6 +193,10 @@ export interface ConsumerGroupSpec {
   userIds: number;
   /** Entry pool per instance (SPEC 2.4 `threads`): requests served at once; absent = unbounded. */
   threads?: number;
+  /** The group's Dubbo profile (SPEC 2.11), resolved: release defaults, top-level switches, its own. */
+  dubbo: DubboProfile;
+  /** Its own `dubbo:` settings as written (strategies re-resolve from them). */
+  dubboSettings?: DubboProfileSettings;
 }
 
 export type RouterSpec =
@@ -237,6 +249,8 @@ export interface StrategySpec {
   registry?: Partial<RegistrySpec>;
   /** zonesim extension: provider-side overrides by provider group name (`exports` merge per service). */
   providers?: Record<string, ProviderOverrides>;
+  /** SPEC 2.11: Dubbo release and switches applied to every group, over the groups' own settings. */
+  dubbo?: DubboProfileSettings;
 }
 
 /** What a strategy may change on a provider group. */

@@ -4,6 +4,7 @@
  * in files). Loading the dump gives the same `Scenario` back. Used to store "the scenario as
  * run" when the run is not a file plus `--set`s (e.g. `recommend`'s re-run with new timeouts).
  */
+import { dubboSettingsToRaw } from './dubbo-schema.js';
 import { stringify } from 'yaml';
 import { distToRaw } from './units.js';
 import type {
@@ -117,6 +118,7 @@ function strategyToRaw(s: StrategySpec): Raw {
     routers: s.routers,
     addRouters: s.addRouters,
     registry: s.registry === undefined ? undefined : registryToRaw(s.registry),
+    dubbo: s.dubbo === undefined ? undefined : dubboSettingsToRaw(s.dubbo),
     providers:
       s.providers === undefined
         ? undefined
@@ -200,6 +202,7 @@ export function scenarioToRaw(s: Scenario): Raw {
         registries: p.registries,
         params: p.params,
         propagation: p.propagation,
+        dubbo: p.dubboSettings === undefined ? undefined : dubboSettingsToRaw(p.dubboSettings),
       }),
     ),
     consumers: s.consumers.map((c) =>
@@ -221,12 +224,14 @@ export function scenarioToRaw(s: Scenario): Raw {
         registries: c.registries,
         userIds: c.userIds,
         threads: c.threads,
+        dubbo: c.dubboSettings === undefined ? undefined : dubboSettingsToRaw(c.dubboSettings),
       }),
     ),
     routers: s.routers,
     faults: s.faults.map(faultToRaw),
     strategies: Object.fromEntries(Object.entries(s.strategies).map(([n, st]) => [n, strategyToRaw(st)])),
     ...(s.propagation === undefined ? {} : { propagation: s.propagation }),
+    ...(s.dubbo === undefined ? {} : { dubbo: dubboSettingsToRaw(s.dubbo) }),
   };
 }
 

@@ -8,6 +8,7 @@
 import { basename, extname } from 'node:path';
 import type { DistSpec } from '../engine/distributions.js';
 import { cidrPrefix, providerGroupNames, REFERENCE_ATTRIBUTES } from './cross-check.js';
+import { resolveProfile } from './dubbo-profiles.js';
 import type {
   RawFault,
   RawMethodReference,
@@ -97,9 +98,9 @@ function registry(r: RawRegistry): RegistrySpec {
     removeAfterMs: r.removeAfter!,
     sessionTimeoutMs: r.sessionTimeout!,
     emptyProtection: r.emptyProtection!,
-    registration: r.registration!,
+    registration: r.registration,
     registerDelayMs: r.registerDelay!,
-    connectionBound: r.connectionBound!,
+    connectionBound: r.connectionBound,
     preferred: r.preferred!,
     weight: r.weight!,
   });
@@ -224,6 +225,7 @@ function strategy(s: RawScenario['strategies'][string]): StrategySpec {
   if (s.routers !== undefined) out.routers = s.routers.map(router);
   if (s.addRouters !== undefined) out.addRouters = s.addRouters.map(router);
   if (s.registry !== undefined) out.registry = partialRegistry(s.registry);
+  if (s.dubbo !== undefined) out.dubbo = s.dubbo;
   if (s.providers !== undefined) {
     out.providers = Object.fromEntries(
       Object.entries(s.providers).map(([g, o]) => [
@@ -327,6 +329,8 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         registries: p.registries,
         params: stringify(p.params),
         propagation: p.propagation === undefined ? undefined : compact(p.propagation),
+        dubbo: resolveProfile(raw.dubbo, p.dubbo),
+        dubboSettings: p.dubbo,
       });
     }),
     consumers: raw.consumers.map((c, i) =>
@@ -343,11 +347,14 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         registries: c.registries,
         userIds: c.userIds,
         threads: c.threads,
+        dubbo: resolveProfile(raw.dubbo, c.dubbo),
+        dubboSettings: c.dubbo,
       }),
     ),
     routers: raw.routers.map(router),
     faults: raw.faults.map((f, i) => compact({ atMs: f.at, forMs: f.for, action: faultAction(f), label: `faults[${i}]` })),
     strategies: Object.fromEntries(Object.entries(raw.strategies).map(([n, s]) => [n, strategy(s)])),
     ...(raw.propagation === undefined ? {} : { propagation: compact(raw.propagation) }),
+    ...(raw.dubbo === undefined ? {} : { dubbo: raw.dubbo }),
   };
 }

@@ -3,6 +3,7 @@
  * chains, load balancers, clusters, filters, plugins) and the metrics recorder, runs it, checks
  * the invariants and returns the summary. One seed per call; `runSeeds` aggregates several.
  */
+import { releaseOf } from '../stack/dubbo-release.js';
 import { DubboConsumerStack, SharedInvokers } from '../stack/consumer-stack.js';
 import { clusters, unknownName } from '../dubbo/extensions.js';
 import type { ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
@@ -103,6 +104,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         events,
         plugins: plugins.loadBalances,
         zoneDistance: (zoneDistance ??= (from, to) => world.network.medianRttMs(from, to)),
+        release: releaseOf(instance.group.dubbo),
       });
       return new DubboConsumerStack(instance, world, {
         runtime,

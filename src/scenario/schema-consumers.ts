@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { fraction, int, onType, str } from './schema-fields.js';
 import { methodReferenceSchema, referenceSchema } from './schema-reference.js';
 import { rateSchema } from './units.js';
+import { dubboSchema } from './dubbo-schema.js';
 
 const attachmentSchema = z
   .union(
@@ -61,6 +62,7 @@ export const consumerSchema = z.strictObject(
       .describe(
         "Entry pool per instance (e.g. Tomcat's 200): requests one instance serves at once; an arrival finding all busy ends at once as rejected (cause entry). Default: unbounded.",
       ),
+    dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
   },
   { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { int, onType, str, urlParams } from './schema-fields.js';
 import { propagationSchema } from './schema-services.js';
 import { durationSchema } from './units.js';
+import { dubboSchema } from './dubbo-schema.js';
 
 const executorSchema = z.strictObject(
   {
@@ -80,6 +81,7 @@ export const providerSchema = z.strictObject(
     registries: z.array(str('a registry name')).optional().describe('Registries to register with (default: all).'),
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
     propagation: propagationSchema.optional().describe("This group's tag propagation (SPEC 2.7); wins over the top-level one."),
+    dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
   },
   { error: onType('expected a provider group map { service, zone, count, ... }') },
 ).superRefine((v, ctx) => {

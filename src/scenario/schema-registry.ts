@@ -25,13 +25,18 @@ function registryShape(defaults: boolean) {
     removeAfter: d(durationSchema, '30s', 'nacos: no heartbeat for this long -> deleted.'),
     sessionTimeout: d(durationSchema, '40s', 'zookeeper: ephemeral node removed after this long silent.'),
     emptyProtection: d(bool(), false, 'Dubbo default false; true keeps the old list on an empty push.'),
-    registration: d(
-      z.enum(['interface', 'application'], { error: 'expected interface or application' }),
-      'interface',
-      'interface | application (changes push sizes).',
-    ),
+    registration: z
+      .enum(['interface', 'application'], { error: 'expected interface or application' })
+      .optional()
+      .describe(
+        "interface | application for every group, over the Dubbo profiles' register-mode and migration step (SPEC 2.11); unset: each group's profile decides.",
+      ),
     registerDelay: d(durationSchema, 0, 'Providers register this long after start.'),
-    connectionBound: d(bool(), false, 'Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats.'),
+    connectionBound: bool()
+      .optional()
+      .describe(
+        "Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats; for every provider, over the Dubbo profiles' nacosClient (SPEC 2.11).",
+      ),
     preferred: d(bool(), false, 'Multi-registry: `preferred=true` on the registry URL.'),
     weight: d(int(0), 100, 'Multi-registry: registry URL `weight`.'),
   };

@@ -9,6 +9,7 @@ import { dynamicIsolationSchema, exportSchema } from './schema-providers.js';
 import { partialReferenceSchema } from './schema-reference.js';
 import { partialRegistrySchema } from './schema-registry.js';
 import { routerSchema } from './schema-routers.js';
+import { dubboSchema } from './dubbo-schema.js';
 
 /** One strategy (`strategies.<name>`): overrides of references, routers, registry and provider groups. */
 export const strategySchema = z.strictObject(
@@ -24,6 +25,7 @@ export const strategySchema = z.strictObject(
       .optional()
       .describe("Appended to the scenario's routers."),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
+    dubbo: dubboSchema.optional().describe("Dubbo release and switches applied to every group, over the groups' own (SPEC 2.11)."),
     providers: z
       .record(
         z.string(),

@@ -24,6 +24,7 @@ import { routerSchema } from './schema-routers.js';
 import { faultSchema } from './schema-faults.js';
 import { strategySchema } from './schema-strategies.js';
 import { bucketSchema, distSchema, simulatedTimeSchema } from './units.js';
+import { dubboSchema } from './dubbo-schema.js';
 
 const zoneSchema = z.strictObject(
   {
@@ -80,6 +81,7 @@ export const rawScenarioSchema = z
       routers: z.array(routerSchema, { error: 'expected a list of routers' }).default([]).describe('Routing rules (SPEC 2.6).'),
       faults: z.array(faultSchema, { error: 'expected a list of faults' }).default([]).describe('Fault timeline (SPEC 2.8).'),
       propagation: propagationSchema.optional().describe('Tag propagation of every provider group through call graphs (SPEC 2.7).'),
+      dubbo: dubboSchema.optional().describe("The estate's Dubbo release: '3.3' (default) or '2.7', or { version, <switch>: ... } (SPEC 2.11)."),
       strategies: z
         .record(z.string(), strategySchema, { error: 'expected a map of strategy name to overrides' })
         .default({})

@@ -6,6 +6,7 @@
  * own routers and balancers are.
  */
 import type { ReferenceSpec, RouterSpec, Scenario, StrategySpec } from '../model/types.js';
+import { resolveProfile } from './dubbo-profiles.js';
 
 /**
  * What every built-in starts from: Dubbo's default routing. No router rules (the scenario's
@@ -82,6 +83,11 @@ export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scena
   if (strategy.routers) copy.routers = structuredClone(strategy.routers);
   if (strategy.addRouters) copy.routers = [...copy.routers, ...structuredClone(strategy.addRouters)];
   if (strategy.registry) copy.registry = { ...copy.registry, ...strategy.registry };
+  if (strategy.dubbo) {
+    for (const group of [...copy.consumers, ...copy.providers]) {
+      group.dubbo = resolveProfile(copy.dubbo, group.dubboSettings, strategy.dubbo);
+    }
+  }
   for (const [name, o] of Object.entries(strategy.providers ?? {})) {
     const group = copy.providers.find((p) => p.name === name);
     if (group === undefined) throw new Error(`strategy names unknown provider group "${name}"`);

@@ -113,7 +113,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.observer = host.observer;
     this.#network = host.network;
     const lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
-    const sizer = new PushSizer(spec.registration, registryType);
+    const sizer = new PushSizer(spec.registration ?? 'interface', registryType);
     this.#appLevel = spec.registration === 'application';
     this.#perGroup = registryType === 'nacos' && !this.#appLevel;
     const server: RegistryServer = {

@@ -255,5 +255,7 @@ export function downstreamConsumerSpec(group: ProviderGroupSpec, services: Recor
     consumerDefaults: { parameters: {} },
     attachments: {},
     userIds: 1,
+    // The provider process calls downstream with its own release.
+    dubbo: group.dubbo,
   };
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ describe('the SPEC example file', () => {
       emptyProtection: false,
       registration: 'interface',
       registerDelayMs: 0,
-      connectionBound: false,
+      // connectionBound unset: each provider group's Dubbo profile decides (SPEC 2.11).
       preferred: false,
       weight: 100,
     });
@@ -92,6 +93,7 @@ describe('the SPEC example file', () => {
         warmupMs: 600_000,
         application: 'UserService-provider',
         params: { zone: 'zoneA' },
+        dubbo: defaultProfile('3.3'),
       },
       {
         name: 'com.example.UserService@zoneB#0',
@@ -106,6 +108,7 @@ describe('the SPEC example file', () => {
         warmupMs: 600_000,
         application: 'UserService-provider',
         params: { zone: 'zoneB' },
+        dubbo: defaultProfile('3.3'),
       },
     ]);
   });
@@ -132,6 +135,7 @@ describe('the SPEC example file', () => {
         consumerDefaults: { parameters: {} },
         attachments: {},
         userIds: 1_000_000,
+        dubbo: defaultProfile('3.3'),
       },
     ]);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import { RandomStreams } from '../../src/engine/random.js';
 import { Simulation } from '../../src/engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../../src/model/types.js';
@@ -19,6 +20,7 @@ function spec(over: Partial<ConsumerGroupSpec> = {}): ConsumerGroupSpec {
     consumerDefaults: { parameters: {} },
     attachments: {},
     userIds: 1,
+    dubbo: defaultProfile('3.3'),
     ...over,
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import type { DistSpec } from '../../src/engine/distributions.js';
 import type { FaultAction, FaultSpec, ProviderGroupSpec, Scenario } from '../../src/model/types.js';
 import { faultBoundaries, faultLabel, scheduleFaults, type FaultHooks } from '../../src/world/faults.js';
@@ -27,6 +28,7 @@ function group(name: string, service: string, zone: string, count: number): Prov
     warmupMs: 600_000,
     application: 'users-provider',
     params: {},
+    dubbo: defaultProfile('3.3'),
   };
 }
 

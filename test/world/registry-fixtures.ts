@@ -5,6 +5,7 @@
  * consumer stack, without routers).
  */
 import type { DistSpec } from '../../src/engine/distributions.js';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import type { Proc } from '../../src/engine/simulation.js';
 import { DubboConsumerStack, SharedInvokers } from '../../src/stack/consumer-stack.js';
 import { clusters } from '../../src/dubbo/extensions.js';
@@ -62,6 +63,7 @@ export function providerGroup(over: Partial<ProviderGroupSpec> = {}): ProviderGr
     warmupMs: 0,
     application: 'user-provider',
     params: {},
+    dubbo: defaultProfile('3.3'),
     ...over,
   };
 }
@@ -78,6 +80,7 @@ export function consumerGroup(over: Partial<ConsumerGroupSpec> = {}): ConsumerGr
     consumerDefaults: { parameters: {} },
     attachments: {},
     userIds: 1_000_000,
+    dubbo: defaultProfile('3.3'),
     ...over,
   };
 }
