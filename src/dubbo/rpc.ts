@@ -34,6 +34,12 @@ export type Result =
        * e.g. TIMEOUT_TERMINATE: the cluster returns it without retrying; `bizException` holds its message.
        */
       rpcException?: RpcError;
+      /**
+       * The provider's service threw this RpcException (a failed downstream call of its own, rethrown);
+       * its ExceptionFilter passes RpcExceptions through unchanged, so the result carries it. zonesim
+       * counts it as a biz outcome; `bizException` holds its message.
+       */
+      remoteRpcException?: RpcError;
     }
   | { kind: 'error'; error: RpcError };
 

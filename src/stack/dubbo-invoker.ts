@@ -16,6 +16,7 @@ import { providerStateVersion, type ProviderExport } from '../world/provider.js'
 import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../dubbo/filter/context-filter.js';
 import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
+import { carriedRpcException } from '../dubbo/filter/rpc-exception-filter.js';
 import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
 import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
 import { ServiceAddressURL, type URL } from '../dubbo/url.js';
@@ -334,6 +335,7 @@ function resultOf(attempt: Attempt, reply: Reply | null): Result {
   }
   switch (reply.kind) {
     case 'ok':
+      if (reply.thrown !== undefined) return rethrown(reply.thrown);
       return reply.biz ? OK_BIZ : OK;
     case 'refused':
       return rpcError(
@@ -361,6 +363,23 @@ function resultOf(attempt: Attempt, reply: Reply | null): Result {
       // exception, so the cluster sees a result, not a failure (failover does not retry it).
       return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
   }
+}
+
+/**
+ * The result of a provider whose service rethrew its failed downstream call's exception. An
+ * RpcException (the downstream call failed, or returned one) travels as is: the provider's
+ * ExceptionFilter passes RpcExceptions through, so the result carries it (`remoteRpcException`,
+ * which RpcExceptionFilter rethrows on a 3.3 consumer). Anything else was the downstream
+ * provider's own biz exception: a plain biz result.
+ */
+function rethrown(failure: unknown): Result {
+  // A stack other than Dubbo's (a test's) may give anything: only a Result carries an exception.
+  const downstream = failure as Result | { kind?: undefined };
+  if (downstream.kind === 'error') {
+    return { kind: 'ok', bizException: downstream.error.message, remoteRpcException: downstream.error };
+  }
+  const carried = downstream.kind === 'ok' ? carriedRpcException(downstream) : undefined;
+  return carried === undefined ? OK_BIZ : { kind: 'ok', bizException: carried.message, remoteRpcException: carried };
 }
 
 function deliverRequest(arg: unknown): void {

@@ -9,7 +9,11 @@ import type { Link } from './network.js';
 
 /** What comes back to the consumer for one attempt (the protocol layer turns it into a Result). */
 export type Reply =
-  | { kind: 'ok'; biz: boolean }
+  /**
+   * `thrown`: the failed downstream call whose exception the service rethrew, as the caller's stack
+   * gave it (opaque here; the stack that reads the reply makes Dubbo's exception of it).
+   */
+  | { kind: 'ok'; biz: boolean; thrown?: unknown }
   | { kind: 'refused' }
   | { kind: 'exhausted'; detail: string }
   /** A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter): Dubbo's RpcException code and message. */

@@ -96,3 +96,25 @@ describe('DubboInvoker.invokeNow', () => {
     expect(invoker.calls).toBe(1);
   });
 });
+
+describe('DubboInvoker: a provider that rethrew its failed downstream call', () => {
+  const answer = (thrown: unknown) => {
+    const w = world({ kind: 'ok', biz: true, thrown });
+    return run(w.sim, new DubboInvoker(w.provider, providerUrl, consumerUrl, w.ctx).invoke(w.invocation())).result;
+  };
+
+  it('carries the downstream RpcException in the result (3.3 ExceptionFilter.java: "directly throw if it`s dubbo exception")', () => {
+    const error = { code: 2, message: 'Invoke remote method timeout.', cause: 'timeout' };
+    expect(answer({ kind: 'error', error })).toEqual({ kind: 'ok', bizException: error.message, remoteRpcException: error });
+  });
+
+  it('carries an RpcException the downstream call returned (a TPS refusal, code 0)', () => {
+    const tps = { kind: 'ok', bizException: 'because exceed max service tps.', limited: 'tps' };
+    expect(answer(tps)).toMatchObject({ kind: 'ok', remoteRpcException: { code: 0, message: tps.bizException } });
+  });
+
+  it('is a plain biz result when the downstream call ended with a biz exception, or the stack is not Dubbo`s', () => {
+    expect(answer({ kind: 'ok', bizException: 'IllegalStateException' })).toEqual({ kind: 'ok', bizException: 'BizException' });
+    expect(answer({ outcome: 'timeout' })).toEqual({ kind: 'ok', bizException: 'BizException' });
+  });
+});

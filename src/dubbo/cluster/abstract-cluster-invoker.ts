@@ -28,6 +28,7 @@ import {
   type RpcInvocation,
 } from '../rpc.js';
 import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
+import { seenOutsideRpcExceptionFilter } from '../filter/rpc-exception-filter.js';
 import type { URL } from '../url.js';
 
 /** Builds a cluster invoker over a directory for one consumer instance. */
@@ -56,6 +57,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   // PERF: asked first on every attempt; shared by the instances' runtimes (see `filtersActiveFor`).
   readonly #filtersActiveFor: ((invoker: Invoker) => boolean) | undefined;
   readonly #sim: Simulation;
+  /** RpcExceptionFilter is in the chain, innermost of the modelled filters (3.2.5+). */
+  readonly #rpcExceptionFilter: boolean;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
@@ -63,6 +66,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     this.#filters = runtime.filters;
     this.#filtersActiveFor = runtime.filtersActiveFor;
     this.#sim = runtime.sim;
+    this.#rpcExceptionFilter = runtime.release.rpcExceptionFilter;
     // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
     this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
   }
@@ -353,7 +357,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   #after(invoker: Invoker, invocation: RpcInvocation, result: Result, start: number): void {
     const filters = this.#filters;
     const now = this.#sim.now;
-    for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, result, now - start, now);
+    // ActivateComparator sorts RpcExceptionFilter (order 0) after ActiveLimitFilter (order 0, by simple name)
+    // and AdaptiveLoadBalanceFilter (-200000): listeners run inner to outer, so both see what it rethrows.
+    const seen = this.#rpcExceptionFilter ? seenOutsideRpcExceptionFilter(result) : result;
+    for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, seen, now - start, now);
   }
 
   /** Convenience for strategies: an error result with Dubbo's code. */
