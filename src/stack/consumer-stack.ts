@@ -286,6 +286,7 @@ export class DubboConsumerStack implements ConsumerStack {
       observer: world.observer,
       consumerZone: instance.zone,
       isKnownGone: (p) => world.registry.isKnownGone(p),
+      release: deps.runtime.release,
     };
   }
 

@@ -19,7 +19,8 @@ import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
 import { carriedRpcException } from '../dubbo/filter/rpc-exception-filter.js';
 import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
 import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
-import { ServiceAddressURL, type URL } from '../dubbo/url.js';
+import { DUBBO_3_3, type DubboRelease } from '../dubbo/release.js';
+import { parseJavaInt, ServiceAddressURL, type URL } from '../dubbo/url.js';
 
 /** Per-request data the simulator hangs on `RpcInvocation.context`. */
 export interface CallContext {
@@ -124,6 +125,8 @@ export interface ProtocolContext {
   consumerZone: string;
   /** True when the registry already knows this provider is gone (for `staleCalls`). */
   isKnownGone(provider: ProviderExport): boolean;
+  /** The release the consumer group runs (default 3.3): how timeouts are read, written and detected. */
+  release?: DubboRelease;
 }
 
 // PERF: the timeouts of one value, per simulation, wait in one FIFO (FixedDelayTimers) instead of one
@@ -196,19 +199,28 @@ export class DubboInvoker implements Invoker {
     return providerStateVersion() + destroyedInvokers;
   }
 
-  /** Per-attempt timeout: `timeout` attachment, else the method/interface value, consumer first, default 1000 ms. */
+  /**
+   * Per-attempt timeout (`RpcUtils.getTimeout`): the `timeout` attachment as is, else the method/interface
+   * value, consumer first, where 0 or less means the default 1000 ms (3.3 RpcUtils.java:280,
+   * `getMethodPositiveParameter`, URL.java:896-902; 2.7 RpcUtils.java:273 alike).
+   */
   timeoutMs(invocation: RpcInvocation): number {
     const attached = invocation.getAttachment(TIMEOUT_KEY);
-    if (attached !== undefined && Number.isFinite(Number(attached))) return Number(attached);
+    if (attached !== undefined) return attachedTimeout(attached, this.#release);
     return this.#timeoutOf(invocation.getMethodName()).timeoutMs;
+  }
+
+  get #release(): DubboRelease {
+    return this.#ctx.release ?? DUBBO_3_3;
   }
 
   #timeoutOf(method: string): MethodTimeout {
     if (method === this.#lastMethod) return this.#lastTimeout!;
     let t = this.#methodTimeouts.get(method);
     if (t === undefined) {
+      const urlTimeout = this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT);
       t = {
-        timeoutMs: this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT),
+        timeoutMs: urlTimeout <= 0 ? DEFAULT_TIMEOUT : urlTimeout,
         startsCountdown: this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false),
       };
       this.#methodTimeouts.set(method, t);
@@ -285,9 +297,14 @@ export class DubboInvoker implements Invoker {
     // The cluster invoked this provider's invoker: an attempt, even when nothing is sent (as an
     // `actives` refusal is one), so attempts per request stay the cluster's invokes.
     this.#recordAttempt(request);
-    if (timeoutMs <= 0) {
-      // DubboInvoker.doInvoke returns the exception as a result: failover does not retry it, and
-      // nothing is sent (no execution).
+    const release = this.#release;
+    const countdown = (invocation.context as CallContext).countdown;
+    // 3.3 DubboInvoker.java:108-115 checks every attempt's timeout; 2.7 has no such check in DubboInvoker
+    // (DubboInvoker.java:99-100), only ConsumerContextFilter's per-attempt check of an expired countdown.
+    if (timeoutMs <= 0 && (release.version !== '2.7' || countdown != null)) {
+      // The exception is returned as a result: failover does not retry it, and nothing is sent (no execution).
+      // DIVERGENCE: 2.7's ConsumerContextFilter (order -10000) returns it outside ActiveLimitFilter, which
+      // then counts nothing; here ActiveLimitFilter has counted the attempt (a 0 ms success under 2.7).
       const error = noTimeLeft(invocation.serviceName, method);
       return { kind: 'ok', bizException: error.message, rpcException: error };
     }
@@ -309,17 +326,35 @@ export class DubboInvoker implements Invoker {
     if ((invocation.context as CallContext).countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
       // PERF: an invoker's timeout rarely changes: its last lane first (one simulation per invoker).
+      // A 2.7 attempt may be sent with a timeout of 0 or less (an attachment): it expires at once.
+      const delayMs = Math.max(0, timeoutMs);
       let lane = this.#lane;
-      if (lane === null || lane.delayMs !== timeoutMs) this.#lane = lane = timeoutLane(sim, timeoutMs);
+      if (lane === null || lane.delayMs !== delayMs) this.#lane = lane = timeoutLane(sim, delayMs);
       attempt.timers = lane;
       attempt.timerHandle = lane.add(attempt);
-    } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
+    } else attempt.timer = sim.schedule(Math.max(0, timeoutMs), expire, undefined, attempt);
     const delay = links.out !== undefined ? oneWayMsOn(links.out) : ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
     // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
     // the call at once (`scheduleLast`).
     if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
     return attempt;
   }
+}
+
+/**
+ * A `timeout` attachment's value (`RpcUtils.convertToNumber`: `Long.parseLong`, then the `(int)` cast of
+ * `calculateTimeout`). Text that does not parse gives the default 1000 ms in 3.3 (RpcUtils.java:308-327)
+ * and 0 in 2.7 (its convertToNumber starts from 0 and ignores the exception, RpcUtils.java:279-292). A
+ * value of 0 or less stays as is.
+ */
+export function attachedTimeout(text: string, release: DubboRelease): number {
+  let n: number;
+  try {
+    n = parseJavaInt(text, 64);
+  } catch {
+    return release.version === '2.7' ? 0 : DEFAULT_TIMEOUT;
+  }
+  return n >= -(2 ** 31) && n < 2 ** 31 ? n : Number(BigInt.asIntN(32, BigInt(text.replace(/^\+/, ''))));
 }
 
 /** The attempt's result from the provider's reply (null: the timeout fired first). */
