@@ -1,12 +1,17 @@
 /**
  * How DubboInvoker reads and writes an attempt's timeout, per release: a URL value of 0 or less is the
  * default 1000 ms (RpcUtils.getTimeout with `getMethodPositiveParameter`), a `timeout` attachment is
- * taken as is (`convertToNumber`).
+ * taken as is (`convertToNumber`), and 3.3 writes the attempt's timeout into the attachment, which a
+ * failover retry then reads before its own URL.
  */
 import { describe, expect, it } from 'vitest';
+import { FailoverClusterInvoker } from '../../src/dubbo/cluster/failover-cluster-invoker.js';
+import { createRuntime } from '../../src/dubbo/create-runtime.js';
+import { StaticDirectory } from '../../src/dubbo/directory/directory.js';
 import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../src/dubbo/release.js';
-import { RpcInvocation, type Result } from '../../src/dubbo/rpc.js';
+import { RpcInvocation, type Invoker, type Result } from '../../src/dubbo/rpc.js';
 import { URL } from '../../src/dubbo/url.js';
+import { RandomStreams } from '../../src/engine/random.js';
 import { Simulation, type Proc } from '../../src/engine/simulation.js';
 import { attachedTimeout, DubboInvoker, type CallContext, type ProtocolContext } from '../../src/stack/dubbo-invoker.js';
 import type { Reply } from '../../src/world/provider-call.js';
@@ -99,5 +104,39 @@ describe('a `timeout` attachment is parsed as Long.parseLong, then cast to int',
   ])('"%s" gives %d ms in 3.3 (convertToNumber default, RpcUtils.java:308-327) and %d ms in 2.7 (its convertToNumber starts from 0)', (text, v33, v27) => {
     expect(attachedTimeout(text, DUBBO_3_3)).toBe(v33);
     expect(attachedTimeout(text, DUBBO_2_7)).toBe(v27);
+  });
+});
+
+describe('a failover retry`s timeout', () => {
+  // Provider A (timeout 1000 on its URL) never answers; B (timeout 3000) answers after 1500 ms.
+  const retryOver = (release: DubboRelease) => {
+    const w = world(release, [
+      { params: 'timeout=1000', serviceMs: null },
+      { params: 'timeout=3000', serviceMs: 1500 },
+    ]);
+    // `first`: the first invoker it is offered (A, then B when reselect offers B alone).
+    const first = () => ({ select: (invokers: Invoker[]) => invokers[0] ?? null });
+    const runtime = createRuntime({ sim: w.sim, random: new RandomStreams(1).stream('consumer'), release, plugins: { first } });
+    const directory = new StaticDirectory(runtime, URL.valueOf('registry://r/x?registry=static'), w.consumerUrl, w.invokers);
+    const cluster = new FailoverClusterInvoker(directory, runtime);
+    const invocation = w.invocation();
+    const { result, at } = run(w.sim, cluster.invoke(invocation));
+    return { result, at, log: w.log, invocation };
+  };
+
+  it('3.3: keeps the first attempt`s timeout, written into the `timeout` attachment (DubboInvoker.java:117, read first at RpcUtils.java:277)', () => {
+    const { result, at, log, invocation } = retryOver(DUBBO_3_3);
+    expect(log.map((l) => l.split(' ')[0])).toEqual(['10.0.1.1:20880', '10.0.1.2:20880']);
+    // 1000 ms on A, then 1000 ms (not B's 3000) on B, which needs 1502 ms to answer.
+    expect(result).toMatchObject({ kind: 'error', error: { code: 2 } });
+    expect(at).toBe(2000);
+    expect(invocation.getAttachment('timeout')).toBe('1000');
+  });
+
+  it('2.7 (retryTimeout: each): reads each attempt`s own URL (2.7 DubboInvoker.java:100 writes an attribute, not the attachment)', () => {
+    const { result, at, invocation } = retryOver(EXACT_2_7);
+    expect(result).toEqual({ kind: 'ok' });
+    expect(at).toBe(1000 + 1502);
+    expect(invocation.getAttachment('timeout')).toBeUndefined();
   });
 });
