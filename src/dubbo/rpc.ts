@@ -40,6 +40,12 @@ export type Result =
        * counts it as a biz outcome; `bizException` holds its message.
        */
       remoteRpcException?: RpcError;
+      /**
+       * An async call (MergeableClusterInvoker's sub-invocations): its future completed exceptionally
+       * after the cluster returned, so no cluster retried it; whoever waits on it gets this exception
+       * (its message is the cause's `toString`, as ExecutionException's message).
+       */
+      failedFuture?: RpcError;
     }
   | { kind: 'error'; error: RpcError };
 

@@ -12,14 +12,15 @@ import type { Proc, SimEvent, Simulation } from '../engine/simulation.js';
 import { oneWayMsOn, type Link, type Network } from '../world/network.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
 import type { IncomingCall, Reply } from '../world/provider-call.js';
-import { providerStateVersion, type ProviderExport } from '../world/provider.js';
-import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
+import { EPOCH_MS, providerStateVersion, type ProviderExport } from '../world/provider.js';
+import { ASYNC_KEY, DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../dubbo/filter/context-filter.js';
 import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
 import { carriedRpcException } from '../dubbo/filter/rpc-exception-filter.js';
 import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
 import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
 import { DUBBO_3_3, type DubboRelease } from '../dubbo/release.js';
+import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
 import { parseJavaInt, ServiceAddressURL, type URL } from '../dubbo/url.js';
 
 /** Per-request data the simulator hangs on `RpcInvocation.context`. */
@@ -30,6 +31,8 @@ export interface CallContext {
    * `timeout-countdown`): each attempt's timeout is what is left of it.
    */
   countdown?: TimeoutCountDown | null;
+  /** The calling JVM's DefaultFuture timeout wheel (started by its first request); a fresh one when absent. */
+  timer?: HashedWheelTimer;
 }
 
 const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' }) as Result;
@@ -50,6 +53,16 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
   readonly done: SimEvent<Reply | null>;
   /** The attempt's timeout (for the timeout message). */
   timeoutMs = 0;
+  /** When it was sent, and its request id (for the scan timer's message). */
+  startMs = 0;
+  requestId = 0;
+  /** The consumer's host (the channel's local address in the scan timer's message). */
+  localHost = '';
+  /** Its timeout is DefaultFuture's wheel task (2.7's sync calls, async calls), not an exact wait. */
+  scan = false;
+  release: DubboRelease = DUBBO_3_3;
+  /** An async call (mergeable's sub-invocations): a failure completes its future, the cluster does not see it. */
+  async = false;
   /** The timeout: a handle in `timers` when the timeout is the URL's, else an agenda entry. */
   timer: QueueEntry | null = null;
   timers: FixedDelayTimers | null = null;
@@ -293,7 +306,7 @@ export class DubboInvoker implements Invoker {
     const request = (invocation.context as CallContext).request;
     const method = invocation.getMethodName();
     const provider = this.provider;
-    const timeoutMs = this.calculateTimeout(invocation, sim.now);
+    let timeoutMs = this.calculateTimeout(invocation, sim.now);
     // The cluster invoked this provider's invoker: an attempt, even when nothing is sent (as an
     // `actives` refusal is one), so attempts per request stay the cluster's invokes.
     this.#recordAttempt(request);
@@ -308,6 +321,9 @@ export class DubboInvoker implements Invoker {
       const error = noTimeLeft(invocation.serviceName, method);
       return { kind: 'ok', bizException: error.message, rpcException: error };
     }
+    // 2.7 DefaultFuture.java:81: a timeout of 0 or less becomes the channel URL's `timeout` (interface
+    // level, positive, default 1000 ms).
+    if (timeoutMs <= 0) timeoutMs = positive(this.#url.getNumber(TIMEOUT_KEY, DEFAULT_TIMEOUT));
     // 3.3 DubboInvoker.java:117: the attempt's timeout goes into the invocation's `timeout` attachment,
     // which a failover retry (the same invocation) reads before its own URL (RpcUtils.java:272-278).
     // 2.7 writes an invocation attribute instead (DubboInvoker.java:100): each attempt reads its URL.
@@ -327,16 +343,26 @@ export class DubboInvoker implements Invoker {
     const links = this.#links ?? this.#linksOf(ctx);
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back, this.#url);
     attempt.timeoutMs = timeoutMs;
-    if ((invocation.context as CallContext).countdown == null) {
+    const timer = (invocation.context as CallContext).timer ?? new HashedWheelTimer('127.0.0.1');
+    attempt.requestId = timer.sent(sim.now);
+    attempt.startMs = sim.now;
+    attempt.localHost = timer.host;
+    attempt.release = release;
+    // RpcUtils.isAsync: the `async` attachment MergeableClusterInvoker sets on its sub-invocations.
+    attempt.async = invocation.getAttachment(ASYNC_KEY) === 'true';
+    // 3.3 waits for a sync result to the exact deadline (AbstractInvoker.java:290-293, AsyncRpcResult.java:211-235);
+    // 2.7 waits without a deadline (AsyncToSyncInvoker.java:61), and an async call never waits: DefaultFuture's
+    // task on the JVM's 30 ms wheel ends them (DefaultFuture.java:55-58, 94).
+    attempt.scan = attempt.async || release.timeoutDetection === 'timer';
+    if (attempt.scan) attempt.timer = sim.schedule(timer.expiryMs(sim.now, timeoutMs) - sim.now, expire, undefined, attempt);
+    else if (countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
       // PERF: an invoker's timeout rarely changes: its last lane first (one simulation per invoker).
-      // A 2.7 attempt may be sent with a timeout of 0 or less (an attachment): it expires at once.
-      const delayMs = Math.max(0, timeoutMs);
       let lane = this.#lane;
-      if (lane === null || lane.delayMs !== delayMs) this.#lane = lane = timeoutLane(sim, delayMs);
+      if (lane === null || lane.delayMs !== timeoutMs) this.#lane = lane = timeoutLane(sim, timeoutMs);
       attempt.timers = lane;
       attempt.timerHandle = lane.add(attempt);
-    } else attempt.timer = sim.schedule(Math.max(0, timeoutMs), expire, undefined, attempt);
+    } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = links.out !== undefined ? oneWayMsOn(links.out) : ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
     // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
     // the call at once (`scheduleLast`).
@@ -363,45 +389,72 @@ export function attachedTimeout(text: string, release: DubboRelease): number {
 
 /** The attempt's result from the provider's reply (null: the timeout fired first). */
 function resultOf(attempt: Attempt, reply: Reply | null): Result {
-  const { method, timeoutMs, provider } = attempt;
-  if (reply === null) {
-    return rpcError(
-      RpcCode.TIMEOUT_EXCEPTION,
-      `Invoke remote method timeout. method: ${method}, provider: ${attempt.url}, cause: Waiting server-side response timeout ` +
-        `by scan timer. timeout=${timeoutMs} ms`,
-      'timeout',
-    );
-  }
+  const { provider } = attempt;
+  if (reply === null) return failure(attempt, RpcCode.TIMEOUT_EXCEPTION, timeoutCause(attempt), 'timeout');
   switch (reply.kind) {
     case 'ok':
       if (reply.thrown !== undefined) return rethrown(reply.thrown);
       return reply.biz ? OK_BIZ : OK;
     case 'refused':
-      return rpcError(
-        RpcCode.NETWORK_EXCEPTION,
-        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: Connection refused: /${provider.address}`,
-        'network:refused',
-      );
+      return failure(attempt, RpcCode.NETWORK_EXCEPTION, `Connection refused: /${provider.address}`, 'network:refused');
     case 'exhausted':
-      return rpcError(
-        RpcCode.NETWORK_EXCEPTION,
-        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
-        'threadpool:exhausted',
-      );
+      return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, 'threadpool:exhausted');
     case 'limited':
       if (reply.filter === 'executes') {
         // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
         // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
-        return rpcError(
-          RpcCode.NETWORK_EXCEPTION,
-          `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
-          'executes:limit',
-        );
+        return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, 'executes:limit');
       }
       // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
       // exception, so the cluster sees a result, not a failure (failover does not retry it).
       return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
   }
+}
+
+/**
+ * A failed attempt. Sync: the RpcException AbstractInvoker (3.3 AbstractInvoker.java:308-332) or
+ * AsyncToSyncInvoker (2.7 AsyncToSyncInvoker.java:69-74) throws, whose message ends with the cause's
+ * text. Async: the call's future completed exceptionally, after the cluster returned its result; what
+ * waits on it gets the cause (`failedFuture`).
+ */
+function failure(attempt: Attempt, code: number, causeText: string, cause: string): Result {
+  if (attempt.async) return { kind: 'ok', failedFuture: { code, message: causeText, cause } };
+  const lead = code === RpcCode.TIMEOUT_EXCEPTION ? 'Invoke remote method timeout. method: ' : 'Failed to invoke remote method: ';
+  return rpcError(code, `${lead}${attempt.method}, provider: ${attempt.url}, cause: ${causeText}`, cause);
+}
+
+/**
+ * Why a timeout ended the attempt: 3.3's exact wait throws `TimeoutException("Timeout after <t>ms waiting
+ * for result.")` (AsyncRpcResult.java:222-223, 231-232); DefaultFuture's wheel task answers with its
+ * scan-timer message (`getTimeoutMessage(true)`: 2.7 DefaultFuture.java:245-256, 3.3 :293-308), which
+ * reaches the caller as the RemotingException's `toString`.
+ */
+function timeoutCause(attempt: Attempt): string {
+  if (!attempt.scan) return `Timeout after ${attempt.timeoutMs}ms waiting for result.`;
+  const v27 = attempt.release.version === '2.7';
+  const startMs = Math.floor(EPOCH_MS + attempt.startMs);
+  const endMs = Math.floor(EPOCH_MS + attempt.done.sim.now);
+  // DIVERGENCE: the channel's local address has no port (zonesim does not model ephemeral ports), the dates
+  // are UTC (Java: the JVM's zone), and the request id counts this JVM's requests only (Dubbo's also counts
+  // heartbeats).
+  const request = v27
+    ? `Request [id=${attempt.requestId}, version=2.0.2, twoway=true, event=false, broken=false, data=null]`
+    : `Request [id=${attempt.requestId}, version=2.0.2, twoWay=true, event=false, broken=false, mPayload=0, data=null]`;
+  return (
+    `org.apache.dubbo.remoting.TimeoutException: Waiting server-side response timeout by scan timer. ` +
+    `start time: ${javaDate(startMs)}, end time: ${javaDate(endMs)}, client elapsed: 0 ms, server elapsed: ${endMs - startMs} ms, ` +
+    `timeout: ${attempt.timeoutMs} ms, request: ${request}, channel: /${attempt.localHost} -> /${attempt.provider.address}`
+  );
+}
+
+/** `new SimpleDateFormat("yyyy-MM-dd HH:mm:ss.SSS").format(new Date(ms))`, in UTC. */
+function javaDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace('T', ' ').slice(0, 23);
+}
+
+/** Dubbo `getPositiveParameter`: 0 or less is the default. */
+function positive(timeoutMs: number): number {
+  return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT;
 }
 
 /**

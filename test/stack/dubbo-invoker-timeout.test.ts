@@ -6,60 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FailoverClusterInvoker } from '../../src/dubbo/cluster/failover-cluster-invoker.js';
-import { createRuntime } from '../../src/dubbo/create-runtime.js';
 import { StaticDirectory } from '../../src/dubbo/directory/directory.js';
 import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../src/dubbo/release.js';
-import { RpcInvocation, type Invoker, type Result } from '../../src/dubbo/rpc.js';
 import { URL } from '../../src/dubbo/url.js';
-import { RandomStreams } from '../../src/engine/random.js';
-import { Simulation, type Proc } from '../../src/engine/simulation.js';
-import { attachedTimeout, DubboInvoker, type CallContext, type ProtocolContext } from '../../src/stack/dubbo-invoker.js';
-import type { Reply } from '../../src/world/provider-call.js';
-import type { ProviderExport } from '../../src/world/provider.js';
+import { attachedTimeout } from '../../src/stack/dubbo-invoker.js';
+import { protocolWorld, runToEnd as run, type StubProvider } from './protocol-fixtures.js';
 
-const SERVICE = 'com.example.InventoryService';
 const EXACT_2_7: DubboRelease = { ...DUBBO_2_7, timeoutDetection: 'exact' };
-
-/** Providers 1 ms away, each answering after `serviceMs` (never, with null); a log of sends. */
-function world(release: DubboRelease, providers: Array<{ params: string; serviceMs: number | null }>) {
-  const sim = new Simulation();
-  const log: string[] = [];
-  const ctx: ProtocolContext = {
-    sim,
-    network: { link: () => undefined, oneWayMs: () => 1 } as unknown as ProtocolContext['network'],
-    observer: { attempt: () => {} } as unknown as ProtocolContext['observer'],
-    consumerZone: 'zoneA',
-    isKnownGone: () => false,
-    release,
-  };
-  const consumerUrl = URL.valueOf(`consumer://10.0.0.9/${SERVICE}?application=order&interface=${SERVICE}&side=consumer&loadbalance=first&retries=1`);
-  const invokers = providers.map((p, i) => {
-    const address = `10.0.1.${i + 1}:20880`;
-    const provider = {
-      service: SERVICE,
-      zone: 'zoneA',
-      address,
-      connectable: true,
-      group: { spec: { name: 'inventory' } },
-      receive(attempt: { deliver(reply: Reply): void }) {
-        log.push(`${address} @${sim.now}`);
-        if (p.serviceMs !== null) sim.schedule(p.serviceMs + 1, () => attempt.deliver({ kind: 'ok', biz: false }));
-      },
-    } as unknown as ProviderExport;
-    return new DubboInvoker(provider, URL.valueOf(`dubbo://${address}/${SERVICE}?interface=${SERVICE}&${p.params}`), consumerUrl, ctx);
-  });
-  const invocation = (attachments: Record<string, string> = {}) =>
-    new RpcInvocation({ methodName: 'reserve', serviceName: SERVICE, attachments, context: { request: {} } as unknown as CallContext });
-  return { sim, log, invokers, consumerUrl, invocation };
-}
-
-function run(sim: Simulation, call: Proc<Result>): { result: Result | undefined; at: number } {
-  let at = NaN;
-  const process = sim.process(call);
-  process.addCallback(() => (at = sim.now));
-  sim.run();
-  return { result: process.value, at };
-}
+const world = (release: DubboRelease, providers: StubProvider[]) => protocolWorld(release, providers, '&loadbalance=first&retries=1');
 
 describe('a timeout of 0 or less', () => {
   it.each([DUBBO_3_3, DUBBO_2_7])('on the URL is the default 1000 ms (%s: RpcUtils.java:280, URL.java:896-902 getMethodPositiveParameter)', (release) => {
@@ -83,11 +37,11 @@ describe('a timeout of 0 or less', () => {
     expect(w.log).toEqual([]);
   });
 
-  it('2.7: in the `timeout` attachment is sent with that timeout (no check in 2.7 DubboInvoker.java:99-114)', () => {
-    const w = world(EXACT_2_7, [{ params: 'timeout=500', serviceMs: 5 }]);
+  it('2.7: in the `timeout` attachment is sent, and DefaultFuture waits the URL`s timeout instead (no check in 2.7 DubboInvoker.java:99-114; DefaultFuture.java:81)', () => {
+    const w = world(EXACT_2_7, [{ params: 'timeout=500', serviceMs: 600 }]);
     const { result, at } = run(w.sim, w.invokers[0]!.invoke(w.invocation({ timeout: '-1' })));
     expect(result).toMatchObject({ kind: 'error', error: { code: 2 } });
-    expect(at).toBe(0);
+    expect(at).toBe(500);
     expect(w.log).toEqual(['10.0.1.1:20880 @1']);
   });
 });
@@ -114,11 +68,8 @@ describe('a failover retry`s timeout', () => {
       { params: 'timeout=1000', serviceMs: null },
       { params: 'timeout=3000', serviceMs: 1500 },
     ]);
-    // `first`: the first invoker it is offered (A, then B when reselect offers B alone).
-    const first = () => ({ select: (invokers: Invoker[]) => invokers[0] ?? null });
-    const runtime = createRuntime({ sim: w.sim, random: new RandomStreams(1).stream('consumer'), release, plugins: { first } });
-    const directory = new StaticDirectory(runtime, URL.valueOf('registry://r/x?registry=static'), w.consumerUrl, w.invokers);
-    const cluster = new FailoverClusterInvoker(directory, runtime);
+    const directory = new StaticDirectory(w.runtime, URL.valueOf('registry://r/x?registry=static'), w.consumerUrl, w.invokers);
+    const cluster = new FailoverClusterInvoker(directory, w.runtime);
     const invocation = w.invocation();
     const { result, at } = run(w.sim, cluster.invoke(invocation));
     return { result, at, log: w.log, invocation };
@@ -138,5 +89,47 @@ describe('a failover retry`s timeout', () => {
     expect(result).toEqual({ kind: 'ok' });
     expect(at).toBe(1000 + 1502);
     expect(invocation.getAttachment('timeout')).toBeUndefined();
+  });
+});
+
+describe('how a sync call`s timeout is detected, and its message', () => {
+  it('3.3 (timeoutDetection: exact): the attempt ends exactly at its timeout, "Timeout after 1000ms waiting for result." (AsyncRpcResult.java:222-223, AbstractInvoker.java:327-332)', () => {
+    const w = world(DUBBO_3_3, [{ params: 'timeout=1000', serviceMs: null }]);
+    w.sim.schedule(7, () => undefined);
+    w.sim.run();
+    const { result, at } = run(w.sim, w.invokers[0]!.invoke(w.invocation()));
+    expect(at).toBe(1007);
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: 2,
+        message: `Invoke remote method timeout. method: reserve, provider: ${w.invokers[0]!.getUrl()}, cause: Timeout after 1000ms waiting for result.`,
+        cause: 'timeout',
+      },
+    });
+  });
+
+  it('2.7 (timeoutDetection: timer): the 30 ms wheel ends it, 0-30 ms late, with the scan timer`s message (DefaultFuture.java:245-256, AsyncToSyncInvoker.java:61,69-71)', () => {
+    const w = world(DUBBO_2_7, [{ params: 'timeout=1000', serviceMs: null }]);
+    // The JVM's first request, at 7 ms, started the wheel; this one leaves at 20 ms.
+    w.timer.sent(7);
+    w.sim.schedule(20, () => undefined);
+    w.sim.run();
+    const { result, at } = run(w.sim, w.invokers[0]!.invoke(w.invocation()));
+    // Deadline 1020 = 7 + 1013 → tick 33 (997..1027 after the start) ends at 7 + 34 x 30 = 1027.
+    expect(at).toBe(1027);
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: 2,
+        message:
+          `Invoke remote method timeout. method: reserve, provider: ${w.invokers[0]!.getUrl()}, cause: ` +
+          'org.apache.dubbo.remoting.TimeoutException: Waiting server-side response timeout by scan timer. ' +
+          'start time: 2026-01-01 00:00:00.020, end time: 2026-01-01 00:00:01.027, client elapsed: 0 ms, server elapsed: 1007 ms, ' +
+          'timeout: 1000 ms, request: Request [id=1, version=2.0.2, twoway=true, event=false, broken=false, data=null], ' +
+          'channel: /10.0.0.9 -> /10.0.1.1:20880',
+        cause: 'timeout',
+      },
+    });
   });
 });

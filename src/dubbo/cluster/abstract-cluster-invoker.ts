@@ -357,9 +357,14 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   #after(invoker: Invoker, invocation: RpcInvocation, result: Result, start: number): void {
     const filters = this.#filters;
     const now = this.#sim.now;
-    // ActivateComparator sorts RpcExceptionFilter (order 0) after ActiveLimitFilter (order 0, by simple name)
-    // and AdaptiveLoadBalanceFilter (-200000): listeners run inner to outer, so both see what it rethrows.
-    const seen = this.#rpcExceptionFilter ? seenOutsideRpcExceptionFilter(result) : result;
+    let seen = result;
+    if (result.kind === 'ok') {
+      // An async call's failed future reaches every listener as onError (FilterChainBuilder.java:223).
+      if (result.failedFuture !== undefined) seen = { kind: 'error', error: result.failedFuture };
+      // ActivateComparator sorts RpcExceptionFilter (order 0) after ActiveLimitFilter (order 0, by simple name)
+      // and AdaptiveLoadBalanceFilter (-200000): listeners run inner to outer, so both see what it rethrows.
+      else if (this.#rpcExceptionFilter) seen = seenOutsideRpcExceptionFilter(result);
+    }
     for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, seen, now - start, now);
   }
 
