@@ -400,10 +400,10 @@ function resultOf(attempt: Attempt, reply: Reply | null): Result {
     case 'exhausted':
       return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, 'threadpool:exhausted');
     case 'limited':
-      if (reply.filter === 'executes') {
-        // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
-        // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
-        return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, 'executes:limit');
+      if (reply.filter === 'executes' || reply.thrown === true) {
+        // ExecuteLimitFilter throws (and 2.7's TpsLimitFilter): the provider answers SERVICE_ERROR, which the
+        // consumer's DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
+        return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, reply.filter === 'executes' ? 'executes:limit' : 'tps:limit');
       }
       // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
       // exception, so the cluster sees a result, not a failure (failover does not retry it).

@@ -165,6 +165,14 @@ describe('a provider application', () => {
     expect(t.kinds(B).slice(3)).toEqual(['limited', 'ok']);
   });
 
+  it('TpsLimitFilter of a 2.7 provider throws its refusal (2.7 TpsLimitFilter.java:48): a reply the consumer gets as SERVICE_ERROR', () => {
+    const t = processWith(`    dubbo: '2.7'\n    exports:\n      ${B}: { tps: 1, tps.interval: 1000ms }`, 10);
+    for (let i = 0; i < 2; i++) t.call(B);
+    t.runTo(100);
+    const refused = t.replies.find((r) => r.reply.kind === 'limited')!.reply;
+    expect(refused).toEqual({ kind: 'limited', filter: 'tps', detail: `Failed to invoke service ${B}.fast because exceed max service tps.`, thrown: true });
+  });
+
   it('dynamic isolation moves a method with more than `concurrency` calls and a slow mean time out, and back after `restoreAfter` of normal time', () => {
     const t = processWith(
       `    isolation:\n      dynamic: { concurrency: 1, rt: 300ms, threads: 1, window: 2s, restoreAfter: 3s }`,
