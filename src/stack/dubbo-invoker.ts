@@ -398,18 +398,24 @@ function resultOf(attempt: Attempt, reply: Reply | null): Result {
     case 'refused':
       return failure(attempt, RpcCode.NETWORK_EXCEPTION, `Connection refused: /${provider.address}`, 'network:refused');
     case 'exhausted':
-      return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, 'threadpool:exhausted');
+      // An error response (3.3 WrappedChannelHandler.java:88-89, status 100) completes DefaultFuture with a
+      // RemotingException, whose `toString` the caller reads (3.3 AbstractInvoker.java:308-313).
+      return failure(attempt, RpcCode.NETWORK_EXCEPTION, REMOTING_EXCEPTION + reply.detail, 'threadpool:exhausted');
     case 'limited':
       if (reply.filter === 'executes' || reply.thrown === true) {
         // ExecuteLimitFilter throws (and 2.7's TpsLimitFilter): the provider answers SERVICE_ERROR, which the
         // consumer's DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
-        return failure(attempt, RpcCode.NETWORK_EXCEPTION, reply.detail, reply.filter === 'executes' ? 'executes:limit' : 'tps:limit');
+        const cause = reply.filter === 'executes' ? 'executes:limit' : 'tps:limit';
+        return failure(attempt, RpcCode.NETWORK_EXCEPTION, REMOTING_EXCEPTION + reply.detail, cause);
       }
       // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
       // exception, so the cluster sees a result, not a failure (failover does not retry it).
       return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
   }
 }
+
+/** `RemotingException.toString()`'s prefix: how an error response's message reaches the caller. */
+const REMOTING_EXCEPTION = 'org.apache.dubbo.remoting.RemotingException: ';
 
 /**
  * A failed attempt. Sync: the RpcException AbstractInvoker (3.3 AbstractInvoker.java:308-332) or

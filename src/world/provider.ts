@@ -299,7 +299,10 @@ export class ProviderInstance {
         detail:
           `Server side(${this.ip},${this.port}) thread pool is exhausted, detail msg:Thread pool is EXHAUSTED! ` +
           `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${pool.inUse} (active: ${pool.inUse}, core: ${pool.capacity}, ` +
-          `max: ${pool.capacity}, largest: ${pool.peakInUse}), in dubbo://${this.address}!`,
+          `max: ${pool.capacity}, largest: ${pool.peakInUse}), ` +
+          // getTaskCount: completed + running + queued (3.3 AbortPolicyWithReport.java:102-106, 2.7 :75-81).
+          `Task: ${pool.completed + pool.inUse + pool.queued} (completed: ${pool.completed}), ` +
+          `Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), in dubbo://${this.address}!`,
       });
     }
   }

@@ -118,3 +118,24 @@ describe('DubboInvoker: a provider that rethrew its failed downstream call', () 
     expect(answer({ outcome: 'timeout' })).toEqual({ kind: 'ok', bizException: 'BizException' });
   });
 });
+
+describe('DubboInvoker: an error response', () => {
+  it.each([
+    ['a full thread pool', { kind: 'exhausted', detail: 'Server side(10.0.1.1,20880) thread pool is exhausted, detail msg:…' } as Reply, 'threadpool:exhausted'],
+    ['an executes refusal', { kind: 'limited', filter: 'executes', detail: 'org.apache.dubbo.rpc.RpcException: …' } as Reply, 'executes:limit'],
+    ['a thrown TPS refusal (2.7)', { kind: 'limited', filter: 'tps', detail: 'org.apache.dubbo.rpc.RpcException: …', thrown: true } as Reply, 'tps:limit'],
+  ])('reaches the caller as a RemotingException`s toString, code 1: %s (3.3 AbstractInvoker.java:308-313)', (_name, reply, cause) => {
+    const w = world(reply);
+    const invoker = new DubboInvoker(w.provider, providerUrl, consumerUrl, w.ctx);
+    const { result } = run(w.sim, invoker.invoke(w.invocation()));
+    const detail = (reply as { detail: string }).detail;
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: 1,
+        message: `Failed to invoke remote method: reserve, provider: ${invoker.getUrl()}, cause: org.apache.dubbo.remoting.RemotingException: ${detail}`,
+        cause,
+      },
+    });
+  });
+});
