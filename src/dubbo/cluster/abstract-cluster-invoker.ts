@@ -59,6 +59,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   readonly #sim: Simulation;
   /** RpcExceptionFilter is in the chain, innermost of the modelled filters (3.2.5+). */
   readonly #rpcExceptionFilter: boolean;
+  /** 2.7's doSelect and reselect: every invoker is a reselect candidate, and none is ever set aside. */
+  readonly #reselectAll: boolean;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
@@ -67,6 +69,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     this.#filtersActiveFor = runtime.filtersActiveFor;
     this.#sim = runtime.sim;
     this.#rpcExceptionFilter = runtime.release.rpcExceptionFilter;
+    this.#reselectAll = runtime.release.reselect === 'all';
     // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
     this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
   }
@@ -253,7 +256,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     availableCheck: boolean,
   ): Invoker | null {
     const reselectInvokers: Invoker[] = [];
-    if (this.reselectCount >= invokers.length) {
+    // 2.7 AbstractClusterInvoker.java:214-250 always scans every invoker; 3.3 (:254-330) only up to reselectCount.
+    if (this.#reselectAll || this.reselectCount >= invokers.length) {
       for (const invoker of invokers) {
         if (availableCheck && !invoker.isAvailable()) {
           this.#invalidate(invoker);
@@ -287,8 +291,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     return null;
   }
 
+  // 2.7's doSelect and reselect (AbstractClusterInvoker.java:167-250) set nothing aside: its directory has no
+  // connectivity validation.
   #invalidate(invoker: Invoker): void {
-    if (this.enableConnectivityValidation) this.directory.addInvalidateInvoker(invoker);
+    if (this.enableConnectivityValidation && !this.#reselectAll) this.directory.addInvalidateInvoker(invoker);
   }
 
   /**
