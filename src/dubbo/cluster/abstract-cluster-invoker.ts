@@ -9,7 +9,6 @@ import {
   CLUSTER_AVAILABLE_CHECK_KEY,
   DEFAULT_LOADBALANCE,
   DEFAULT_RESELECT_COUNT,
-  DUBBO_VERSION,
   LOADBALANCE_KEY,
   RpcCode,
   STICKY_KEY,
@@ -139,7 +138,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     if (!this.#destroyed) return null;
     return {
       code: RpcCode.UNKNOWN_EXCEPTION,
-      message: `Rpc cluster invoker for ${this.getInterface()} on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION} is now destroyed! Can not invoke any more.`,
+      message: `Rpc cluster invoker for ${this.getInterface()} on consumer ${this.runtime.consumerHost} use dubbo version ${this.runtime.release.text} is now destroyed! Can not invoke any more.`,
     };
   }
 
@@ -184,7 +183,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     let message =
       `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.getInterface()}. ` +
       `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey()} from registry ` +
-      `${this.directory.toString()} on the consumer ${this.runtime.consumerHost} using the dubbo version ${DUBBO_VERSION}. ` +
+      `${this.directory.toString()} on the consumer ${this.runtime.consumerHost} using the dubbo version ${this.runtime.release.text}. ` +
       `Please check if the providers have been started and registered.`;
     let cause = 'directory:empty';
     if (emptied !== undefined) {
