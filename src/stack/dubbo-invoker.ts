@@ -327,7 +327,7 @@ export class DubboInvoker implements Invoker {
     // 3.3 DubboInvoker.java:117: the attempt's timeout goes into the invocation's `timeout` attachment,
     // which a failover retry (the same invocation) reads before its own URL (RpcUtils.java:272-278).
     // 2.7 writes an invocation attribute instead (DubboInvoker.java:100): each attempt reads its URL.
-    if (release.retryTimeout === 'first') invocation.setAttachment(TIMEOUT_KEY, String(timeoutMs));
+    if (release.retryTimeout === 'first') invocation.setAttachment(TIMEOUT_KEY, String(Math.trunc(timeoutMs)));
     if (!provider.connectable) {
       // DIVERGENCE: Dubbo fails at once with "channel is closed" when the connection is gone and
       // reconnects in the background; zonesim fails the same way without modelling reconnects.
