@@ -64,4 +64,5 @@ export const FAIL_BACK_TASKS_KEY = 'failbacktasks';
 export const HASH_NODES = 'hash.nodes';
 export const HASH_ARGUMENTS = 'hash.arguments';
 export const MERGER_KEY = 'merger';
+export const ASYNC_KEY = 'async';
 export const REGISTRY_SERVICE = 'org.apache.dubbo.registry.RegistryService';

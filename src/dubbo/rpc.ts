@@ -34,6 +34,18 @@ export type Result =
        * e.g. TIMEOUT_TERMINATE: the cluster returns it without retrying; `bizException` holds its message.
        */
       rpcException?: RpcError;
+      /**
+       * The provider's service threw this RpcException (a failed downstream call of its own, rethrown);
+       * its ExceptionFilter passes RpcExceptions through unchanged, so the result carries it. zonesim
+       * counts it as a biz outcome; `bizException` holds its message.
+       */
+      remoteRpcException?: RpcError;
+      /**
+       * An async call (MergeableClusterInvoker's sub-invocations): its future completed exceptionally
+       * after the cluster returned, so no cluster retried it; whoever waits on it gets this exception
+       * (its message is the cause's `toString`, as ExecutionException's message).
+       */
+      failedFuture?: RpcError;
     }
   | { kind: 'error'; error: RpcError };
 

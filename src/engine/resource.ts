@@ -15,6 +15,8 @@ export class Resource<A = unknown> {
   readonly queueLimit: number;
   inUse = 0;
   peakInUse = 0;
+  /** Slots given back so far (ThreadPoolExecutor's `getCompletedTaskCount`). */
+  completed = 0;
   /** Highest `inUse` since the last `takeWindowPeak()` (per-bucket peaks of a timeline). */
   windowPeakInUse = 0;
   #waiting: Array<{ grant: (arg: A) => void; arg: A }> = [];
@@ -52,6 +54,7 @@ export class Resource<A = unknown> {
   release(): void {
     this.#account();
     this.inUse--;
+    this.completed++;
     if (this.#head < this.#waiting.length) {
       const next = this.#waiting[this.#head]!;
       this.#waiting[this.#head] = undefined as never;

@@ -23,6 +23,7 @@ import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode,
 import { DynamicDirectory, StaticDirectory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
 import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
+import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from './dubbo-invoker.js';
 import { VersionChain } from '../dubbo/per-list.js';
 import { NO_ATTACHMENTS } from '../dubbo/no-attachments.js';
@@ -232,6 +233,7 @@ const TIMEOUT_OUTCOME = Object.freeze({ outcome: 'timeout' as Outcome });
 export function classify(result: Result): { readonly outcome: Outcome; readonly cause?: string } {
   if (result.kind === 'ok') {
     if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
+    if (result.failedFuture !== undefined) return classify({ kind: 'error', error: result.failedFuture });
     if (result.limited !== undefined) return { outcome: 'rejected', cause: 'provider:tps' };
     if (result.bizException !== undefined) return BIZ_OUTCOME;
     // Dubbo's empty result (null, also as a merged value): the one ok that may come without an attempt.
@@ -251,9 +253,8 @@ export function classify(result: Result): { readonly outcome: Outcome; readonly 
     case RpcCode.BIZ_EXCEPTION:
       return BIZ_OUTCOME;
     case RpcCode.NETWORK_EXCEPTION:
-      // A full provider pool, or ExecuteLimitFilter's refusal (a SERVICE_ERROR response): rejected.
-      if (e.cause === 'threadpool:exhausted') return { outcome: 'rejected', cause: 'provider:threadpool' };
-      return e.cause === 'executes:limit' ? { outcome: 'rejected', cause: 'provider:executes' } : { outcome: 'network' };
+      // A full provider pool, or a provider filter's thrown refusal (a SERVICE_ERROR response): rejected.
+      return providerRefusal(e.cause) ?? { outcome: 'network' };
     case RpcCode.LIMIT_EXCEEDED_EXCEPTION:
       // The consumer's own `actives` limit refused the call: a rejection, on the consumer side.
       return { outcome: 'rejected', cause: 'consumer:actives' };
@@ -261,7 +262,24 @@ export function classify(result: Result): { readonly outcome: Outcome; readonly 
       if (e.message.startsWith('No provider available')) {
         return { outcome: 'noProvider', cause: e.cause ?? 'cluster:none-available' };
       }
-      return { outcome: 'network' };
+      // Code 0 wrapping another failure (MergeableClusterInvoker's "Failed to invoke service", a group's
+      // failed future): the failure it wraps.
+      if (e.cause === 'timeout') return TIMEOUT_OUTCOME;
+      return providerRefusal(e.cause) ?? { outcome: 'network' };
+  }
+}
+
+/** A provider's refusal by its cause: pool exhausted, ExecuteLimitFilter, TpsLimitFilter (thrown, 2.7). */
+function providerRefusal(cause: string | undefined): { outcome: Outcome; cause: string } | undefined {
+  switch (cause) {
+    case 'threadpool:exhausted':
+      return { outcome: 'rejected', cause: 'provider:threadpool' };
+    case 'executes:limit':
+      return { outcome: 'rejected', cause: 'provider:executes' };
+    case 'tps:limit':
+      return { outcome: 'rejected', cause: 'provider:tps' };
+    default:
+      return undefined;
   }
 }
 
@@ -275,17 +293,21 @@ export class DubboConsumerStack implements ConsumerStack {
   readonly #world: World;
   readonly #deps: ConsumerStackDeps;
   readonly #protocol: ProtocolContext;
+  /** The JVM's DefaultFuture timeout wheel. */
+  readonly #timer: HashedWheelTimer;
 
   constructor(instance: ConsumerInstance, world: World, deps: ConsumerStackDeps) {
     this.instance = instance;
     this.#world = world;
     this.#deps = deps;
+    this.#timer = new HashedWheelTimer(instance.ip);
     this.#protocol = {
       sim: world.sim,
       network: world.network,
       observer: world.observer,
       consumerZone: instance.zone,
       isKnownGone: (p) => world.registry.isKnownGone(p),
+      release: deps.runtime.release,
     };
   }
 
@@ -440,7 +462,7 @@ export class DubboConsumerStack implements ConsumerStack {
 
   /** The call's invocation, or its result when ConsumerContextFilter ends it first. */
   #invocationOf(call: ServiceCall, ref: ServiceReference): RpcInvocation | Result {
-    const context: CallContext = { request: call.request };
+    const context: CallContext = { request: call.request, timer: this.#timer };
     // The world's shared empty map becomes the port's read-only one, which an invocation copies on write.
     let attachments = call.attachments === NO_CALL_ATTACHMENTS ? NO_ATTACHMENTS : call.attachments;
     if (call.server !== undefined) {

@@ -12,13 +12,16 @@ import type { Proc, SimEvent, Simulation } from '../engine/simulation.js';
 import { oneWayMsOn, type Link, type Network } from '../world/network.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
 import type { IncomingCall, Reply } from '../world/provider-call.js';
-import { providerStateVersion, type ProviderExport } from '../world/provider.js';
-import { DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
+import { EPOCH_MS, providerStateVersion, type ProviderExport } from '../world/provider.js';
+import { ASYNC_KEY, DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../dubbo/filter/context-filter.js';
 import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
+import { carriedRpcException } from '../dubbo/filter/rpc-exception-filter.js';
 import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
 import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
-import { ServiceAddressURL, type URL } from '../dubbo/url.js';
+import { DUBBO_3_3, type DubboRelease } from '../dubbo/release.js';
+import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
+import { parseJavaInt, ServiceAddressURL, type URL } from '../dubbo/url.js';
 
 /** Per-request data the simulator hangs on `RpcInvocation.context`. */
 export interface CallContext {
@@ -28,6 +31,8 @@ export interface CallContext {
    * `timeout-countdown`): each attempt's timeout is what is left of it.
    */
   countdown?: TimeoutCountDown | null;
+  /** The calling JVM's DefaultFuture timeout wheel (started by its first request); a fresh one when absent. */
+  timer?: HashedWheelTimer;
 }
 
 const OK_BIZ: Result = Object.freeze({ kind: 'ok', bizException: 'BizException' }) as Result;
@@ -48,6 +53,16 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
   readonly done: SimEvent<Reply | null>;
   /** The attempt's timeout (for the timeout message). */
   timeoutMs = 0;
+  /** When it was sent, and its request id (for the scan timer's message). */
+  startMs = 0;
+  requestId = 0;
+  /** The consumer's host (the channel's local address in the scan timer's message). */
+  localHost = '';
+  /** Its timeout is DefaultFuture's wheel task (2.7's sync calls, async calls), not an exact wait. */
+  scan = false;
+  release: DubboRelease = DUBBO_3_3;
+  /** An async call (mergeable's sub-invocations): a failure completes its future, the cluster does not see it. */
+  async = false;
   /** The timeout: a handle in `timers` when the timeout is the URL's, else an agenda entry. */
   timer: QueueEntry | null = null;
   timers: FixedDelayTimers | null = null;
@@ -123,6 +138,8 @@ export interface ProtocolContext {
   consumerZone: string;
   /** True when the registry already knows this provider is gone (for `staleCalls`). */
   isKnownGone(provider: ProviderExport): boolean;
+  /** The release the consumer group runs (default 3.3): how timeouts are read, written and detected. */
+  release?: DubboRelease;
 }
 
 // PERF: the timeouts of one value, per simulation, wait in one FIFO (FixedDelayTimers) instead of one
@@ -195,19 +212,28 @@ export class DubboInvoker implements Invoker {
     return providerStateVersion() + destroyedInvokers;
   }
 
-  /** Per-attempt timeout: `timeout` attachment, else the method/interface value, consumer first, default 1000 ms. */
+  /**
+   * Per-attempt timeout (`RpcUtils.getTimeout`): the `timeout` attachment as is, else the method/interface
+   * value, consumer first, where 0 or less means the default 1000 ms (3.3 RpcUtils.java:280,
+   * `getMethodPositiveParameter`, URL.java:896-902; 2.7 RpcUtils.java:273 alike).
+   */
   timeoutMs(invocation: RpcInvocation): number {
     const attached = invocation.getAttachment(TIMEOUT_KEY);
-    if (attached !== undefined && Number.isFinite(Number(attached))) return Number(attached);
+    if (attached !== undefined) return attachedTimeout(attached, this.#release);
     return this.#timeoutOf(invocation.getMethodName()).timeoutMs;
+  }
+
+  get #release(): DubboRelease {
+    return this.#ctx.release ?? DUBBO_3_3;
   }
 
   #timeoutOf(method: string): MethodTimeout {
     if (method === this.#lastMethod) return this.#lastTimeout!;
     let t = this.#methodTimeouts.get(method);
     if (t === undefined) {
+      const urlTimeout = this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT);
       t = {
-        timeoutMs: this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT),
+        timeoutMs: urlTimeout <= 0 ? DEFAULT_TIMEOUT : urlTimeout,
         startsCountdown: this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false),
       };
       this.#methodTimeouts.set(method, t);
@@ -280,16 +306,28 @@ export class DubboInvoker implements Invoker {
     const request = (invocation.context as CallContext).request;
     const method = invocation.getMethodName();
     const provider = this.provider;
-    const timeoutMs = this.calculateTimeout(invocation, sim.now);
+    let timeoutMs = this.calculateTimeout(invocation, sim.now);
     // The cluster invoked this provider's invoker: an attempt, even when nothing is sent (as an
     // `actives` refusal is one), so attempts per request stay the cluster's invokes.
     this.#recordAttempt(request);
-    if (timeoutMs <= 0) {
-      // DubboInvoker.doInvoke returns the exception as a result: failover does not retry it, and
-      // nothing is sent (no execution).
+    const release = this.#release;
+    const countdown = (invocation.context as CallContext).countdown;
+    // 3.3 DubboInvoker.java:108-115 checks every attempt's timeout; 2.7 has no such check in DubboInvoker
+    // (DubboInvoker.java:99-100), only ConsumerContextFilter's per-attempt check of an expired countdown.
+    if (timeoutMs <= 0 && (release.version !== '2.7' || countdown != null)) {
+      // The exception is returned as a result: failover does not retry it, and nothing is sent (no execution).
+      // DIVERGENCE: 2.7's ConsumerContextFilter (order -10000) returns it outside ActiveLimitFilter, which
+      // then counts nothing; here ActiveLimitFilter has counted the attempt (a 0 ms success under 2.7).
       const error = noTimeLeft(invocation.serviceName, method);
       return { kind: 'ok', bizException: error.message, rpcException: error };
     }
+    // 2.7 DefaultFuture.java:81: a timeout of 0 or less becomes the channel URL's `timeout` (interface
+    // level, positive, default 1000 ms).
+    if (timeoutMs <= 0) timeoutMs = positive(this.#url.getNumber(TIMEOUT_KEY, DEFAULT_TIMEOUT));
+    // 3.3 DubboInvoker.java:117: the attempt's timeout goes into the invocation's `timeout` attachment,
+    // which a failover retry (the same invocation) reads before its own URL (RpcUtils.java:272-278).
+    // 2.7 writes an invocation attribute instead (DubboInvoker.java:100): each attempt reads its URL.
+    if (release.retryTimeout === 'first') invocation.setAttachment(TIMEOUT_KEY, String(Math.trunc(timeoutMs)));
     if (!provider.connectable) {
       // DIVERGENCE: Dubbo fails at once with "channel is closed" when the connection is gone and
       // reconnects in the background; zonesim fails the same way without modelling reconnects.
@@ -305,7 +343,19 @@ export class DubboInvoker implements Invoker {
     const links = this.#links ?? this.#linksOf(ctx);
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back, this.#url);
     attempt.timeoutMs = timeoutMs;
-    if ((invocation.context as CallContext).countdown == null) {
+    const timer = (invocation.context as CallContext).timer ?? new HashedWheelTimer('127.0.0.1');
+    attempt.requestId = timer.sent(sim.now);
+    attempt.startMs = sim.now;
+    attempt.localHost = timer.host;
+    attempt.release = release;
+    // RpcUtils.isAsync: the `async` attachment MergeableClusterInvoker sets on its sub-invocations.
+    attempt.async = invocation.getAttachment(ASYNC_KEY) === 'true';
+    // 3.3 waits for a sync result to the exact deadline (AbstractInvoker.java:290-293, AsyncRpcResult.java:211-235);
+    // 2.7 waits without a deadline (AsyncToSyncInvoker.java:61), and an async call never waits: DefaultFuture's
+    // task on the JVM's 30 ms wheel ends them (DefaultFuture.java:55-58, 94).
+    attempt.scan = attempt.async || release.timeoutDetection === 'timer';
+    if (attempt.scan) attempt.timer = sim.schedule(timer.expiryMs(sim.now, timeoutMs) - sim.now, expire, undefined, attempt);
+    else if (countdown == null) {
       // The URL's or the attachment's timeout: a few values per run, each one FIFO of timers.
       // PERF: an invoker's timeout rarely changes: its last lane first (one simulation per invoker).
       let lane = this.#lane;
@@ -321,46 +371,113 @@ export class DubboInvoker implements Invoker {
   }
 }
 
+/**
+ * A `timeout` attachment's value (`RpcUtils.convertToNumber`: `Long.parseLong`, then the `(int)` cast of
+ * `calculateTimeout`). Text that does not parse gives the default 1000 ms in 3.3 (RpcUtils.java:308-327)
+ * and 0 in 2.7 (its convertToNumber starts from 0 and ignores the exception, RpcUtils.java:279-292). A
+ * value of 0 or less stays as is.
+ */
+export function attachedTimeout(text: string, release: DubboRelease): number {
+  let n: number;
+  try {
+    n = parseJavaInt(text, 64);
+  } catch {
+    return release.version === '2.7' ? 0 : DEFAULT_TIMEOUT;
+  }
+  return n >= -(2 ** 31) && n < 2 ** 31 ? n : Number(BigInt.asIntN(32, BigInt(text.replace(/^\+/, ''))));
+}
+
 /** The attempt's result from the provider's reply (null: the timeout fired first). */
 function resultOf(attempt: Attempt, reply: Reply | null): Result {
-  const { method, timeoutMs, provider } = attempt;
-  if (reply === null) {
-    return rpcError(
-      RpcCode.TIMEOUT_EXCEPTION,
-      `Invoke remote method timeout. method: ${method}, provider: ${attempt.url}, cause: Waiting server-side response timeout ` +
-        `by scan timer. timeout=${timeoutMs} ms`,
-      'timeout',
-    );
-  }
+  const { provider } = attempt;
+  if (reply === null) return failure(attempt, RpcCode.TIMEOUT_EXCEPTION, timeoutCause(attempt), 'timeout');
   switch (reply.kind) {
     case 'ok':
+      if (reply.thrown !== undefined) return rethrown(reply.thrown);
       return reply.biz ? OK_BIZ : OK;
     case 'refused':
-      return rpcError(
-        RpcCode.NETWORK_EXCEPTION,
-        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: Connection refused: /${provider.address}`,
-        'network:refused',
-      );
+      return failure(attempt, RpcCode.NETWORK_EXCEPTION, `Connection refused: /${provider.address}`, 'network:refused');
     case 'exhausted':
-      return rpcError(
-        RpcCode.NETWORK_EXCEPTION,
-        `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
-        'threadpool:exhausted',
-      );
+      // An error response (3.3 WrappedChannelHandler.java:88-89, status 100) completes DefaultFuture with a
+      // RemotingException, whose `toString` the caller reads (3.3 AbstractInvoker.java:308-313).
+      return failure(attempt, RpcCode.NETWORK_EXCEPTION, REMOTING_EXCEPTION + reply.detail, 'threadpool:exhausted');
     case 'limited':
-      if (reply.filter === 'executes') {
-        // ExecuteLimitFilter throws: the provider answers SERVICE_ERROR, which the consumer's
-        // DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
-        return rpcError(
-          RpcCode.NETWORK_EXCEPTION,
-          `Failed to invoke remote method: ${method}, provider: ${attempt.url}, cause: ${reply.detail}`,
-          'executes:limit',
-        );
+      if (reply.filter === 'executes' || reply.thrown === true) {
+        // ExecuteLimitFilter throws (and 2.7's TpsLimitFilter): the provider answers SERVICE_ERROR, which the
+        // consumer's DefaultFuture turns into a RemotingException, hence code NETWORK_EXCEPTION (retried by failover).
+        const cause = reply.filter === 'executes' ? 'executes:limit' : 'tps:limit';
+        return failure(attempt, RpcCode.NETWORK_EXCEPTION, REMOTING_EXCEPTION + reply.detail, cause);
       }
       // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
       // exception, so the cluster sees a result, not a failure (failover does not retry it).
       return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
   }
+}
+
+/** `RemotingException.toString()`'s prefix: how an error response's message reaches the caller. */
+const REMOTING_EXCEPTION = 'org.apache.dubbo.remoting.RemotingException: ';
+
+/**
+ * A failed attempt. Sync: the RpcException AbstractInvoker (3.3 AbstractInvoker.java:308-332) or
+ * AsyncToSyncInvoker (2.7 AsyncToSyncInvoker.java:69-74) throws, whose message ends with the cause's
+ * text. Async: the call's future completed exceptionally, after the cluster returned its result; what
+ * waits on it gets the cause (`failedFuture`).
+ */
+function failure(attempt: Attempt, code: number, causeText: string, cause: string): Result {
+  if (attempt.async) return { kind: 'ok', failedFuture: { code, message: causeText, cause } };
+  const lead = code === RpcCode.TIMEOUT_EXCEPTION ? 'Invoke remote method timeout. method: ' : 'Failed to invoke remote method: ';
+  return rpcError(code, `${lead}${attempt.method}, provider: ${attempt.url}, cause: ${causeText}`, cause);
+}
+
+/**
+ * Why a timeout ended the attempt: 3.3's exact wait throws `TimeoutException("Timeout after <t>ms waiting
+ * for result.")` (AsyncRpcResult.java:222-223, 231-232); DefaultFuture's wheel task answers with its
+ * scan-timer message (`getTimeoutMessage(true)`: 2.7 DefaultFuture.java:245-256, 3.3 :293-308), which
+ * reaches the caller as the RemotingException's `toString`.
+ */
+function timeoutCause(attempt: Attempt): string {
+  if (!attempt.scan) return `Timeout after ${attempt.timeoutMs}ms waiting for result.`;
+  const v27 = attempt.release.version === '2.7';
+  const startMs = Math.floor(EPOCH_MS + attempt.startMs);
+  const endMs = Math.floor(EPOCH_MS + attempt.done.sim.now);
+  // DIVERGENCE: the channel's local address has no port (zonesim does not model ephemeral ports), the dates
+  // are UTC (Java: the JVM's zone), and the request id counts this JVM's requests only (Dubbo's also counts
+  // heartbeats).
+  const request = v27
+    ? `Request [id=${attempt.requestId}, version=2.0.2, twoway=true, event=false, broken=false, data=null]`
+    : `Request [id=${attempt.requestId}, version=2.0.2, twoWay=true, event=false, broken=false, mPayload=0, data=null]`;
+  return (
+    `org.apache.dubbo.remoting.TimeoutException: Waiting server-side response timeout by scan timer. ` +
+    `start time: ${javaDate(startMs)}, end time: ${javaDate(endMs)}, client elapsed: 0 ms, server elapsed: ${endMs - startMs} ms, ` +
+    `timeout: ${attempt.timeoutMs} ms, request: ${request}, channel: /${attempt.localHost} -> /${attempt.provider.address}`
+  );
+}
+
+/** `new SimpleDateFormat("yyyy-MM-dd HH:mm:ss.SSS").format(new Date(ms))`, in UTC. */
+function javaDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace('T', ' ').slice(0, 23);
+}
+
+/** Dubbo `getPositiveParameter`: 0 or less is the default. */
+function positive(timeoutMs: number): number {
+  return timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT;
+}
+
+/**
+ * The result of a provider whose service rethrew its failed downstream call's exception. An
+ * RpcException (the downstream call failed, or returned one) travels as is: the provider's
+ * ExceptionFilter passes RpcExceptions through, so the result carries it (`remoteRpcException`,
+ * which RpcExceptionFilter rethrows on a 3.3 consumer). Anything else was the downstream
+ * provider's own biz exception: a plain biz result.
+ */
+function rethrown(failure: unknown): Result {
+  // A stack other than Dubbo's (a test's) may give anything: only a Result carries an exception.
+  const downstream = failure as Result | { kind?: undefined };
+  if (downstream.kind === 'error') {
+    return { kind: 'ok', bizException: downstream.error.message, remoteRpcException: downstream.error };
+  }
+  const carried = downstream.kind === 'ok' ? carriedRpcException(downstream) : undefined;
+  return carried === undefined ? OK_BIZ : { kind: 'ok', bizException: carried.message, remoteRpcException: carried };
 }
 
 function deliverRequest(arg: unknown): void {

@@ -3,11 +3,14 @@
  * TpsLimitFilter (both order 0; ActivateComparator then sorts by class name), each activated per
  * exported service by its URL (`executes`, `tps`, or a method-level value). One filter instance per
  * process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a singleton extension.
+ * TpsLimitFilter returns its refusal (3.2.5+) or throws it (2.7), as the provider group's profile says.
  */
 import type { IncomingCall, Reply } from '../world/provider-call.js';
 import type { ProviderExport, ProviderInstance } from '../world/provider.js';
 import type { ProviderFilterChain } from '../world/provider-filters.js';
 import { URL } from '../dubbo/url.js';
+import type { RpcError } from '../dubbo/rpc.js';
+import type { DubboProfile } from '../model/dubbo-profile.js';
 import { ExecuteLimitFilter } from '../dubbo/filter/execute-limit-filter.js';
 import { TpsLimitFilter } from '../dubbo/filter/tps-limit-filter.js';
 
@@ -24,27 +27,56 @@ export function providerFilterChain(instance: ProviderInstance): ProviderFilterC
     urls.set(e, url);
     if (executes.isActive(url) || tps.isActive(url)) any = true;
   }
-  return any ? new DubboProviderFilterChain(executes, tps, urls) : null;
+  return any ? new DubboProviderFilterChain(executes, tps, urls, instance.group.spec.dubbo) : null;
+}
+
+// The stack frames where the filters throw their refusals (the `throw new RpcException(` lines).
+const EXECUTE_LIMIT_FRAME_3_3 = 'org.apache.dubbo.rpc.filter.ExecuteLimitFilter.invoke(ExecuteLimitFilter.java:51)';
+const EXECUTE_LIMIT_FRAME_2_7 = 'org.apache.dubbo.rpc.filter.ExecuteLimitFilter.invoke(ExecuteLimitFilter.java:48)';
+const TPS_LIMIT_FRAME_2_7 = 'org.apache.dubbo.rpc.filter.TpsLimitFilter.invoke(TpsLimitFilter.java:48)';
+
+/**
+ * The SERVICE_ERROR response's message for an RpcException a filter threw: HeaderExchangeHandler's
+ * `StringUtils.toString(t)` (3.3 HeaderExchangeHandler.java:117-118, 130-131; StringUtils.java:633-647):
+ * the class and message, then `printStackTrace`, which repeats them and lists the frames.
+ */
+// DIVERGENCE: only the frame that throws is listed; Dubbo's trace goes on through the filter chain, the
+// protocol and the server thread (some 30 frames that depend on the deployment).
+export function serviceError(error: RpcError, frame: string): string {
+  const head = `org.apache.dubbo.rpc.RpcException: ${error.message}`;
+  return `${head}\n${head}\n\tat ${frame}\n`;
 }
 
 class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
   readonly #executes: ExecuteLimitFilter;
   readonly #tps: TpsLimitFilter;
   readonly #urls: Map<ProviderExport, URL>;
+  /** The provider's release decides how TpsLimitFilter refuses (`DubboRelease.tpsLimit`). */
+  readonly #tpsThrown: boolean;
+  /** Where ExecuteLimitFilter throws, in the provider's release. */
+  readonly #executesFrame: string;
 
-  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>) {
+  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>, profile: DubboProfile) {
     this.#executes = executes;
     this.#tps = tps;
     this.#urls = urls;
+    this.#tpsThrown = profile.tpsLimit === 'thrown';
+    this.#executesFrame = profile.version === '2.7' ? EXECUTE_LIMIT_FRAME_2_7 : EXECUTE_LIMIT_FRAME_3_3;
   }
 
   admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null {
     const url = this.#urls.get(target)!;
     const refused = this.#executes.admit(url, call.method);
-    if (refused !== null) return { kind: 'limited', filter: 'executes', detail: refused.message };
+    if (refused !== null) return { kind: 'limited', filter: 'executes', detail: serviceError(refused, this.#executesFrame) };
     const limited = this.#tps.admit(url, call.method, nowMs);
     if (limited !== null) {
-      // The refusal is returned as a result: ExecuteLimitFilter's onResponse ends its count.
+      if (this.#tpsThrown) {
+        // 2.7 TpsLimitFilter.java:48 throws: ExecuteLimitFilter's onError ends its count as a failure, and
+        // HeaderExchangeHandler answers SERVICE_ERROR, which the consumer's failover retries (code 1).
+        this.#executes.onError(limited, url, call.method, 0);
+        return { kind: 'limited', filter: 'tps', detail: serviceError(limited, TPS_LIMIT_FRAME_2_7), thrown: true };
+      }
+      // 3.3 TpsLimitFilter.java:48-54 returns the refusal as a result: ExecuteLimitFilter's onResponse ends its count.
       this.#executes.onResponse(url, call.method, 0);
       return { kind: 'limited', filter: 'tps', detail: limited.message };
     }

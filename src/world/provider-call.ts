@@ -9,11 +9,19 @@ import type { Link } from './network.js';
 
 /** What comes back to the consumer for one attempt (the protocol layer turns it into a Result). */
 export type Reply =
-  | { kind: 'ok'; biz: boolean }
+  /**
+   * `thrown`: the failed downstream call whose exception the service rethrew, as the caller's stack
+   * gave it (opaque here; the stack that reads the reply makes Dubbo's exception of it).
+   */
+  | { kind: 'ok'; biz: boolean; thrown?: unknown }
   | { kind: 'refused' }
   | { kind: 'exhausted'; detail: string }
-  /** A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter): Dubbo's RpcException code and message. */
-  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string };
+  /**
+   * A provider filter refused the call (ExecuteLimitFilter, TpsLimitFilter) with `detail`. ExecuteLimitFilter
+   * always throws (a SERVICE_ERROR reply); TpsLimitFilter returns its refusal as a result, or throws it
+   * when `thrown` (2.7).
+   */
+  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string; thrown?: boolean };
 
 /** What a provider needs to answer one attempt. */
 export interface IncomingCall {

@@ -27,11 +27,14 @@ export const EPOCH_MS = 1_767_225_600_000;
 
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
 
-/** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
+/**
+ * A provider's consumer side: makes one downstream call and gives null when it succeeded, else its
+ * failure as the stack gave it (opaque to the world; it goes back in the reply as `thrown`).
+ */
 export interface DownstreamCaller {
   /** The consumer instance the provider process is for its downstream calls (its stack, its group). */
   readonly instance: ConsumerInstance;
-  call(service: string, method: string, server: ServerContext): Proc<boolean>;
+  call(service: string, method: string, server: ServerContext): Proc<unknown>;
 }
 
 const REFUSED: Reply = { kind: 'refused' };
@@ -296,7 +299,10 @@ export class ProviderInstance {
         detail:
           `Server side(${this.ip},${this.port}) thread pool is exhausted, detail msg:Thread pool is EXHAUSTED! ` +
           `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${pool.inUse} (active: ${pool.inUse}, core: ${pool.capacity}, ` +
-          `max: ${pool.capacity}, largest: ${pool.peakInUse}), in dubbo://${this.address}!`,
+          `max: ${pool.capacity}, largest: ${pool.peakInUse}), ` +
+          // getTaskCount: completed + running + queued (3.3 AbortPolicyWithReport.java:102-106, 2.7 :75-81).
+          `Task: ${pool.completed + pool.inUse + pool.queued} (completed: ${pool.completed}), ` +
+          `Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), in dubbo://${this.address}!`,
       });
     }
   }
@@ -354,7 +360,7 @@ export class ProviderInstance {
   // instance, instead of a new closure each (two per call).
   readonly #onServiceDone = (arg: unknown): void => {
     const ex = arg as Exchange;
-    this.#complete(ex.call, ex.spec!, false, ex.startedMs, ex);
+    this.#complete(ex.call, ex.spec!, null, ex.startedMs, ex);
   };
 
   readonly #onResponse = (arg: unknown): void => {
@@ -372,19 +378,26 @@ export class ProviderInstance {
     yield this.#sim.timeout(serviceMs);
     const downstream = this.downstream!;
     const server: ServerContext = { attachments: call.attachments, startedMs };
-    let failed = false;
+    // The first failure in call order is the exception the service rethrows.
+    let failed: unknown = null;
     if (spec.parallel) {
       const procs = spec.calls.map((c) => this.#sim.process(downstream.call(c.service, c.method, server)));
-      for (const p of procs) if (!(yield p)) failed = true;
+      for (const p of procs) {
+        const failure: unknown = yield p;
+        failed ??= failure;
+      }
     } else {
-      for (const c of spec.calls) if (!(yield* downstream.call(c.service, c.method, server))) failed = true;
+      for (const c of spec.calls) {
+        const failure = yield* downstream.call(c.service, c.method, server);
+        failed ??= failure;
+      }
     }
     this.#complete(call, spec, failed, startedMs);
   }
 
   // The thread is free; the response goes out unless the process died meanwhile. A failed
   // downstream call reaches the caller as an exception inside the result (Dubbo does not retry those).
-  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: boolean, startedMs: number, ex?: Exchange): void {
+  #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: unknown, startedMs: number, ex?: Exchange): void {
     this.#release(call);
     this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs);
     this.#isolation?.finished(call.service, call.method, this.#sim.now - startedMs);
@@ -392,7 +405,11 @@ export class ProviderInstance {
       this.#recorder.orphaned(call.request);
       return;
     }
-    const biz = downstreamFailed || (spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate);
+    if (downstreamFailed !== null) {
+      this.#reply(call, { kind: 'ok', biz: true, thrown: downstreamFailed }, true, ex);
+      return;
+    }
+    const biz = spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate;
     this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true, ex);
   }
 

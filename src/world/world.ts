@@ -147,7 +147,7 @@ export class World {
     const application = spec.application;
     return {
       instance,
-      *call(service: string, method: string, incoming: ServerContext): Proc<boolean> {
+      *call(service: string, method: string, incoming: ServerContext): Proc<unknown> {
         const request = observer.startRequest({
           consumerGroup: application,
           consumerZone: p.zone,
@@ -157,9 +157,10 @@ export class World {
           startMs: sim.now,
         });
         const server = tagFrom === undefined ? incoming : { ...incoming, tagFrom };
-        const { outcome, cause } = outcomeOfCall(stack, yield* stack.call({ service, method, attachments: new Map(), request, server }));
+        const value = yield* stack.call({ service, method, attachments: new Map(), request, server });
+        const { outcome, cause } = outcomeOfCall(stack, value);
         observer.endRequest(request, outcome, sim.now, cause);
-        return outcome === 'ok';
+        return outcome === 'ok' ? null : (value ?? outcome);
       },
     };
   }

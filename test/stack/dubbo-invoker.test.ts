@@ -96,3 +96,46 @@ describe('DubboInvoker.invokeNow', () => {
     expect(invoker.calls).toBe(1);
   });
 });
+
+describe('DubboInvoker: a provider that rethrew its failed downstream call', () => {
+  const answer = (thrown: unknown) => {
+    const w = world({ kind: 'ok', biz: true, thrown });
+    return run(w.sim, new DubboInvoker(w.provider, providerUrl, consumerUrl, w.ctx).invoke(w.invocation())).result;
+  };
+
+  it('carries the downstream RpcException in the result (3.3 ExceptionFilter.java: "directly throw if it`s dubbo exception")', () => {
+    const error = { code: 2, message: 'Invoke remote method timeout.', cause: 'timeout' };
+    expect(answer({ kind: 'error', error })).toEqual({ kind: 'ok', bizException: error.message, remoteRpcException: error });
+  });
+
+  it('carries an RpcException the downstream call returned (a TPS refusal, code 0)', () => {
+    const tps = { kind: 'ok', bizException: 'because exceed max service tps.', limited: 'tps' };
+    expect(answer(tps)).toMatchObject({ kind: 'ok', remoteRpcException: { code: 0, message: tps.bizException } });
+  });
+
+  it('is a plain biz result when the downstream call ended with a biz exception, or the stack is not Dubbo`s', () => {
+    expect(answer({ kind: 'ok', bizException: 'IllegalStateException' })).toEqual({ kind: 'ok', bizException: 'BizException' });
+    expect(answer({ outcome: 'timeout' })).toEqual({ kind: 'ok', bizException: 'BizException' });
+  });
+});
+
+describe('DubboInvoker: an error response', () => {
+  it.each([
+    ['a full thread pool', { kind: 'exhausted', detail: 'Server side(10.0.1.1,20880) thread pool is exhausted, detail msg:…' } as Reply, 'threadpool:exhausted'],
+    ['an executes refusal', { kind: 'limited', filter: 'executes', detail: 'org.apache.dubbo.rpc.RpcException: …' } as Reply, 'executes:limit'],
+    ['a thrown TPS refusal (2.7)', { kind: 'limited', filter: 'tps', detail: 'org.apache.dubbo.rpc.RpcException: …', thrown: true } as Reply, 'tps:limit'],
+  ])('reaches the caller as a RemotingException`s toString, code 1: %s (3.3 AbstractInvoker.java:308-313)', (_name, reply, cause) => {
+    const w = world(reply);
+    const invoker = new DubboInvoker(w.provider, providerUrl, consumerUrl, w.ctx);
+    const { result } = run(w.sim, invoker.invoke(w.invocation()));
+    const detail = (reply as { detail: string }).detail;
+    expect(result).toEqual({
+      kind: 'error',
+      error: {
+        code: 1,
+        message: `Failed to invoke remote method: reserve, provider: ${invoker.getUrl()}, cause: org.apache.dubbo.remoting.RemotingException: ${detail}`,
+        cause,
+      },
+    });
+  });
+});

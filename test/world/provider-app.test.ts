@@ -93,7 +93,13 @@ describe('a provider application', () => {
     expect(t.kinds(B)).toEqual(['exhausted']);
     expect(t.rejected).toEqual([B]);
     const r = t.replies[0]!.reply;
-    expect(r.kind === 'exhausted' && r.detail).toContain('Thread pool is EXHAUSTED!');
+    // 3.3 AbortPolicyWithReport.java:102-106, field by field: 2 completed-or-running tasks, none completed yet.
+    expect(r.kind === 'exhausted' && r.detail).toBe(
+      `Server side(${t.p.ip},${t.p.port}) thread pool is exhausted, detail msg:Thread pool is EXHAUSTED! ` +
+        `Thread Name: DubboServerHandler-${t.p.address}, Pool Size: 2 (active: 2, core: 2, max: 2, largest: 2), ` +
+        `Task: 2 (completed: 0), Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), ` +
+        `in dubbo://${t.p.address}!`,
+    );
     t.runTo(1001);
     // Once the slow calls finish their threads serve B again.
     t.call(B);
@@ -123,8 +129,16 @@ describe('a provider application', () => {
     expect(t.kinds(A)).toEqual(['limited']);
     const r = t.replies[0]!.reply;
     expect(r.kind === 'limited' && r.filter).toBe('executes');
+    // The SERVICE_ERROR response carries StringUtils.toString(t): class and message, then the stack trace
+    // (3.3 HeaderExchangeHandler.java:130-131; thrown at 3.3 ExecuteLimitFilter.java:51).
+    const message =
+      /Failed to invoke method slow in provider dubbo:\/\/[^\n]*, cause: The service using threads greater than <dubbo:service executes="1" \/> limited\./
+        .source;
     expect(r.kind === 'limited' && r.detail).toMatch(
-      /^Failed to invoke method slow in provider dubbo:\/\/.*, cause: The service using threads greater than <dubbo:service executes="1" \/> limited\.$/,
+      new RegExp(
+        `^org\\.apache\\.dubbo\\.rpc\\.RpcException: ${message}\\norg\\.apache\\.dubbo\\.rpc\\.RpcException: ${message}\\n` +
+          `\\tat org\\.apache\\.dubbo\\.rpc\\.filter\\.ExecuteLimitFilter\\.invoke\\(ExecuteLimitFilter\\.java:51\\)\\n$`,
+      ),
     );
     // The refused call held its thread for an instant only, and is not an execution.
     expect(t.p.pool.inUse).toBe(1);
@@ -163,6 +177,20 @@ describe('a provider application', () => {
     t.call(B);
     t.runTo(1100);
     expect(t.kinds(B).slice(3)).toEqual(['limited', 'ok']);
+  });
+
+  it('TpsLimitFilter of a 2.7 provider throws its refusal (2.7 TpsLimitFilter.java:48): a reply the consumer gets as SERVICE_ERROR', () => {
+    const t = processWith(`    dubbo: '2.7'\n    exports:\n      ${B}: { tps: 1, tps.interval: 1000ms }`, 10);
+    for (let i = 0; i < 2; i++) t.call(B);
+    t.runTo(100);
+    const refused = t.replies.find((r) => r.reply.kind === 'limited')!.reply;
+    const head = `org.apache.dubbo.rpc.RpcException: Failed to invoke service ${B}.fast because exceed max service tps.`;
+    expect(refused).toEqual({
+      kind: 'limited',
+      filter: 'tps',
+      detail: `${head}\n${head}\n\tat org.apache.dubbo.rpc.filter.TpsLimitFilter.invoke(TpsLimitFilter.java:48)\n`,
+      thrown: true,
+    });
   });
 
   it('dynamic isolation moves a method with more than `concurrency` calls and a slow mean time out, and back after `restoreAfter` of normal time', () => {

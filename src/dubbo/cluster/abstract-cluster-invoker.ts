@@ -9,7 +9,6 @@ import {
   CLUSTER_AVAILABLE_CHECK_KEY,
   DEFAULT_LOADBALANCE,
   DEFAULT_RESELECT_COUNT,
-  DUBBO_VERSION,
   LOADBALANCE_KEY,
   RpcCode,
   STICKY_KEY,
@@ -28,6 +27,7 @@ import {
   type RpcInvocation,
 } from '../rpc.js';
 import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
+import { seenOutsideRpcExceptionFilter } from '../filter/rpc-exception-filter.js';
 import type { URL } from '../url.js';
 
 /** Builds a cluster invoker over a directory for one consumer instance. */
@@ -56,6 +56,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   // PERF: asked first on every attempt; shared by the instances' runtimes (see `filtersActiveFor`).
   readonly #filtersActiveFor: ((invoker: Invoker) => boolean) | undefined;
   readonly #sim: Simulation;
+  /** RpcExceptionFilter is in the chain, innermost of the modelled filters (3.2.5+). */
+  readonly #rpcExceptionFilter: boolean;
+  /** 2.7's doSelect and reselect: every invoker is a reselect candidate, and none is ever set aside. */
+  readonly #reselectAll: boolean;
 
   constructor(directory: Directory, runtime: DubboRuntime) {
     this.directory = directory;
@@ -63,6 +67,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     this.#filters = runtime.filters;
     this.#filtersActiveFor = runtime.filtersActiveFor;
     this.#sim = runtime.sim;
+    this.#rpcExceptionFilter = runtime.release.rpcExceptionFilter;
+    this.#reselectAll = runtime.release.reselect === 'all';
     // Dubbo reads this from directory.getUrl(): the registry URL, not the reference's parameters.
     this.availableCheck = directory.getUrl().getParameter(CLUSTER_AVAILABLE_CHECK_KEY, 'true').toLowerCase() === 'true';
   }
@@ -132,7 +138,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     if (!this.#destroyed) return null;
     return {
       code: RpcCode.UNKNOWN_EXCEPTION,
-      message: `Rpc cluster invoker for ${this.getInterface()} on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION} is now destroyed! Can not invoke any more.`,
+      message: `Rpc cluster invoker for ${this.getInterface()} on consumer ${this.runtime.consumerHost} use dubbo version ${this.runtime.release.text} is now destroyed! Can not invoke any more.`,
     };
   }
 
@@ -177,7 +183,7 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     let message =
       `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.getInterface()}. ` +
       `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey()} from registry ` +
-      `${this.directory.toString()} on the consumer ${this.runtime.consumerHost} using the dubbo version ${DUBBO_VERSION}. ` +
+      `${this.directory.toString()} on the consumer ${this.runtime.consumerHost} using the dubbo version ${this.runtime.release.text}. ` +
       `Please check if the providers have been started and registered.`;
     let cause = 'directory:empty';
     if (emptied !== undefined) {
@@ -249,7 +255,8 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     availableCheck: boolean,
   ): Invoker | null {
     const reselectInvokers: Invoker[] = [];
-    if (this.reselectCount >= invokers.length) {
+    // 2.7 AbstractClusterInvoker.java:214-250 always scans every invoker; 3.3 (:254-330) only up to reselectCount.
+    if (this.#reselectAll || this.reselectCount >= invokers.length) {
       for (const invoker of invokers) {
         if (availableCheck && !invoker.isAvailable()) {
           this.#invalidate(invoker);
@@ -283,8 +290,10 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     return null;
   }
 
+  // 2.7's doSelect and reselect (AbstractClusterInvoker.java:167-250) set nothing aside: its directory has no
+  // connectivity validation.
   #invalidate(invoker: Invoker): void {
-    if (this.enableConnectivityValidation) this.directory.addInvalidateInvoker(invoker);
+    if (this.enableConnectivityValidation && !this.#reselectAll) this.directory.addInvalidateInvoker(invoker);
   }
 
   /**
@@ -353,7 +362,15 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
   #after(invoker: Invoker, invocation: RpcInvocation, result: Result, start: number): void {
     const filters = this.#filters;
     const now = this.#sim.now;
-    for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, result, now - start, now);
+    let seen = result;
+    if (result.kind === 'ok') {
+      // An async call's failed future reaches every listener as onError (FilterChainBuilder.java:223).
+      if (result.failedFuture !== undefined) seen = { kind: 'error', error: result.failedFuture };
+      // ActivateComparator sorts RpcExceptionFilter (order 0) after ActiveLimitFilter (order 0, by simple name)
+      // and AdaptiveLoadBalanceFilter (-200000): listeners run inner to outer, so both see what it rethrows.
+      else if (this.#rpcExceptionFilter) seen = seenOutsideRpcExceptionFilter(result);
+    }
+    for (let i = 0; i < filters.length; i++) filters[i]!.after(invoker, invocation, seen, now - start, now);
   }
 
   /** Convenience for strategies: an error result with Dubbo's code. */

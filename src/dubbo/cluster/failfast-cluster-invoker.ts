@@ -3,7 +3,6 @@
  * `support/FailfastClusterInvoker.java`.
  */
 import type { Proc } from '../../engine/simulation.js';
-import { DUBBO_VERSION } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import { isBiz, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
@@ -18,7 +17,7 @@ export class FailfastClusterInvoker extends AbstractClusterInvoker {
     return this.error(
       result.error.code,
       `Failfast invoke providers ${invoker.getUrl()} ${loadbalance.constructor.name} for service ${this.getInterface()} ` +
-        `method ${invocation.getMethodName()} on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION}, ` +
+        `method ${invocation.getMethodName()} on consumer ${this.runtime.consumerHost} use dubbo version ${this.runtime.release.text}, ` +
         `but no luck to perform the invocation. Last error is: ${result.error.message}`,
       result.error.cause,
     );

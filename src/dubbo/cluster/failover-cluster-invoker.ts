@@ -4,7 +4,7 @@
  * Follows dubbo-cluster `support/FailoverClusterInvoker.java`.
  */
 import type { Proc, SimEvent } from '../../engine/simulation.js';
-import { DEFAULT_RETRIES, DUBBO_VERSION, RETRIES_KEY } from '../constants.js';
+import { DEFAULT_RETRIES, RETRIES_KEY } from '../constants.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
 import { isBiz, type Invoker, type Result, type RpcError, type RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
@@ -85,7 +85,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       `Failed to invoke the method ${methodName} in the service ${this.getInterface()}. Tried ${len} times of the providers ` +
         `[${[...providers].join(', ')}] (${providers.size}/${listed}) from the registry ` +
         `${this.directory.getUrl().getAddress()} on the consumer ${this.runtime.consumerHost} using the dubbo version ` +
-        `${DUBBO_VERSION}. Last error is: ${last.message}`,
+        `${this.runtime.release.text}. Last error is: ${last.message}`,
       last.cause,
     );
   }

@@ -6,7 +6,7 @@
  * `directory/AbstractDirectory.java`, `StaticDirectory.java` and dubbo-registry
  * `integration/RegistryDirectory.java`.
  */
-import { DUBBO_VERSION, RpcCode } from '../constants.js';
+import { RpcCode } from '../constants.js';
 import type { Invoker, RpcError, RpcInvocation } from '../rpc.js';
 import { EMPTY_CHAIN, type RouteTraceEntry, type RouterChainLike } from '../router/router.js';
 import { remoteApplication } from '../router/rule-key.js';
@@ -211,7 +211,7 @@ export abstract class AbstractDirectory implements Directory {
         code: RpcCode.FORBIDDEN_EXCEPTION,
         message:
           `No provider available from registry ${this.#url.getAddress()} for service ${this.#consumerUrl.getServiceKey()} ` +
-          `on consumer ${this.runtime.consumerHost} use dubbo version ${DUBBO_VERSION}, please check status of providers` +
+          `on consumer ${this.runtime.consumerHost} use dubbo version ${this.runtime.release.text}, please check status of providers` +
           `(disabled, not registered or in blocklist).`,
         cause: 'registry:forbidden',
       };

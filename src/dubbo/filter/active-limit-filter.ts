@@ -115,6 +115,11 @@ export class ActiveLimitFilter implements ConsumerFilter {
 
   after(invoker: Invoker, invocation: RpcInvocation, result: Result, elapsedMs: number, _nowMs: number): void {
     if (!isActiveLimitFilterActive(invoker)) return;
+    // onError returns at once for a LIMIT_EXCEEDED exception, taking it for this filter's own refusal
+    // (ActiveLimitFilter.java:104-108). Its own refusals never get here; a LIMIT_EXCEEDED a provider
+    // rethrew (its downstream `actives` refusal), seen through RpcExceptionFilter, does, and its slot
+    // is never given back, as in Dubbo.
+    if (result.kind === 'error' && result.error.code === RpcCode.LIMIT_EXCEEDED_EXCEPTION) return;
     const url = invoker.getUrl();
     const methodName = getMethodName(invocation);
     // A biz exception is a response (onResponse → succeeded); an RpcException is onError.

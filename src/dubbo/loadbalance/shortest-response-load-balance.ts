@@ -4,7 +4,8 @@
  * estimate. Owns the per-RpcStatus windows and the window clock (30 s slide period). The counts
  * come from RpcStatus, which only ActiveLimitFilter updates (URLs with `actives`); without it every
  * estimate is 0 and this is weighted random. Follows dubbo-cluster
- * `loadbalance/ShortestResponseLoadBalance.java`.
+ * `loadbalance/ShortestResponseLoadBalance.java`; under 2.7 (2.7.13+, `avg × (active + 1)` too) the
+ * window never resets.
  */
 import type { RpcStatus, RpcStatusTable } from '../rpc-status.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
@@ -62,7 +63,12 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
    */
   readonly #uncounted = new Map<string, { lists: Invoker[][]; seen: WeakSet<Invoker[]> }>();
 
-  constructor(runtime: DubboRuntime, slidePeriodMs: number = DEFAULT_SLIDE_PERIOD_MS) {
+  /**
+   * `slidePeriodMs`: 3.x's `shortestResponseSlidePeriod` (3.3 ShortestResponseLoadBalance.java:50,62-65),
+   * by default the runtime's release (`shortestResponseWindowMs`); `Infinity` never resets, which is
+   * 2.7's lifetime average (2.7 ShortestResponseLoadBalance.java:63-65 reads RpcStatus itself).
+   */
+  constructor(runtime: DubboRuntime, slidePeriodMs: number = runtime.release.shortestResponseWindowMs) {
     super(runtime);
     this.#slidePeriodMs = slidePeriodMs;
     this.#lastUpdateTimeMs = runtime.clock.now();

@@ -3,6 +3,7 @@ import { AbstractClusterInvoker, invokeAtStart } from '../../../src/dubbo/cluste
 import { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
+import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../../src/dubbo/release.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
 import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
@@ -180,8 +181,9 @@ function selectWorld(init: {
   consumer?: Record<string, string>;
   registry?: Record<string, string>;
   unavailable?: number[];
+  release?: DubboRelease;
 }) {
-  const { sim, runtime } = makeRuntime(init.seed ?? 1);
+  const { sim, runtime } = makeRuntime(init.seed ?? 1, { release: init.release });
   const cUrl = consumerUrl(init.consumer);
   const log: AttemptRecord[] = [];
   const providers = Array.from(
@@ -363,6 +365,32 @@ describe('AbstractClusterInvoker.select: doSelect and reselect', () => {
     probe.pick(lb, sayHello(), providers, [first]);
     expect(calls[1]).toEqual(draws.filter((i) => i !== down).map((i) => `p${i}`));
     expect(directory.invalidated).toEqual([providers[down]]);
+  });
+});
+
+describe('AbstractClusterInvoker.select under 2.7 (reselect: all)', () => {
+  it('reselects over every other available invoker, however many (2.7 AbstractClusterInvoker.java:214-250), not over 10 draws', () => {
+    for (const [release, size] of [
+      [DUBBO_2_7, 39],
+      [DUBBO_3_3, 10],
+    ] as const) {
+      const { providers, probe } = selectWorld({ count: 40, release });
+      const { lb, calls } = spyBalancer((invokers, call) => (call === 0 ? providers[0]! : invokers[0]!));
+      probe.pick(lb, sayHello(), providers, [providers[0]!]);
+      if (release === DUBBO_2_7) expect(calls[1]).toEqual(providers.slice(1).map((p) => p.name));
+      // 3.3 draws 10 indexes; the OR condition keeps every draw, the selected one and repeats included.
+      else expect(calls[1]).toHaveLength(size);
+    }
+  });
+
+  it('sets no unavailable invoker aside, in doSelect or reselect (2.7 has no connectivity validation)', () => {
+    const one = selectWorld({ count: 1, unavailable: [0], release: DUBBO_2_7 });
+    expect(nameOf(one.probe.pick(spyBalancer(byCall).lb, sayHello(), one.providers, null))).toBe('p0');
+    const many = selectWorld({ count: 12, unavailable: [0, 5], release: DUBBO_2_7 });
+    const { lb, calls } = spyBalancer((invokers) => invokers[0]!);
+    many.probe.pick(lb, sayHello(), many.providers, null);
+    expect(calls[1]).toEqual(many.providers.filter((_, i) => i !== 0 && i !== 5).map((p) => p.name));
+    expect([one.directory.invalidated, many.directory.invalidated]).toEqual([[], []]);
   });
 });
 

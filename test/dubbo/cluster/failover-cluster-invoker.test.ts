@@ -3,6 +3,7 @@ import { invokeAtStart } from '../../../src/dubbo/cluster/abstract-cluster-invok
 import { FailoverClusterInvoker } from '../../../src/dubbo/cluster/failover-cluster-invoker.js';
 import { DUBBO_VERSION, RpcCode } from '../../../src/dubbo/constants.js';
 import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
+import { DUBBO_2_7 } from '../../../src/dubbo/release.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
 import { RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
@@ -237,6 +238,16 @@ describe('FailoverClusterInvoker', () => {
         `[10.0.0.1:20880, 10.0.0.2:20880, 10.0.0.3:20880] (3/3) from the registry registry:2181 on the consumer 10.10.0.1 ` +
         `using the dubbo version ${DUBBO_VERSION}. Last error is: timeout on p2`,
     });
+  });
+
+  it('names the release the consumer runs: "using the dubbo version 2.7.23" under 2.7 (Version.getVersion())', () => {
+    const { sim, cluster } = setup({
+      cluster: failover,
+      scripts: [0, 1, 2].map((i) => fail(RpcCode.TIMEOUT_EXCEPTION, `timeout on p${i}`)),
+      release: DUBBO_2_7,
+    });
+    const { message } = errorOf(runCall(sim, cluster.invoke(invocation())).result);
+    expect(message).toContain('using the dubbo version 2.7.23. Last error is:');
   });
 
   it('ignores a retries attachment that is not a number and leaves it in place (default 2 retries: 3 attempts)', () => {

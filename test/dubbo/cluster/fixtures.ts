@@ -16,7 +16,8 @@ import {
   type RpcError,
 } from '../../../src/dubbo/rpc.js';
 import { createRuntime } from '../../../src/dubbo/create-runtime.js';
-import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
+import type { DubboRelease } from '../../../src/dubbo/release.js';
+import type { ConsumerFilter, DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
 
 export const SERVICE = 'com.example.DemoService';
@@ -174,14 +175,19 @@ export const testRoundRobin: LoadBalanceFactory = () => {
   return lb;
 };
 
-/** A fresh simulation and runtime (seeded random stream, counters in a map, test round robin). */
-export function makeRuntime(seed = 1) {
+/**
+ * A fresh simulation and runtime (seeded random stream, counters in a map, test round robin), of
+ * `release` (default 3.3) with `filters` (default none).
+ */
+export function makeRuntime(seed = 1, opts: { release?: DubboRelease; filters?: ConsumerFilter[] } = {}) {
   const sim = new Simulation();
   const runtime = createRuntime({
     sim,
     random: new RandomStreams(seed).stream('consumer'),
     consumerHost: '10.10.0.1',
     plugins: { roundrobin: testRoundRobin },
+    ...(opts.release !== undefined ? { release: opts.release } : {}),
+    ...(opts.filters !== undefined ? { filters: opts.filters } : {}),
   });
   return { sim, runtime };
 }
@@ -218,8 +224,10 @@ export function setup(init: {
   available?: boolean[];
   seed?: number;
   ignoreInvalidation?: boolean;
+  release?: DubboRelease;
+  filters?: ConsumerFilter[];
 }) {
-  const { sim, runtime } = makeRuntime(init.seed);
+  const { sim, runtime } = makeRuntime(init.seed, { release: init.release, filters: init.filters });
   const cUrl = consumerUrl(init.consumer);
   const log: AttemptRecord[] = [];
   const providers = init.scripts.map(

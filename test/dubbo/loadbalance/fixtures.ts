@@ -6,6 +6,7 @@ import { RandomStreams } from '../../../src/engine/random.js';
 import { Simulation, type Proc } from '../../../src/engine/simulation.js';
 import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
 import { createRuntime } from '../../../src/dubbo/create-runtime.js';
+import type { DubboRelease } from '../../../src/dubbo/release.js';
 import type { ConsumerFilter, DubboRuntime } from '../../../src/dubbo/runtime.js';
 import { URL } from '../../../src/dubbo/url.js';
 
@@ -41,9 +42,9 @@ export function invokersWith(params: Array<Record<string, string | number>>, ser
   });
 }
 
-/** A runtime with a seeded `lb` stream and a clock fixed at `nowMs` (or driven by `clock`). */
+/** A runtime of `release` (default 3.3) with a seeded `lb` stream and a clock fixed at `nowMs` (or driven by `clock`). */
 export function makeRuntime(
-  opts: { seed?: number; nowMs?: number; clock?: { now(): number }; filters?: ConsumerFilter[] } = {},
+  opts: { seed?: number; nowMs?: number; clock?: { now(): number }; filters?: ConsumerFilter[]; release?: DubboRelease } = {},
 ): DubboRuntime & { counters: Map<string, number> } {
   const nowMs = opts.nowMs ?? NOW_MS;
   return createRuntime({
@@ -51,6 +52,7 @@ export function makeRuntime(
     random: new RandomStreams(opts.seed ?? 1).stream('lb'),
     clock: opts.clock ?? { now: () => nowMs },
     filters: opts.filters,
+    ...(opts.release !== undefined ? { release: opts.release } : {}),
   });
 }
 

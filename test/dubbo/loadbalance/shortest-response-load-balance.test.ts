@@ -1,6 +1,7 @@
 /** ShortestResponseLoadBalance: estimates from the slide window, and the 30 s window reset. */
 import { describe, expect, it } from 'vitest';
 import { ShortestResponseLoadBalance } from '../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
+import { DUBBO_2_7, DUBBO_3_3 } from '../../../src/dubbo/release.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { invocation, invokersWith, makeRuntime, NOW_MS, pickIndexes, setStatus } from './fixtures.js';
 
@@ -37,5 +38,27 @@ describe('ShortestResponseLoadBalance', () => {
     lb.select(invokers, CONSUMER, invocation()); // this select still sees the old window, then resets it
     const after = pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 200);
     expect(after).toContain(0);
+  });
+
+  it.each([
+    ['3.3 (30 s tumbling reset, ShortestResponseLoadBalance.java:152-160)', 'the invoker that became fast', DUBBO_3_3, 0],
+    ['2.7 (lifetime average, 2.7 ShortestResponseLoadBalance.java:63-65)', 'the invoker fast over its lifetime', DUBBO_2_7, 1],
+  ])('%s: after a slow phase then a fast one, picks %s', (_name, _what, release, expected) => {
+    let now = NOW_MS;
+    const invokers = invokersWith([{}, {}]);
+    const runtime = makeRuntime({ clock: { now: () => now }, release });
+    const lb = runtime.getLoadBalance('shortestresponse');
+    // Slow phase: invoker 0 averages 500 ms, invoker 1 100 ms.
+    setStatus(runtime, invokers[0]!, 'sayHello', { succeeded: 100, succeededElapsedMs: 50_000 });
+    setStatus(runtime, invokers[1]!, 'sayHello', { succeeded: 100, succeededElapsedMs: 10_000 });
+    expect(pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 10)).toEqual(new Array(10).fill(1));
+    // 31 s later a select resets every window (3.3 only).
+    now += 31_000;
+    lb.select(invokers, CONSUMER, invocation());
+    // Fast phase: invoker 0 now answers in 10 ms, invoker 1 still in 100 ms. 3.3 sees the phase alone
+    // (10 vs 100); 2.7's lifetime averages are (50,000 + 100) / 110 = 455 and 11,000 / 110 = 100.
+    setStatus(runtime, invokers[0]!, 'sayHello', { succeeded: 10, succeededElapsedMs: 100 });
+    setStatus(runtime, invokers[1]!, 'sayHello', { succeeded: 10, succeededElapsedMs: 1000 });
+    expect(pickIndexes(() => lb.select(invokers, CONSUMER, invocation()), invokers, 20)).toEqual(new Array(20).fill(expected));
   });
 });

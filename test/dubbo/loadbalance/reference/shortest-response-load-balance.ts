@@ -10,7 +10,7 @@ import { AbstractLoadBalance } from '../../../../src/dubbo/loadbalance/load-bala
 import { pickAmongTied } from '../../../../src/dubbo/loadbalance/weighted-random.js';
 import { getMethodName } from '../../../../src/dubbo/loadbalance/rpc-utils.js';
 // The slide windows are not what the differential test checks (weights are): the product's class is reused.
-import { DEFAULT_SLIDE_PERIOD_MS, SlideWindowData } from '../../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
+import { SlideWindowData } from '../../../../src/dubbo/loadbalance/shortest-response-load-balance.js';
 
 export class ReferenceShortestResponseLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'shortestresponse';
@@ -19,7 +19,7 @@ export class ReferenceShortestResponseLoadBalance extends AbstractLoadBalance {
   readonly #methodMap = new Map<RpcStatus, SlideWindowData>();
   #lastUpdateTimeMs: number;
 
-  constructor(runtime: DubboRuntime, slidePeriodMs: number = DEFAULT_SLIDE_PERIOD_MS) {
+  constructor(runtime: DubboRuntime, slidePeriodMs: number = runtime.release.shortestResponseWindowMs) {
     super(runtime);
     this.#slidePeriodMs = slidePeriodMs;
     this.#lastUpdateTimeMs = runtime.clock.now();
