@@ -72,6 +72,7 @@ const MAP_KEYS = new Set([
   'byProviderGroup',
   'noProviderCauses',
   'rejectedCauses',
+  'mockCauses',
   'events',
   'byStrategy',
   'timelineByZone',

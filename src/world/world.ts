@@ -11,7 +11,7 @@ import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, Ser
 import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
-import type { WorldObserver } from '../metrics/observer.js';
+import { answeredWithValue, type WorldObserver } from '../metrics/observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ProviderExport } from './provider.js';
 import type { ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
@@ -159,7 +159,7 @@ export class World {
         const server = tagFrom === undefined ? incoming : { ...incoming, tagFrom };
         const { outcome, cause } = outcomeOfCall(stack, yield* stack.call({ service, method, attachments: new Map(), request, server }));
         observer.endRequest(request, outcome, sim.now, cause);
-        return outcome === 'ok';
+        return answeredWithValue(outcome, cause);
       },
     };
   }
