@@ -34,6 +34,8 @@ export type Result =
        * e.g. TIMEOUT_TERMINATE: the cluster returns it without retrying; `bizException` holds its message.
        */
       rpcException?: RpcError;
+      /** MockClusterInvoker answered the call: `<force|fail>:<return|throw|impl>` (the outcome `mock`'s cause). */
+      mocked?: string;
     }
   | { kind: 'error'; error: RpcError };
 

@@ -48,9 +48,9 @@ export interface ImportedConfig {
 const canon = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
 
 const REFERENCE_ATTRS: Record<string, 'int' | 'bool' | 'lb' | 'cluster' | 'string'> = {
-  timeout: 'int', retries: 'int', loadbalance: 'lb', cluster: 'cluster', forks: 'int', sticky: 'bool', actives: 'int', tag: 'string',
+  timeout: 'int', retries: 'int', loadbalance: 'lb', cluster: 'cluster', forks: 'int', sticky: 'bool', actives: 'int', tag: 'string', mock: 'string',
 };
-const OUT_NAME: Record<string, string> = { loadbalance: 'loadbalance', timeout: 'timeout', retries: 'retries', cluster: 'cluster', forks: 'forks', sticky: 'sticky', actives: 'actives', tag: 'tag' };
+const OUT_NAME: Record<string, string> = { loadbalance: 'loadbalance', timeout: 'timeout', retries: 'retries', cluster: 'cluster', forks: 'forks', sticky: 'sticky', actives: 'actives', tag: 'tag', mock: 'mock' };
 /** Reference items that Dubbo puts on the consumer URL and zonesim keeps as `parameters`. */
 const REFERENCE_PARAMS = new Set(['group', 'version', 'check']);
 /** Provider-side items that travel to consumers on the provider URL (kept as `params`). */
@@ -83,7 +83,6 @@ const NOT_MODELLED: Record<string, string> = {
   id: 'an id only names the config',
   interface: 'names the service',
   generic: 'generic calls are not modelled',
-  mock: 'mock is not modelled',
   stub: 'stubs are not modelled',
   init: 'reference initialisation is not modelled',
   scope: 'local/remote scope is not modelled',

@@ -165,6 +165,8 @@ export interface ReferenceSpec {
   sticky?: boolean;
   actives?: number;
   tag?: string;
+  /** Dubbo `mock` as written (MockClusterInvoker reads it from the consumer URL). */
+  mock?: string;
   parameters: Record<string, string>;
   methods: Record<string, Omit<ReferenceSpec, 'methods'>>;
 }

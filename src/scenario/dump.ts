@@ -37,6 +37,7 @@ function attrsToRaw(r: Partial<Omit<ReferenceSpec, 'methods'>>): Raw {
     sticky: r.sticky,
     actives: r.actives,
     tag: r.tag,
+    mock: r.mock,
     parameters: r.parameters,
   });
 }

@@ -62,6 +62,7 @@ function attrs(r: RawMethodReference | RawPartialReference): Omit<ReferenceSpec,
     sticky: r.sticky,
     actives: r.actives,
     tag: r.tag,
+    mock: r.mock,
   });
 }
 

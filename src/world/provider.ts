@@ -27,7 +27,7 @@ export const EPOCH_MS = 1_767_225_600_000;
 
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
 
-/** A provider's consumer side: makes one downstream call and tells whether it succeeded. */
+/** A provider's consumer side: makes one downstream call and tells whether it answered with a value (ok, or a mock that returned one). */
 export interface DownstreamCaller {
   /** The consumer instance the provider process is for its downstream calls (its stack, its group). */
   readonly instance: ConsumerInstance;

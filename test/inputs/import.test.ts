@@ -268,4 +268,16 @@ describe('zonesim import config', () => {
     );
     expect(r.registries).toEqual({ shanghai: { type: 'nacos', zone: 'zoneA', preferred: true }, beijing: { type: 'zookeeper', zone: 'zoneB' } });
   });
+
+  it('keeps mock on consumer defaults, references and methods (MockClusterInvoker reads it from the consumer URL)', () => {
+    const r = importConfig(
+      'dubbo.consumer.mock=fail:return null\ndubbo.reference.com.example.AccountService.mock=force:return 0\ndubbo.reference.com.example.AccountService.getBalance.mock=true\n',
+      'dubbo.properties',
+    );
+    expect(r.ignored).toEqual([]);
+    expect(r.consumers?.[0]).toMatchObject({
+      consumerDefaults: { mock: 'fail:return null' },
+      reference: { 'com.example.AccountService': { mock: 'force:return 0', methods: { getBalance: { mock: 'true' } } } },
+    });
+  });
 });
