@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import { Document } from 'yaml';
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from '../scenario/did-you-mean.js';
-import { extensionNames } from '../scenario/schema.js';
+import { extensionNames, THREAD_POOLS } from '../scenario/schema.js';
 import { ZK_SESSION_TIMEOUT_RANGE_MS, ZK_TICK_TIME_MS, zookeeperGrantedSessionMs } from '../world/registry-zookeeper.js';
 import { escapeControl } from '../scenario/clip-text.js';
 import { parseProperties, parseSpringYaml, Placeholders, type Property } from './config-files.js';
@@ -173,6 +173,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   const providerExports: { executes?: number; tps?: number } = {};
   let protocolThreads: number | undefined;
   let protocolQueues: number | undefined;
+  let protocolThreadpool: string | undefined;
   const exportsOf = new Map<string, { executes?: number; tps?: number; 'tps.interval'?: number; params: Record<string, string>; methods: Record<string, { executes: number }> }>();
   const serviceIds = new Map<string, string>();
   const serviceMethodNames = new Map<string, string>();
@@ -293,7 +294,10 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       return true;
     }
     if (c === 'threadpool') {
-      if (value.trim() !== 'fixed') ignore(p, `zonesim models Dubbo's fixed pool (threads, queues); "${value}" is treated as fixed`);
+      const pool = value.trim();
+      if (!(THREAD_POOLS as readonly string[]).includes(pool)) ignore(p, `zonesim models Dubbo's fixed and eager pools (threads, queues); "${value}" is treated as fixed`);
+      else if (from === 'protocol') protocolThreadpool = pool;
+      else provider.threadpool = pool;
       return true;
     }
     return false;
@@ -533,11 +537,12 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
 
   const threads = protocolThreads ?? (provider.threads as number | undefined);
   const queues = protocolQueues ?? (provider.queues as number | undefined);
+  const threadpool = protocolThreadpool ?? (provider.threadpool as string | undefined);
   if (protocolThreads !== undefined && provider.threads !== undefined && provider.threads !== protocolThreads) {
     notes.push(`threads: dubbo.protocol.threads (${protocolThreads}) wins over dubbo.provider.threads (${String(provider.threads)}), as in Dubbo`);
   }
   const hasProvider =
-    exportsOf.size > 0 || threads !== undefined || queues !== undefined || Object.keys(providerParams).length > 0 ||
+    exportsOf.size > 0 || threads !== undefined || queues !== undefined || threadpool !== undefined || Object.keys(providerParams).length > 0 ||
     Object.keys(providerExports).length > 0 || provider.weight !== undefined || provider.warmup !== undefined;
   if (hasProvider) {
     const g: Attrs = {};
@@ -545,6 +550,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     const services = [...exportsOf.keys()];
     if (services.length === 1) g.service = services[0];
     else if (services.length > 1) g.services = services;
+    if (threadpool !== undefined) g.threadpool = threadpool;
     if (threads !== undefined) g.threads = threads;
     if (queues !== undefined) g.queues = queues;
     if (provider.weight !== undefined) g.weight = provider.weight;

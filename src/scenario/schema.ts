@@ -261,6 +261,9 @@ const dynamicIsolationSchema = z.strictObject(
   { error: onType('expected { concurrency, rt, threads, window?, restoreAfter? }') },
 );
 
+/** Dubbo's `threadpool` values zonesim models (ThreadPool SPI names). */
+export const THREAD_POOLS = ['fixed', 'eager'] as const;
+
 const providerSchema = z.strictObject(
   {
     name: str().optional().describe('Group name; default <service>@<zone>#<index> (index among groups of that service and zone).'),
@@ -280,8 +283,19 @@ const providerSchema = z.strictObject(
       .describe('Dynamic isolation of slow methods (the practice of the "Dubbo practice" article, not a Dubbo built-in).'),
     zone: str('a zone name'),
     count: int(0).default(1).describe('Instances in the group.'),
-    threads: int(1).default(200).describe('Dubbo fixed thread pool size.'),
-    queues: z.int({ error: 'expected an integer' }).default(0).describe('0 = no queue; < 0 unbounded; > 0 bounded.'),
+    threadpool: z
+      .enum(THREAD_POOLS, { error: 'expected fixed or eager' })
+      .optional()
+      .describe(
+        "Dubbo `threadpool` of the group's shared pool: fixed (default) or eager (EagerThreadPool: threads grow to `threads` before the queue fills; `queues` <= 0 is a queue of 1).",
+      ),
+    threads: int(1)
+      .optional()
+      .describe('Dubbo `threads`: the pool size (fixed) or its maximum (eager). Default 200 for fixed, 2147483647 (Integer.MAX_VALUE) for eager.'),
+    queues: z
+      .int({ error: 'expected an integer' })
+      .default(0)
+      .describe('fixed: 0 = no queue, < 0 unbounded, > 0 bounded; eager: > 0 bounded, otherwise a queue of 1.'),
     weight: int(0).default(100).describe('Dubbo `weight` on the registered URL.'),
     warmup: durationSchema.prefault('10m').describe('Dubbo `warmup` on the registered URL.'),
     application: str().optional().describe('Application on the registered URL; default <service simple name>-provider.'),
@@ -596,6 +610,7 @@ const strategySchema = z.strictObject(
         z.string(),
         z.strictObject(
           {
+            threadpool: z.enum(THREAD_POOLS, { error: 'expected fixed or eager' }).optional(),
             threads: int(1).optional(),
             queues: z.int({ error: 'expected an integer' }).optional(),
             exports: z.record(z.string(), exportSchema, { error: 'expected a map of service name to export settings' }).optional(),
@@ -603,7 +618,7 @@ const strategySchema = z.strictObject(
               .strictObject({ dynamic: dynamicIsolationSchema.optional() }, { error: onType('expected { dynamic: {...} }') })
               .optional(),
           },
-          { error: onType('expected provider overrides { threads?, queues?, exports?, isolation? }') },
+          { error: onType('expected provider overrides { threadpool?, threads?, queues?, exports?, isolation? }') },
         ),
         { error: 'expected a map of provider group name to overrides' },
       )
