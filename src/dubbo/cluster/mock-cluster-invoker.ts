@@ -59,6 +59,8 @@ export class MockClusterInvoker implements ClusterInvokerLike {
   readonly #directory: Directory;
   readonly #invoker: ClusterInvokerLike;
   readonly #runtime: DubboRuntime;
+  // PERF: the consumer URL never changes, so each method's mode is worked out once (null: no mock).
+  readonly #modes = new Map<string, MockMode | null>();
 
   constructor(directory: Directory, invoker: ClusterInvokerLike, runtime: DubboRuntime) {
     this.#directory = directory;
@@ -113,10 +115,15 @@ export class MockClusterInvoker implements ClusterInvokerLike {
 
   // MockClusterInvoker.java:102-108: the method's (else the interface's) `mock`, default "false", trimmed.
   #modeOf(invocation: RpcInvocation): MockMode | null {
-    const raw = this.getUrl().getMethodParameter(invocation.getMethodName(), MOCK_KEY);
-    const value = (raw === undefined || raw === '' ? 'false' : raw).trim();
-    if (isNoMock(value, this.#runtime.release.version)) return null;
-    return value.startsWith(FORCE_KEY) ? 'force' : 'fail';
+    const method = invocation.getMethodName();
+    let mode = this.#modes.get(method);
+    if (mode === undefined) {
+      const raw = this.getUrl().getMethodParameter(method, MOCK_KEY);
+      const value = (raw === undefined || raw === '' ? 'false' : raw).trim();
+      mode = isNoMock(value, this.#runtime.release.version) ? null : value.startsWith(FORCE_KEY) ? 'force' : 'fail';
+      this.#modes.set(method, mode);
+    }
+    return mode;
   }
 
   // MockClusterInvoker.java:121-149: a business RpcException goes to the caller, any other one is mocked.
