@@ -58,6 +58,14 @@ faults:
 `;
 
 const run = (yaml: string): Summary => runScenario(parseScenario(yaml, 'mock.yaml'), { version: 'test' }).summary;
+
+/** The reference to SERVICE of the first consumer instance, once the world is built. */
+function referenceOf(yaml: string) {
+  const scenario = parseScenario(yaml, 'mock.yaml');
+  const world = buildWorld(scenario, 1, new Recorder({ warmupMs: 0, durationMs: scenario.durationMs, bucketMs: scenario.bucketMs, providerGroups: [] }));
+  world.sim.run({ until: 1 });
+  return (world.consumerGroups[0]!.instances[0]!.stack as DubboConsumerStack).references.get(SERVICE)!;
+}
 const failed = (s: Summary) => s.requests - s.outcomes.ok - s.outcomes.mock;
 
 describe('mock (MockClusterInvoker) in a run', () => {
@@ -104,18 +112,16 @@ describe('mock (MockClusterInvoker) in a run', () => {
   it('wraps each registry cluster in MockClusterInvoker, not the zone-aware cluster over registries (ReferenceConfig.java:701-702)', () => {
     const yaml = zoneDown('{ mock: "fail:return null" }')
       .replace('registry: { type: nacos, zone: zoneB }', 'registry: { type: nacos, zone: zoneB }\nregistries:\n  east: { type: nacos, zone: zoneA }\n  west: { type: nacos, zone: zoneB }');
-    const scenario = parseScenario(yaml, 'mock.yaml');
-    const world = buildWorld(scenario, 1, new Recorder({ warmupMs: 0, durationMs: scenario.durationMs, bucketMs: scenario.bucketMs, providerGroups: [] }));
-    world.sim.run({ until: 1 });
-    const ref = (world.consumerGroups[0]!.instances[0]!.stack as DubboConsumerStack).references.get(SERVICE)!;
+    const ref = referenceOf(yaml);
     expect(ref.invoker).toBeInstanceOf(ZoneAwareClusterInvoker);
     expect(ref.mock).toBeInstanceOf(MockClusterInvoker);
     expect(ref.directories).toHaveLength(2);
     // Without mock, no wrapper anywhere: the calls go to the cluster as before.
-    const plain = parseScenario(zoneDown('{ retries: 2 }'), 'plain.yaml');
-    const w2 = buildWorld(plain, 1, new Recorder({ warmupMs: 0, durationMs: plain.durationMs, bucketMs: plain.bucketMs, providerGroups: [] }));
-    w2.sim.run({ until: 1 });
-    const ref2 = (w2.consumerGroups[0]!.instances[0]!.stack as DubboConsumerStack).references.get(SERVICE)!;
+    // One registry: the reference's cluster itself is wrapped.
+    const single = referenceOf(zoneDown('{ mock: "fail:return null" }'));
+    expect(single.invoker).toBeInstanceOf(MockClusterInvoker);
+    expect(single.mock).toBe(single.invoker);
+    const ref2 = referenceOf(zoneDown('{ retries: 2 }'));
     expect(ref2.invoker).not.toBeInstanceOf(MockClusterInvoker);
     expect(ref2.mock).toBeUndefined();
   });
