@@ -28,6 +28,7 @@ export const CI95_FIGURES = [
   'duplicateWrites',
   'crossZoneRatio',
   'outcomes.rejected',
+  'mockRate',
 ] as const;
 
 // Scopes that get a `ci95` of their own.

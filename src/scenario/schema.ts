@@ -89,7 +89,7 @@ function referenceAttrs(partial: boolean) {
     actives: int(0).optional().describe(ATTRS_DESCRIPTION.actives),
     tag: str().optional().describe(ATTRS_DESCRIPTION.tag),
     mock: z
-      .union([z.string(), z.boolean()], { error: 'expected a mock such as "force:return null", "fail:throw" or true' })
+      .union([z.string(), z.boolean(), z.number()], { error: 'expected a mock such as "force:return null", "fail:throw" or true' })
       .transform(String)
       .optional()
       .describe(ATTRS_DESCRIPTION.mock),
