@@ -20,7 +20,8 @@ function cells(s: ScopeSummary): string[] {
     rate(o.timeout, s.requests),
     rate(o.noProvider + o.forbidden, s.requests),
     rate(o.rejected, s.requests),
-    rate(s.requests - o.ok, s.requests),
+    // error % as errorRate: a mocked request (outcome mock) is no error.
+    rate(s.requests - o.ok - (o.mock ?? 0), s.requests),
     s.latencyAllMs.p99.toFixed(1),
     String(s.duplicateExecutions),
     String(s.duplicateWrites),
