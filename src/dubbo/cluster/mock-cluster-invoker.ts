@@ -25,6 +25,12 @@ export type MockMode = 'force' | 'fail';
 export const MOCK_CAUSE_PREFIX = 'mock:';
 const FORCE_KEY = 'force';
 const MOCK_PROTOCOL = 'mock';
+/**
+ * Error causes that stand for a Throwable other than RpcException, which `catch (RpcException e)`
+ * lets through unmocked: forking's poll timeout (a NullPointerException in the cluster filter chain)
+ * and the zone-aware cluster's `registry_zone_force` (IllegalStateException).
+ */
+const NOT_RPC_EXCEPTION_CAUSES: ReadonlySet<string> = new Set(['forking:pollTimeout', 'registry:zone-force']);
 
 /**
  * The `mockCauses` key of a mocked request: `<mode>:<kind>` with kind `return`, `throw` or `impl`
@@ -129,7 +135,7 @@ export class MockClusterInvoker implements ClusterInvokerLike {
   // MockClusterInvoker.java:121-149: a business RpcException goes to the caller, any other one is mocked.
   *#afterFailMock(invocation: RpcInvocation, result: Result): Proc<Result> {
     if (result.kind === 'error') {
-      if (isBiz(result.error)) return result;
+      if (isBiz(result.error) || NOT_RPC_EXCEPTION_CAUSES.has(result.error.cause ?? '')) return result;
       return yield* this.#doMockInvoke(invocation, result.error, 'fail');
     }
     // "fix:#4585": a result that carries an RpcException (TpsLimitFilter's refusal, TIMEOUT_TERMINATE).

@@ -114,6 +114,20 @@ describe('MockClusterInvoker', () => {
     expect(classify(result!).outcome).toBe('biz');
   });
 
+  it('fail: a Throwable that is no RpcException passes unmocked: forking\'s poll timeout (NullPointerException, MockClusterInvoker.java:134 catches RpcException only)', () => {
+    const sim = new Simulation();
+    const runtime = createRuntime({ sim, random: new RandomStreams(1).stream('consumer'), consumerHost: '10.10.0.1' });
+    const cUrl = consumerUrl({ mock: 'fail:return null', timeout: '100' });
+    const log: AttemptRecord[] = [];
+    const providers = [0, 1].map((i) => new ScriptedInvoker({ name: `p${i}`, url: providerUrl(i, cUrl), sim, script: () => ok('late', 500), log }));
+    const directory = new StaticDirectory(runtime, registryUrl(), cUrl, providers, buildRouterChain([], { service: SERVICE, runtime }));
+    const cluster = new MockClusterInvoker(directory, clusters.forking!(directory, runtime), runtime);
+    const { result, endMs } = runCall(sim, cluster.invoke(invocation()), 200);
+    expect(endMs).toBe(100);
+    expect(errorOf(result).cause).toBe('forking:pollTimeout');
+    expect(mockCauseOf(result!)).toBeUndefined();
+  });
+
   it("fail: a provider's business exception in the result is returned as is (not an RpcException)", () => {
     const { sim, cluster } = mocked({ mock: 'fail:return null' }, [biz('IllegalArgumentException: bad id')]);
     const { result } = runCall(sim, cluster.invoke(invocation()));
