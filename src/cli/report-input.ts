@@ -16,7 +16,7 @@ import { JsonBytesError, lineAndColumn, locateJsonBytes, parseJsonBytes } from '
 
 const num = z.number();
 const latency = z.object({ mean: num, p50: num, p90: num, p99: num, p999: num, max: num });
-const outcomes = z.object({ ok: num, timeout: num, noProvider: num, rejected: num, network: num, forbidden: num, biz: num });
+const outcomes = z.object({ ok: num, timeout: num, noProvider: num, rejected: num, network: num, forbidden: num, biz: num, mock: num.optional() });
 const counts = z.record(z.string(), num);
 
 const scope = z.object({
@@ -26,6 +26,7 @@ const scope = z.object({
   timeoutRate: num,
   noProviderRate: num,
   errorRate: num,
+  mockRate: num.optional(),
   latencyMs: latency,
   latencyAllMs: latency,
   attempts: num,
@@ -37,6 +38,7 @@ const scope = z.object({
   crossZoneRatio: num,
   noProviderCauses: counts.optional(),
   rejectedCauses: counts.optional(),
+  mockCauses: counts.optional(),
   ci95: counts.optional(),
 });
 
@@ -50,6 +52,7 @@ const scopeRow = z.object({
   network: num,
   forbidden: num,
   biz: num.optional(),
+  mock: num.optional(),
   p99Ms: num,
   p99OkMs: num.optional(),
   crossZoneRatio: num,

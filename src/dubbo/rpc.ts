@@ -46,6 +46,8 @@ export type Result =
        * (its message is the cause's `toString`, as ExecutionException's message).
        */
       failedFuture?: RpcError;
+      /** MockClusterInvoker answered the call: `<force|fail>:<return|throw|impl>` (the outcome `mock`'s cause). */
+      mocked?: string;
     }
   | { kind: 'error'; error: RpcError };
 

@@ -10,6 +10,7 @@
 import { clusters, loadBalances } from '../dubbo/extensions.js';
 import { suggestionOfKind } from '../scenario/did-you-mean.js';
 import { extensionNames } from '../scenario/schema-reference.js';
+import { THREAD_POOLS } from '../scenario/schema-providers.js';
 import { ZK_SESSION_TIMEOUT_RANGE_MS, ZK_TICK_TIME_MS, zookeeperGrantedSessionMs } from '../world/registry-zookeeper.js';
 import { Placeholders, type Property } from './config-files.js';
 
@@ -40,9 +41,9 @@ export interface ImportedConfig {
 const canon = (s: string) => s.toLowerCase().replace(/[-_]/g, '');
 
 const REFERENCE_ATTRS: Record<string, 'int' | 'bool' | 'lb' | 'cluster' | 'string'> = {
-  timeout: 'int', retries: 'int', loadbalance: 'lb', cluster: 'cluster', forks: 'int', sticky: 'bool', actives: 'int', tag: 'string',
+  timeout: 'int', retries: 'int', loadbalance: 'lb', cluster: 'cluster', forks: 'int', sticky: 'bool', actives: 'int', tag: 'string', mock: 'string',
 };
-const OUT_NAME: Record<string, string> = { loadbalance: 'loadbalance', timeout: 'timeout', retries: 'retries', cluster: 'cluster', forks: 'forks', sticky: 'sticky', actives: 'actives', tag: 'tag' };
+const OUT_NAME: Record<string, string> = { loadbalance: 'loadbalance', timeout: 'timeout', retries: 'retries', cluster: 'cluster', forks: 'forks', sticky: 'sticky', actives: 'actives', tag: 'tag', mock: 'mock' };
 /** Reference items that Dubbo puts on the consumer URL and zonesim keeps as `parameters`. */
 const REFERENCE_PARAMS = new Set(['group', 'version', 'check']);
 /** Provider-side items that travel to consumers on the provider URL (kept as `params`). */
@@ -75,7 +76,6 @@ const NOT_MODELLED: Record<string, string> = {
   id: 'an id only names the config',
   interface: 'names the service',
   generic: 'generic calls are not modelled',
-  mock: 'mock is not modelled',
   stub: 'stubs are not modelled',
   init: 'reference initialisation is not modelled',
   scope: 'local/remote scope is not modelled',
@@ -166,6 +166,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   const providerExports: { executes?: number; tps?: number } = {};
   let protocolThreads: number | undefined;
   let protocolQueues: number | undefined;
+  let protocolThreadpool: string | undefined;
   const exportsOf = new Map<string, { executes?: number; tps?: number; 'tps.interval'?: number; params: Record<string, string>; methods: Record<string, { executes: number }> }>();
   const serviceIds = new Map<string, string>();
   const serviceMethodNames = new Map<string, string>();
@@ -286,7 +287,10 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       return true;
     }
     if (c === 'threadpool') {
-      if (value.trim() !== 'fixed') ignore(p, `zonesim models Dubbo's fixed pool (threads, queues); "${value}" is treated as fixed`);
+      const pool = value.trim();
+      if (!(THREAD_POOLS as readonly string[]).includes(pool)) ignore(p, `zonesim models Dubbo's fixed and eager pools (threads, queues); "${value}" is treated as fixed`);
+      else if (from === 'protocol') protocolThreadpool = pool;
+      else provider.threadpool = pool;
       return true;
     }
     return false;
@@ -526,11 +530,12 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
 
   const threads = protocolThreads ?? (provider.threads as number | undefined);
   const queues = protocolQueues ?? (provider.queues as number | undefined);
+  const threadpool = protocolThreadpool ?? (provider.threadpool as string | undefined);
   if (protocolThreads !== undefined && provider.threads !== undefined && provider.threads !== protocolThreads) {
     notes.push(`threads: dubbo.protocol.threads (${protocolThreads}) wins over dubbo.provider.threads (${String(provider.threads)}), as in Dubbo`);
   }
   const hasProvider =
-    exportsOf.size > 0 || threads !== undefined || queues !== undefined || Object.keys(providerParams).length > 0 ||
+    exportsOf.size > 0 || threads !== undefined || queues !== undefined || threadpool !== undefined || Object.keys(providerParams).length > 0 ||
     Object.keys(providerExports).length > 0 || provider.weight !== undefined || provider.warmup !== undefined;
   if (hasProvider) {
     const g: Attrs = {};
@@ -538,6 +543,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
     const services = [...exportsOf.keys()];
     if (services.length === 1) g.service = services[0];
     else if (services.length > 1) g.services = services;
+    if (threadpool !== undefined) g.threadpool = threadpool;
     if (threads !== undefined) g.threads = threads;
     if (queues !== undefined) g.queues = queues;
     if (provider.weight !== undefined) g.weight = provider.weight;

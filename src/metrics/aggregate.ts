@@ -28,6 +28,7 @@ export const CI95_FIGURES = [
   'duplicateWrites',
   'crossZoneRatio',
   'outcomes.rejected',
+  'mockRate',
 ] as const;
 
 // Scopes that get a `ci95` of their own.
@@ -72,6 +73,7 @@ const MAP_KEYS = new Set([
   'byProviderGroup',
   'noProviderCauses',
   'rejectedCauses',
+  'mockCauses',
   'events',
   'byStrategy',
   'timelineByZone',

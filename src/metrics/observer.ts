@@ -6,7 +6,16 @@
  */
 
 /** The one outcome of a request (SPEC 4). */
-export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz';
+export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz' | 'mock';
+
+/**
+ * Whether the caller got a value: `ok`, or `mock` answered by a `return` or an implementation mock
+ * (a `throw` mock's cause ends in `:throw`: its caller gets an exception). A provider whose downstream
+ * call did not answer fails the call it is executing.
+ */
+export function answeredWithValue(outcome: Outcome, cause: string | undefined): boolean {
+  return outcome === 'ok' || (outcome === 'mock' && !(cause ?? '').endsWith(':throw'));
+}
 
 /**
  * The `cause` of an `ok` ending that is Dubbo's empty result: a cluster (failsafe, failback,

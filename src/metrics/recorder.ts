@@ -261,8 +261,9 @@ export class Recorder {
 
   /**
    * The request ended with `outcome` at `endMs`. `cause` names why a noProvider/forbidden outcome
-   * happened (`router:condition`, `registry:forbidden`, ...); for `ok` only EMPTY_RESULT_CAUSE
-   * matters (an ok without attempt is then no invariant violation); other outcomes ignore it.
+   * happened (`router:condition`, `registry:forbidden`, ...), and the kind of mock of a `mock` one
+   * (`force:return`, ...); for `ok` only EMPTY_RESULT_CAUSE matters (an ok without attempt is then no
+   * invariant violation); other outcomes ignore it.
    * A second end of the same request is counted as an invariant violation and otherwise ignored.
    */
   endRequest(req: RequestRecord, outcome: Outcome, endMs: number, cause?: string): void {
@@ -290,6 +291,7 @@ export class Recorder {
       cell.failedLatency.record(latencyMs);
       if (outcome === 'noProvider' || outcome === 'forbidden') cell.addCause(cause ?? 'unspecified');
       else if (outcome === 'rejected') cell.addRejectedCause(cause ?? 'unspecified');
+      else if (outcome === 'mock') cell.addMockCause(cause ?? 'unspecified');
     }
     this.#timeline.end(req.bucket, req.scope, index, latencyMs);
   }

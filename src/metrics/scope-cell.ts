@@ -15,7 +15,7 @@ export class ScopeCell {
   zoneIndex = -1;
   requests = 0;
   /** Requests per outcome, indexed like `OUTCOMES`. */
-  readonly outcomes: number[] = [0, 0, 0, 0, 0, 0, 0];
+  readonly outcomes: number[] = OUTCOMES.map(() => 0);
   attempts = 0;
   crossZoneAttempts = 0;
   staleAttempts = 0;
@@ -31,6 +31,8 @@ export class ScopeCell {
   causes: Map<string, number> | null = null;
   /** Causes of rejected outcomes; null until the first one. */
   rejectedCauses: Map<string, number> | null = null;
+  /** Causes of mock outcomes; null until the first one. */
+  mockCauses: Map<string, number> | null = null;
 
   constructor(zone: string, serviceKey: string) {
     this.zone = zone;
@@ -49,6 +51,12 @@ export class ScopeCell {
     causes.set(cause, (causes.get(cause) ?? 0) + by);
   }
 
+  /** Counts a cause of a mock outcome. */
+  addMockCause(cause: string, by = 1): void {
+    const causes = (this.mockCauses ??= new Map());
+    causes.set(cause, (causes.get(cause) ?? 0) + by);
+  }
+
   /** Adds every figure of `other` to this cell. */
   add(other: ScopeCell): void {
     this.requests += other.requests;
@@ -64,6 +72,7 @@ export class ScopeCell {
     this.failedLatency.add(other.failedLatency);
     if (other.causes !== null) for (const [cause, n] of other.causes) this.addCause(cause, n);
     if (other.rejectedCauses !== null) for (const [cause, n] of other.rejectedCauses) this.addRejectedCause(cause, n);
+    if (other.mockCauses !== null) for (const [cause, n] of other.mockCauses) this.addMockCause(cause, n);
   }
 
   /** The SPEC 4.1 figures of this scope, with deterministic key order and rounding. */
@@ -73,18 +82,15 @@ export class ScopeCell {
     all.add(this.failedLatency);
     const o = this.outcomes;
     const n = this.requests;
-    const causes: Record<string, number> = {};
-    if (this.causes !== null) for (const key of [...this.causes.keys()].sort()) causes[key] = this.causes.get(key)!;
-    const rejectedCauses: Record<string, number> = {};
-    const rc = this.rejectedCauses;
-    if (rc !== null) for (const key of [...rc.keys()].sort()) rejectedCauses[key] = rc.get(key)!;
+    const mock = o[7]!;
     return {
       requests: n,
       ok: o[0]!,
-      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]! },
+      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]!, mock },
       timeoutRate: roundRatio(ratio(o[1]!, n)),
       noProviderRate: roundRatio(ratio(o[2]!, n)),
-      errorRate: roundRatio(ratio(n - o[0]!, n)),
+      // A mocked request is degraded, not failed: it is neither ok nor an error (SPEC 4).
+      errorRate: roundRatio(ratio(n - o[0]! - mock, n)),
       latencyMs: this.okLatency.stats(),
       latencyAllMs: all.stats(),
       attempts: this.attempts,
@@ -94,8 +100,18 @@ export class ScopeCell {
       duplicateWrites: this.duplicateWrites,
       orphanedExecutions: this.orphanedExecutions,
       crossZoneRatio: roundRatio(ratio(this.crossZoneAttempts, this.attempts)),
-      noProviderCauses: causes,
-      rejectedCauses,
+      noProviderCauses: sortedCounts(this.causes),
+      rejectedCauses: sortedCounts(this.rejectedCauses),
+      // zonesim additions after SPEC 4.1's figures.
+      mockRate: roundRatio(ratio(mock, n)),
+      mockCauses: sortedCounts(this.mockCauses),
     };
   }
+}
+
+// Counts by cause with the causes in sorted order (deterministic JSON).
+function sortedCounts(causes: Map<string, number> | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (causes !== null) for (const key of [...causes.keys()].sort()) out[key] = causes.get(key)!;
+  return out;
 }

@@ -5,10 +5,16 @@
  */
 
 /** The outcomes of a request, in the order of SPEC 4.1 `outcomes`. */
-export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz'] as const;
+export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock'] as const;
 
 /** How one request ended (SPEC 4). */
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** The outcomes that are failures: every one but `ok` and `mock` (a degraded call, answered by the mock). */
+export type FailedOutcome = Exclude<Outcome, 'ok' | 'mock'>;
+
+/** The failed outcomes, in `OUTCOMES` order (what `errorRate` counts). */
+export const FAILED_OUTCOMES: readonly FailedOutcome[] = OUTCOMES.filter((o): o is FailedOutcome => o !== 'ok' && o !== 'mock');
 
 /** Count of requests per outcome. */
 export type OutcomeCounts = Record<Outcome, number>;
@@ -33,6 +39,7 @@ export interface ScopeSummary {
   outcomes: OutcomeCounts;
   timeoutRate: number;
   noProviderRate: number;
+  /** Requests that ended other than `ok` or `mock`, / requests. */
   errorRate: number;
   latencyMs: LatencyStats;
   latencyAllMs: LatencyStats;
@@ -50,6 +57,13 @@ export interface ScopeSummary {
    * `provider:executes`, `provider:tps` (provider filters), `consumer:actives`, `entry` (the consumer's own entry pool).
    */
   rejectedCauses: Record<string, number>;
+  /**
+   * zonesim addition: `mock` outcomes by cause, `<mode>:<kind>`: mode `force` (no provider called) or
+   * `fail` (after the cluster failed), kind `return`, `throw` or `impl` (the mock implementation class).
+   */
+  mockCauses: Record<string, number>;
+  /** zonesim addition: `outcomes.mock / requests`, the requests MockClusterInvoker answered. */
+  mockRate: number;
   /**
    * Only in summaries over several seeds: the 95% confidence half-widths of this scope's main
    * figures (`CI95_FIGURES`), by figure path.
@@ -81,6 +95,8 @@ export interface ScopeTimelineRow {
   forbidden: number;
   /** zonesim addition, so that the outcome columns sum to `requests`. */
   biz: number;
+  /** Requests MockClusterInvoker answered. */
+  mock: number;
   /** p99 latency of all the bucket's requests (like `latencyAllMs`, so timeouts show). */
   p99Ms: number;
   /** zonesim addition: p99 latency of the bucket's `ok` requests only (like `latencyMs`); 0 when none. */

@@ -3,6 +3,7 @@
  * defaults. Durations are milliseconds, rates are per second, distributions are `DistSpec`.
  * Every later layer reads this shape, never the raw file.
  */
+import type { ThreadPoolName } from './thread-pool.js';
 import type { DistSpec } from '../engine/distributions.js';
 import type { DubboProfile, DubboProfileSettings } from './dubbo-profile.js';
 
@@ -138,7 +139,11 @@ export interface ProviderGroupSpec {
   isolation?: { dynamic?: DynamicIsolationSpec };
   zone: string;
   count: number;
+  /** Dubbo `threadpool` of the shared pool; absent = fixed. */
+  threadpool?: ThreadPoolName;
+  /** The pool size (fixed) or maximum (eager), defaults applied. */
   threads: number;
+  /** As written: what the pool makes of it is `queueLimit` (thread-pool.ts). */
   queues: number;
   weight: number;
   warmupMs: number;
@@ -165,6 +170,8 @@ export interface ReferenceSpec {
   sticky?: boolean;
   actives?: number;
   tag?: string;
+  /** Dubbo `mock` as written (MockClusterInvoker reads it from the consumer URL). */
+  mock?: string;
   parameters: Record<string, string>;
   methods: Record<string, Omit<ReferenceSpec, 'methods'>>;
 }
@@ -255,6 +262,8 @@ export interface StrategySpec {
 
 /** What a strategy may change on a provider group. */
 export interface ProviderOverrides {
+  /** Sets the pool's kind; `threads` keeps its value unless given too. */
+  threadpool?: ThreadPoolName;
   threads?: number;
   queues?: number;
   exports?: Record<string, ExportSpec>;

@@ -9,6 +9,7 @@ import type { Summary } from '../metrics/summary.js';
 import {
   FIGURE_COLUMNS,
   failuresText,
+  mockedText,
   figureCell,
   figureColumns,
   registryText,
@@ -47,6 +48,8 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   for (const [name, s] of strategies) {
     const failures = failuresText(s);
     if (failures !== undefined) notes.push(`${name} failures ${failures}`);
+    const mocked = mockedText(s);
+    if (mocked !== undefined) notes.push(`${name} mocked ${mocked}`);
   }
   for (const [name, s] of strategies) {
     const registry = registryText(s);

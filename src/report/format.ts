@@ -14,7 +14,7 @@
  *   the first row, after the last bucket to the last row).
  */
 import { stringify } from 'csv-stringify/sync';
-import { OUTCOMES, type FaultMarker, type LatencyStats, type Outcome, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
+import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
 
 const LATENCY_KEYS = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'] as const satisfies ReadonlyArray<keyof LatencyStats>;
 
@@ -27,9 +27,11 @@ const SCOPE_COLUMNS = [
   'network',
   'forbidden',
   'biz',
+  'mock',
   'timeoutRate',
   'noProviderRate',
   'errorRate',
+  'mockRate',
   ...LATENCY_KEYS.map((k) => `latencyMs.${k}`),
   ...LATENCY_KEYS.map((k) => `latencyAllMs.${k}`),
   'attempts',
@@ -52,9 +54,11 @@ function scopeRow(s: ScopeSummary): number[] {
     o.network,
     o.forbidden,
     o.biz,
+    o.mock ?? 0,
     s.timeoutRate,
     s.noProviderRate,
     s.errorRate,
+    s.mockRate ?? 0,
     ...LATENCY_KEYS.map((k) => s.latencyMs[k]),
     ...LATENCY_KEYS.map((k) => s.latencyAllMs[k]),
     s.attempts,
@@ -86,6 +90,7 @@ const TIMELINE_COLUMNS = [
   'network',
   'forbidden',
   'biz',
+  'mock',
   'p99Ms',
   'p99OkMs',
   'crossZoneRatio',
@@ -117,7 +122,7 @@ function markerText(m: FaultMarker): string {
 
 /**
  * The run command's table: overall and one row per consumer zone, then a `failures` line (every
- * outcome other than `ok`, with rejected causes), the noProvider causes, the registry's pushes
+ * outcome other than `ok` and `mock`, with rejected causes), a `mocked` line, the noProvider causes, the registry's pushes
  * when it pushed, the confidence half-widths of a multi-seed run, and with three or more zones the
  * zone-pair table. Latency columns marked `ok` cover successful requests only; `p99 all ms` and
  * `error %` make sure that a run in which every request failed never reads as fast or as 0%. A
@@ -143,6 +148,8 @@ export function formatRunTable(summary: Summary): string {
   const notes: string[] = [];
   const failures = failuresText(summary);
   if (failures !== undefined) notes.push(`failures ${failures}`);
+  const mocked = mockedText(summary);
+  if (mocked !== undefined) notes.push(`mocked ${mocked}`);
   const causes = Object.entries(summary.noProviderCauses ?? {});
   if (causes.length > 0) notes.push(`noProvider causes: ${causes.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')}`);
   const registry = registryText(summary);
@@ -199,6 +206,7 @@ export const FIGURE_COLUMNS = {
     halfWidth: (s) => (s.ci95?.['outcomes.rejected'] === undefined || !(s.requests > 0) ? undefined : s.ci95['outcomes.rejected'] / s.requests),
   },
   error: column('error %', 'errorRate', rateOf((s) => s.errorRate), fmtPercent),
+  mock: column('mock %', 'mockRate', rateOf((s) => s.mockRate ?? 0), fmtPercent),
   attemptsPerRequest: column('attempts/req', 'retryAmplification', (s) => s.retryAmplification, (x) => x.toFixed(3)),
   duplicates: column('duplicates', 'duplicateExecutions', (s) => s.duplicateExecutions, fmtCount),
   dupWrites: column('dup writes', 'duplicateWrites', (s) => s.duplicateWrites, fmtCount),
@@ -206,12 +214,14 @@ export const FIGURE_COLUMNS = {
 } satisfies Record<string, FigureColumn>;
 
 /**
- * The headline columns for these summaries: `attempts/req` unless left out, and `dup writes`
- * when a method is not idempotent (or a file from an older version counted a duplicate write).
+ * The headline columns for these summaries: `attempts/req` unless left out, `mock %` when a mock
+ * answered a request, and `dup writes` when a method is not idempotent (or a file from an older
+ * version counted a duplicate write).
  */
 export function figureColumns(summaries: Summary[], opts: { attemptsPerRequest: boolean }): FigureColumn[] {
   const c = FIGURE_COLUMNS;
   const writes = summaries.some((s) => (s.nonIdempotentMethods?.length ?? 0) > 0 || s.duplicateWrites > 0);
+  const mocked = summaries.some((s) => (s.outcomes.mock ?? 0) > 0);
   return [
     c.requests,
     c.p50,
@@ -221,6 +231,7 @@ export function figureColumns(summaries: Summary[], opts: { attemptsPerRequest: 
     c.timeout,
     c.noProvider,
     c.error,
+    ...(mocked ? [c.mock] : []),
     ...(opts.attemptsPerRequest ? [c.attemptsPerRequest] : []),
     c.duplicates,
     ...(writes ? [c.dupWrites] : []),
@@ -265,7 +276,7 @@ export const NO_FIGURE = '-';
 
 /**
  * `(F of N requests): 3 timeout, 1200 rejected (entry 1000, provider:threadpool 200), 56 forbidden`:
- * every outcome other than `ok` that happened, in SPEC order, with the rejected causes; undefined
+ * every outcome other than `ok` and `mock` that happened, in SPEC order, with the rejected causes; undefined
  * when no request failed.
  */
 export function failuresText(s: ScopeSummary): string | undefined {
@@ -280,7 +291,17 @@ export function failuresText(s: ScopeSummary): string | undefined {
   return `(${fmtCount(total)} of ${fmtCount(s.requests)} requests): ${parts.join(', ')}`;
 }
 
-const FAILED_OUTCOMES = OUTCOMES.filter((o): o is Exclude<Outcome, 'ok'> => o !== 'ok');
+
+/**
+ * `(M of N requests): 40 fail:return, 2 force:throw`: the requests MockClusterInvoker answered, by
+ * `mockCauses`; undefined when none was. They are neither ok nor failures.
+ */
+export function mockedText(s: ScopeSummary): string | undefined {
+  const n = s.outcomes.mock ?? 0;
+  if (!(n > 0)) return undefined;
+  const causes = Object.entries(s.mockCauses ?? {}).map(([cause, k]) => `${fmtCount(k)} ${cause}`);
+  return `(${fmtCount(n)} of ${fmtCount(s.requests)} requests)${causes.length > 0 ? `: ${causes.join(', ')}` : ''}`;
+}
 
 /** `1234 pushes, 1.2 MB, 56 stale calls` when the registry pushed (or a call went to a provider it knew gone). */
 export function registryText(s: Summary): string | undefined {

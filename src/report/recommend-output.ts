@@ -20,7 +20,8 @@ function cells(s: ScopeSummary): string[] {
     rate(o.timeout, s.requests),
     rate(o.noProvider + o.forbidden, s.requests),
     rate(o.rejected, s.requests),
-    rate(s.requests - o.ok, s.requests),
+    // error % as errorRate: a mocked request (outcome mock) is no error.
+    rate(s.requests - o.ok - (o.mock ?? 0), s.requests),
     s.latencyAllMs.p99.toFixed(1),
     String(s.duplicateExecutions),
     String(s.duplicateWrites),
@@ -103,7 +104,7 @@ export function recommendLines(name: string, target: number, result: { recommend
 
 const emptyScope = {
   requests: 0,
-  outcomes: { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0 },
+  outcomes: { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0 },
   latencyAllMs: { p99: 0 },
   duplicateExecutions: 0,
   duplicateWrites: 0,

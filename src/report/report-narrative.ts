@@ -14,10 +14,10 @@
  * fault marker within one bucket of the stop. These are "when" and "after",
  * never "because": the report states coincidences in time, the reader judges causes.
  */
-import { OUTCOMES, type Outcome, type ScopeTimelineRow, type Summary, type TimelineRow } from '../metrics/summary.js';
+import { FAILED_OUTCOMES, type FailedOutcome, type ScopeTimelineRow, type Summary, type TimelineRow } from '../metrics/summary.js';
 
-type Failed = Exclude<Outcome, 'ok'>;
-const FAILED: readonly Failed[] = OUTCOMES.filter((o): o is Failed => o !== 'ok');
+type Failed = FailedOutcome;
+const FAILED = FAILED_OUTCOMES;
 
 /** How an outcome reads in a sentence: as the subject of an episode, and in the failure split. */
 const WORDS: Record<Failed, { episode: string; split: string }> = {
@@ -87,6 +87,15 @@ export function narrate(s: Summary): string {
   else {
     const split = byTotal.map((o) => `${percent(s.outcomes[o] / s.requests)} ${WORDS[o].split}`).join(', ');
     sentences.push(`${percent(failedTotal / s.requests)} of requests failed (${count(failedTotal)} of ${count(s.requests)}): ${split}.`);
+  }
+  const mocked = s.outcomes?.mock ?? 0;
+  if (mocked > 0 && s.requests > 0) {
+    const causes = Object.entries(s.mockCauses ?? {}).map(([cause, n]) => `${count(n)} ${cause}`);
+    sentences.push(
+      `The mock (MockClusterInvoker) answered ${percent(mocked / s.requests)} of requests (${count(mocked)})` +
+        (causes.length > 0 ? `: ${causes.join(', ')}` : '') +
+        '; they are neither ok nor failed.',
+    );
   }
 
   // Latency: every request against the successful ones.

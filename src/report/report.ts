@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
-import { OUTCOMES, type Outcome, type Summary } from '../metrics/summary.js';
+import { FAILED_OUTCOMES, type FailedOutcome, type Summary } from '../metrics/summary.js';
 import { REPORT_CLIENT_JS } from './report-client.js';
 import { bucketWidthMs, compareLead, count, narrate, seconds } from './report-narrative.js';
 
@@ -29,7 +29,7 @@ const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
 const ms = (x: number) => x.toFixed(1);
 
 const RUN_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
-const OUTCOME_COLORS: Record<Exclude<Outcome, 'ok'>, string> = {
+const OUTCOME_COLORS: Record<FailedOutcome, string> = {
   timeout: '#d62728',
   noProvider: '#9467bd',
   rejected: '#ff7f0e',
@@ -37,7 +37,7 @@ const OUTCOME_COLORS: Record<Exclude<Outcome, 'ok'>, string> = {
   forbidden: '#e377c2',
   biz: '#7f7f7f',
 };
-const FAILED = OUTCOMES.filter((o): o is Exclude<Outcome, 'ok'> => o !== 'ok');
+const FAILED = FAILED_OUTCOMES;
 
 /** One line of a chart: its legend label, color, dashed or not, and a value per timeline bucket. */
 interface SeriesSpec {

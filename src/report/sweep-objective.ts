@@ -13,7 +13,7 @@
  * percentile is the top of a histogram bin, so cells often share an error rate and a p99 (many
  * cells of timeout-sweep have no failure and a p99 of 802.30 ms), and duplicates rank them.
  */
-import type { Summary } from '../metrics/summary.js';
+import { OUTCOMES, type Summary } from '../metrics/summary.js';
 import { figureAt } from '../metrics/aggregate.js';
 import { RECOMMEND_OBJECTIVE } from '../analysis/recommend-verdict.js';
 import { UsageError } from '../scenario/io.js';
@@ -65,11 +65,11 @@ const OBJECTIVE_ALIASES: Record<string, string> = {
 
 const LATENCY = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'];
 const OBJECTIVE_PATHS = new Set([
-  'requests', 'ok', 'timeoutRate', 'noProviderRate', 'errorRate', 'attempts', 'retryAmplification', 'providerExecutions',
+  'requests', 'ok', 'timeoutRate', 'noProviderRate', 'errorRate', 'mockRate', 'attempts', 'retryAmplification', 'providerExecutions',
   'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio', 'registry.pushes', 'registry.pushBytes',
   'registry.staleCalls',
   ...LATENCY.flatMap((k) => [`latencyMs.${k}`, `latencyAllMs.${k}`]),
-  ...['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz'].map((o) => `outcomes.${o}`),
+  ...OUTCOMES.map((o) => `outcomes.${o}`),
 ]);
 
 /** One `[min:|max:]FIGURE` item of `--objective`. */

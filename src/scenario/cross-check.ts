@@ -24,7 +24,7 @@ const keys = (v: unknown): string[] => (isObj(v) ? Object.keys(v) : []);
 
 /** Reference attribute names (keys of a strategy `reference` override that are not services). */
 export const REFERENCE_ATTRIBUTES = [
-  'timeout', 'retries', 'loadbalance', 'cluster', 'forks', 'sticky', 'actives', 'tag', 'parameters', 'methods',
+  'timeout', 'retries', 'loadbalance', 'cluster', 'forks', 'sticky', 'actives', 'tag', 'mock', 'parameters', 'methods',
 ];
 
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;

@@ -37,6 +37,7 @@ function attrsToRaw(r: Partial<Omit<ReferenceSpec, 'methods'>>): Raw {
     sticky: r.sticky,
     actives: r.actives,
     tag: r.tag,
+    mock: r.mock,
     parameters: r.parameters,
   });
 }
@@ -126,6 +127,7 @@ function strategyToRaw(s: StrategySpec): Raw {
             Object.entries(s.providers).map(([g, o]) => [
               g,
               compact({
+                threadpool: o.threadpool,
                 threads: o.threads,
                 queues: o.queues,
                 exports: o.exports === undefined ? undefined : Object.fromEntries(Object.entries(o.exports).map(([k, e]) => [k, exportToRaw(e)])),
@@ -194,6 +196,7 @@ export function scenarioToRaw(s: Scenario): Raw {
         isolation: p.isolation?.dynamic === undefined ? undefined : { dynamic: isolationToRaw(p.isolation.dynamic) },
         zone: p.zone,
         count: p.count,
+        threadpool: p.threadpool,
         threads: p.threads,
         queues: p.queues,
         weight: p.weight,

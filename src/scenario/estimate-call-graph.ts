@@ -34,6 +34,7 @@ import { distMeanMs, distMedianMs, distTail } from './dist-figures.js';
 import { loadPhaseSpans, type LoadPhase } from './load-phases.js';
 import { referenceAttribute } from '../model/reference-attribute.js';
 import { rttDist } from '../model/rtt-dist.js';
+import { queueLimit } from '../model/thread-pool.js';
 import type { ConsumerGroupSpec, ProviderGroupSpec, Scenario } from '../model/types.js';
 
 /** What the traffic of one simulation costs, over the whole run. */
@@ -344,7 +345,8 @@ class TrafficModel {
     let p = pools.get(key);
     if (p === undefined) {
       const executor = t.pool === 'shared' ? undefined : t.group.exports[t.pool]?.executor;
-      const queues = executor?.queues ?? t.group.queues;
+      // An isolated executor is a fixed pool; the shared one is the group's `threadpool` (eager: always bounded).
+      const queues = executor === undefined ? queueLimit(t.group.threadpool, t.group.queues) : executor.queues;
       pools.set(key, (p = { capacity: t.group.count * (executor?.threads ?? t.group.threads), unbounded: queues < 0, offered: 0, executions: 0 }));
     }
     return p;

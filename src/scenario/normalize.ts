@@ -9,6 +9,7 @@ import { basename, extname } from 'node:path';
 import type { DistSpec } from '../engine/distributions.js';
 import { cidrPrefix, providerGroupNames, REFERENCE_ATTRIBUTES } from './cross-check.js';
 import { resolveProfile } from './dubbo-profiles.js';
+import { defaultThreads } from '../model/thread-pool.js';
 import type {
   RawFault,
   RawMethodReference,
@@ -62,6 +63,7 @@ function attrs(r: RawMethodReference | RawPartialReference): Omit<ReferenceSpec,
     sticky: r.sticky,
     actives: r.actives,
     tag: r.tag,
+    mock: r.mock,
   });
 }
 
@@ -231,6 +233,7 @@ function strategy(s: RawScenario['strategies'][string]): StrategySpec {
       Object.entries(s.providers).map(([g, o]) => [
         g,
         compact({
+          threadpool: o.threadpool,
           threads: o.threads,
           queues: o.queues,
           exports: o.exports === undefined ? undefined : Object.fromEntries(Object.entries(o.exports).map(([k, e]) => [k, exportSpec(e)])),
@@ -321,7 +324,8 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         isolation: p.isolation?.dynamic === undefined ? undefined : isolationSpec(p.isolation),
         zone: p.zone,
         count: p.count,
-        threads: p.threads,
+        threadpool: p.threadpool,
+        threads: p.threads ?? defaultThreads(p.threadpool),
         queues: p.queues,
         weight: p.weight,
         warmupMs: p.warmup,

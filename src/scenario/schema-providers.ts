@@ -54,6 +54,9 @@ export const dynamicIsolationSchema = z.strictObject(
 );
 
 /** A provider group: one service (or several on one port) in one zone, `count` instances alike. */
+/** Dubbo's `threadpool` values zonesim models (ThreadPool SPI names). */
+export const THREAD_POOLS = ['fixed', 'eager'] as const;
+
 export const providerSchema = z.strictObject(
   {
     name: str().optional().describe('Group name; default <service>@<zone>#<index> (index among groups of that service and zone).'),
@@ -73,8 +76,19 @@ export const providerSchema = z.strictObject(
       .describe('Dynamic isolation of slow methods (the practice of the "Dubbo practice" article, not a Dubbo built-in).'),
     zone: str('a zone name'),
     count: int(0).default(1).describe('Instances in the group.'),
-    threads: int(1).default(200).describe('Dubbo fixed thread pool size.'),
-    queues: z.int({ error: 'expected an integer' }).default(0).describe('0 = no queue; < 0 unbounded; > 0 bounded.'),
+    threadpool: z
+      .enum(THREAD_POOLS, { error: 'expected fixed or eager' })
+      .optional()
+      .describe(
+        "Dubbo `threadpool` of the group's shared pool: fixed (default) or eager (EagerThreadPool: threads grow to `threads` before the queue fills; `queues` <= 0 is a queue of 1).",
+      ),
+    threads: int(1)
+      .optional()
+      .describe('Dubbo `threads`: the pool size (fixed) or its maximum (eager). Default 200 for fixed, 2147483647 (Integer.MAX_VALUE) for eager.'),
+    queues: z
+      .int({ error: 'expected an integer' })
+      .default(0)
+      .describe('fixed: 0 = no queue, < 0 unbounded, > 0 bounded; eager: > 0 bounded, otherwise a queue of 1.'),
     weight: int(0).default(100).describe('Dubbo `weight` on the registered URL.'),
     warmup: durationSchema.prefault('10m').describe('Dubbo `warmup` on the registered URL.'),
     application: str().optional().describe('Application on the registered URL; default <service simple name>-provider.'),

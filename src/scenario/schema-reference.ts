@@ -42,6 +42,8 @@ const ATTRS_DESCRIPTION = {
   sticky: 'Dubbo `sticky`.',
   actives: 'Dubbo `actives` (ActiveLimitFilter).',
   tag: 'Dubbo `tag` (dubbo.tag for tag routing).',
+  mock:
+    'Dubbo `mock` (MockClusterInvoker): `force:return <value>`, `force:throw [<class>]` (no provider is called), `fail:return ...` / `return ...` / `throw ...` (after the cluster fails with a non-business RpcException), `true` / `default` / a class name (a mock implementation); `false` or absent: no mock.',
   parameters: 'Any other consumer URL parameters.',
 } as const;
 
@@ -56,6 +58,11 @@ function referenceAttrs(partial: boolean) {
     sticky: bool().optional().describe(ATTRS_DESCRIPTION.sticky),
     actives: int(0).optional().describe(ATTRS_DESCRIPTION.actives),
     tag: str().optional().describe(ATTRS_DESCRIPTION.tag),
+    mock: z
+      .union([z.string(), z.boolean(), z.number()], { error: 'expected a mock such as "force:return null", "fail:throw" or true' })
+      .transform(String)
+      .optional()
+      .describe(ATTRS_DESCRIPTION.mock),
     parameters: partial ? urlParams().optional() : urlParams().default({}),
   };
 }

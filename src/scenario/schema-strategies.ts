@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { int, onType, str } from './schema-fields.js';
-import { dynamicIsolationSchema, exportSchema } from './schema-providers.js';
+import { dynamicIsolationSchema, exportSchema, THREAD_POOLS } from './schema-providers.js';
 import { partialReferenceSchema } from './schema-reference.js';
 import { partialRegistrySchema } from './schema-registry.js';
 import { routerSchema } from './schema-routers.js';
@@ -31,6 +31,7 @@ export const strategySchema = z.strictObject(
         z.string(),
         z.strictObject(
           {
+            threadpool: z.enum(THREAD_POOLS, { error: 'expected fixed or eager' }).optional(),
             threads: int(1).optional(),
             queues: z.int({ error: 'expected an integer' }).optional(),
             exports: z.record(z.string(), exportSchema, { error: 'expected a map of service name to export settings' }).optional(),
@@ -38,7 +39,7 @@ export const strategySchema = z.strictObject(
               .strictObject({ dynamic: dynamicIsolationSchema.optional() }, { error: onType('expected { dynamic: {...} }') })
               .optional(),
           },
-          { error: onType('expected provider overrides { threads?, queues?, exports?, isolation? }') },
+          { error: onType('expected provider overrides { threadpool?, threads?, queues?, exports?, isolation? }') },
         ),
         { error: 'expected a map of provider group name to overrides' },
       )

@@ -91,6 +91,7 @@ export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scena
   for (const [name, o] of Object.entries(strategy.providers ?? {})) {
     const group = copy.providers.find((p) => p.name === name);
     if (group === undefined) throw new Error(`strategy names unknown provider group "${name}"`);
+    if (o.threadpool !== undefined) group.threadpool = o.threadpool;
     if (o.threads !== undefined) group.threads = o.threads;
     if (o.queues !== undefined) group.queues = o.queues;
     if (o.exports !== undefined) group.exports = { ...group.exports, ...structuredClone(o.exports) };

@@ -8,7 +8,9 @@
  * With several registries (`registries:`), each registry gets its own directory and cluster, and
  * a `zone-aware` cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
  * A multi-group reference (`group: "*"` or `a,b`) gets the `mergeable` cluster over one cluster
- * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList).
+ * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList). A reference
+ * that sets `mock` has each of these clusters (not the zone-aware one over registries, which
+ * ReferenceConfig joins unwrapped) wrapped in MockClusterInvoker, as Dubbo's MockClusterWrapper does.
  */
 import type { Proc } from '../engine/simulation.js';
 import { NO_CALL_ATTACHMENTS, type ConsumerInstance, type ConsumerStack, type ServiceCall } from '../world/consumer.js';
@@ -18,9 +20,10 @@ import type { World } from '../world/world.js';
 import type { RegistryModel } from '../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../model/types.js';
 import { invokeAtStart, type ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
+import { mockCauseOf, mockConfigured, MockClusterInvoker } from '../dubbo/cluster/mock-cluster-invoker.js';
 import { REGISTRY_ZONE_PARAM } from '../dubbo/cluster/zone-aware-cluster-invoker.js';
 import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../dubbo/constants.js';
-import { DynamicDirectory, StaticDirectory } from '../dubbo/directory/directory.js';
+import { DynamicDirectory, StaticDirectory, type Directory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
 import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
 import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
@@ -207,6 +210,11 @@ export interface ServiceReference {
   /** One registry directory per subscribed registry (multi-registry), else `[directory]`. */
   directories: DynamicDirectory[];
   invoker: ClusterInvokerLike;
+  /**
+   * With `mock` set: the MockClusterInvoker that answers a call ConsumerContextFilter ended before the
+   * cluster (the reference's own, or the first registry's with several registries).
+   */
+  mock?: MockClusterInvoker;
 }
 
 /** Renders reference attributes as consumer URL parameters (Dubbo's names), optionally method-prefixed. */
@@ -220,6 +228,7 @@ export function referenceParams(ref: Partial<ReferenceSpec>, prefix = ''): Recor
   if (ref.sticky !== undefined) p[`${prefix}sticky`] = String(ref.sticky);
   if (ref.actives !== undefined) p[`${prefix}actives`] = String(ref.actives);
   if (ref.tag !== undefined) p[`${prefix}dubbo.tag`] = ref.tag;
+  if (ref.mock !== undefined) p[`${prefix}mock`] = ref.mock;
   for (const [k, v] of Object.entries(ref.parameters ?? {})) p[`${prefix}${k}`] = String(v);
   return p;
 }
@@ -229,8 +238,10 @@ const OK_OUTCOME = Object.freeze({ outcome: 'ok' as Outcome });
 const BIZ_OUTCOME = Object.freeze({ outcome: 'biz' as Outcome });
 const TIMEOUT_OUTCOME = Object.freeze({ outcome: 'timeout' as Outcome });
 
-/** Maps a final Result to the request's outcome (and a cause for No-provider outcomes). */
+/** Maps a final Result to the request's outcome (and a cause for No-provider, rejected and mock outcomes). */
 export function classify(result: Result): { readonly outcome: Outcome; readonly cause?: string } {
+  const mocked = mockCauseOf(result);
+  if (mocked !== undefined) return { outcome: 'mock', cause: mocked };
   if (result.kind === 'ok') {
     if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
     if (result.failedFuture !== undefined) return classify({ kind: 'error', error: result.failedFuture });
@@ -341,11 +352,12 @@ export class DubboConsumerStack implements ConsumerStack {
       ? MERGEABLE_CLUSTER
       : (consumerUrl.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER);
 
+    const mock = mockConfigured(consumerUrl);
     if (registryNames.length === 0) {
       const registryUrl = this.#shared().url(`registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`);
-      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry);
-      const invoker = this.#deps.cluster(clusterName)(directory, this.runtime);
-      this.references.set(service, { service, consumerUrl, directory, directories: [directory], invoker });
+      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry, mock);
+      const invoker = this.#join(clusterName, directory, mock);
+      this.references.set(service, { service, consumerUrl, directory, directories: [directory], invoker, ...mockOf(invoker) });
       this.#lastRef = undefined;
       return;
     }
@@ -368,14 +380,24 @@ export class DubboConsumerStack implements ConsumerStack {
         [WEIGHT_KEY]: String(spec.weight),
       };
       const registryUrl = this.#shared().url(JSON.stringify([name, params]), () => new URL({ protocol: 'registry', host: name, path: REGISTRY_SERVICE, params }));
-      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, model, spec);
+      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, model, spec, mock);
       directories.push(directory);
-      perRegistry.push(this.#deps.cluster(clusterName)(directory, this.runtime));
+      perRegistry.push(this.#join(clusterName, directory, mock));
     }
     const top = new StaticDirectory(this.runtime, directories.at(-1)!.getUrl(), consumerUrl, perRegistry);
+    // ReferenceConfig.createInvoker: Cluster.getCluster(..., cluster, false), no MockClusterWrapper.
     const invoker = this.#deps.cluster(ZONE_AWARE_CLUSTER)(top, this.runtime);
-    this.references.set(service, { service, consumerUrl, directory: directories[0]!, directories, invoker });
+    this.references.set(service, { service, consumerUrl, directory: directories[0]!, directories, invoker, ...mockOf(perRegistry[0]!) });
     this.#lastRef = undefined;
+  }
+
+  /**
+   * `cluster.join(directory)` through Dubbo's MockClusterWrapper: the cluster invoker in a
+   * MockClusterInvoker when the reference sets `mock` (without it the wrapper only passes calls on).
+   */
+  #join(clusterName: string, directory: Directory, mock: boolean): ClusterInvokerLike {
+    const invoker = this.#deps.cluster(clusterName)(directory, this.runtime);
+    return mock ? new MockClusterInvoker(directory, invoker, this.runtime) : invoker;
   }
 
   // A RegistryDirectory: subscribes to `registry` and turns each pushed list into DubboInvokers.
@@ -385,6 +407,7 @@ export class DubboConsumerStack implements ConsumerStack {
     registryUrl: URL,
     registry: RegistryModel,
     spec: RegistrySpec,
+    mock: boolean,
   ): DynamicDirectory {
     const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
     const protocol: ProtocolContext =
@@ -409,7 +432,7 @@ export class DubboConsumerStack implements ConsumerStack {
       // by the group's instances, so none is destroyed. A dropped invoker is in no list of this instance,
       // and failover lists again before each retry, so nothing can pick it (its availability follows the
       // provider's connection, as before).
-      directory.notify(directory.multiGroup ? this.#toMergeInvokerList(service, shared.groupsFor(pushed)) : invokers);
+      directory.notify(directory.multiGroup ? this.#toMergeInvokerList(service, shared.groupsFor(pushed), mock) : invokers);
     };
     const catchUp = registry.subscribe(this.instance, service, listener, undefined, onHeld);
     if (catchUp) directory.setCatchUp(catchUp);
@@ -422,7 +445,7 @@ export class DubboConsumerStack implements ConsumerStack {
    * joined by the cluster its first invoker's URL names (`Cluster$Adaptive`: `cluster`, consumer
    * value first, default failover). Rebuilt on every push, as Dubbo rebuilds them on every refresh.
    */
-  #toMergeInvokerList(service: string, groups: DubboInvoker[][]): Invoker[] {
+  #toMergeInvokerList(service: string, groups: DubboInvoker[][], mock: boolean): Invoker[] {
     if (groups.length === 1) return groups[0]!;
     return groups.map((invokers) => {
       const url = invokers[0]!.getUrl() as ServiceAddressURL;
@@ -434,7 +457,8 @@ export class DubboConsumerStack implements ConsumerStack {
       // DIVERGENCE: the group's chain is built from the scenario's `routers:`; a `rule` fault changes the
       // chains of the reference's registry directories only, not these per-group chains.
       const directory = new StaticDirectory(this.runtime, url, consumerUrl, invokers, this.#deps.routerChain(service));
-      return this.#deps.cluster(url.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER)(directory, this.runtime);
+      // Cluster$Adaptive.join: the extension with its wrappers, MockClusterWrapper among them.
+      return this.#join(url.getParameter(CLUSTER_KEY) ?? DEFAULT_CLUSTER, directory, mock);
     });
   }
 
@@ -452,7 +476,12 @@ export class DubboConsumerStack implements ConsumerStack {
     let ref = this.#lastRef;
     if (ref === undefined || ref.service !== call.service) this.#lastRef = ref = this.references.get(call.service)!;
     const invocation = this.#invocationOf(call, ref);
-    if (!(invocation instanceof RpcInvocation)) return ended(invocation);
+    if (!(invocation instanceof RpcInvocation)) {
+      // ConsumerContextFilter, a ClusterFilter, runs inside MockClusterInvoker in Dubbo: the mock sees its result.
+      if (ref.mock === undefined) return ended(invocation);
+      const plain = new RpcInvocation({ methodName: call.method, serviceName: call.service, attachments: NO_ATTACHMENTS, context: { request: call.request } });
+      return ref.mock.invokeEnded(plain, invocation);
+    }
     return invokeAtStart(ref.invoker, invocation);
   }
 
@@ -479,4 +508,9 @@ export class DubboConsumerStack implements ConsumerStack {
       context,
     });
   }
+}
+
+/** The reference's `mock` field: its MockClusterInvoker, when `invoker` is one. */
+function mockOf(invoker: ClusterInvokerLike): { mock?: MockClusterInvoker } {
+  return invoker instanceof MockClusterInvoker ? { mock: invoker } : {};
 }

@@ -1,7 +1,7 @@
 /**
  * Simulated provider processes: a provider group is one application whose every process exports
  * one or more services on one port (`ProviderExport`: one registered URL per service), executes
- * calls on Dubbo's fixed thread pool (threads/queues) shared by all of them, unless a service has
+ * calls on Dubbo's fixed or eager thread pool (threads/queues) shared by all of them, unless a service has
  * its own executor (Dubbo 3.2+ isolation) or dynamic isolation has moved a slow method to its own
  * pool; service-time draws, slowdowns, the provider filters (ExecuteLimitFilter, TpsLimitFilter),
  * and the crash / black-hole / up states. A provider executes every call it accepts to the end:
@@ -12,6 +12,7 @@ import { Resource } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
 import { NORMAL, type Proc, type Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../model/types.js';
+import { queueLimit } from '../model/thread-pool.js';
 import { DynamicIsolation } from './dynamic-isolation.js';
 import type { ConsumerInstance } from './consumer.js';
 import { oneWayMsOn, type Link, type Network } from './network.js';
@@ -28,8 +29,9 @@ export const EPOCH_MS = 1_767_225_600_000;
 export type ProviderState = 'up' | 'crashed' | 'blackhole' | 'stopped';
 
 /**
- * A provider's consumer side: makes one downstream call and gives null when it succeeded, else its
- * failure as the stack gave it (opaque to the world; it goes back in the reply as `thrown`).
+ * A provider's consumer side: makes one downstream call and gives null when it answered with a value
+ * (ok, or a mock that returned one), else its failure as the stack gave it (opaque to the world; it goes
+ * back in the reply as `thrown`).
  */
 export interface DownstreamCaller {
   /** The consumer instance the provider process is for its downstream calls (its stack, its group). */
@@ -165,7 +167,7 @@ export class ProviderInstance {
   readonly port: number;
   readonly zone: string;
   readonly startMs: number;
-  /** The process's shared thread pool (Dubbo's fixed pool: `threads`, `queues`). */
+  /** The process's shared thread pool (Dubbo's fixed or eager pool: `threadpool`, `threads`, `queues`). */
   readonly pool: Resource<IncomingCall>;
   /** One export per service, in `services` order: the registered URLs. */
   readonly exports: ProviderExport[];
@@ -203,7 +205,12 @@ export class ProviderInstance {
     this.#network = init.network;
     this.#recorder = init.recorder;
     const spec = init.group.spec;
-    this.pool = new Resource<IncomingCall>(init.sim, spec.threads, spec.queues);
+    // EagerThreadPool runs a call at once while fewer than `threads` are busy (TaskQueue.offer makes the
+    // executor start a thread rather than queue), then queues it in a bounded TaskQueue: for admission
+    // that is a pool of `threads` slots with that queue. DIVERGENCE: the threads it starts and lets die
+    // after `alive` (60 s idle) are not modelled: they change only its pool size, which no figure and no
+    // message the consumer sees reads; nor the race in which the queue is full while a thread is idle.
+    this.pool = new Resource<IncomingCall>(init.sim, spec.threads, queueLimit(spec.threadpool, spec.queues));
     this.#startExecution = (call) => this.#execute(call);
     let isolated = false;
     this.exports = spec.services.map((service) => {
@@ -294,17 +301,25 @@ export class ProviderInstance {
       if (got === 'granted') this.#execute(call);
     } else {
       this.#recorder.rejected(this.group.spec.name, call.service);
-      this.#reply(call, {
-        kind: 'exhausted',
-        detail:
-          `Server side(${this.ip},${this.port}) thread pool is exhausted, detail msg:Thread pool is EXHAUSTED! ` +
-          `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${pool.inUse} (active: ${pool.inUse}, core: ${pool.capacity}, ` +
-          `max: ${pool.capacity}, largest: ${pool.peakInUse}), ` +
-          // getTaskCount: completed + running + queued (3.3 AbortPolicyWithReport.java:102-106, 2.7 :75-81).
-          `Task: ${pool.completed + pool.inUse + pool.queued} (completed: ${pool.completed}), ` +
-          `Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), in dubbo://${this.address}!`,
-      });
+      this.#reply(call, { kind: 'exhausted', detail: this.#exhaustedDetail(pool) });
     }
+  }
+
+  // WrappedChannelHandler.sendFeedback's text: "Server side(ip,port) thread pool is exhausted, detail msg:" and
+  // the RejectedExecutionException's message, AbortPolicyWithReport's for a fixed pool. An eager pool
+  // catches that one and, its TaskQueue still full on retryOffer, throws "Queue capacity is full."
+  // (3.3 EagerThreadPoolExecutor.java:42-59, 2.7.23 EagerThreadPoolExecutor.java:59-84).
+  #exhaustedDetail(pool: Resource<IncomingCall>): string {
+    const head = `Server side(${this.ip},${this.port}) thread pool is exhausted, detail msg:`;
+    if (pool === this.pool && this.group.spec.threadpool === 'eager') return `${head}Queue capacity is full.`;
+    return (
+      `${head}Thread pool is EXHAUSTED! ` +
+      `Thread Name: DubboServerHandler-${this.address}, Pool Size: ${pool.inUse} (active: ${pool.inUse}, core: ${pool.capacity}, ` +
+      `max: ${pool.capacity}, largest: ${pool.peakInUse}), ` +
+      // getTaskCount: completed + running + queued (3.3 AbortPolicyWithReport.java:102-106, 2.7 :75-81).
+      `Task: ${pool.completed + pool.inUse + pool.queued} (completed: ${pool.completed}), ` +
+      `Executor status:(isShutdown:false, isTerminated:false, isTerminating:false), in dubbo://${this.address}!`
+    );
   }
 
   #exportOf(service: string): ProviderExport {

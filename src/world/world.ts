@@ -11,7 +11,7 @@ import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, Ser
 import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
-import type { WorldObserver } from '../metrics/observer.js';
+import { answeredWithValue, type WorldObserver } from '../metrics/observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ProviderExport } from './provider.js';
 import type { ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
@@ -160,7 +160,7 @@ export class World {
         const value = yield* stack.call({ service, method, attachments: new Map(), request, server });
         const { outcome, cause } = outcomeOfCall(stack, value);
         observer.endRequest(request, outcome, sim.now, cause);
-        return outcome === 'ok' ? null : (value ?? outcome);
+        return answeredWithValue(outcome, cause) ? null : (value ?? outcome);
       },
     };
   }

@@ -26,20 +26,20 @@ describe('zonesim run', () => {
     const summary = JSON.parse(c.out.join(''));
     for (const key of [
       'scenario', 'seed', 'seeds', 'version', 'simulatedMs', 'measuredFromMs', 'requests', 'ok', 'outcomes',
-      'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
+      'timeoutRate', 'noProviderRate', 'errorRate', 'mockRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
       'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
       'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline',
     ]) {
       expect(summary, key).toHaveProperty(key);
     }
     expect(Object.keys(summary.outcomes).sort()).toEqual(
-      ['biz', 'forbidden', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
+      ['biz', 'forbidden', 'mock', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
     );
     expect(Object.keys(summary.latencyMs).sort()).toEqual(['max', 'mean', 'p50', 'p90', 'p99', 'p999']);
     expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumer']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
-      ['biz', 'crossZoneRatio', 'forbidden', 'network', 'noProvider', 'ok', 'p99Ms', 'p99OkMs', 'pushes', 'rejected', 'requests', 'tMs', 'timeout'],
+      ['biz', 'crossZoneRatio', 'forbidden', 'mock', 'network', 'noProvider', 'ok', 'p99Ms', 'p99OkMs', 'pushes', 'rejected', 'requests', 'tMs', 'timeout'],
     );
   });
 

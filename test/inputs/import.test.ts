@@ -268,4 +268,24 @@ describe('zonesim import config', () => {
     );
     expect(r.registries).toEqual({ shanghai: { type: 'nacos', zone: 'zoneA', preferred: true }, beijing: { type: 'zookeeper', zone: 'zoneB' } });
   });
+
+  it('maps threadpool=eager (the protocol\'s over the provider\'s, as threads) and treats the other pools as fixed (issue 39)', () => {
+    const r = importConfig('dubbo.provider.threadpool=fixed\ndubbo.protocol.threadpool=eager\ndubbo.protocol.threads=500\n', 'dubbo.properties');
+    expect(r.providers?.[0]).toMatchObject({ threadpool: 'eager', threads: 500 });
+    const cached = importConfig('dubbo.protocol.threadpool=cached\n', 'dubbo.properties');
+    expect(cached.providers).toBeUndefined();
+    expect(cached.ignored[0]!.reason).toBe(`zonesim models Dubbo's fixed and eager pools (threads, queues); "cached" is treated as fixed`);
+  });
+
+  it('keeps mock on consumer defaults, references and methods (MockClusterInvoker reads it from the consumer URL)', () => {
+    const r = importConfig(
+      'dubbo.consumer.mock=fail:return null\ndubbo.reference.com.example.AccountService.mock=force:return 0\ndubbo.reference.com.example.AccountService.getBalance.mock=true\n',
+      'dubbo.properties',
+    );
+    expect(r.ignored).toEqual([]);
+    expect(r.consumers?.[0]).toMatchObject({
+      consumerDefaults: { mock: 'fail:return null' },
+      reference: { 'com.example.AccountService': { mock: 'force:return 0', methods: { getBalance: { mock: 'true' } } } },
+    });
+  });
 });

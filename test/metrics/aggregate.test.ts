@@ -221,5 +221,7 @@ function minimalScope(s: Summary): Summary['byConsumerZone'][string] {
     crossZoneRatio: s.crossZoneRatio,
     noProviderCauses: {},
     rejectedCauses: {},
+    mockRate: s.mockRate,
+    mockCauses: {},
   };
 }

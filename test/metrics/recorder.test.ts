@@ -3,6 +3,7 @@ import { RandomStreams } from '../../src/engine/random.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import type { RequestRecord } from '../../src/metrics/request-record.js';
 import { EMPTY_RESULT_CAUSE } from '../../src/metrics/observer.js';
+import { roundRatio } from '../../src/metrics/summary.js';
 
 const GROUPS = [
   { name: 'users-a', instances: 2, threads: 10 },
@@ -174,8 +175,33 @@ describe('Recorder', () => {
     for (const o of outcomes) r.endRequest(start(r, 1200), o, 1300);
     finish(r);
     const s = r.summary(META);
-    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1 });
+    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1, mock: 0 });
     expect([s.timeoutRate, s.noProviderRate, s.errorRate]).toEqual([0.125, 0.125, 0.5]);
+  });
+
+  it('counts a mocked request as outcome mock with its cause: neither ok (latencyMs) nor an error (errorRate) (SPEC 4, issue 39)', () => {
+    const r = makeRecorder();
+    okCall(r, 1200, 10);
+    okCall(r, 1200, 20);
+    r.endRequest(start(r, 1200), 'mock', 4200, 'fail:return');
+    r.endRequest(start(r, 2200), 'mock', 2200, 'force:return');
+    r.endRequest(start(r, 2200), 'mock', 2200, 'fail:return');
+    r.endRequest(start(r, 2300), 'timeout', 3300);
+    finish(r);
+    const s = r.summary(META);
+    expect(s.outcomes).toMatchObject({ ok: 2, mock: 3, timeout: 1 });
+    expect(s.mockCauses).toEqual({ 'fail:return': 2, 'force:return': 1 });
+    expect([s.errorRate, s.mockRate]).toEqual([roundRatio(1 / 6), 0.5]);
+    expect(s.latencyMs.max).toBe(20);
+    expect(s.latencyAllMs.max).toBe(3000);
+    expect(s.byConsumerZone.zoneA!.mockCauses).toEqual(s.mockCauses);
+    expect(s.timeline.map((row) => [row.tMs, row.requests, row.ok, row.mock, row.timeout])).toEqual([
+      [1000, 3, 2, 1, 0],
+      [2000, 3, 0, 2, 1],
+      [3000, 0, 0, 0, 0],
+      [4000, 0, 0, 0, 0],
+    ]);
+    expect(r.checkInvariants()).toEqual([]);
   });
 
   it('reports zeros, never NaN, when nothing was measured', () => {
@@ -238,7 +264,7 @@ describe('Recorder', () => {
     expect(Object.keys(s.byConsumerZone.zoneA!)).toEqual([
       'requests', 'ok', 'outcomes', 'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs',
       'attempts', 'retryAmplification', 'providerExecutions', 'duplicateExecutions', 'duplicateWrites',
-      'orphanedExecutions', 'crossZoneRatio', 'noProviderCauses', 'rejectedCauses',
+      'orphanedExecutions', 'crossZoneRatio', 'noProviderCauses', 'rejectedCauses', 'mockRate', 'mockCauses',
     ]);
   });
 
@@ -249,7 +275,7 @@ describe('Recorder', () => {
       'scenario', 'seed', 'seeds', 'version', 'simulatedMs', 'measuredFromMs', 'requests', 'ok', 'outcomes',
       'timeoutRate', 'noProviderRate', 'errorRate', 'latencyMs', 'latencyAllMs', 'attempts', 'retryAmplification',
       'providerExecutions', 'duplicateExecutions', 'duplicateWrites', 'orphanedExecutions', 'crossZoneRatio',
-      'noProviderCauses', 'rejectedCauses', 'crossZoneByPair', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline',
+      'noProviderCauses', 'rejectedCauses', 'mockRate', 'mockCauses', 'crossZoneByPair', 'registry', 'byConsumerZone', 'byService', 'byProviderGroup', 'timeline',
       'events', 'faults', 'nonIdempotentMethods', 'timelineByZone', 'timelineByProviderGroup',
     ]);
   });

@@ -158,7 +158,7 @@ describe('summaryCsv', () => {
 describe('timelineCsv', () => {
   it('has one row per bucket and puts fault markers in the bucket where they happen', () => {
     const rows = csvRows(timelineCsv(sampleSummary()));
-    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
+    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
     // Buckets start at the warmup's end; a marker before the first bucket goes to the first row.
     const starts = Array.from({ length: (DURATION_MS - WARMUP_MS) / BUCKET_MS }, (_, i) => WARMUP_MS + i * BUCKET_MS);
     const inBucket = (t: number) => CALLS.filter((c) => c.startMs >= t && c.startMs < t + BUCKET_MS).length;
@@ -372,6 +372,26 @@ describe('formatRunTable', () => {
     expect(cellUnder(text.split('\n')[3]!, text.split('\n')[4]!, 'error %')).toBe(pct(8 / 13));
     // The rejected causes now live in the failures line only.
     expect(text).not.toContain('rejected causes');
+  });
+
+  it('counts mocked requests apart: a mock % column and a mocked line by cause, neither ok nor under error % (issue 39)', () => {
+    const s = outcomeSummary([
+      { outcome: 'ok', n: 6, latencyMs: 10 },
+      { outcome: 'mock', n: 3, latencyMs: 3000, cause: 'fail:return' },
+      { outcome: 'mock', n: 1, latencyMs: 0, cause: 'force:throw' },
+      { outcome: 'timeout', n: 2, latencyMs: 1000 },
+    ]);
+    const text = formatRunTable(s);
+    const [header, overall] = [text.split('\n')[3]!, text.split('\n')[4]!];
+    expect(cellUnder(header, overall, 'error %')).toBe(pct(2 / 12));
+    expect(cellUnder(header, overall, 'mock %')).toBe(pct(4 / 12));
+    expect(text).toContain('\nfailures (2 of 12 requests): 2 timeout\n');
+    expect(text).toContain('\nmocked (4 of 12 requests): 3 fail:return, 1 force:throw\n');
+    // Without a mock the column is left out.
+    expect(formatRunTable(outcomeSummary([{ outcome: 'ok', n: 3, latencyMs: 10 }]))).not.toContain('mock');
+    const [csvHeader, csvOverall] = summaryCsv(s).split('\n').map((l) => l.split(','));
+    expect(csvOverall![csvHeader!.indexOf('mock')]).toBe('4');
+    expect(csvOverall![csvHeader!.indexOf('mockRate')]).toBe(String(s.mockRate));
   });
 
   it('prints no failures line when every request succeeded', () => {

@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import type { ScopeTimelineRow, Summary, TimelineRow } from '../../src/metrics/summary.js';
 import { compareLead, count, failureEpisodes, narrate, percent, seconds } from '../../src/report/report-narrative.js';
 
-const ZERO = { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0 };
+const ZERO = { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0 };
 const LAT = { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
 
 /** A 1 s-bucket timeline from 10 s, 1000 requests per bucket; `failures` maps a bucket index to its failed requests. */
 function timeline(buckets: number, failures: Record<number, Partial<typeof ZERO>> = {}, pushes: Record<number, number> = {}): TimelineRow[] {
   return Array.from({ length: buckets }, (_, i) => {
     const f = { ...ZERO, ...(failures[i] ?? {}) };
-    const failed = f.timeout + f.noProvider + f.rejected + f.network + f.forbidden + f.biz;
+    const failed = f.timeout + f.noProvider + f.rejected + f.network + f.forbidden + f.biz + f.mock;
     return { tMs: 10_000 + i * 1000, requests: 1000, ...f, ok: 1000 - failed, p99Ms: 50, p99OkMs: 45, crossZoneRatio: 0, pushes: pushes[i] ?? 0 };
   });
 }
@@ -27,10 +27,10 @@ function summary(over: Partial<Summary> & { timeline: TimelineRow[] }): Summary 
   return {
     scenario: 'x', seed: 1, seeds: [1], version: 't', simulatedMs: 10_000 + rows.length * 1000, measuredFromMs: 10_000,
     requests, ok: outcomes.ok, outcomes,
-    timeoutRate: outcomes.timeout / requests, noProviderRate: outcomes.noProvider / requests, errorRate: (requests - outcomes.ok) / requests,
+    timeoutRate: outcomes.timeout / requests, noProviderRate: outcomes.noProvider / requests, errorRate: (requests - outcomes.ok - outcomes.mock) / requests, mockRate: outcomes.mock / requests,
     latencyMs: { ...LAT, p99: 45 }, latencyAllMs: { ...LAT, p99: 1020, max: 3000 },
     attempts: requests, retryAmplification: 1, providerExecutions: requests, duplicateExecutions: 0, duplicateWrites: 0,
-    orphanedExecutions: 0, crossZoneRatio: 0, noProviderCauses: {}, rejectedCauses: {},
+    orphanedExecutions: 0, crossZoneRatio: 0, noProviderCauses: {}, rejectedCauses: {}, mockCauses: {},
     registry: { pushes: rows.reduce((n, r) => n + r.pushes, 0), pushBytes: 0, staleCalls: 0, byConsumer: {} },
     byConsumerZone: {}, byService: {}, byProviderGroup: {}, events: {}, faults: [],
     ...over,

@@ -218,7 +218,7 @@ describe('scenario errors', () => {
 
   it('rejects a strategy reference key that is neither an attribute nor a service', () => {
     expect(formatted(`${BASE}strategies:\n  s: { reference: { retires: 0 } }\n`)).toBe(
-      'bad.yaml:21:21: strategies.s.reference.retires: unknown field "retires": neither a reference attribute (timeout, retries, loadbalance, cluster, forks, sticky, actives, tag, parameters, methods) nor a service; did you mean "retries"?',
+      'bad.yaml:21:21: strategies.s.reference.retires: unknown field "retires": neither a reference attribute (timeout, retries, loadbalance, cluster, forks, sticky, actives, tag, mock, parameters, methods) nor a service; did you mean "retries"?',
     );
   });
 
@@ -249,10 +249,10 @@ describe('scenario errors', () => {
 
 describe('hints', () => {
   it('points unknown reference attributes to parameters', () => {
-    expect(formatted(withLine(18, '        mock: fail:return null'))).toBe(
+    expect(formatted(withLine(18, '        connections: 2'))).toBe(
       [
-        'bad.yaml:18:9: consumers[0].reference["com.example.UserService"].mock: unknown field "mock"; valid fields: timeout, retries, loadbalance, cluster, forks, sticky, actives, tag, parameters, methods',
-        '  hint: other Dubbo URL parameters go under parameters: { mock: ... }',
+        'bad.yaml:18:9: consumers[0].reference["com.example.UserService"].connections: unknown field "connections"; valid fields: timeout, retries, loadbalance, cluster, forks, sticky, actives, tag, mock, parameters, methods',
+        '  hint: other Dubbo URL parameters go under parameters: { connections: ... }',
       ].join('\n'),
     );
   });

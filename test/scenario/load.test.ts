@@ -216,11 +216,20 @@ describe('a file using every section', () => {
     expect(s.consumers[0]!.reference['com.example.UserService']!.parameters).toEqual({ 'hash.arguments': '0' });
   });
 
+  it('reads threadpool, with the eager pool\'s threads default (Integer.MAX_VALUE) when threads is not written', () => {
+    expect(s.providers.map((p) => [p.threadpool, p.threads, p.queues])).toEqual([
+      [undefined, 100, -1],
+      ['eager', 2_147_483_647, 0],
+      [undefined, 200, 0],
+    ]);
+  });
+
   it('reads every reference attribute', () => {
     expect(s.consumers[0]!.reference['com.example.UserService']).toEqual({
       timeoutMs: 1000, retries: 2, loadbalance: 'roundrobin', cluster: 'failover', forks: 3, sticky: true, actives: 5, tag: 'gray',
+      mock: 'fail:return null',
       parameters: { 'hash.arguments': '0' },
-      methods: { updateUser: { retries: 0, timeoutMs: 3000, parameters: {} } },
+      methods: { updateUser: { retries: 0, timeoutMs: 3000, mock: 'false', parameters: {} } },
     });
     expect(s.consumers[0]!.consumerDefaults).toEqual({ timeoutMs: 800, parameters: {} });
     expect(s.consumers[0]!.ratePerSec).toBe(2);
@@ -270,7 +279,7 @@ describe('a file using every section', () => {
   it('splits a strategy reference into attributes for all services and per-service overrides', () => {
     expect(s.strategies['fast-fail']).toEqual({
       description: 'no retries, short timeouts',
-      reference: { retries: 0, timeoutMs: 300 },
+      reference: { retries: 0, timeoutMs: 300, mock: 'force:return null' },
       referenceByService: {
         'com.example.UserService': { loadbalance: 'leastactive', methods: { updateUser: { timeoutMs: 1000, parameters: {} } } },
       },
