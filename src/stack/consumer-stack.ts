@@ -18,7 +18,6 @@ import type { World } from '../world/world.js';
 import type { RegistryModel } from '../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../model/types.js';
 import { invokeAtStart, type ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
-import { REGISTRY_ZONE_PARAM } from '../dubbo/cluster/zone-aware-cluster-invoker.js';
 import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../dubbo/constants.js';
 import { DynamicDirectory, StaticDirectory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
@@ -310,8 +309,8 @@ export class DubboConsumerStack implements ConsumerStack {
     for (const [m, mref] of Object.entries(ref?.methods ?? {})) Object.assign(params, referenceParams(mref, `${m}.`));
     const scenario = this.#world.scenario;
     const registryNames = group.registries ?? Object.keys(scenario.registries);
-    // The zone-aware cluster's zone: the consumer's own unless the reference names one.
-    if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
+    // The zone-aware cluster's zone is the call's `registry_zone` attachment (or a reference's
+    // `registry.zone`, standing for a ZoneDetector): Dubbo sets none from where the consumer runs.
     // The group's instances have equal reference parameters: one map, and one set of lookup memos, for all.
     const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params: internParams(this.#shared().params, params) });
     // RegistryProtocol.refer: group="a,b" or group="*" joins the registry directory with the mergeable cluster.

@@ -240,13 +240,13 @@ export function firstDelivery(log: Delivery[], fromMs: number, pred: (addresses:
   return out;
 }
 
-/** Runs one call through a consumer instance's stack to its end; returns the outcome. */
-export function callOnce(world: World, instance: ConsumerInstance): { outcome?: Outcome; cause?: string } {
+/** Runs one call (with `attachments`) through a consumer instance's stack to its end; returns the outcome. */
+export function callOnce(world: World, instance: ConsumerInstance, attachments: Record<string, string> = {}): { outcome?: Outcome; cause?: string } {
   const out: { outcome?: Outcome; cause?: string } = {};
   const stack = instance.stack;
   world.sim.process(
     (function* () {
-      const r = yield* stack.call({ service: SERVICE, method: METHOD, attachments: new Map(), request: { ended: false } });
+      const r = yield* stack.call({ service: SERVICE, method: METHOD, attachments: new Map(Object.entries(attachments)), request: { ended: false } });
       Object.assign(out, outcomeOfCall(stack, r));
     })(),
   );

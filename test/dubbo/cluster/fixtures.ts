@@ -17,6 +17,7 @@ import {
 } from '../../../src/dubbo/rpc.js';
 import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import type { DubboRuntime } from '../../../src/dubbo/runtime.js';
+import type { DubboRelease } from '../../../src/dubbo/release.js';
 import { ServiceAddressURL, URL } from '../../../src/dubbo/url.js';
 
 export const SERVICE = 'com.example.DemoService';
@@ -175,13 +176,14 @@ export const testRoundRobin: LoadBalanceFactory = () => {
 };
 
 /** A fresh simulation and runtime (seeded random stream, counters in a map, test round robin). */
-export function makeRuntime(seed = 1) {
+export function makeRuntime(seed = 1, release?: DubboRelease) {
   const sim = new Simulation();
   const runtime = createRuntime({
     sim,
     random: new RandomStreams(seed).stream('consumer'),
     consumerHost: '10.10.0.1',
     plugins: { roundrobin: testRoundRobin },
+    release,
   });
   return { sim, runtime };
 }
