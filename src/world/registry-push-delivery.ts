@@ -268,7 +268,7 @@ export class PushDelivery {
         this.#observer.count('registry.metadataFetches');
       }
     }
-    this.#observer.push(sub.subscriber.id, bytes);
+    this.#observer.push(sub.subscriber.id, bytes, this.#appLevel ? 'application' : 'interface');
     sub.delivered = snapshot;
     // One push, every service listening on it: each gets its own service's list.
     for (const ref of sub.refs) ref.listener(this.listOf(ref));
