@@ -146,7 +146,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       };
       const appLevel = kind === 'application';
       const sizer = new PushSizer(kind, registryType);
-      const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup });
+      // Application level: consumers fetch metadata from providers (their own random stream).
+      const metadata = appLevel
+        ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
+        : undefined;
+      const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, metadata });
       return { kind, entries: new WeakMap(), byKey, changed: new Set(), pushes };
     };
     this.#interface = level('interface');
