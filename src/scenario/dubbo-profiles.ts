@@ -10,10 +10,9 @@ import type { DubboProfile, DubboProfileSettings, DubboVersionName } from '../mo
 
 /** The registry-path defaults of each release. */
 const REGISTRY_PATH: Record<DubboVersionName, Pick<DubboProfile, 'delayNotificationMs' | 'nacosClient' | 'registerMode' | 'migrationStep'>> = {
-  // 3.3: CommonConstants DEFAULT_DELAY_NOTIFICATION_TIME = 5000; the bundled nacos-client 2.4.3.
-  // Discovery stays at interface level until the shipped headlines are re-derived for 3.3's default
-  // (register-mode `all`, MigrationRule step APPLICATION_FIRST): the last commit of issue 39 item 4 flips it.
-  '3.3': { delayNotificationMs: 5000, nacosClient: '2.x', registerMode: 'interface', migrationStep: 'FORCE_INTERFACE' },
+  // 3.3: CommonConstants DEFAULT_DELAY_NOTIFICATION_TIME = 5000; the bundled nacos-client 2.4.3;
+  // RegistryConfig/ServiceConfig register-mode default `all`; MigrationRule default step APPLICATION_FIRST.
+  '3.3': { delayNotificationMs: 5000, nacosClient: '2.x', registerMode: 'all', migrationStep: 'APPLICATION_FIRST' },
   // 2.7.23: no RegistryNotifier; nacos-client 1.4.2; interface-level registration only.
   '2.7': { delayNotificationMs: 0, nacosClient: '1.x', registerMode: 'interface', migrationStep: 'FORCE_INTERFACE' },
 };

@@ -604,8 +604,11 @@ consumers:
     expect(cellUnder(header, overall, 'error %')).toBe('100.000');
     expect(cellUnder(header, overall, 'p99 ok ms')).toBe('-');
     expect(lines).toContain(`failures (${summary.requests} of ${summary.requests} requests): ${summary.requests} forbidden`);
+    // 3.3's defaults: providers register at both levels, consumers watch both; the line splits the pushes by level.
+    const { interface: i, application: a } = summary.registry.byLevel!;
+    expect(i!.pushes + a!.pushes).toBe(summary.registry.pushes);
     expect(lines).toContain(
-      `registry: ${summary.registry.pushes} pushes, ${fmtBytes(summary.registry.pushBytes)}, ${summary.registry.staleCalls} stale calls`,
+      `registry: ${summary.registry.pushes} pushes, ${fmtBytes(summary.registry.pushBytes)} (interface ${i!.pushes}, application ${a!.pushes}), ${summary.registry.staleCalls} stale calls`,
     );
   });
 

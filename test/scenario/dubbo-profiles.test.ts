@@ -33,12 +33,11 @@ function errorOf(extra: string[]): ScenarioError {
 }
 
 describe('dubbo: release profiles', () => {
-  // Discovery stays at interface level until the flip commit of issue 39 item 4.
-  it('default to 3.3 everywhere: the 3.3 registry path (5 s delay-notification, Nacos 2.x, interface level for now) and the port\'s 3.3 switches', () => {
+  it('default to 3.3 everywhere: the 3.3 registry path (5 s delay-notification, Nacos 2.x, register-mode all, APPLICATION_FIRST) and the port\'s 3.3 switches', () => {
     const s = parse([]);
     for (const g of [...s.providers, ...s.consumers]) {
       expect(g.dubbo).toEqual(defaultProfile('3.3'));
-      expect(g.dubbo).toMatchObject({ version: '3.3', delayNotificationMs: 5000, nacosClient: '2.x', registerMode: 'interface', migrationStep: 'FORCE_INTERFACE' });
+      expect(g.dubbo).toMatchObject({ version: '3.3', delayNotificationMs: 5000, nacosClient: '2.x', registerMode: 'all', migrationStep: 'APPLICATION_FIRST' });
       expect(releaseOf(g.dubbo)).toEqual(DUBBO_3_3);
     }
   });

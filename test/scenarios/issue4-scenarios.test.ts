@@ -181,6 +181,10 @@ describe('nacos-registry-partition', () => {
 });
 
 describe('zk-session-expiry', () => {
+  const ZONE_B_PROCESSES = 6;
+  // 3.3's default register-mode all: an interface-level registration and a service-discovery one, each on
+  // its own ZooKeeper client (ZookeeperServiceDiscovery builds its own CuratorFramework).
+  const SESSIONS_PER_PROCESS = 2;
   const blackhole = run(load('zk-session-expiry.yaml'));
   // Requests started before 60 s send their last attempt before 63 s, before the earliest possible
   // expiry (crash at 35 s + 40 s - the 10 s ping interval = 65 s).
@@ -196,8 +200,10 @@ describe('zk-session-expiry', () => {
     expect(beforeExpiry.events['registry.sessionExpired'] ?? 0).toBe(0);
   });
 
-  it('expires the six sessions 30 to 42 s after the crash, after which no call waits for a timeout', () => {
-    expect(blackhole.events['registry.sessionExpired']).toBe(6);
+  it('expires the twelve sessions 30 to 42 s after the crash, after which no call waits for a timeout', () => {
+    // Six processes, each registered at both levels (3.3 register-mode all) over two ZooKeeper clients: the
+    // interface-level registry's and ZookeeperServiceDiscovery's own Curator client, one session each.
+    expect(blackhole.events['registry.sessionExpired']).toBe(ZONE_B_PROCESSES * SESSIONS_PER_PROCESS);
     // Expiry by 35 + 40 + 2 (tick rounding) = 77 s, pushed within 100 ms.
     for (const r of rows(blackhole, 78)) {
       expect(r.timeout, `t=${r.tMs}`).toBe(0);
@@ -219,7 +225,7 @@ describe('zk-session-expiry', () => {
     // The TCP reset makes the invoker unavailable: Dubbo's availablecheck reselects, nothing fails.
     expect(crashed.ok).toBe(crashed.requests);
     expect(crashed.registry.staleCalls).toBe(0);
-    expect(crashed.events['registry.sessionExpired']).toBe(6);
+    expect(crashed.events['registry.sessionExpired']).toBe(ZONE_B_PROCESSES * SESSIONS_PER_PROCESS);
     // From the crash on, only the zoneB consumers cross; before, random balancing crosses half the time.
     expect(Math.abs(meanCrossZone(rows(crashed, 36, 70)) - 1 / 3)).toBeLessThan(0.02);
     expect(Math.abs(meanCrossZone(rows(crashed, 5, 35)) - 0.5)).toBeLessThan(0.03);
@@ -282,7 +288,8 @@ describe('push-switch-off', () => {
     expect(early.registry.staleCalls).toBe(0);
     // ~30 s (unhealthy by 60 s, switch on at 90 s) x 400 requests/s x at least 1/3 of the first attempts.
     expect(off.registry.staleCalls).toBeGreaterThan(3000);
-    expect(off.events['registry.unhealthy']).toBe(4);
+    // Four hosts, each a Nacos instance at interface level and one at application level (3.3's register-mode all).
+    expect(off.events['registry.unhealthy']).toBe(4 * 2);
   });
 
   it('stops the errors once the switch is on and every consumer has re-read the list', () => {
