@@ -28,6 +28,9 @@ export interface RequestHandle {
   readonly ended: boolean;
 }
 
+/** A registry notification's discovery level (world/discovery-levels.ts `DiscoveryLevel`). */
+export type DiscoveryLevelName = 'interface' | 'application';
+
 /** Receives the world's events. */
 export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   startRequest(init: {
@@ -44,7 +47,8 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   rejected(providerGroup: string, service: string): void;
   orphaned(req: R): void;
   endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
-  push(consumerInstance: string, bytes: number): void;
+  /** One registry notification delivered to a consumer instance; `level`: the discovery level it belongs to (default interface). */
+  push(consumerInstance: string, bytes: number, level?: DiscoveryLevelName): void;
   count(name: string, by?: number): void;
   marker(m: { tMs: number; kind: 'start' | 'end'; label: string }): void;
 }

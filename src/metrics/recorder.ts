@@ -29,7 +29,7 @@ import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, t
 import { RequestRecord } from './request-record.js';
 import { Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
-import { EMPTY_RESULT_CAUSE } from './observer.js';
+import { EMPTY_RESULT_CAUSE, type DiscoveryLevelName } from './observer.js';
 
 export type { Outcome, Summary } from './summary.js';
 
@@ -100,6 +100,8 @@ export class Recorder {
   #pushes = 0;
   #pushBytes = 0;
   readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
+  readonly #interfacePushes = { pushes: 0, pushBytes: 0 };
+  readonly #applicationPushes = { pushes: 0, pushBytes: 0 };
   #lastPushedId: string | undefined;
   #lastPushed: { pushes: number; pushBytes: number } | undefined;
   /** Pushes per timeline bucket, then per (declared group, bucket) executions, rejections, busy ms, peak. */
@@ -296,10 +298,13 @@ export class Recorder {
     this.#timeline.end(req.bucket, req.scope, index, latencyMs);
   }
 
-  /** One registry notification delivered to a consumer instance, `bytes` long. */
-  push(consumerInstance: string, bytes: number): void {
+  /** One registry notification delivered to a consumer instance, `bytes` long, of a discovery level. */
+  push(consumerInstance: string, bytes: number, level: DiscoveryLevelName = 'interface'): void {
     this.#pushes++;
     this.#pushBytes += bytes;
+    const l = level === 'application' ? this.#applicationPushes : this.#interfacePushes;
+    l.pushes++;
+    l.pushBytes += bytes;
     // PERF: a consumer instance catching up on held pushes reports several in a row.
     let c = consumerInstance === this.#lastPushedId ? this.#lastPushed : this.#pushesByConsumer.get(consumerInstance);
     if (c === undefined) this.#pushesByConsumer.set(consumerInstance, (c = { pushes: 0, pushBytes: 0 }));
@@ -476,6 +481,10 @@ export class Recorder {
         pushBytes: this.#pushBytes,
         staleCalls: total.staleAttempts,
         byConsumer: Object.fromEntries([...this.#pushesByConsumer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+        byLevel: {
+          ...(this.#interfacePushes.pushes > 0 ? { interface: { ...this.#interfacePushes } } : {}),
+          ...(this.#applicationPushes.pushes > 0 ? { application: { ...this.#applicationPushes } } : {}),
+        },
       },
       byConsumerZone: scopes(byZone),
       byService: scopes(byService),

@@ -162,12 +162,16 @@ export interface Summary extends ScopeSummary {
    * every zone of the scenario in its declared order (SPEC 4). Absent in files of older versions.
    */
   crossZoneByPair?: Record<string, Record<string, number>>;
-  /** `byConsumer` (zonesim addition): pushes and bytes per consumer instance id, over the whole run. */
+  /**
+   * `byConsumer` (zonesim addition): pushes and bytes per consumer instance id, over the whole run.
+   * `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
+   */
   registry: {
     pushes: number;
     pushBytes: number;
     staleCalls: number;
     byConsumer: Record<string, { pushes: number; pushBytes: number }>;
+    byLevel?: { interface?: { pushes: number; pushBytes: number }; application?: { pushes: number; pushBytes: number } };
   };
   byConsumerZone: Record<string, ScopeSummary>;
   byService: Record<string, ScopeSummary>;

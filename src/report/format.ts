@@ -303,11 +303,17 @@ export function mockedText(s: ScopeSummary): string | undefined {
   return `(${fmtCount(n)} of ${fmtCount(s.requests)} requests)${causes.length > 0 ? `: ${causes.join(', ')}` : ''}`;
 }
 
-/** `1234 pushes, 1.2 MB, 56 stale calls` when the registry pushed (or a call went to a provider it knew gone). */
+/**
+ * `1234 pushes, 1.2 MB, 56 stale calls` when the registry pushed (or a call went to a provider it knew
+ * gone); with pushes at both discovery levels, the split follows the bytes: `(interface 800, application 434)`.
+ */
 export function registryText(s: Summary): string | undefined {
   const r = s.registry;
   if (r === undefined || !(r.pushes > 0 || r.staleCalls > 0)) return undefined;
-  return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
+  const i = r.byLevel?.interface;
+  const a = r.byLevel?.application;
+  const split = i !== undefined && a !== undefined ? ` (interface ${fmtCount(i.pushes)}, application ${fmtCount(a.pushes)})` : '';
+  return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}${split}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
 }
 
 function plural(n: number, one: string, many: string): string {

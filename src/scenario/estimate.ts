@@ -40,7 +40,9 @@ import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
 import { edgeRequestsByGroup } from './estimate-edge-requests.js';
 import { providerChurn, targetGroups } from './estimate-provider-churn.js';
+import { pushDeliveries as pushDeliveriesOf, type ConsumerSide } from './estimate-push-deliveries.js';
 import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
+import { registerLevels } from '../world/discovery-levels.js';
 import type { ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 
 export { distMeanMs } from './dist-figures.js';
@@ -271,10 +273,10 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   let references = 0;
   let loadBalancerBytes = 0;
   // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
-  const sides: Array<{ instances: number; services: Set<string> }> = [];
+  const sides: ConsumerSide[] = [];
   scenario.consumers.forEach((c) => {
     const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
-    sides.push({ instances: c.instances, services });
+    sides.push({ instances: c.instances, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
     for (const s of services) {
       addSubs(s, c.instances);
       references += c.instances;
@@ -296,27 +298,28 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       addSubs(s, instances);
       references += instances;
     }
-    if (downstream.size > 0) sides.push({ instances, services: downstream });
+    if (downstream.size > 0) {
+      const reference = Object.fromEntries(
+        g.services.flatMap((svc) => Object.values(scenario.services[svc]?.methods ?? {}).flatMap((mm) => mm.calls.map((c) => [c.service, c.reference] as const))),
+      );
+      sides.push({ instances, services: downstream, dubbo: g.dubbo, reference });
+    }
   }
   let setAsideReferences = 0;
   for (const side of sides) for (const s of side.services) if (refusing.has(s)) setAsideReferences += side.instances;
 
   const providerInstances = providersAtStart + providersAddedByFaults;
   let heartbeats = 0;
-  let pushDeliveries = 0;
   for (const r of discovery) {
-    heartbeats += providerInstances * ticksPerMs(r) * simulatedMs;
+    // A process registered at both levels keeps a record, and a liveness clock, at each.
     for (const g of scenario.providers) {
-      const changed = churn.changes.get(g.name) ?? 0;
-      if (r.registration === 'application') {
-        // One instance list per provider application: a change is one push per consumer instance that
-        // subscribes to the application (calls any service it exports), however many services it exports.
-        const exported = new Set(scenario.providers.filter((p) => p.application === g.application).flatMap((p) => p.services));
-        for (const side of sides) if ([...side.services].some((s) => exported.has(s))) pushDeliveries += changed * side.instances;
-      } else for (const s of g.services) pushDeliveries += changed * (subscribers.get(s) ?? 0);
+      const levels = registerLevels(r, g.dubbo);
+      const records = (levels.interface ? 1 : 0) + (levels.application ? 1 : 0);
+      heartbeats += (g.count + (churn.added.get(g.name) ?? 0)) * records * ticksPerMs(r) * simulatedMs;
     }
-    pushDeliveries += churn.resyncs * [...subscribers.values()].reduce((s, n) => s + n, 0);
   }
+  const byLevel = pushDeliveriesOf(scenario, discovery, sides, churn);
+  const pushDeliveries = byLevel.interface + byLevel.application;
   const events = m.eventsPerRequest * (requests + Math.max(0, attempts - requests)) + heartbeats + pushDeliveries;
 
   // Memory.

@@ -5,8 +5,12 @@
  * Provider lists pushed by the registry become DubboInvokers. Invokers and the invoker list of each
  * pushed provider list are built once and shared by every instance of the consumer group (their
  * consumer URLs differ only in the host, which no invoker reads); see `SharedInvokers`.
- * With several registries (`registries:`), each registry gets its own directory and cluster, and
- * a `zone-aware` cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
+ * Per registry, the reference subscribes the discovery levels its migration step names (the group's
+ * Dubbo profile, or the registry's explicit `registration`): one level gets its directory and
+ * cluster; both (3.3 APPLICATION_FIRST) get a directory and cluster each under a MigrationInvoker,
+ * which calls through the application level whenever it has addresses.
+ * With several registries (`registries:`), each registry gets its own invoker, and a `zone-aware`
+ * cluster over them picks the registry (Dubbo's ReferenceConfig.createInvoker).
  * A multi-group reference (`group: "*"` or `a,b`) gets the `mergeable` cluster over one cluster
  * invoker per group (RegistryProtocol.refer, RegistryDirectory.toMergeInvokerList). A reference
  * that sets `mock` has each of these clusters (not the zone-aware one over registries, which
@@ -21,7 +25,6 @@ import type { RegistryModel } from '../world/registry.js';
 import type { ReferenceSpec, RegistrySpec } from '../model/types.js';
 import { invokeAtStart, type ClusterFactory } from '../dubbo/cluster/abstract-cluster-invoker.js';
 import { mockCauseOf, mockConfigured, MockClusterInvoker } from '../dubbo/cluster/mock-cluster-invoker.js';
-import { REGISTRY_ZONE_PARAM } from '../dubbo/cluster/zone-aware-cluster-invoker.js';
 import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode, WEIGHT_KEY, ZONE_KEY } from '../dubbo/constants.js';
 import { DynamicDirectory, StaticDirectory, type Directory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
@@ -35,6 +38,8 @@ import type { RouterChainLike } from '../dubbo/router/router.js';
 import type { DubboRuntime } from '../dubbo/runtime.js';
 import { internParams, ServiceAddressURL, URL } from '../dubbo/url.js';
 import { isMatch } from '../dubbo/url-utils.js';
+import { MIGRATION_STEP_KEY, MigrationInvoker } from '../dubbo/registry/migration-invoker.js';
+import { consumerMigrationStep, subscribedLevels, type DiscoveryLevel } from '../world/discovery-levels.js';
 
 /** The cluster over several registries (Dubbo's default for multi-registry references). */
 const ZONE_AWARE_CLUSTER = 'zone-aware';
@@ -57,7 +62,7 @@ const MERGEABLE_CLUSTER = 'mergeable';
  * Which Dubbo directory turns a pushed list into invokers: `RegistryDirectory` (interface-level
  * discovery) or `ServiceDiscoveryRegistryDirectory` (application level). They order the list differently.
  */
-export type DirectoryKind = 'interface' | 'application';
+export type DirectoryKind = DiscoveryLevel;
 
 /**
  * What every instance of one consumer group shares for one reference and one registry: a
@@ -189,14 +194,15 @@ export class SharedInvokers {
     return url;
   }
 
-  /** The shared invokers of (group, registry, service), created by `create` on first use. */
-  get(group: object, registry: RegistryModel, service: string, create: () => ReferenceInvokers): ReferenceInvokers {
+  /** The shared invokers of (group, registry, service, discovery level), created by `create` on first use. */
+  get(group: object, registry: RegistryModel, service: string, create: () => ReferenceInvokers, level: DiscoveryLevel = 'interface'): ReferenceInvokers {
     let byRegistry = this.#byGroup.get(group);
     if (byRegistry === undefined) this.#byGroup.set(group, (byRegistry = new WeakMap()));
     let byService = byRegistry.get(registry);
     if (byService === undefined) byRegistry.set(registry, (byService = new Map()));
-    let refs = byService.get(service);
-    if (refs === undefined) byService.set(service, (refs = create()));
+    const key = level === 'interface' ? service : `${service}\u0000${level}`;
+    let refs = byService.get(key);
+    if (refs === undefined) byService.set(key, (refs = create()));
     return refs;
   }
 }
@@ -205,9 +211,12 @@ export class SharedInvokers {
 export interface ServiceReference {
   service: string;
   consumerUrl: URL;
-  /** The registry directory (the first registry's with several registries). */
-  directory: DynamicDirectory;
-  /** One registry directory per subscribed registry (multi-registry), else `[directory]`. */
+  /**
+   * The registry directory calls go through now (the first registry's with several registries; with
+   * both discovery levels, the one the MigrationInvoker prefers).
+   */
+  readonly directory: DynamicDirectory;
+  /** Every registry directory: per subscribed registry, one per discovery level it reads. */
   directories: DynamicDirectory[];
   invoker: ClusterInvokerLike;
   /**
@@ -215,6 +224,16 @@ export interface ServiceReference {
    * cluster (the reference's own, or the first registry's with several registries).
    */
   mock?: MockClusterInvoker;
+}
+
+/** One registry's part of a reference: its invoker and the directory (or directories, one per level) under it. */
+interface RegistryInvoker {
+  invoker: ClusterInvokerLike;
+  /** With `mock` set: the MockClusterInvoker of its first level. */
+  mock?: MockClusterInvoker;
+  /** The directory calls go through now. */
+  directory(): DynamicDirectory;
+  directories: DynamicDirectory[];
 }
 
 /** Renders reference attributes as consumer URL parameters (Dubbo's names), optionally method-prefixed. */
@@ -343,8 +362,8 @@ export class DubboConsumerStack implements ConsumerStack {
     for (const [m, mref] of Object.entries(ref?.methods ?? {})) Object.assign(params, referenceParams(mref, `${m}.`));
     const scenario = this.#world.scenario;
     const registryNames = group.registries ?? Object.keys(scenario.registries);
-    // The zone-aware cluster's zone: the consumer's own unless the reference names one.
-    if (registryNames.length > 0) params[REGISTRY_ZONE_PARAM] ??= this.instance.zone;
+    // The zone-aware cluster's zone is the call's `registry_zone` attachment (or a reference's
+    // `registry.zone`, standing for a ZoneDetector): Dubbo sets none from where the consumer runs.
     // The group's instances have equal reference parameters: one map, and one set of lookup memos, for all.
     const consumerUrl = new URL({ protocol: 'consumer', host: this.instance.ip, path: service, params: internParams(this.#shared().params, params) });
     // RegistryProtocol.refer: group="a,b" or group="*" joins the registry directory with the mergeable cluster.
@@ -355,18 +374,25 @@ export class DubboConsumerStack implements ConsumerStack {
     const mock = mockConfigured(consumerUrl);
     if (registryNames.length === 0) {
       const registryUrl = this.#shared().url(`registry://registry/org.apache.dubbo.registry.RegistryService?registry=${scenario.registry.type}`);
-      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry, mock);
-      const invoker = this.#join(clusterName, directory, mock);
-      this.references.set(service, { service, consumerUrl, directory, directories: [directory], invoker, ...mockOf(invoker) });
+      const one = this.#registryInvoker(service, consumerUrl, registryUrl, this.#world.registry, scenario.registry, clusterName, mock);
+      this.references.set(service, {
+        service,
+        consumerUrl,
+        get directory() {
+          return one.directory();
+        },
+        directories: one.directories,
+        invoker: one.invoker,
+        ...(one.mock !== undefined ? { mock: one.mock } : {}),
+      });
       this.#lastRef = undefined;
       return;
     }
 
-    // Multi-registry (ReferenceConfig.createInvoker): one registry directory and cluster per
-    // registry, joined over a StaticDirectory of the last registry URL by the registry URL's
-    // cluster, `zone-aware` by default.
+    // Multi-registry (ReferenceConfig.createInvoker): one registry invoker per registry, joined over a
+    // StaticDirectory of the last registry URL by the registry URL's cluster, `zone-aware` by default.
     const directories: DynamicDirectory[] = [];
-    const perRegistry: ClusterInvokerLike[] = [];
+    const perRegistry: RegistryInvoker[] = [];
     for (const name of registryNames) {
       const spec = scenario.registries[name];
       const model = this.#world.registries.get(name);
@@ -380,14 +406,24 @@ export class DubboConsumerStack implements ConsumerStack {
         [WEIGHT_KEY]: String(spec.weight),
       };
       const registryUrl = this.#shared().url(JSON.stringify([name, params]), () => new URL({ protocol: 'registry', host: name, path: REGISTRY_SERVICE, params }));
-      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, model, spec, mock);
-      directories.push(directory);
-      perRegistry.push(this.#join(clusterName, directory, mock));
+      const one = this.#registryInvoker(service, consumerUrl, registryUrl, model, spec, clusterName, mock);
+      directories.push(...one.directories);
+      perRegistry.push(one);
     }
-    const top = new StaticDirectory(this.runtime, directories.at(-1)!.getUrl(), consumerUrl, perRegistry);
+    const top = new StaticDirectory(this.runtime, directories.at(-1)!.getUrl(), consumerUrl, perRegistry.map((r) => r.invoker));
     // ReferenceConfig.createInvoker: Cluster.getCluster(..., cluster, false), no MockClusterWrapper.
     const invoker = this.#deps.cluster(ZONE_AWARE_CLUSTER)(top, this.runtime);
-    this.references.set(service, { service, consumerUrl, directory: directories[0]!, directories, invoker, ...mockOf(perRegistry[0]!) });
+    const first = perRegistry[0]!;
+    this.references.set(service, {
+      service,
+      consumerUrl,
+      get directory() {
+        return first.directory();
+      },
+      directories,
+      invoker,
+      ...(first.mock !== undefined ? { mock: first.mock } : {}),
+    });
     this.#lastRef = undefined;
   }
 
@@ -400,24 +436,54 @@ export class DubboConsumerStack implements ConsumerStack {
     return mock ? new MockClusterInvoker(directory, invoker, this.runtime) : invoker;
   }
 
-  // A RegistryDirectory: subscribes to `registry` and turns each pushed list into DubboInvokers.
+  /**
+   * One registry's invoker (RegistryProtocol.doRefer → InterfaceCompatibleRegistryProtocol's
+   * MigrationInvoker): the levels of the reference's migration step, each a registry directory with
+   * its cluster (joined through MockClusterWrapper); with both levels (APPLICATION_FIRST), a
+   * MigrationInvoker over them (not wrapped: RegistryProtocol's interceptor makes it, not a Cluster).
+   */
+  #registryInvoker(
+    service: string,
+    consumerUrl: URL,
+    registryUrl: URL,
+    registry: RegistryModel,
+    spec: RegistrySpec,
+    clusterName: string,
+    mock: boolean,
+  ): RegistryInvoker {
+    const step = consumerMigrationStep(spec, this.instance.group.dubbo, consumerUrl.getParameter(MIGRATION_STEP_KEY));
+    const levels = subscribedLevels(step).map((level) => {
+      const directory = this.#registryDirectory(service, consumerUrl, registryUrl, registry, spec, level, mock);
+      return { invoker: this.#join(clusterName, directory, mock), directory };
+    });
+    // A call ConsumerContextFilter ends before any cluster is answered by the first level's mock (every
+    // level's MockClusterInvoker reads the same consumer URL).
+    const { mock: firstMock } = mockOf(levels[0]!.invoker);
+    const withMock = firstMock !== undefined ? { mock: firstMock } : {};
+    if (levels.length === 1) {
+      const only = levels[0]!;
+      return { invoker: only.invoker, directory: () => only.directory, directories: [only.directory], ...withMock };
+    }
+    const [iface, app] = levels as [(typeof levels)[number], (typeof levels)[number]];
+    const migration = new MigrationInvoker(iface, app, consumerUrl, this.runtime.random);
+    return { invoker: migration, directory: () => migration.getDirectory(), directories: [iface.directory, app.directory], ...withMock };
+  }
+
+  // A registry directory of one discovery level (RegistryDirectory, ServiceDiscoveryRegistryDirectory):
+  // subscribes to `registry` at that level and turns each pushed list into DubboInvokers.
   #registryDirectory(
     service: string,
     consumerUrl: URL,
     registryUrl: URL,
     registry: RegistryModel,
     spec: RegistrySpec,
+    level: DiscoveryLevel,
     mock: boolean,
   ): DynamicDirectory {
     const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
     const protocol: ProtocolContext =
       registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
-    const shared = this.#shared().get(
-      this.instance.group,
-      registry,
-      service,
-      () => new ReferenceInvokers(consumerUrl, protocol, spec.registration),
-    );
+    const shared = this.#shared().get(this.instance.group, registry, service, () => new ReferenceInvokers(consumerUrl, protocol, level), level);
     const emptyProtection = spec.emptyProtection;
     // A multi-group directory builds cluster invokers from each list: it takes every list when it arrives.
     const onHeld = directory.multiGroup ? undefined : (atMs: number) => directory.markHeld(atMs);
@@ -434,7 +500,9 @@ export class DubboConsumerStack implements ConsumerStack {
       // provider's connection, as before).
       directory.notify(directory.multiGroup ? this.#toMergeInvokerList(service, shared.groupsFor(pushed), mock) : invokers);
     };
-    const catchUp = registry.subscribe(this.instance, service, listener, undefined, onHeld);
+    // The group and version the registry reads from the consumer URL (Nacos names), and the level.
+    const query = { group: consumerUrl.getParameter('group'), version: consumerUrl.getParameter('version'), level };
+    const catchUp = registry.subscribe(this.instance, service, listener, query, onHeld);
     if (catchUp) directory.setCatchUp(catchUp);
     return directory;
   }

@@ -6,13 +6,16 @@
  * and push delivery are `PushDelivery`'s (with `HeldPushes`), the application-level service-name
  * mapping is `ServiceNameMapping`'s; what a consumer does with a pushed list is the Dubbo layer's.
  *
- * What the server lists depends on `registration`. Interface level: one record per export (one
- * URL per service of a process), listed under its service; a consumer instance subscribes once per
- * service it references. Application level (Dubbo 3 service discovery): one record per process
- * (a ServiceInstance), listed under its application; a consumer instance subscribes once per
- * application it needs, found by Dubbo's service-name mapping (service → applications exporting
- * it), and every service it references from that application listens on that one subscription
- * (`ServiceNameMapping`).
+ * The server holds two levels of records, each with its own lists and pushes. Interface level: one
+ * record per export (one URL per service of a process), listed under its service; a consumer
+ * instance subscribes once per service it references. Application level (Dubbo 3 service
+ * discovery): one record per process (a ServiceInstance), listed under its application; a consumer
+ * instance subscribes once per application it needs, found by Dubbo's service-name mapping (service
+ * → applications exporting it), and every service it references from that application listens on
+ * that one subscription (`ServiceNameMapping`). A provider registers at the levels its group's
+ * profile or the explicit `registration` says (`registerLevels`: 3.3 `register-mode=all` registers
+ * both, each record detected on its own); a subscription names its level (`SubscribeQuery.level`,
+ * default the explicit `registration`, else interface).
  *
  * Groups and versions at interface level. ZooKeeper keeps every group and version of an interface
  * under one `/dubbo/<iface>/providers` node: one list per interface, and every subscriber of the
@@ -55,6 +58,7 @@ import type { ServiceRef } from './registry-subscription.js';
 import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
+import { registerLevels, type DiscoveryLevel } from './discovery-levels.js';
 
 /** What a registry model needs from the world (the `World` satisfies it). */
 export interface RegistryHost {
@@ -80,6 +84,20 @@ export interface RegistryOptions {
 interface Entry extends RegistryEntry {
   /** The client's next liveness tick, while the loop runs. */
   timer: QueueEntry | null;
+  /** The level it is a record of. */
+  readonly level: Level;
+}
+
+/** One discovery level of the server: its records, the lists they are in, and their pushes. */
+interface Level {
+  readonly kind: DiscoveryLevel;
+  /** Records by export (interface level: one per export; application level: the process's, under each of its exports). */
+  readonly entries: WeakMap<ProviderExport, Entry>;
+  /** Registered records by the name they are listed under, in registration order. */
+  readonly byKey: Map<string, Set<Entry>>;
+  /** Lists changed since the last publish. */
+  readonly changed: Set<string>;
+  readonly pushes: PushDelivery;
 }
 
 /** Base of the registries that discover providers over time. */
@@ -89,20 +107,21 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   protected readonly sim: Simulation;
   protected readonly observer: WorldObserver;
   readonly #network: Network;
-  readonly #appLevel: boolean;
+  /** Interface level: one record per export, listed under its service (with Nacos, its Nacos service name). */
+  readonly #interface: Level;
+  /** Application level: one record per process, listed under its application. */
+  readonly #application: Level;
+  /** The level of a subscription that names none: the explicit `registration`, else interface. */
+  readonly #defaultLevel: Level;
+  readonly #both: readonly Level[];
   /** Nacos at interface level: one list per (interface, version, group) Nacos service name. */
   readonly #perGroup: boolean;
   /** Nacos at interface level: the Nacos service names that exist, per interface (first seen first). */
   readonly #namesOf = new Map<string, string[]>();
-  readonly #entries = new WeakMap<ProviderExport, Entry>();
-  /** Registered records by the name they are listed under, in registration order. */
-  readonly #byKey = new Map<string, Set<Entry>>();
-  /** Every registered record (what the server-side scans walk). */
+  /** Every registered record, both levels (what the server-side scans walk). */
   protected readonly registered = new Set<RegistryEntry>();
-  readonly #changed = new Set<string>();
-  readonly #pushes: PushDelivery;
   /** Application level: the service-name mapping and the application subscriptions. */
-  readonly #mapping: ServiceNameMapping | undefined;
+  readonly #mapping: ServiceNameMapping;
   readonly #cut = new Set<string>();
   #down = false;
 
@@ -112,32 +131,50 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.sim = host.sim;
     this.observer = host.observer;
     this.#network = host.network;
+    // One push-lag stream for both levels: with one level in use, its draws are those of a single-level registry.
     const lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
-    const sizer = new PushSizer(spec.registration ?? 'interface', registryType);
-    this.#appLevel = spec.registration === 'application';
-    this.#perGroup = registryType === 'nacos' && !this.#appLevel;
-    const server: RegistryServer = {
-      sim: this.sim,
-      observer: this.observer,
-      records: this.#byKey,
-      isDown: () => this.#down,
-      isCut: (zone) => this.#cut.has(zone),
-      netReachable: (zone) => this.#netReachable(zone),
+    this.#perGroup = registryType === 'nacos';
+    const level = (kind: DiscoveryLevel): Level => {
+      const byKey = new Map<string, Set<Entry>>();
+      const server: RegistryServer = {
+        sim: this.sim,
+        observer: this.observer,
+        records: byKey,
+        isDown: () => this.#down,
+        isCut: (zone) => this.#cut.has(zone),
+        netReachable: (zone) => this.#netReachable(zone),
+      };
+      const appLevel = kind === 'application';
+      const sizer = new PushSizer(kind, registryType);
+      // Application level: consumers fetch metadata from providers (their own random stream).
+      const metadata = appLevel
+        ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
+        : undefined;
+      const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, metadata });
+      return { kind, entries: new WeakMap(), byKey, changed: new Set(), pushes };
     };
-    this.#pushes = new PushDelivery(server, { spec, lag, sizer, appLevel: this.#appLevel, perGroup: this.#perGroup });
-    if (this.#perGroup && host.scenario !== undefined) {
+    this.#interface = level('interface');
+    this.#application = level('application');
+    this.#both = [this.#interface, this.#application];
+    this.#defaultLevel = spec.registration === 'application' ? this.#application : this.#interface;
+    // The provider groups of this registry that register at each level.
+    const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
+    const groups = (host.scenario?.providers ?? []).filter((g) => !multi || g.registries === undefined || g.registries.includes(this.name));
+    if (this.#perGroup) {
       // The services the Nacos server lists (`getServicesOfServer`): every provider group's, as a
       // server that has seen these deployments before holds them, even before they register again.
-      const multi = Object.keys(host.scenario.registries).length > 0;
-      for (const g of host.scenario.providers) {
-        if (multi && g.registries !== undefined && !g.registries.includes(this.name)) continue;
+      for (const g of groups) {
+        if (!registerLevels(spec, g.dubbo).interface) continue;
         for (const service of g.services) {
           const params: Record<string, string | number | boolean> = { ...g.params, ...g.exports?.[service]?.params };
           this.#knowName(service, nacosServiceName(service, paramText(params.version), paramText(params.group)));
         }
       }
     }
-    this.#mapping = this.#appLevel ? new ServiceNameMapping(this.#pushes, this.name, host.scenario) : undefined;
+    this.#mapping = new ServiceNameMapping(
+      this.#application.pushes,
+      groups.filter((g) => registerLevels(spec, g.dubbo).application),
+    );
   }
 
   /** How often a live client makes itself heard (heartbeat, keepalive, ping). */
@@ -157,9 +194,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   // ---- RegistryModel ------------------------------------------------------------------------
 
   providerStarted(instance: ProviderInstance): void {
+    const levels = registerLevels(this.spec, instance.group.spec.dubbo);
+    if (levels.interface) for (const e of instance.exports) this.#started(instance, [e], this.#listKey(e), this.#interface);
     // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
-    if (this.#appLevel) this.#started(instance, instance.exports, instance.group.spec.application);
-    else for (const e of instance.exports) this.#started(instance, [e], this.#listKey(e));
+    if (levels.application) this.#started(instance, instance.exports, instance.group.spec.application, this.#application);
   }
 
   /** The list an interface-level export is in: its service, or with Nacos its Nacos service name. */
@@ -176,8 +214,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (!names.includes(name)) names.push(name);
   }
 
-  #started(instance: ProviderInstance, exports: readonly ProviderExport[], key: string): void {
-    const known = this.#entries.get(exports[0]!);
+  #started(instance: ProviderInstance, exports: readonly ProviderExport[], key: string, level: Level): void {
+    const known = level.entries.get(exports[0]!);
     if (known !== undefined) {
       // The same instance comes back (a black hole ends): its client is heard again at once.
       known.left = false;
@@ -196,8 +234,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       left: false,
       lastHeardMs: this.sim.now,
       timer: null,
+      level,
     };
-    for (const e of exports) this.#entries.set(e, entry);
+    for (const e of exports) level.entries.set(e, entry);
     // The first tick registers; until it succeeds, later ticks retry.
     if (this.spec.registerDelayMs > 0) {
       entry.timer = this.sim.schedule(this.spec.registerDelayMs, () => this.#tick(entry));
@@ -205,12 +244,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   providerStopped(instance: ProviderInstance, graceful: boolean): void {
-    if (this.#appLevel) this.#stopped(instance.exports[0]!, graceful);
-    else for (const e of instance.exports) this.#stopped(e, graceful);
+    for (const e of instance.exports) this.#stopped(this.#interface.entries.get(e), graceful);
+    this.#stopped(this.#application.entries.get(instance.exports[0]!), graceful);
   }
 
-  #stopped(provider: ProviderExport, graceful: boolean): void {
-    const entry = this.#entries.get(provider);
+  #stopped(entry: Entry | undefined, graceful: boolean): void {
     if (entry === undefined) return;
     if (!graceful) {
       this.onCrash(entry);
@@ -222,7 +260,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       entry.timer = null;
     }
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
-    if (entry.registered && this.reachable(provider.zone)) {
+    if (entry.registered && this.reachable(entry.provider.zone)) {
       this.remove(entry);
       this.publish();
     }
@@ -235,43 +273,47 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     query?: SubscribeQuery,
     onHeld?: (atMs: number) => void,
   ): CatchUp | void {
-    const mapping = this.#mapping;
-    if (mapping === undefined) {
-      // Nacos: one subscription per Nacos service name watched (none when a `*` or list matches
-      // nothing yet: no list ever arrives, as in Dubbo); ZooKeeper: the interface's node.
-      const keys = this.#perGroup
-        ? subscribedNames(service, query ?? referenceQuery(subscriber, service), this.#namesOf.get(service) ?? [])
-        : [service];
-      const ref: ServiceRef = { subscriber, service, listener, subs: [], onHeld };
-      // DIVERGENCE: a `*`/list subscription's union keeps the order of its names (first seen first);
-      // Dubbo's NacosAggregateListener concatenates a ConcurrentHashMap's values (hash order).
-      for (const key of keys) {
-        const sub = this.#pushes.newSubscription(subscriber, key);
-        sub.refs.push(ref);
-        ref.subs.push(sub);
-      }
-      for (const sub of ref.subs) this.#pushes.held.refreshHoldable(sub);
-      for (const sub of ref.subs) this.#pushes.firstRead(sub);
-      return this.#pushes.held.catchUpOf(ref);
-    }
+    const level = query?.level === undefined ? this.#defaultLevel : this.#levelOf(query.level);
     const ref: ServiceRef = { subscriber, service, listener, subs: [], onHeld };
-    return mapping.subscribe(ref);
+    if (level === this.#application) return this.#mapping.subscribe(ref);
+    // Nacos: one subscription per Nacos service name watched (none when a `*` or list matches
+    // nothing yet: no list ever arrives, as in Dubbo); ZooKeeper: the interface's node.
+    const keys = this.#perGroup
+      ? subscribedNames(service, query?.group !== undefined || query?.version !== undefined ? query : referenceQuery(subscriber, service), this.#namesOf.get(service) ?? [])
+      : [service];
+    const pushes = level.pushes;
+    // DIVERGENCE: a `*`/list subscription's union keeps the order of its names (first seen first);
+    // Dubbo's NacosAggregateListener concatenates a ConcurrentHashMap's values (hash order).
+    for (const key of keys) {
+      const sub = pushes.newSubscription(subscriber, key);
+      sub.refs.push(ref);
+      ref.subs.push(sub);
+    }
+    for (const sub of ref.subs) pushes.held.refreshHoldable(sub);
+    for (const sub of ref.subs) pushes.firstRead(sub);
+    return pushes.held.catchUpOf(ref);
   }
 
+  #levelOf(kind: DiscoveryLevel): Level {
+    return kind === 'application' ? this.#application : this.#interface;
+  }
+
+  /** Gone once the registry has dropped any record of it (the levels it registered at are detected alike). */
   isKnownGone(provider: ProviderExport | ProviderInstance): boolean {
-    return this.#entries.get('exports' in provider ? provider.exports[0]! : provider)?.gone ?? false;
+    const e = 'exports' in provider ? provider.exports[0]! : provider;
+    return (this.#interface.entries.get(e)?.gone ?? false) || (this.#application.entries.get(e)?.gone ?? false);
   }
 
   setZoneCut(zone: string, cut: boolean): void {
     if (cut) {
       // A held push to the zone, still on its way, is lost when it arrives (`PushDelivery`): from now on
       // the arrivals of pushes on their way go through the agenda.
-      this.#pushes.held.queueAllHeld();
+      for (const l of this.#levels()) l.pushes.held.queueAllHeld();
       this.#cut.add(zone);
       return;
     }
     if (!this.#cut.delete(zone)) return;
-    this.#pushes.resyncZone(zone);
+    for (const l of this.#levels()) l.pushes.resyncZone(zone);
   }
 
   setDown(down: boolean): void {
@@ -279,42 +321,57 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#down = down;
     if (down) return;
     this.onResume();
-    this.#pushes.resyncAll();
+    for (const l of this.#levels()) l.pushes.resyncAll();
   }
 
   setPushSwitch(on: boolean): void {
-    this.#pushes.setPushSwitch(on);
+    for (const l of this.#levels()) l.pushes.setPushSwitch(on);
   }
 
   holdPushes(on: boolean): void {
-    this.#pushes.held.holdPushes(on);
+    for (const l of this.#levels()) l.pushes.held.holdPushes(on);
   }
 
   get pushesHeld(): number {
-    return this.#pushes.held.pushesHeld;
+    return this.#interface.pushes.held.pushesHeld + this.#application.pushes.held.pushesHeld;
   }
 
   catchUpAll(): void {
-    this.#pushes.held.catchUpAll();
+    for (const l of this.#levels()) l.pushes.held.catchUpAll();
+  }
+
+  /** Both levels, interface first (the order every registry-wide step takes). */
+  #levels(): readonly Level[] {
+    return this.#both;
   }
 
   // ---- for subclasses and tests -------------------------------------------------------------
 
-  /** The registry's record of `provider` (tests and tools; do not mutate). */
-  entryOf(provider: ProviderInstance | ProviderExport): Readonly<RegistryEntry> | undefined {
-    return this.#entries.get('exports' in provider ? provider.exports[0]! : provider);
+  /**
+   * The registry's record of `provider` at `level` (tests and tools; do not mutate). Without a level:
+   * at the default level (the explicit `registration`, else interface), else at the other one.
+   */
+  entryOf(provider: ProviderInstance | ProviderExport, level?: DiscoveryLevel): Readonly<RegistryEntry> | undefined {
+    const e = 'exports' in provider ? provider.exports[0]! : provider;
+    if (level !== undefined) return this.#levelOf(level).entries.get(e);
+    const other = this.#defaultLevel === this.#interface ? this.#application : this.#interface;
+    return this.#defaultLevel.entries.get(e) ?? other.entries.get(e);
   }
 
-  /** The exports of `service` a push would carry now (at application level, over every application exporting it). */
-  currentList(service: string): readonly ProviderExport[] {
-    if (this.#perGroup) return (this.#namesOf.get(service) ?? []).flatMap((name) => this.#pushes.currentList(name, service));
-    if (!this.#appLevel) return this.#pushes.currentList(service, service);
-    return this.applicationsOf(service).flatMap((app) => this.#pushes.currentList(app, service));
+  /**
+   * The exports of `service` a push at `level` (default: the explicit `registration`, else interface)
+   * would carry now (at application level, over every application exporting it).
+   */
+  currentList(service: string, level?: DiscoveryLevel): readonly ProviderExport[] {
+    const l = level === undefined ? this.#defaultLevel : this.#levelOf(level);
+    if (l === this.#application) return this.applicationsOf(service).flatMap((app) => l.pushes.currentList(app, service));
+    if (this.#perGroup) return (this.#namesOf.get(service) ?? []).flatMap((name) => l.pushes.currentList(name, service));
+    return l.pushes.currentList(service, service);
   }
 
   /** Application level: the applications a consumer of `service` watches (Dubbo's service-name mapping). */
   applicationsOf(service: string): readonly string[] {
-    return this.#mapping?.applicationsOf(service) ?? [];
+    return this.#mapping.applicationsOf(service);
   }
 
   /** True while the registry is frozen by `registryDown`. */
@@ -338,18 +395,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   protected register(e: RegistryEntry): void {
     const entry = e as Entry;
     entry.lastHeardMs = this.sim.now;
+    const level = entry.level;
     if (!entry.registered) {
       entry.registered = true;
       this.registered.add(entry);
-      let set = this.#byKey.get(entry.service);
-      if (set === undefined) this.#byKey.set(entry.service, (set = new Set()));
+      let set = level.byKey.get(entry.service);
+      if (set === undefined) level.byKey.set(entry.service, (set = new Set()));
       set.add(entry);
     }
     if (!entry.listed) {
       entry.listed = true;
       entry.gone = false;
-      this.#changed.add(entry.service);
-      this.#mapping?.learn(entry);
+      level.changed.add(entry.service);
+      if (level === this.#application) this.#mapping.learn(entry);
     }
   }
 
@@ -358,7 +416,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (!e.listed) return;
     e.listed = false;
     e.gone = true;
-    this.#changed.add(e.service);
+    (e as Entry).level.changed.add(e.service);
   }
 
   /** The server drops the instance (deregistered, deleted, session expired, connection closed). */
@@ -369,15 +427,17 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     entry.registered = false;
     entry.gone = true;
     this.registered.delete(entry);
-    this.#byKey.get(entry.service)?.delete(entry);
+    entry.level.byKey.get(entry.service)?.delete(entry);
   }
 
-  /** Sends one push per changed list (the full list) to every subscription of it. */
+  /** Sends one push per changed list (the full list) to every subscription of it, interface level first. */
   protected publish(): void {
-    if (this.#changed.size === 0) return;
-    const keys = [...this.#changed];
-    this.#changed.clear();
-    this.#pushes.publish(keys);
+    for (const level of this.#levels()) {
+      if (level.changed.size === 0) continue;
+      const keys = [...level.changed];
+      level.changed.clear();
+      level.pushes.publish(keys);
+    }
   }
 
   // ---- client liveness loop -----------------------------------------------------------------

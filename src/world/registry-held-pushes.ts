@@ -165,6 +165,14 @@ export class HeldPushes {
     sub.heldHead = sub.heldEnd = 0;
   }
 
+  /**
+   * Puts `sub`'s held pushes on the agenda, each at the place it was held for (call after delivering
+   * what has arrived): from now on what its listeners do with a push depends on when it arrives.
+   */
+  release(sub: Subscription): void {
+    this.#queueHeld(sub);
+  }
+
   /** Delivers what has arrived, puts every other held push on the agenda. */
   queueAllHeld(): void {
     this.catchUpAll();

@@ -5,8 +5,9 @@
  * earlier than the one sent before it, as on one TCP or gRPC stream), so a later list is never
  * overtaken by an earlier one; a delivery older than one already delivered is dropped all the
  * same. Each delivered notification is reported with its bytes (`WorldObserver.push`); at
- * application level the consumer instance also fetches the metadata of each revision it has not
- * seen. Subscribing reads the current list at once (Dubbo's `subscribe` notifies synchronously),
+ * application level the consumer instance's ServiceInstancesChangedListener then fetches the
+ * metadata of each revision it has not cached before the list reaches its listeners
+ * (`ServiceInstancesChangedListeners`). Subscribing reads the current list at once (Dubbo's `subscribe` notifies synchronously),
  * which is counted as a push too. A push that cannot reach its consumer instance is missed: the
  * subscription reads the current list again when the registry says so (back up, push switch on,
  * zone cut over) or, cut off by a network partition, retries every 5 s (`registry.retry.period`).
@@ -23,6 +24,7 @@ import { HeldPushes } from './registry-held-pushes.js';
 import type { MetadataRevision, PushSizer } from './registry-push-size.js';
 import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
 import { parseNacosServiceName } from './nacos-service-name.js';
+import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
 
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
@@ -52,6 +54,8 @@ export interface PushOptions {
   readonly appLevel: boolean;
   /** Nacos at interface level: one list per (interface, version, group) Nacos service name. */
   readonly perGroup: boolean;
+  /** Application level: what the consumers' metadata fetches need (none: lists take effect on arrival). */
+  readonly metadata?: ListenerHost;
 }
 
 /** A node of the cache of union lists (a service exported by several applications). */
@@ -76,8 +80,8 @@ export class PushDelivery {
   readonly #perGroup: boolean;
   readonly #subs = new Map<string, Subscription[]>();
   readonly #snapshots = new Map<string, Snapshot>();
-  /** Metadata revisions each consumer instance has fetched (application-level registration). */
-  readonly #fetched = new Map<string, Set<string>>();
+  /** Application level: the consumers' ServiceInstancesChangedListeners, which fetch metadata before a list takes effect. */
+  readonly #listeners: ServiceInstancesChangedListeners | undefined;
   readonly #unions: UnionNode = { next: new WeakMap() };
   #pushOn = true;
   readonly #deliver = (arg: unknown): void => {
@@ -94,6 +98,10 @@ export class PushDelivery {
     this.#appLevel = options.appLevel;
     this.#perGroup = options.perGroup;
     this.held = new HeldPushes(server.sim, options.spec, options.appLevel, (sub, seq, snapshot) => this.#arrive(sub, seq, snapshot), this.#deliver);
+    this.#listeners =
+      options.appLevel && options.metadata !== undefined
+        ? new ServiceInstancesChangedListeners(options.metadata, this.#sizer, this.held, (sub, snapshot) => this.#hand(sub, snapshot))
+        : undefined;
   }
 
   /** Sends one push per changed list (the full list) to every subscription of it, the lists in `keys` order. */
@@ -162,7 +170,7 @@ export class PushDelivery {
     }
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
-    this.#notify(sub, this.#snapshot(sub.key));
+    this.#notify(sub, this.#snapshot(sub.key), true);
   }
 
   #canPush(zone: string): boolean {
@@ -237,13 +245,18 @@ export class PushDelivery {
     const seq = ++sub.sentSeq;
     const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-    // The agenda time `schedule` would give it, to the last bit.
-    if (this.held.holding && sub.holdable) this.held.hold(sub, now + (arrival - now), seq, snapshot);
+    // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
+    // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
+    if (this.held.holding && sub.holdable && !(this.#listeners?.mustQueue(sub, snapshot) ?? false)) {
+      this.held.hold(sub, now + (arrival - now), seq, snapshot);
+    }
     else if (lane === undefined) this.#sim.schedule(arrival - now, this.#deliver, undefined, { sub, seq, snapshot } satisfies Delivery);
     else lane.add(arrival - now, sub, seq);
   }
 
   #arrive(sub: Subscription, seq: number, snapshot: Snapshot): void {
+    // At application level a subscription may hold some pushes and not others: those that arrived first go first.
+    if (this.#listeners !== undefined && sub.heldHead !== sub.heldEnd) this.held.catchUp(sub);
     // Ordering guarantee: never replace a newer list with an older one.
     if (seq <= sub.deliveredSeq) return;
     if (!this.#server.netReachable(sub.subscriber.zone)) {
@@ -255,22 +268,16 @@ export class PushDelivery {
     this.#notify(sub, snapshot);
   }
 
-  #notify(sub: Subscription, snapshot: Snapshot): void {
-    let bytes = snapshot.bytes;
-    if (snapshot.revisions.length > 0) {
-      // Application level: the consumer fetches the metadata of each revision it has not seen.
-      let seen = this.#fetched.get(sub.subscriber.id);
-      if (seen === undefined) this.#fetched.set(sub.subscriber.id, (seen = new Set()));
-      for (const r of snapshot.revisions) {
-        if (seen.has(r.revision)) continue;
-        seen.add(r.revision);
-        bytes += r.bytes;
-        this.#observer.count('registry.metadataFetches');
-      }
-    }
-    this.#observer.push(sub.subscriber.id, bytes);
+  /** A notification reached the consumer instance (`atSubscribe`: the read of `subscribe`). */
+  #notify(sub: Subscription, snapshot: Snapshot, atSubscribe = false): void {
+    this.#observer.push(sub.subscriber.id, snapshot.bytes, this.#appLevel ? 'application' : 'interface');
+    if (this.#listeners !== undefined) this.#listeners.onEvent(sub, snapshot, atSubscribe);
+    else this.#hand(sub, snapshot);
+  }
+
+  /** The list takes effect: one push, every service listening on it, each gets its own service's list. */
+  #hand(sub: Subscription, snapshot: Snapshot): void {
     sub.delivered = snapshot;
-    // One push, every service listening on it: each gets its own service's list.
     for (const ref of sub.refs) ref.listener(this.listOf(ref));
   }
 

@@ -16,9 +16,10 @@
  * - Application level (both): one list per provider application, whatever the number of services
  *   its processes export: the envelope with the application's name (`/services/<app>` for
  *   ZooKeeper), then per process (not per export) `ip:port` plus the instance metadata JSON
- *   (`dubbo.endpoints`, `dubbo.metadata.revision`, `dubbo.metadata.storage-type`, `timestamp`;
- *   `metadata-type=remote`); a consumer fetches the MetadataInfo JSON of each revision once (its
- *   bytes are added to the push that brought the revision).
+ *   (`dubbo.endpoints`, `dubbo.metadata-service.url-params`, `dubbo.metadata.revision`,
+ *   `dubbo.metadata.storage-type`, `meta-v`, `timestamp`; Dubbo 3's default `metadata-type=local`).
+ *   A consumer fetches the MetadataInfo JSON of each revision from a provider of it
+ *   (`MetadataRevision.bytes`, counted apart from the pushes: it does not cross the registry).
  */
 import type { ProviderExport, ProviderInstance } from './provider.js';
 
@@ -187,16 +188,27 @@ function metadataRevision(p: ProviderInstance): MetadataRevision {
   return { revision, bytes: utf8Length(info) };
 }
 
-// Dubbo 3's ServiceInstance metadata as the registry stores it, with `metadata-type=remote`: the
-// service metadata lives in the metadata center, so the instance carries no MetadataService URL
-// parameters (with the default `local` type it would also carry `dubbo.metadata-service.url-params`).
+// Dubbo 3's ServiceInstance metadata as the registry stores it, with the default `metadata-type=local`:
+// the service metadata stays in the provider, so the instance also carries its MetadataService's URL
+// parameters (MetadataServiceURLParamsMetadataCustomizer: ServiceInstanceMetadataUtils.getMetadataServiceParameter,
+// the provider-URL keys it keeps plus port and protocol) and the MetadataService version (`meta-v`).
 function instanceMetadata(p: ProviderInstance, revision: string): string {
   // Every export of a process carries its start time: the first one's stands for the process.
   const timestamp = urlParams(p.exports[0]?.url ?? '').find(([k]) => k === 'timestamp')?.[1] ?? '0';
+  const release = urlParams(p.exports[0]?.url ?? '').find(([k]) => k === 'release')?.[1] ?? '3.3.2';
   return JSON.stringify({
     'dubbo.endpoints': JSON.stringify([{ port: p.port, protocol: 'dubbo' }]),
+    'dubbo.metadata-service.url-params': JSON.stringify({
+      version: '1.0.0',
+      dubbo: '2.0.2',
+      release,
+      side: 'provider',
+      port: String(p.port),
+      protocol: 'dubbo',
+    }),
     'dubbo.metadata.revision': revision,
-    'dubbo.metadata.storage-type': 'remote',
+    'dubbo.metadata.storage-type': 'local',
+    'meta-v': '1.0.0',
     timestamp,
   });
 }

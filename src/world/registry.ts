@@ -1,8 +1,10 @@
 /**
  * The registry as the consumers experience it: providers register and deregister, and each
  * consumer instance's subscription receives the full provider list of a service. This file holds
- * the contract and the `static` registry (every consumer sees the true list at once).
+ * the contract and the `static` registry (every consumer sees the true list at once, with no
+ * discovery levels: a subscription's `level` is ignored).
  */
+import type { DiscoveryLevel } from './discovery-levels.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 
 /** Receives full provider lists for one service (an empty list is an empty push). */
@@ -28,6 +30,11 @@ export interface Subscriber {
 export interface SubscribeQuery {
   readonly group?: string;
   readonly version?: string;
+  /**
+   * The discovery level subscribed to (a 3.3 MigrationInvoker subscribes both, one call each);
+   * default: the registry's explicit `registration`, else interface.
+   */
+  readonly level?: DiscoveryLevel;
 }
 
 /** What the world needs from any registry model. */

@@ -10,7 +10,7 @@
  * not a push (Dubbo's `ServiceInstancesChangedListener.addListenerAndNotify` reads its cache, not
  * the registry).
  */
-import type { Scenario } from '../model/types.js';
+import type { ProviderGroupSpec } from '../model/types.js';
 import type { PushDelivery } from './registry-push-delivery.js';
 import type { RegistryEntry } from './registry-entry.js';
 import type { ServiceRef, Subscription } from './registry-subscription.js';
@@ -26,20 +26,20 @@ export class ServiceNameMapping {
   /** The listeners of each service, to attach when the mapping learns an application. */
   readonly #refsOf = new Map<string, ServiceRef[]>();
 
-  /** `registryName` picks the provider groups of `scenario` that register with this registry. */
-  constructor(pushes: PushDelivery, registryName: string, scenario: Pick<Scenario, 'providers' | 'registries'> | undefined) {
+  /**
+   * `groups`: the scenario's provider groups that register at application level with this registry.
+   * The service-name mapping as the metadata center holds it once every one of them has exported:
+   * each group names its application and services. Read up front, it lets a consumer that subscribes
+   * before any provider registered (registerDelay, a late scale-out) watch the right application at
+   * once, as a Dubbo consumer reading a populated mapping does.
+   */
+  // DIVERGENCE: a 3.3 provider registering at interface level only (`register-mode=interface`) still
+  // publishes its mapping in Dubbo (ServiceConfig.exported maps every service); its application then
+  // lists no instance. zonesim maps only what registers at application level: such a consumer reads
+  // no (empty) application list, which changes nothing it calls.
+  constructor(pushes: PushDelivery, groups: readonly Pick<ProviderGroupSpec, 'services' | 'application'>[]) {
     this.#pushes = pushes;
-    if (scenario !== undefined) {
-      // The service-name mapping as the metadata center holds it once every provider group has
-      // exported: each group names its application and services. Read up front, it lets a consumer
-      // that subscribes before any provider registered (registerDelay, a late scale-out) watch the
-      // right application at once, as a Dubbo consumer reading a populated mapping does.
-      const multi = Object.keys(scenario.registries).length > 0;
-      for (const g of scenario.providers) {
-        if (multi && g.registries !== undefined && !g.registries.includes(registryName)) continue;
-        for (const service of g.services) this.#mapService(service, g.application);
-      }
-    }
+    for (const g of groups) for (const service of g.services) this.#mapService(service, g.application);
   }
 
   /** The applications a consumer of `service` watches. */

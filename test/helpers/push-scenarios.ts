@@ -1,7 +1,7 @@
 /**
  * The shipped scenarios whose registry pushes matter (rolling restarts, a zone down, partitions,
  * ZooKeeper session loss, tag and condition rules at run time, scale-in, application-level discovery
- * with two applications, the push switch), for tests that compare a fast path for pushes with its
+ * with two applications, the push switch, a 2.7 → 3.3 migration over both discovery levels), for tests that compare a fast path for pushes with its
  * reference on them.
  */
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ export const PUSH_SCENARIOS = [
   'three-zone-nearest-fallback',
   'lane-gray',
   'push-switch-off',
+  'migration-27-to-33',
 ] as const;
 
 /** The shipped scenario `scenarios/<name>.yaml`, loaded. */

@@ -390,17 +390,18 @@ describe('Recorder', () => {
     ]);
   });
 
-  it('reports registry pushes and their bytes, in total and per consumer instance', () => {
+  it('reports registry pushes and their bytes, in total, per consumer instance and per discovery level', () => {
     const r = makeRecorder();
     r.push('web#1', 80);
-    r.push('web#0', 120);
-    r.push('web#1', 30);
+    r.push('web#0', 120, 'application');
+    r.push('web#1', 30, 'interface');
     finish(r);
     expect(r.summary(META).registry).toEqual({
       pushes: 3,
       pushBytes: 230,
       staleCalls: 0,
       byConsumer: { 'web#0': { pushes: 1, pushBytes: 120 }, 'web#1': { pushes: 2, pushBytes: 110 } },
+      byLevel: { interface: { pushes: 2, pushBytes: 110 }, application: { pushes: 1, pushBytes: 120 } },
     });
   });
 

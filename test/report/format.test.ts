@@ -175,7 +175,7 @@ describe('timelineCsv', () => {
 /** One zone, one method: `n` requests of each listed outcome, each `latencyMs` long, with optional causes. */
 function outcomeSummary(
   groups: Array<{ outcome: Outcome; n: number; latencyMs: number; cause?: string }>,
-  opts: { pushes?: Array<[string, number]>; staleCalls?: number } = {},
+  opts: { pushes?: Array<[string, number] | [string, number, 'interface' | 'application']>; staleCalls?: number } = {},
 ): Summary {
   const r = new Recorder({ warmupMs: 0, durationMs: 10_000, bucketMs: 10_000, providerGroups: [{ name: 'users-a', instances: 1, threads: 10 }] });
   let t = 1;
@@ -190,7 +190,7 @@ function outcomeSummary(
       r.endRequest(req, g.outcome, t + g.latencyMs, g.cause);
     }
   }
-  for (const [consumer, bytes] of opts.pushes ?? []) r.push(consumer, bytes);
+  for (const [consumer, bytes, level] of opts.pushes ?? []) r.push(consumer, bytes, level);
   r.finish({ simulatedMs: 10_000, providerGroups: [{ name: 'users-a', busyMs: 0, peakActiveThreads: 1 }], inFlight: 0 });
   return r.summary({ scenario: 'outcomes', seed: 1, seeds: [1], version: '0.1.0' });
 }
@@ -406,6 +406,11 @@ describe('formatRunTable', () => {
       staleCalls: 3,
     });
     expect(formatRunTable(pushed).split('\n')).toContain('registry: 2 pushes, 1.2 MB, 3 stale calls');
+    // Both discovery levels pushed: the split by level follows the bytes.
+    const both = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }], {
+      pushes: [['web#0', 1_000_000, 'interface'], ['web#0', 200_000, 'application'], ['web#1', 34_567, 'interface']],
+    });
+    expect(formatRunTable(both).split('\n')).toContain('registry: 3 pushes, 1.2 MB (interface 2, application 1), 0 stale calls');
     const quiet = outcomeSummary([{ outcome: 'ok', n: 4, latencyMs: 10 }]);
     expect(quiet.registry.pushes).toBe(0);
     expect(formatRunTable(quiet)).not.toContain('registry:');
@@ -619,8 +624,11 @@ consumers:
     expect(cellUnder(header, overall, 'error %')).toBe('100.000');
     expect(cellUnder(header, overall, 'p99 ok ms')).toBe('-');
     expect(lines).toContain(`failures (${summary.requests} of ${summary.requests} requests): ${summary.requests} forbidden`);
+    // 3.3's defaults: providers register at both levels, consumers watch both; the line splits the pushes by level.
+    const { interface: i, application: a } = summary.registry.byLevel!;
+    expect(i!.pushes + a!.pushes).toBe(summary.registry.pushes);
     expect(lines).toContain(
-      `registry: ${summary.registry.pushes} pushes, ${fmtBytes(summary.registry.pushBytes)}, ${summary.registry.staleCalls} stale calls`,
+      `registry: ${summary.registry.pushes} pushes, ${fmtBytes(summary.registry.pushBytes)} (interface ${i!.pushes}, application ${a!.pushes}), ${summary.registry.staleCalls} stale calls`,
     );
   });
 

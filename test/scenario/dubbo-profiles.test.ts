@@ -58,7 +58,7 @@ describe('dubbo: release profiles', () => {
   });
 
   it('lets a group run another release than the estate (a migration), the group winning', () => {
-    const s = parse(["dubbo='3.3'", "providers[0].dubbo='2.7'"]);
+    const s = parse(["dubbo='3.3'", "providers[0].dubbo='2.7'", "providers[1].dubbo={ version: '3.3', registerMode: all }"]);
     expect(s.providers[0]!.dubbo.version).toBe('2.7');
     expect(s.providers[0]!.dubbo.registerMode).toBe('interface');
     expect(s.providers[1]!.dubbo.version).toBe('3.3');

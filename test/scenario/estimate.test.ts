@@ -126,6 +126,16 @@ faults:
     const byApplication = estimateCost(parseScenario(text('application'), 'app.yaml')).pushDeliveries;
     // Interface level: one push per change, per subscribed service and instance (web subscribes to two).
     expect(byInterface / byApplication).toBeCloseTo((100 * 2 + 7) / (100 + 7), 9);
+    // Unset registration: the groups' profiles decide. 3.3 providers registering both levels
+    // (register-mode all) and consumers at APPLICATION_FIRST get both levels' pushes; a 2.7 consumer
+    // (admin) only the interface level's.
+    const both = parseScenario(
+      text('interface').replace(', registration: interface', '').replace('count: 10 }', "count: 10, dubbo: { version: '3.3', registerMode: all } }")
+        .replace('instances: 100,', "instances: 100, dubbo: { version: '3.3', migrationStep: APPLICATION_FIRST },")
+        .replace('instances: 7,', "instances: 7, dubbo: '2.7',"),
+      'app.yaml',
+    );
+    expect(estimateCost(both).pushDeliveries).toBeCloseTo(byInterface + (byApplication * 100) / (100 + 7), 6);
   });
 
   it('keeps per-(instance, provider) state only for round robin, adaptive and actives, which hold it', () => {

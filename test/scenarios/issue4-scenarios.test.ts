@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
+import { buildWorld, runScenario } from '../../src/scenario/run.js';
+import { Recorder } from '../../src/metrics/recorder.js';
+import { PushSizer } from '../../src/world/registry-push-size.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
 import type { Summary, TimelineRow } from '../../src/metrics/summary.js';
 
@@ -15,6 +17,21 @@ const runStrategy = (name: string, strategy: string, overrides: string[] = []) =
 };
 
 /** Timeline rows whose bucket starts in [fromS, toS) seconds. */
+/** What one provider of the scenario's first group adds to a push at each level, and the Nacos envelopes. */
+function pushSizes(name: string) {
+  const scenario = load(name);
+  const recorder = new Recorder({ warmupMs: 0, durationMs: 1, bucketMs: 1, providerGroups: [] });
+  const p = buildWorld(scenario, 1, recorder).providerGroups[0]!.instances[0]!;
+  const iface = new PushSizer('interface', 'nacos');
+  const app = new PushSizer('application', 'nacos');
+  return {
+    url: iface.instanceBytes(p.exports[0]!),
+    process: app.processBytes(p),
+    ifaceEnvelope: iface.envelopeBytes(p.exports[0]!.service, p.exports[0]!.service, `providers:${p.exports[0]!.service}:1.0.0:`),
+    appEnvelope: app.envelopeBytes(p.group.spec.application, p.group.spec.application),
+  };
+}
+
 const rows = (s: Summary, fromS: number, toS = Infinity): TimelineRow[] =>
   s.timeline.filter((r) => r.tMs >= fromS * 1000 && r.tMs < toS * 1000);
 const sum = (rs: TimelineRow[], key: 'timeout' | 'noProvider' | 'forbidden' | 'network' | 'requests') =>
@@ -164,6 +181,10 @@ describe('nacos-registry-partition', () => {
 });
 
 describe('zk-session-expiry', () => {
+  const ZONE_B_PROCESSES = 6;
+  // 3.3's default register-mode all: an interface-level registration and a service-discovery one, each on
+  // its own ZooKeeper client (ZookeeperServiceDiscovery builds its own CuratorFramework).
+  const SESSIONS_PER_PROCESS = 2;
   const blackhole = run(load('zk-session-expiry.yaml'));
   // Requests started before 60 s send their last attempt before 63 s, before the earliest possible
   // expiry (crash at 35 s + 40 s - the 10 s ping interval = 65 s).
@@ -179,8 +200,10 @@ describe('zk-session-expiry', () => {
     expect(beforeExpiry.events['registry.sessionExpired'] ?? 0).toBe(0);
   });
 
-  it('expires the six sessions 30 to 42 s after the crash, after which no call waits for a timeout', () => {
-    expect(blackhole.events['registry.sessionExpired']).toBe(6);
+  it('expires the twelve sessions 30 to 42 s after the crash, after which no call waits for a timeout', () => {
+    // Six processes, each registered at both levels (3.3 register-mode all) over two ZooKeeper clients: the
+    // interface-level registry's and ZookeeperServiceDiscovery's own Curator client, one session each.
+    expect(blackhole.events['registry.sessionExpired']).toBe(ZONE_B_PROCESSES * SESSIONS_PER_PROCESS);
     // Expiry by 35 + 40 + 2 (tick rounding) = 77 s, pushed within 100 ms.
     for (const r of rows(blackhole, 78)) {
       expect(r.timeout, `t=${r.tMs}`).toBe(0);
@@ -202,7 +225,7 @@ describe('zk-session-expiry', () => {
     // The TCP reset makes the invoker unavailable: Dubbo's availablecheck reselects, nothing fails.
     expect(crashed.ok).toBe(crashed.requests);
     expect(crashed.registry.staleCalls).toBe(0);
-    expect(crashed.events['registry.sessionExpired']).toBe(6);
+    expect(crashed.events['registry.sessionExpired']).toBe(ZONE_B_PROCESSES * SESSIONS_PER_PROCESS);
     // From the crash on, only the zoneB consumers cross; before, random balancing crosses half the time.
     expect(Math.abs(meanCrossZone(rows(crashed, 36, 70)) - 1 / 3)).toBeLessThan(0.02);
     expect(Math.abs(meanCrossZone(rows(crashed, 5, 35)) - 0.5)).toBeLessThan(0.03);
@@ -228,11 +251,16 @@ describe('release-day-push-storm', () => {
     expect(app.registry.pushes - quiet.registry.pushes).toBe(2 * N * M);
   });
 
-  it('moves fewer bytes with application-level registration than with interface-level', () => {
-    // Same pushes; each carries ip:port plus instance metadata instead of a full URL per provider,
-    // plus one metadata fetch per consumer (one revision).
+  it('moves more bytes with application-level registration of this one-service application (Dubbo 3 local metadata)', () => {
+    // Same pushes, the same list sizes; a process weighs ip:port plus its instance metadata, which with
+    // Dubbo 3's default metadata-type=local carries the MetadataService's URL parameters: longer than
+    // the one URL it replaces. So the bytes scale as (envelope + N·process) / (envelope + N·URL).
+    const { url, process, ifaceEnvelope, appEnvelope } = pushSizes('release-day-push-storm.yaml');
+    const ratio = (appEnvelope + N * process) / (ifaceEnvelope + N * url);
+    expect(process).toBeGreaterThan(url);
+    expect(Math.abs(app.registry.pushBytes / iface.registry.pushBytes - ratio)).toBeLessThan(0.01 * ratio);
+    // One revision: one MetadataInfo fetch per consumer, from a provider, outside the push bytes.
     expect(app.events['registry.metadataFetches']).toBe(M);
-    expect(app.registry.pushBytes).toBeLessThan(0.8 * iface.registry.pushBytes);
   });
 
   it('fails no call during the restart: a graceful stop serves until the push has arrived', () => {
@@ -260,7 +288,8 @@ describe('push-switch-off', () => {
     expect(early.registry.staleCalls).toBe(0);
     // ~30 s (unhealthy by 60 s, switch on at 90 s) x 400 requests/s x at least 1/3 of the first attempts.
     expect(off.registry.staleCalls).toBeGreaterThan(3000);
-    expect(off.events['registry.unhealthy']).toBe(4);
+    // Four hosts, each a Nacos instance at interface level and one at application level (3.3's register-mode all).
+    expect(off.events['registry.unhealthy']).toBe(4 * 2);
   });
 
   it('stops the errors once the switch is on and every consumer has re-read the list', () => {

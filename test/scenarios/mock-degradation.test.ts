@@ -14,6 +14,7 @@
 import { describe, expect, it } from 'vitest';
 import { MockClusterInvoker } from '../../src/dubbo/cluster/mock-cluster-invoker.js';
 import { ZoneAwareClusterInvoker } from '../../src/dubbo/cluster/zone-aware-cluster-invoker.js';
+import { MigrationInvoker } from '../../src/dubbo/registry/migration-invoker.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import type { Summary } from '../../src/metrics/summary.js';
 import { parseScenario } from '../../src/scenario/load.js';
@@ -110,18 +111,29 @@ describe('mock (MockClusterInvoker) in a run', () => {
   });
 
   it('wraps each registry cluster in MockClusterInvoker, not the zone-aware cluster over registries (ReferenceConfig.java:701-702)', () => {
-    const yaml = zoneDown('{ mock: "fail:return null" }')
+    // One discovery level (FORCE_INTERFACE): one cluster per registry, each wrapped.
+    const interfaceOnly = (yaml: string) => `dubbo: { migrationStep: FORCE_INTERFACE }\n${yaml}`;
+    const multi = zoneDown('{ mock: "fail:return null" }')
       .replace('registry: { type: nacos, zone: zoneB }', 'registry: { type: nacos, zone: zoneB }\nregistries:\n  east: { type: nacos, zone: zoneA }\n  west: { type: nacos, zone: zoneB }');
-    const ref = referenceOf(yaml);
+    const ref = referenceOf(interfaceOnly(multi));
     expect(ref.invoker).toBeInstanceOf(ZoneAwareClusterInvoker);
     expect(ref.mock).toBeInstanceOf(MockClusterInvoker);
     expect(ref.directories).toHaveLength(2);
-    // Without mock, no wrapper anywhere: the calls go to the cluster as before.
+    // 3.3's default APPLICATION_FIRST: a directory per level per registry; the MigrationInvoker over the two levels is
+    // not a Cluster (RegistryProtocol's interceptor makes it), so each level's cluster is wrapped, not it.
+    const bothLevels = referenceOf(multi);
+    expect(bothLevels.invoker).toBeInstanceOf(ZoneAwareClusterInvoker);
+    expect(bothLevels.directories).toHaveLength(4);
+    expect(bothLevels.mock).toBeInstanceOf(MockClusterInvoker);
+    const migrating = referenceOf(zoneDown('{ mock: "fail:return null" }'));
+    expect(migrating.invoker).toBeInstanceOf(MigrationInvoker);
+    expect(migrating.mock).toBeInstanceOf(MockClusterInvoker);
     // One registry: the reference's cluster itself is wrapped.
-    const single = referenceOf(zoneDown('{ mock: "fail:return null" }'));
+    const single = referenceOf(interfaceOnly(zoneDown('{ mock: "fail:return null" }')));
     expect(single.invoker).toBeInstanceOf(MockClusterInvoker);
     expect(single.mock).toBe(single.invoker);
-    const ref2 = referenceOf(zoneDown('{ retries: 2 }'));
+    // Without mock, no wrapper anywhere: the calls go to the cluster as before.
+    const ref2 = referenceOf(interfaceOnly(zoneDown('{ retries: 2 }')));
     expect(ref2.invoker).not.toBeInstanceOf(MockClusterInvoker);
     expect(ref2.mock).toBeUndefined();
   });

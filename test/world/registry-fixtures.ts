@@ -129,7 +129,7 @@ export interface Delivery {
 
 /** Records pushes, attempts and free-form counters. */
 export class TestObserver implements WorldObserver {
-  readonly pushes: Array<{ instance: string; bytes: number }> = [];
+  readonly pushes: Array<{ instance: string; bytes: number; level: string }> = [];
   readonly attempts: Array<{ crossZone: boolean; stale: boolean; providerGroup: string }> = [];
   readonly counters = new Map<string, number>();
 
@@ -143,8 +143,8 @@ export class TestObserver implements WorldObserver {
   rejected(): void {}
   orphaned(): void {}
   endRequest(): void {}
-  push(consumerInstance: string, bytes: number): void {
-    this.pushes.push({ instance: consumerInstance, bytes });
+  push(consumerInstance: string, bytes: number, level = 'interface'): void {
+    this.pushes.push({ instance: consumerInstance, bytes, level });
   }
   count(name: string, by = 1): void {
     this.counters.set(name, (this.counters.get(name) ?? 0) + by);
@@ -240,13 +240,13 @@ export function firstDelivery(log: Delivery[], fromMs: number, pred: (addresses:
   return out;
 }
 
-/** Runs one call through a consumer instance's stack to its end; returns the outcome. */
-export function callOnce(world: World, instance: ConsumerInstance): { outcome?: Outcome; cause?: string } {
+/** Runs one call (with `attachments`) through a consumer instance's stack to its end; returns the outcome. */
+export function callOnce(world: World, instance: ConsumerInstance, attachments: Record<string, string> = {}): { outcome?: Outcome; cause?: string } {
   const out: { outcome?: Outcome; cause?: string } = {};
   const stack = instance.stack;
   world.sim.process(
     (function* () {
-      const r = yield* stack.call({ service: SERVICE, method: METHOD, attachments: new Map(), request: { ended: false } });
+      const r = yield* stack.call({ service: SERVICE, method: METHOD, attachments: new Map(Object.entries(attachments)), request: { ended: false } });
       Object.assign(out, outcomeOfCall(stack, r));
     })(),
   );

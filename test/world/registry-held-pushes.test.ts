@@ -79,6 +79,23 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     ['a fixed push lag', ['registry.pushLag=100ms', 'consumers[0].reference["com.example.UserService"].timeout=100ms']],
     ['ZooKeeper and crashes', ['registry.type=zookeeper', 'faults[1]={ at: 5s, crash: { zone: zoneB, service: com.example.UserService, count: 3 } }']],
     ['application-level registration', ['registry.registration=application']],
+    // Both levels: a MigrationInvoker reads its application-level directory on every call (issue 39).
+    ['both levels, consumers at APPLICATION_FIRST', ['dubbo={ registerMode: all, migrationStep: APPLICATION_FIRST }']],
+    ['both levels, users-b at interface level only', ['dubbo={ registerMode: all, migrationStep: APPLICATION_FIRST }', "providers[1].dubbo='2.7'"]],
+    // A new metadata revision during the run: application-level lists wait for its MetadataInfo (issue 39 item 11).
+    [
+      'application level, a new revision scaled out',
+      ['registry.registration=application', 'providers[2]={ name: users-c, service: com.example.UserService, zone: zoneB, count: 0, params: { v: 2 } }', 'faults[1]={ at: 4s, scale: { group: users-c, count: 3 } }'],
+    ],
+    [
+      'application level, a new revision that does not answer its metadata fetches',
+      [
+        'registry.registration=application',
+        'providers[2]={ name: users-c, service: com.example.UserService, zone: zoneB, count: 0, params: { v: 2 } }',
+        'faults[1]={ at: 4s, scale: { group: users-c, count: 3 } }',
+        'faults[2]={ at: 4s, zoneDown: { group: users-c } }',
+      ],
+    ],
     // A change every 20 ms on long lags: a hundred pushes on their way to each instance, few reads.
     [
       'pushes that pile up',

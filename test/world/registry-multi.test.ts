@@ -72,7 +72,8 @@ describe('multi-registry', () => {
       'registry://ra/org.apache.dubbo.registry.RegistryService?registry=nacos&zone=zoneA&preferred=true&weight=30',
       'registry://rb/org.apache.dubbo.registry.RegistryService?registry=nacos&zone=zoneB&preferred=false&weight=100',
     ]);
-    expect(ref.consumerUrl.getParameter('registry.zone')).toBe('zoneB');
+    // Dubbo ships no ZoneDetector: nothing names the consumer's zone for the zone-aware cluster (3.3 ZoneAwareClusterInvoker.java:56-63).
+    expect(ref.consumerUrl.getParameter('registry.zone')).toBeUndefined();
   });
 
   it('gives every consumer instance the same registry URL objects (immutable, built once per world)', () => {
@@ -109,14 +110,37 @@ describe('multi-registry', () => {
     expect(observer.pushes).toHaveLength(2);
   });
 
-  it.each(['zoneA', 'zoneB'])('sends a %s consumer to the registry of its own zone (zone-aware cluster)', (zone) => {
+  it.each(['zoneA', 'zoneB'])('sends a %s call with a registry_zone attachment to that zone`s registry (ZoneAwareClusterInvoker.java:78-93)', (zone) => {
     const { world, observer } = twoRegistries();
     const before = observer.attempts.length;
     // Without the zone rule the balancer would spread 20 calls over both registries.
-    for (let i = 0; i < 20; i++) expect(callOnce(world, consumerIn(world, zone))).toEqual({ outcome: 'ok' });
+    for (let i = 0; i < 20; i++) expect(callOnce(world, consumerIn(world, zone), { registry_zone: zone })).toEqual({ outcome: 'ok' });
     const attempts = observer.attempts.slice(before);
     expect(attempts).toHaveLength(20);
     expect(attempts.every((a) => !a.crossZone && a.providerGroup === `users-${zone}`)).toBe(true);
+  });
+
+  it.each<[string, number, number]>([
+    ['equal weights', 100, 100],
+    ['weight 300:100', 300, 100],
+  ])('balances a consumer without registry_zone over the registries by weight, whatever its zone (%s; ZoneAwareClusterInvoker.java:81,109)', (_name, wa, wb) => {
+    const { world, observer } = twoRegistries({ ra: { weight: wa }, rb: { weight: wb } });
+    const n = 400;
+    const before = observer.attempts.length;
+    for (let i = 0; i < n; i++) expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
+    const toA = observer.attempts.slice(before).filter((a) => a.providerGroup === 'users-zoneA').length;
+    const p = wa / (wa + wb);
+    // Binomial: within 4.5 standard deviations of n·p.
+    expect(Math.abs(toA - n * p)).toBeLessThan(4.5 * Math.sqrt(n * p * (1 - p)));
+  });
+
+  it('keeps a consumer on its own zone`s registry when the reference sets registry.zone (a ZoneDetector stand-in)', () => {
+    const { world, observer } = twoRegistries({
+      consumers: [{ zone: 'zoneB', reference: { [SERVICE]: { parameters: { 'registry.zone': 'zoneB' }, methods: {} } } }],
+    });
+    const before = observer.attempts.length;
+    for (let i = 0; i < 20; i++) expect(callOnce(world, consumerIn(world, 'zoneB'))).toEqual({ outcome: 'ok' });
+    expect(observer.attempts.slice(before).every((a) => a.providerGroup === 'users-zoneB')).toBe(true);
   });
 
   it('prefers the registry marked preferred over the consumer`s own zone', () => {

@@ -199,7 +199,9 @@ describe('registry pushes', () => {
     expect(full! - one!).toBe(JUTE_INT32_BYTES + utf8Bytes(encodeURIComponent(p0!.url)));
   });
 
-  it.each(['nacos', 'zookeeper'] as const)('%s: application-level registration pushes fewer bytes than interface-level', (type) => {
+  // One service per process: the same pushes at both levels, and with Dubbo 3's default `metadata-type=local`
+  // a process's instance metadata (MetadataService URL parameters included) is longer than its one URL.
+  it.each(['nacos', 'zookeeper'] as const)('%s: application-level registration of a one-service application pushes as often, with more bytes (local metadata)', (type) => {
     const bytes = (registration: 'interface' | 'application') => {
       const { world, observer } = makeWorld(
         scenario({ registry: { type, registration }, providers: [{ count: 5, params: { owner: 'team-users', env: 'prod' } }] }),
@@ -211,7 +213,7 @@ describe('registry pushes', () => {
     const iface = bytes('interface');
     const app = bytes('application');
     expect(app.pushes).toBe(iface.pushes);
-    expect(app.bytes).toBeLessThan(iface.bytes);
+    expect(app.bytes).toBeGreaterThan(iface.bytes);
   });
 
   it('fetches each metadata revision once per consumer instance (application level)', () => {

@@ -3,8 +3,11 @@
  * invokers; it calls the first available one whose registry URL says `preferred=true`, else the
  * first available one in the requested registry zone (`registry_zone`, `registry_zone_force`),
  * else one picked by the load balancer, which weighs registries by their registry URL's `weight`.
+ * The requested zone is the call's `registry_zone` attachment only: Dubbo ships no ZoneDetector, so
+ * a consumer that sets none is balanced over the registries by weight, whatever zone it runs in.
  * The chosen cluster is invoked directly: its own strategy makes the attempts.
- * Follows dubbo-cluster `support/registry/ZoneAwareClusterInvoker.java`.
+ * Follows dubbo-cluster `support/registry/ZoneAwareClusterInvoker.java` (3.3; 2.7.23 where the
+ * release says so: random among registries, no ZoneDetector, and `invokers.get(0)` when none is available).
  */
 import type { Proc } from '../../engine/simulation.js';
 import { PREFERRED_KEY, REGISTRY_ZONE, REGISTRY_ZONE_FORCE, RpcCode, ZONE_KEY } from '../constants.js';
@@ -15,10 +18,16 @@ import type { URL } from '../url.js';
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { describeInvokers } from './describe-invokers.js';
 
-/** Consumer URL parameter read by zonesim's default ZoneDetector: the request's registry zone. */
+/**
+ * Consumer URL parameter that stands for an installed ZoneDetector extension (zonesim extension):
+ * the zone of every request of the reference. Unset by default, as Dubbo ships no detector.
+ */
 export const REGISTRY_ZONE_PARAM = 'registry.zone';
-/** Consumer URL parameter read by zonesim's default ZoneDetector: `true` forbids leaving the zone. */
+/** With `registry.zone`: the detector's `isZoneForcingEnabled`, `true` forbids leaving the zone. */
 export const REGISTRY_ZONE_FORCE_PARAM = 'registry.zone.force';
+
+/** 2.7's load balancer among registries (`RegistryConstants.LOADBALANCE_AMONG_REGISTRIES`). */
+const LOADBALANCE_AMONG_REGISTRIES = 'random';
 
 /** Dubbo's `zone-aware` cluster: preferred registry, then same-zone registry, then weighted. */
 export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
@@ -32,13 +41,15 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
       }
     }
 
-    // Dubbo reads the RpcContext client attachments; in zonesim they travel on the invocation.
+    // 3.3 reads the RpcContext client attachments, 2.7 the invocation's (ZoneAwareClusterInvoker.java:78-80
+    // in 3.3, :80,88 in 2.7.23); in zonesim the client attachments travel on the invocation.
+    const v27 = this.runtime.release.version === '2.7';
     let zone = invocation.getAttachment(REGISTRY_ZONE);
     let force = invocation.getAttachment(REGISTRY_ZONE_FORCE);
-    if (zone === undefined || zone === '') {
-      // DIVERGENCE: Dubbo asks a `ZoneDetector` extension named `default`, which Dubbo does not
-      // ship; zonesim's default detector reads the consumer URL's `registry.zone` and
-      // `registry.zone.force` (the reference's parameters), so a scenario can set a zone per group.
+    if ((zone === undefined || zone === '') && !v27) {
+      // 3.3 asks a `ZoneDetector` extension named `default` (ZoneAwareClusterInvoker.java:56-63,81-84), which
+      // Dubbo does not ship: without one there is no zone. A reference's `registry.zone` parameter stands
+      // for an installed detector (zonesim extension); nothing sets it by default. 2.7 has no detector.
       zone = this.getUrl().getParameter(REGISTRY_ZONE_PARAM);
       force = this.getUrl().getParameter(REGISTRY_ZONE_FORCE_PARAM);
     }
@@ -61,14 +72,17 @@ export class ZoneAwareClusterInvoker extends AbstractClusterInvoker {
       }
     }
 
-    // Load balance among all registries, registry weight counted in.
-    const balanced = this.select(loadbalance, invocation, invokers, null);
+    // Load balance among all registries, registry weight counted in: 3.3 with the reference's balancer
+    // (:109), 2.7 with a fixed `random` one (LOADBALANCE_AMONG_REGISTRIES, 2.7.23 :61).
+    const balanced = this.select(v27 ? this.runtime.getLoadBalance(LOADBALANCE_AMONG_REGISTRIES) : loadbalance, invocation, invokers, null);
     if (balanced !== null && balanced.isAvailable()) return yield* this.#call(balanced, invocation);
 
     // None preferred and the balancer's pick unavailable: the first available one.
     for (const invoker of invokers) {
       if (invoker.isAvailable()) return yield* this.#call(invoker, invocation);
     }
+    // 2.7.23 (:111-112): none available, the first one is invoked all the same.
+    if (v27 && invokers.length > 0) return yield* this.#call(invokers[0]!, invocation);
     return this.error(
       RpcCode.UNKNOWN_EXCEPTION,
       `No provider available in ${describeInvokers(invokers)}`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { REGISTRY_SERVICE, RpcCode } from '../../../src/dubbo/constants.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import { URL } from '../../../src/dubbo/url.js';
+import { DUBBO_2_7, type DubboRelease } from '../../../src/dubbo/release.js';
 import {
   consumerUrl,
   errorOf,
@@ -24,8 +25,9 @@ function multiRegistry(
   registries: Array<{ params: string; available?: boolean }>,
   consumer: Record<string, string> = {},
   seed = 1,
+  release?: DubboRelease,
 ) {
-  const { sim, runtime } = makeRuntime(seed);
+  const { sim, runtime } = makeRuntime(seed, release !== undefined ? { release } : {});
   const cUrl = consumerUrl(consumer);
   const invokers = registries.map(
     (r, i) =>
@@ -58,7 +60,7 @@ describe('ZoneAwareClusterInvoker', () => {
     expect(result).toEqual({ kind: 'ok', value: 'registry 1' });
   });
 
-  it('takes the zone from the consumer URL registry.zone when the call has no registry_zone attachment', () => {
+  it('takes the zone from the consumer URL registry.zone (a ZoneDetector stand-in) when the call has no registry_zone attachment', () => {
     const { sim, cluster } = multiRegistry([{ params: 'zone=zoneA' }, { params: 'zone=zoneB' }], {
       'registry.zone': 'zoneB',
     });
@@ -103,6 +105,30 @@ describe('ZoneAwareClusterInvoker', () => {
     const sd = Math.sqrt((0.9 * 0.1) / calls);
     expect(invokers[0]!.invocations + invokers[1]!.invocations).toBe(calls);
     expect(Math.abs(share - 0.9)).toBeLessThan(4.5 * sd);
+  });
+
+  it('balances with the reference`s load balancer in 3.3 (ZoneAwareClusterInvoker.java:109) and with random in 2.7 (2.7.23 :61)', () => {
+    // roundrobin alternates strictly; 2.7's fixed `random` among registries repeats a registry now and then.
+    const picks = (release?: DubboRelease) => {
+      const { sim, cluster } = multiRegistry([{ params: 'zone=zoneA' }, { params: 'zone=zoneB' }], { loadbalance: 'roundrobin' }, 3, release);
+      return Array.from({ length: 40 }, () => runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result);
+    };
+    const alternations = (rs: unknown[]) => rs.slice(1).filter((r, i) => JSON.stringify(r) !== JSON.stringify(rs[i])).length;
+    expect(alternations(picks())).toBe(39);
+    expect(alternations(picks(DUBBO_2_7))).toBeLessThan(39);
+  });
+
+  it('2.7 has no ZoneDetector: a reference`s registry.zone does not choose the registry', () => {
+    const { sim, cluster } = multiRegistry([{ params: 'zone=zoneA' }, { params: 'zone=zoneB' }], { 'registry.zone': 'zoneB', loadbalance: 'roundrobin' }, 1, DUBBO_2_7);
+    const results = Array.from({ length: 40 }, () => runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result);
+    expect(results).toContainEqual({ kind: 'ok', value: 'registry 0' });
+    // The attachment still does (2.7.23 ZoneAwareClusterInvoker.java:80-86).
+    expect(runCall(sim, cluster.invoke(invocation({ registry_zone: 'zoneB' })), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'registry 1' });
+  });
+
+  it('2.7 invokes the first registry when none is available (2.7.23 ZoneAwareClusterInvoker.java:111-112)', () => {
+    const { sim, cluster } = multiRegistry([{ params: 'zone=zoneA', available: false }, { params: 'zone=zoneB', available: false }], {}, 1, DUBBO_2_7);
+    expect(runCall(sim, cluster.invoke(invocation()), HORIZON_MS).result).toEqual({ kind: 'ok', value: 'registry 0' });
   });
 
   it('fails with "No provider available in [...]" when no registry is available', () => {
