@@ -12,6 +12,24 @@ import { hashMapKeyOrder, stringHashCode } from './directory/java-hash-order.js'
 // the consumer URL before it is paired with provider URLs (`FailbackRegistry.removeParamsFromConsumer`).
 const PROVIDER_FIRST = new Set(['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag']);
 const METHODS_KEY = 'methods';
+// CommonConstants.DEFAULT_KEY_PREFIX: Dubbo 2.6 providers register their <dubbo:provider> defaults as `default.k`.
+const DEFAULT_KEY_PREFIX = 'default.';
+
+/**
+ * `URLParam.parse` (3.3 URLParam.java:989-997, :1034-1042; 2.7 URL.java:261-264): a `default.k`
+ * parameter also sets `k` unless the URL has `k` of its own, so every reader (weights, timeouts, tags,
+ * condition rules) sees it. Returns `params` itself when it holds no such key.
+ */
+function withDefaultKeys(params: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  let out: Map<string, string> | undefined;
+  for (const [k, v] of params) {
+    if (!k.startsWith(DEFAULT_KEY_PREFIX)) continue;
+    const plain = k.slice(DEFAULT_KEY_PREFIX.length);
+    // Only the keys as given: a `default.k` set from `default.default.k` does not set `k` in turn.
+    if (!params.has(plain) && out?.has(plain) !== true) (out ??= new Map(params)).set(plain, v);
+  }
+  return out ?? params;
+}
 
 /** Thrown where Dubbo's `Integer.parseInt` / `Long.parseLong` would throw `NumberFormatException`. */
 export class NumberFormatException extends Error {
@@ -104,7 +122,7 @@ export class URL {
     this.port = parts.port ?? 0;
     this.path = parts.path ?? '';
     const p = parts.params;
-    this.params = p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {}));
+    this.params = withDefaultKeys(p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {})));
     this.#text = parts.text;
     // PERF: the memos depend on the parameters only, so plain URLs built on one parameter map (the
     // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
@@ -126,8 +144,15 @@ export class URL {
       for (const part of rest.slice(q + 1).split('&')) {
         if (part.length === 0) continue;
         const eq = part.indexOf('=');
-        if (eq >= 0) params.set(part.slice(0, eq), part.slice(eq + 1));
-        else params.set(part, part);
+        if (eq < 0) {
+          params.set(part, part);
+          continue;
+        }
+        const key = part.slice(0, eq);
+        const value = part.slice(eq + 1);
+        params.set(key, value);
+        // URLStrParser.java:291-294 (`putIfAbsent` as it goes): the first `default.k` sets `k`, a later `k` replaces it.
+        if (key.startsWith(DEFAULT_KEY_PREFIX) && !params.has(key.slice(DEFAULT_KEY_PREFIX.length))) params.set(key.slice(DEFAULT_KEY_PREFIX.length), value);
       }
       rest = rest.slice(0, q);
     }

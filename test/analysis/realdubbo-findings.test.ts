@@ -1,0 +1,68 @@
+/**
+ * The findings of the real-Dubbo differential test (tools/realdubbo/, issue 39 items 14-17), each
+ * through the commands that showed it: `route` and `select` must give Dubbo 3.3's answer. The
+ * reproducers use consumer `consumer://10.20.1.5/com.example.UserService?application=web&...` and
+ * providers of the application `users`, as the harness's report does.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Io } from '../../src/scenario/io.js';
+import { runRoute, type RouteOptions, type RouteReport } from '../../src/analysis/route.js';
+import { runSelect, type SelectOptions } from '../../src/analysis/select.js';
+
+function capture(): Io & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, cwd: process.cwd(), stdout: (t) => out.push(t), stderr: (t) => err.push(t) };
+}
+
+const IFACE = 'com.example.UserService';
+const CONSUMER = `consumer://10.20.1.5/${IFACE}?application=web&interface=${IFACE}&methods=getUser,listUsers`;
+const S = `${IFACE}?application=users&interface=${IFACE}&side=provider`;
+
+function route(providers: string[], over: Partial<RouteOptions> = {}): RouteReport {
+  const io = capture();
+  runRoute({ consumer: CONSUMER, providers, force: false, args: [], attachments: {}, json: true, method: 'getUser', ...over }, io);
+  return JSON.parse(io.out.join('')) as RouteReport;
+}
+
+function select(providers: string[], over: Partial<SelectOptions> = {}): string {
+  const io = capture();
+  runSelect({ loadbalance: 'roundrobin', providers, args: [], seed: 1, nowMs: 1_700_000_000_000, json: false, method: 'getUser', consumer: CONSUMER, ...over }, io);
+  return io.out.join('');
+}
+
+/** The weight column of `select`'s table, by provider address. */
+function weights(table: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of table.split('\n')) {
+    const m = /^(\d+\.\d+\.\d+\.\d+:\d+)\s+(\d+)\s/.exec(line);
+    if (m !== null) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+describe('F1: default.<key> provider parameters (3.3 URLParam.java:989-997, URLStrParser.java:291-294)', () => {
+  it('F1a: default.weight=7 is weight 7 unless the provider has its own weight', () => {
+    const table = select([`dubbo://10.0.0.1:20880/${S}&default.weight=7`, `dubbo://10.0.0.2:20880/${S}&weight=5&default.weight=7`], { count: 1 });
+    expect(weights(table)).toEqual({ '10.0.0.1:20880': 7, '10.0.0.2:20880': 5 });
+  });
+
+  it('F1b: default.dubbo.tag=gray tags the provider, so an untagged call avoids it (TagStateRouter)', () => {
+    const providers = [`dubbo://10.20.3.3:20880/${S}&default.dubbo.tag=gray`, `dubbo://10.20.3.4:20880/${S}`];
+    expect(route(providers).providers).toEqual([providers[1]]);
+  });
+
+  it('F1c: a condition then-part matches default.region=hz as region=hz', () => {
+    const providers = [`dubbo://10.20.3.3:20880/${S}&default.region=hz`, `dubbo://10.20.3.4:20880/${S}&region=sh`];
+    expect(route(providers, { condition: '=> region = hz' }).providers).toEqual([providers[0]]);
+  });
+
+  it('F1d: round robin follows default.weight=300 against the default 100 (smooth weighted: 300,100 -> .1 .1 .2 .1)', () => {
+    const io = capture();
+    runSelect(
+      { loadbalance: 'roundrobin', providers: [`dubbo://10.0.0.1:20880/${S}&default.weight=300`, `dubbo://10.0.0.2:20880/${S}`], args: [], count: 4, seed: 1, nowMs: 0, json: true },
+      io,
+    );
+    expect(JSON.parse(io.out.join('')).picks).toEqual(['10.0.0.1:20880', '10.0.0.1:20880', '10.0.0.2:20880', '10.0.0.1:20880']);
+  });
+});
