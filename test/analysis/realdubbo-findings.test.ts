@@ -66,3 +66,23 @@ describe('F1: default.<key> provider parameters (3.3 URLParam.java:989-997, URLS
     expect(JSON.parse(io.out.join('')).picks).toEqual(['10.0.0.1:20880', '10.0.0.1:20880', '10.0.0.2:20880', '10.0.0.1:20880']);
   });
 });
+
+describe('F3: a null YAML condition item is the rule text "null" (3.3 ConditionRouterRule.java:38, String::valueOf)', () => {
+  const providers = [`dubbo://10.20.3.3:20880/${S}`, `dubbo://10.20.3.4:20880/${S}`];
+  const yaml = (force: boolean, item: string) =>
+    ['configVersion: v3.0', `force: ${force}`, 'conditions:', '  - "=> host = 10.20.3.3"', `  -${item}`].join('\n');
+
+  it('F3a: with force: true its then-part (key "null", no provider has it) empties the list', () => {
+    const report = route(providers, { condition: yaml(true, '') });
+    expect(report.providers).toEqual([]);
+    expect(report.trace.at(-1)).toMatchObject({ rule: 'null', before: 1, after: 0 });
+  });
+
+  it('F3b: with force: false it is ignored, after the first condition kept 10.20.3.3', () => {
+    for (const item of [' null', ' ~', '']) {
+      const report = route(providers, { condition: yaml(false, item) });
+      expect(report.providers).toEqual([providers[0]]);
+      expect(report.trace.at(-1)).toMatchObject({ rule: 'null', matchedWhen: true, before: 1, after: 1 });
+    }
+  });
+});

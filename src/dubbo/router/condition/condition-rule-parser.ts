@@ -155,7 +155,12 @@ export function parseConditionRuleYaml(rule: string | Record<string, unknown>): 
     ...meta,
     format: 'v3.0',
     conditions: conditions.map((c: unknown, i: number) => {
-      if (c === null || typeof c === 'object') {
+      // ConditionRouterRule.java:38 maps each item through String::valueOf: a null item (`-`, `~`, `null`)
+      // is the rule text "null", a then-part whose key no provider has.
+      if (c === null) return 'null';
+      // DIVERGENCE: Dubbo reads a map or list item as its Java text (`{a=b}`, a condition on the key `{a`);
+      // zonesim refuses it, as it is always a mistake (often a v3.1 from/to without its configVersion).
+      if (typeof c === 'object') {
         const hint = isObject(c) && ('from' in c || 'to' in c) ? ' (from/to conditions need configVersion: v3.1)' : '';
         throw new RouterRuleError(`condition rule: conditions[${i}]: expected a string like "method=sayHello => region=hangzhou", found ${JSON.stringify(c)}${hint}`);
       }
