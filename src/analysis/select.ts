@@ -18,6 +18,7 @@ import { extensionNames } from '../scenario/schema.js';
 import { hasActivesParameter } from '../dubbo/filter/active-limit-filter.js';
 import { consumerFilters } from '../dubbo/filter/index.js';
 import { getWeight, type LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
+import { EmptyHashRingError } from '../dubbo/loadbalance/consistent-hash-load-balance.js';
 import { RpcInvocation } from '../dubbo/rpc.js';
 import { createRuntime } from '../dubbo/create-runtime.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
@@ -112,7 +113,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
       serviceName: consumerUrl.getServiceInterface(),
       arguments: [...args],
     });
-    const picked = lb.select(invokers, consumerUrl, invocation);
+    const picked = pickOrExplain(() => lb.select(invokers, consumerUrl, invocation), opts.consumer !== undefined);
     if (picked === null) break;
     const index = invokers.indexOf(picked as UrlInvoker);
     if (index >= 0) counts[index]!++;
@@ -165,6 +166,18 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   }
   io.stdout(lines.join('\n') + '\n');
   return 0;
+}
+
+// A balancer's failure that comes from the input (hash.nodes below 4): Dubbo fails the call too (an NPE);
+// here it is bad input, named where Dubbo reads it.
+function pickOrExplain<T>(pick: () => T, withConsumer: boolean): T {
+  try {
+    return pick();
+  } catch (error) {
+    if (!(error instanceof EmptyHashRingError)) throw error;
+    const where = withConsumer ? "--consumer's URL, else the first provider's" : "the first provider's URL";
+    throw new UsageError(`${where}: ${error.message}`);
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * providers of the application `users`, as the harness's report does.
  */
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/scenario/io.js';
+import { UsageError, type Io } from '../../src/scenario/io.js';
 import { runRoute, type RouteOptions, type RouteReport } from '../../src/analysis/route.js';
 import { runSelect, type SelectOptions } from '../../src/analysis/select.js';
 
@@ -84,5 +84,25 @@ describe('F3: a null YAML condition item is the rule text "null" (3.3 ConditionR
       expect(report.providers).toEqual([providers[0]]);
       expect(report.trace.at(-1)).toMatchObject({ rule: 'null', matchedWhen: true, before: 1, after: 1 });
     }
+  });
+});
+
+describe('B1: hash.nodes below 4 (3.3 ConsistentHashLoadBalance.java:88 adds hash.nodes/4 digests; :116-118 NullPointerException on the empty ring)', () => {
+  const two = [`dubbo://10.0.0.1:20880/${S}&hash.nodes=3`, `dubbo://10.0.0.2:20880/${S}`];
+
+  it('fails select with a clear error naming hash.nodes and where Dubbo reads it, not an internal TypeError', () => {
+    expect(() => select(two, { loadbalance: 'consistenthash', consumer: undefined })).toThrow(UsageError);
+    expect(() => select(two, { loadbalance: 'consistenthash', consumer: undefined })).toThrow(
+      /^the first provider's URL: hash\.nodes 3 \(method getUser\) is below 4: .*NullPointerException \(ConsistentHashLoadBalance\.selectForKey\)/,
+    );
+  });
+
+  it('still picks a single provider, as AbstractLoadBalance.select returns it without a ring', () => {
+    expect(select([two[0]!], { loadbalance: 'consistenthash', consumer: undefined, count: 2 })).toContain('100.0%');
+  });
+
+  it('builds the ring from 4 on', () => {
+    const four = [`dubbo://10.0.0.1:20880/${S}&hash.nodes=4`, `dubbo://10.0.0.2:20880/${S}`];
+    expect(select(four, { loadbalance: 'consistenthash', consumer: undefined, count: 1 })).toMatch(/^consistenthash: 1 pick over 2 providers/);
   });
 });

@@ -15,6 +15,28 @@ import { getArguments, getMethodName } from './rpc-utils.js';
 /** Dubbo's default `hash.nodes`. */
 export const DEFAULT_REPLICA_NUMBER = 160;
 
+/** Ring points per MD5 digest: a ring has `hash.nodes / 4` digests per address (integer division). */
+const POINTS_PER_DIGEST = 4;
+
+/**
+ * `hash.nodes` below 4: ConsistentHashSelector's loop (3.3 ConsistentHashLoadBalance.java:88,
+ * `i < replicaNumber / 4`) adds no point, so `selectForKey` (:116-118) finds neither a ceiling nor a
+ * first entry and Dubbo fails the call with a NullPointerException. zonesim fails it with this instead.
+ */
+export class EmptyHashRingError extends Error {
+  override readonly name = 'EmptyHashRingError';
+  readonly replicaNumber: number;
+
+  constructor(replicaNumber: number, methodName: string) {
+    super(
+      `hash.nodes ${replicaNumber}${methodName === '' ? '' : ` (method ${methodName})`} is below 4: consistenthash puts hash.nodes/4 x 4 ` +
+        `points per provider on its ring, so the ring is empty and Dubbo fails the call with a NullPointerException ` +
+        `(ConsistentHashLoadBalance.selectForKey); use 4 or more (default ${DEFAULT_REPLICA_NUMBER})`,
+    );
+    this.replicaNumber = replicaNumber;
+  }
+}
+
 /** MD5 of the UTF-8 text (Dubbo `Bytes.getMD5(String)`). */
 export function md5(text: string): Buffer {
   return createHash('md5').update(text, 'utf8').digest();
@@ -38,7 +60,7 @@ function addressPoints(url: URL, replicaNumber: number): number[] {
   let points = byReplicas.get(replicaNumber);
   if (points === undefined) {
     const address = url.getAddress();
-    const digests = Math.max(0, Math.trunc(replicaNumber / 4));
+    const digests = Math.max(0, Math.trunc(replicaNumber / POINTS_PER_DIGEST));
     const all: number[] = [];
     for (let i = 0; i < digests; i++) {
       const digest = md5(address + i);
@@ -116,6 +138,8 @@ export class ConsistentHashSelector {
   constructor(invokers: Invoker[], methodName: string) {
     const url = invokers[0]!.getUrl();
     this.replicaNumber = Math.trunc(url.getMethodNumber(methodName, HASH_NODES, DEFAULT_REPLICA_NUMBER));
+    // Only reached with two invokers or more (AbstractLoadBalance.select returns a single one), as in Dubbo.
+    if (this.replicaNumber < POINTS_PER_DIGEST) throw new EmptyHashRingError(this.replicaNumber, methodName);
     const index = (url.getMethodParameter(methodName, HASH_ARGUMENTS) ?? '0').split(/\s*,+\s*/);
     // DIVERGENCE: Dubbo throws NumberFormatException on a non-numeric index; zonesim skips it.
     this.argumentIndex = index.map((s) => Number.parseInt(s, 10)).filter((n) => Number.isInteger(n));
