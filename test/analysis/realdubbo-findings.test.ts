@@ -67,6 +67,21 @@ describe('F1: default.<key> provider parameters (3.3 URLParam.java:989-997, URLS
   });
 });
 
+describe('F2: scope and key naming different kinds of thing: the key decides (3.3 AbstractRouterRule.java:81-82; ServiceStateRouter/AppStateRouter subscribe <key>.condition-router)', () => {
+  const providers = [`dubbo://10.20.3.3:20880/${S}`, `dubbo://10.20.3.4:20880/${S}`];
+
+  it('F2a: scope: service, key: web (the consumer application), force: true empties the list in AppStateRouter', () => {
+    const report = route(providers, { condition: 'scope: service\nkey: web\nforce: true\nconditions:\n  - "=> host = 10.9.9.9"' });
+    expect(report.providers).toEqual([]);
+    expect(report.error?.code).toBe(6);
+  });
+
+  it('F2b: scope: application, key: the service key, is applied by ServiceStateRouter', () => {
+    const report = route(providers, { condition: `scope: application\nkey: "${IFACE}::"\nconditions:\n  - "=> host = 10.20.3.3"` });
+    expect(report.providers).toEqual([providers[0]]);
+  });
+});
+
 describe('F3: a null YAML condition item is the rule text "null" (3.3 ConditionRouterRule.java:38, String::valueOf)', () => {
   const providers = [`dubbo://10.20.3.3:20880/${S}`, `dubbo://10.20.3.4:20880/${S}`];
   const yaml = (force: boolean, item: string) =>

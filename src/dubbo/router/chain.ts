@@ -99,8 +99,8 @@ export class RouterChain implements RouterChainLike {
   #effective: StateRouter[] = [];
   /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
-  readonly #serviceRouter = new ServiceStateRouter();
   readonly #providerAppRouter = new ProviderAppStateRouter();
+  readonly #serviceRouter = new ServiceStateRouter(this.#providerAppRouter);
   readonly #appRouter = new AppStateRouter(this.#providerAppRouter);
   #allInvokers: Invoker[] | null = null;
   readonly #cacheEnabled: boolean;
@@ -196,8 +196,8 @@ export class RouterChain implements RouterChainLike {
     this.#routers.splice(at, 0, router);
     if (this.#allInvokers !== null && !(router instanceof KeyedConditionRule)) router.notify?.(this.#allInvokers);
     this.#reconfigure(changeOf('add', router));
-    // A keyed application rule is a config-center write to a key ProviderAppStateRouter may listen to.
-    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleAdded(router);
+    // A keyed rule is a config-center write to a key ProviderAppStateRouter may listen to.
+    if (router instanceof KeyedConditionRule) this.#providerAppRouter.ruleAdded(router);
   }
 
   /** Replaces every router (stable sort by order). */
@@ -215,7 +215,7 @@ export class RouterChain implements RouterChainLike {
     if (at < 0) return false;
     this.#routers.splice(at, 1);
     this.#reconfigure(changeOf('remove', router));
-    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleRemoved(router);
+    if (router instanceof KeyedConditionRule) this.#providerAppRouter.ruleRemoved(router);
     return true;
   }
 
@@ -272,28 +272,23 @@ export class RouterChain implements RouterChainLike {
     this.#beforeChange = hook;
   }
 
-  // `#routers` with keyed condition rules handed to the listenable routers of their scope; each
-  // listenable router that holds a rule takes the place of its first rule, then all sort by order.
+  // `#routers` with keyed condition rules handed to the three listenable routers, which take the place of
+  // the first keyed rule, then all sort by order. Each router applies the rules its own key names, whatever
+  // their scope says (Dubbo reads no scope: AbstractRouterRule.java:81 only stores it).
   #buildEffective(): void {
-    const service: KeyedConditionRule[] = [];
-    const app: KeyedConditionRule[] = [];
+    const keyed: KeyedConditionRule[] = [];
     const out: StateRouter[] = [];
     for (const r of this.#routers) {
       if (!(r instanceof KeyedConditionRule)) {
         out.push(r);
         continue;
       }
-      if (r.ruleKey.scope === 'service') {
-        service.push(r);
-        if (service.length === 1) out.push(this.#serviceRouter);
-      } else {
-        app.push(r);
-        if (app.length === 1) out.push(this.#providerAppRouter, this.#appRouter);
-      }
+      keyed.push(r);
+      if (keyed.length === 1) out.push(this.#serviceRouter, this.#providerAppRouter, this.#appRouter);
     }
-    this.#serviceRouter.setRules(service);
-    this.#providerAppRouter.setRules(app);
-    this.#appRouter.setRules(app);
+    this.#serviceRouter.setRules(keyed);
+    this.#providerAppRouter.setRules(keyed);
+    this.#appRouter.setRules(keyed);
     this.#effective = out.map((r, i) => [r, i] as const).sort((a, b) => a[0].order - b[0].order || a[1] - b[1]).map(([r]) => r);
     this.#routes = this.#effective.length > 0;
   }
@@ -370,7 +365,7 @@ export class RouterChain implements RouterChainLike {
         out = keepInputOrder(current, out);
         if (out.length !== entry.after) entry = { ...entry, after: out.length };
       }
-      trace.push(entry);
+      if (result.quiet !== true) trace.push(entry);
       // dubbo.router.should-fail-fast=true (the default): an empty intermediate result ends the chain.
       if (out.length === 0) return { invokers: out, trace, emptiedBy: entry };
       current = out;

@@ -139,11 +139,11 @@ function looksLikeYaml(text: string): boolean {
   return t.startsWith('---') || t.startsWith('{') || t.includes('\n') || /^[A-Za-z_][\w.-]*\s*:(\s|$)/.test(t);
 }
 
+// A rule without a key: its scope places it (application at 150, any other at 140). Dubbo reads no scope
+// (AbstractRouterRule.java:81 only stores it), so any text is accepted.
 function orderFor(rule: ParsedConditionRule, routerScope: ConditionRouterScope | undefined): number {
   if (routerScope !== undefined) return CONDITION_ORDERS[routerScope];
-  if (rule.scope === undefined || rule.scope === 'service') return CONDITION_ORDERS.service;
-  if (rule.scope === 'application') return CONDITION_ORDERS.app;
-  throw new RouterRuleError(`condition rule: scope: expected service or application, found "${rule.scope}"`);
+  return rule.scope === 'application' ? CONDITION_ORDERS.app : CONDITION_ORDERS.service;
 }
 
 // ConditionStateRouterFactory: `condition://0.0.0.0/<iface>?rule=<encoded>&force=..&enabled=..`.
