@@ -553,3 +553,50 @@ export class InstanceAddressURL extends ServiceAddressURL {
     return undefined;
   }
 }
+
+// 2.7.23 DefaultProviderURLMergeProcessor.java:55-83: the provider's pool keys (and their `default.` forms),
+// which a consumer never inherits.
+const PROVIDER_POOL_KEYS_27 = ['threadname', 'threadpool', 'corethreads', 'threads', 'queues', 'alive', 'transporter'];
+// :92-96: consumer keys that never override the provider's (group, version and generic only when the provider has them).
+const CONSUMER_DROPPED_27 = ['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag'];
+const IF_PROVIDER_HAS_27 = ['group', 'version', 'generic'];
+
+/**
+ * The invoker URL of Dubbo 2.7.23, which its routers and balancers read: `RegistryDirectory.mergeUrl`
+ * (RegistryDirectory.java:352-381) = `ClusterUtils.mergeUrl` (DefaultProviderURLMergeProcessor.java:51-110:
+ * the provider's parameters without its pool keys, the consumer's on top except `release`, `dubbo`,
+ * `methods`, `timestamp`, `dubbo.tag` and, when the provider has them, `group`, `version`, `generic`;
+ * `remote.application` = the provider's application; `reference.filter` and `invoker.listener` joined),
+ * then `check=false`, and a `dubbo://` URL without a path gets the interface. 3.3 pairs the two URLs
+ * instead (ServiceAddressURL), so a condition rule's then-part reads the provider's own parameters there
+ * and the merged ones in 2.7 (`application` is the consumer's, `remote.application` the provider's).
+ */
+export function mergedUrl27(provider: URL, consumer: URL): URL {
+  const map = new Map(provider.params);
+  for (const k of PROVIDER_POOL_KEYS_27) {
+    map.delete(k);
+    map.delete(`${DEFAULT_KEY_PREFIX}${k}`);
+  }
+  const local = new Map(consumer.params);
+  if (local.size > 0) {
+    for (const k of IF_PROVIDER_HAS_27) if (map.has(k)) local.delete(k);
+    for (const k of CONSUMER_DROPPED_27) local.delete(k);
+    for (const [k, v] of local) map.set(k, v);
+    // `map.put(REMOTE_APPLICATION_KEY, remoteMap.get(APPLICATION_KEY))`: a null value reads as absent.
+    const app = provider.params.get('application');
+    if (app !== undefined) map.set('remote.application', app);
+    else map.delete('remote.application');
+    for (const k of ['reference.filter', 'invoker.listener']) {
+      const remote = provider.params.get(k);
+      const mine = local.get(k);
+      if (remote && mine) map.set(k, `${remote},${mine}`);
+    }
+  }
+  map.set('check', 'false');
+  let path = provider.path;
+  if (path === '' && provider.protocol === 'dubbo') {
+    const iface = consumer.params.get('interface');
+    if (iface !== undefined) path = iface.slice(iface.indexOf('/') + 1).replace(/:[^:]*$/, '');
+  }
+  return new URL({ protocol: provider.protocol, username: provider.username, password: provider.password, host: provider.host, port: provider.port, path, params: map });
+}

@@ -20,7 +20,7 @@ export type PluginRouterFactory = (options: Record<string, unknown>, runtime: Ro
 export interface BuildRouterChainContext extends RouterChainOptions {
   /** The service (interface name) the chain routes; specs with another `service` are skipped. */
   service: string;
-  /** Events (force-empty counter) and the random stream (v3.1 weighted destinations). */
+  /** Events (force-empty counter), the random stream (v3.1 weighted destinations) and the release. */
   runtime?: RouterRuntime;
   /**
    * Already-loaded plugin routers by the `module` path the scenario names.

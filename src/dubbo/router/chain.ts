@@ -33,6 +33,7 @@ import {
   type KeyFn,
   type SharedRouteCache,
 } from './route-cache.js';
+import type { RouterRuntime } from './router-runtime.js';
 import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 
@@ -50,6 +51,8 @@ export interface RouterChainOptions {
    * (one store per service and `routers:` list); see `SharedRouteCache`.
    */
   sharedCache?: SharedRouteCache;
+  /** The consumer's runtime: its release decides whether ProviderAppStateRouter exists (3.2+; not in 2.7). */
+  runtime?: RouterRuntime;
 }
 
 // The built-in routers whose `notify` keeps nothing of a list but the last, as long as the lists' first
@@ -99,9 +102,9 @@ export class RouterChain implements RouterChainLike {
   #effective: StateRouter[] = [];
   /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
-  readonly #providerAppRouter = new ProviderAppStateRouter();
-  readonly #serviceRouter = new ServiceStateRouter(this.#providerAppRouter);
-  readonly #appRouter = new AppStateRouter(this.#providerAppRouter);
+  readonly #providerAppRouter: ProviderAppStateRouter;
+  readonly #serviceRouter: ServiceStateRouter;
+  readonly #appRouter: AppStateRouter;
   #allInvokers: Invoker[] | null = null;
   readonly #cacheEnabled: boolean;
   readonly #cacheMaxEntries: number;
@@ -127,6 +130,10 @@ export class RouterChain implements RouterChainLike {
     this.#cacheEnabled = options.cache ?? true;
     this.#cacheMaxEntries = Math.max(1, options.cacheMaxEntries ?? DEFAULT_ROUTE_CACHE_ENTRIES);
     this.#shared = options.sharedCache ?? null;
+    // Dubbo 2.7 has ServiceRouter (140) and AppRouter (150) only.
+    this.#providerAppRouter = new ProviderAppStateRouter(options.runtime?.release?.version !== '2.7');
+    this.#serviceRouter = new ServiceStateRouter(this.#providerAppRouter);
+    this.#appRouter = new AppStateRouter(this.#providerAppRouter);
     this.replaceRouters(routers);
     // The routers as built: a later replaceRouters, addRouter, removeRouter or setTagRule diverges.
     this.#built = true;

@@ -264,11 +264,18 @@ const FROM_NONE: ProviderAppRule = Object.freeze({ from: 'none' });
 export class ProviderAppStateRouter extends ListenableStateRouter {
   readonly order = LISTENABLE_ORDERS['provider-app'];
   readonly dubboName = 'ProviderAppStateRouter';
+  /** False for a Dubbo 2.7 consumer, which has no such router (first in 3.2): it then follows and applies nothing. */
+  readonly enabled: boolean;
   /** Dubbo's `application`: the provider application it subscribed to. */
   #application: string | undefined;
   #current: ProviderAppRule = FROM_CONSUMER;
   /** The consumer application, once known (from a ServiceAddressURL or the first route). */
   #consumerApp: string | undefined;
+
+  constructor(enabled = true) {
+    super();
+    this.enabled = enabled;
+  }
 
   /** The provider application it follows (Dubbo's `application`), if any. */
   get application(): string | undefined {
@@ -282,6 +289,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
 
   /** The key whose rules it currently applies, or undefined. */
   currentKey(consumerUrl: URL): string | undefined {
+    if (!this.enabled) return undefined;
     this.#learn(consumerUrl);
     if (this.#current.from === 'provider') return this.#current.key;
     if (this.#current.from === 'consumer') return this.#consumerApp;
@@ -289,7 +297,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
   }
 
   notify(invokers: Invoker[]): void {
-    if (invokers.length === 0) return;
+    if (invokers.length === 0 || !this.enabled) return;
     const url = invokers[0]!.getUrl();
     if (url instanceof ServiceAddressURL && this.#consumerApp === undefined) this.#consumerApp = consumerApplication(url.consumerUrl);
     const providerApp = remoteApplication(url);
@@ -325,6 +333,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
   }
 
   protected select(consumerUrl: URL): Selection {
+    if (!this.enabled) return { apply: [], skipped: [] };
     this.#learn(consumerUrl);
     const consumerApp = this.#consumerApp;
     const providerApp = this.#application;
@@ -374,12 +383,15 @@ export class AppStateRouter extends ListenableStateRouter {
       const key = rule.ruleKey.key;
       if (key === consumerApp) out.apply.push(rule);
       else if (rule.ruleKey.scope === 'application' && key !== providerKey && !namesService(key, consumerUrl)) {
-        const providers = this.#providerApp.application;
+        const providers = this.#providerApp.enabled
+          ? ` nor the providers' application ${this.#providerApp.application ?? '(unknown)'}`
+          : '';
+        const v27 = this.#providerApp.enabled ? '' : '; Dubbo 2.7 reads no rule keyed by the providers\' application (ProviderAppStateRouter is first in 3.2)';
         out.skipped.push({
           rule,
           reason:
             `scope: application, key ${key} names neither this consumer's application ${consumerApp ?? '(none)'}` +
-            ` nor the providers' application ${providers ?? '(unknown)'} (nor its service, ${consumerUrl.getColonSeparatedKey()})`,
+            `${providers} (nor its service, ${consumerUrl.getColonSeparatedKey()})${v27}`,
         });
       }
     }
