@@ -24,6 +24,7 @@ import { createRuntime } from '../dubbo/create-runtime.js';
 import { ServiceAddressURL, URL } from '../dubbo/url.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import { expandProviders, parsePastedUrl, UrlInvoker, type ProviderLine } from './provider-list.js';
+import { pastedRelease } from './pasted-release.js';
 
 /** The options of `zonesim select`. */
 export interface SelectOptions {
@@ -48,6 +49,8 @@ export interface SelectOptions {
   consumer?: string;
   /** Plugin balancers by module path, as `main` loads them. */
   plugins?: Record<string, LoadBalanceFactory>;
+  /** `--dubbo 2.7|3.3`: the release to answer as (default: see pasted-release.ts). */
+  dubbo?: string;
 }
 
 /** `--count` above this is refused (exit 2): the picks are kept for the output (~100 bytes each). */
@@ -87,6 +90,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   const invokers = providerUrls.map(
     (u) => new UrlInvoker(opts.consumer !== undefined ? new ServiceAddressURL(u, consumerUrl) : u),
   );
+  const { release, source } = pastedRelease(opts.dubbo, opts.consumer !== undefined ? consumerUrl : undefined, providerUrls);
 
   // The CLI is the one layer allowed the wall clock: without --now, warmup is judged as of now.
   const nowMs = opts.nowMs ?? Date.now();
@@ -96,6 +100,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
     clock: { now: () => nowMs },
     consumerHost: consumerUrl.host,
     filters: consumerFilters(),
+    release,
   });
   const lb = factory(runtime);
   const method = opts.method ?? '';
@@ -136,7 +141,7 @@ export function runSelect(opts: SelectOptions, io: Io): number {
   const lines: string[] = [];
   lines.push(
     `${opts.loadbalance}: ${picks.length} pick${picks.length === 1 ? '' : 's'} over ${invokers.length} provider${invokers.length === 1 ? '' : 's'}` +
-      ` (method ${method === '' ? '(none)' : method}, seed ${opts.seed}, clock ${nowMs} ms)`,
+      ` (method ${method === '' ? '(none)' : method}, seed ${opts.seed}, clock ${nowMs} ms, dubbo ${release.text}: ${source})`,
   );
   const SHOWN = 100;
   if (opts.argsFile !== undefined) {
