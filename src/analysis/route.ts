@@ -141,7 +141,7 @@ function evaluateRouteAs(opts: RouteOptions): { report: RouteReport; release: Du
 
   const routers: StateRouter[] = [new MockInvokersSelector()];
   const tagRule = opts.tagRule;
-  const tag = withRuleErrors('--tag-rule-file', () => (tagRule === undefined ? new TagStateRouter() : tagRouter(tagRule)));
+  const tag = withRuleErrors('--tag-rule-file', () => (tagRule === undefined ? new TagStateRouter(null, { release }) : tagRouter(tagRule, { runtime })));
   routers.push(tag);
   let condition: StateRouter | undefined;
   if (opts.condition !== undefined) {

@@ -62,7 +62,7 @@ export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): Sta
     case 'condition':
       return conditionRouter(spec.rule, { force: spec.force, runtime: ctx.runtime });
     case 'tag':
-      return tagRouter(spec.rule);
+      return tagRouter(spec.rule, { runtime: ctx.runtime });
     case 'zone':
       return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom, zoneDistance: ctx.runtime?.zoneDistance });
     case 'plugin':
@@ -92,7 +92,7 @@ export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterC
   }
   if (ctx.defaults ?? true) {
     routers.push(new MockInvokersSelector());
-    if (tag === undefined) routers.push(new TagStateRouter());
+    if (tag === undefined) routers.push(new TagStateRouter(null, { release: ctx.runtime?.release }));
   }
   return new RouterChain(routers, ctx);
 }

@@ -34,6 +34,7 @@ import {
   type SharedRouteCache,
 } from './route-cache.js';
 import type { RouterRuntime } from './router-runtime.js';
+import type { DubboRelease } from '../release.js';
 import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 
@@ -105,6 +106,8 @@ export class RouterChain implements RouterChainLike {
   readonly #providerAppRouter: ProviderAppStateRouter;
   readonly #serviceRouter: ServiceStateRouter;
   readonly #appRouter: AppStateRouter;
+  /** The consumer's release (a tag router the chain adds routes as it). */
+  readonly #release: DubboRelease | undefined;
   #allInvokers: Invoker[] | null = null;
   readonly #cacheEnabled: boolean;
   readonly #cacheMaxEntries: number;
@@ -130,6 +133,7 @@ export class RouterChain implements RouterChainLike {
     this.#cacheEnabled = options.cache ?? true;
     this.#cacheMaxEntries = Math.max(1, options.cacheMaxEntries ?? DEFAULT_ROUTE_CACHE_ENTRIES);
     this.#shared = options.sharedCache ?? null;
+    this.#release = options.runtime?.release;
     // Dubbo 2.7 has ServiceRouter (140) and AppRouter (150) only.
     this.#providerAppRouter = new ProviderAppStateRouter(options.runtime?.release?.version !== '2.7');
     this.#serviceRouter = new ServiceStateRouter(this.#providerAppRouter);
@@ -235,7 +239,7 @@ export class RouterChain implements RouterChainLike {
     this.#beforeChange?.();
     let tag = this.#routers.find((r): r is TagStateRouter => r instanceof TagStateRouter);
     if (tag === undefined) {
-      tag = new TagStateRouter();
+      tag = new TagStateRouter(null, { release: this.#release });
       this.addRouter(tag);
     }
     // A keyed rule is not described: which rule applies then depends on the applications seen (and the
