@@ -254,6 +254,8 @@ export class URL {
    * `methods` and the list (as text: `String.contains`) does not contain `method`. Empty is absent.
    */
   getMethodParameterStrict(method: string | undefined, key: string): string | undefined {
+    // DIVERGENCE: Dubbo 2.7's URL.toMethodParameters takes `<m>.k` only for a method listed whole in `methods`;
+    // zonesim follows 3.3 (the list as text) under every release profile.
     if (!method) return undefined;
     const methods = this.params.get(METHODS_KEY);
     if (methods !== undefined && methods !== '' && !methods.includes(method)) return undefined;

@@ -62,6 +62,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 // Java Boolean.parseBoolean(x.toString()).
+// DIVERGENCE: Dubbo 2.7's PojoUtils cannot read a quoted boolean (`force: "true"`) and drops the whole rule.
 function parseBool(v: unknown, defaultValue: boolean): boolean {
   if (v === undefined || v === null) return defaultValue;
   return String(v).toLowerCase() === 'true';
