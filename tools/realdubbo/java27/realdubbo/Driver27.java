@@ -17,22 +17,14 @@ import org.apache.dubbo.rpc.cluster.router.mock.MockInvokersSelector;
 import org.apache.dubbo.rpc.cluster.router.tag.TagRouter;
 import org.apache.dubbo.rpc.cluster.support.ClusterUtils;
 
-import com.google.gson.Gson;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The Java side of the differential test against Dubbo 2.7.23 (tag dubbo-2.7.23). The same case
@@ -49,77 +41,11 @@ import java.util.regex.Pattern;
  *   weight - AbstractLoadBalance.getWeight of each provider at the clock "now" (the same WeightProbe).
  */
 public class Driver27 {
-    private static final Gson GSON = new Gson();
-    private static final Pattern TIMESTAMP = Pattern.compile("([?&])timestamp=(-?[0-9]+)");
-    static final java.util.Set<String> LOG = new java.util.LinkedHashSet<>();
-
     public static void main(String[] args) throws Exception {
         // Dubbo's JdkLoggerAdapter reads logging.properties (LogManager.readConfiguration) when the first
         // logger is made, which would drop a handler added before: make one first.
         org.apache.dubbo.common.logger.LoggerFactory.getLogger(Driver27.class);
-        java.util.logging.Logger.getLogger("").addHandler(new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                if (r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue() && r.getMessage() != null) {
-                    String m = r.getMessage().replace(" [DUBBO] ", "").replace("[DUBBO] ", "").trim();
-                    int cut = m.indexOf(", dubbo version");
-                    LOG.add((cut > 0 ? m.substring(0, cut) : m).substring(0, Math.min(160, cut > 0 ? cut : m.length())));
-                }
-            }
-
-            @Override
-            public void flush() {}
-
-            @Override
-            public void close() {}
-        });
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) continue;
-            JsonObject c = GSON.fromJson(line, JsonObject.class);
-            JsonObject answer = new JsonObject();
-            answer.addProperty("id", c.get("id").getAsString());
-            LOG.clear();
-            try {
-                switch (c.get("kind").getAsString()) {
-                    case "route":
-                        route(c, answer);
-                        break;
-                    case "select":
-                        select(c, answer);
-                        break;
-                    case "weight":
-                        weight(c, answer);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown kind");
-                }
-            } catch (Throwable t) {
-                answer.addProperty("error", t.getClass().getName() + ": " + t.getMessage());
-            }
-            if (!LOG.isEmpty()) {
-                JsonArray l = new JsonArray();
-                LOG.forEach(l::add);
-                answer.add("dubboLog", l);
-            }
-            out.println(GSON.toJson(answer));
-        }
-        out.flush();
-    }
-
-    private static String str(JsonObject c, String k) {
-        JsonElement e = c.get(k);
-        return e == null || e.isJsonNull() ? null : e.getAsString();
-    }
-
-    private static List<String> strList(JsonObject c, String k) {
-        List<String> l = new ArrayList<>();
-        JsonElement e = c.get(k);
-        if (e == null || e.isJsonNull()) return l;
-        for (JsonElement x : e.getAsJsonArray()) l.add(x.getAsString());
-        return l;
+        Cases.serve(Driver27::route, Driver27::select, Driver27::weight);
     }
 
     /** A provider as a 2.7 registry hands it over: ZooKeeper's URL-encoded form decoded (ZookeeperRegistry.toUrlsWithoutEmpty). */
@@ -149,7 +75,7 @@ public class Driver27 {
     }
 
     static Invocation invocation(JsonObject c, URL consumer, List<String> args) {
-        String method = str(c, "method");
+        String method = Cases.str(c, "method");
         Map<String, Object> attachments = new HashMap<>();
         JsonElement a = c.get("attachments");
         if (a != null && a.isJsonObject()) {
@@ -162,20 +88,20 @@ public class Driver27 {
 
     private static void route(JsonObject c, JsonObject answer) {
         MemoryRuleRepository.RULES.clear();
-        URL consumer = URL.valueOf(str(c, "consumer"));
-        List<String> raw = strList(c, "providers");
+        URL consumer = URL.valueOf(Cases.str(c, "consumer"));
+        List<String> raw = Cases.strList(c, "providers");
         List<Invoker<Object>> list = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) list.add(new FakeInvoker(merged(rawProvider(raw.get(i)), consumer), i));
 
         JsonObject cond = c.has("condition") && c.get("condition").isJsonObject() ? c.getAsJsonObject("condition") : null;
         JsonObject tag = c.has("tag") && c.get("tag").isJsonObject() ? c.getAsJsonObject("tag") : null;
-        if (cond != null && "yaml".equals(str(cond, "form"))) {
-            String key = str(cond, "key");
+        if (cond != null && "yaml".equals(Cases.str(cond, "form"))) {
+            String key = Cases.str(cond, "key");
             if (key == null) key = DynamicConfiguration.getRuleKey(consumer);
-            MemoryRuleRepository.RULES.put(key + ".condition-router", str(cond, "text"));
+            MemoryRuleRepository.RULES.put(key + ".condition-router", Cases.str(cond, "text"));
         }
-        if (tag != null && str(tag, "key") != null) {
-            MemoryRuleRepository.RULES.put(str(tag, "key") + ".tag-router", str(tag, "text"));
+        if (tag != null && Cases.str(tag, "key") != null) {
+            MemoryRuleRepository.RULES.put(Cases.str(tag, "key") + ".tag-router", Cases.str(tag, "text"));
         }
         // The listenable routers read their rule when they are created (ListenableRouter.init).
         List<Router> routers = new ArrayList<>();
@@ -184,17 +110,17 @@ public class Driver27 {
         routers.add(tagRouter);
         routers.add(new ServiceRouter(consumer));
         routers.add(new AppRouter(consumer));
-        if (cond != null && "url".equals(str(cond, "form"))) {
-            routers.add(new ConditionRouter(str(cond, "text"), cond.get("force").getAsBoolean(), true));
-        } else if (cond != null && "curl".equals(str(cond, "form"))) {
-            routers.add(new ConditionRouter(URL.valueOf(str(cond, "text"))));
+        if (cond != null && "url".equals(Cases.str(cond, "form"))) {
+            routers.add(new ConditionRouter(Cases.str(cond, "text"), cond.get("force").getAsBoolean(), true));
+        } else if (cond != null && "curl".equals(Cases.str(cond, "form"))) {
+            routers.add(new ConditionRouter(URL.valueOf(Cases.str(cond, "text"))));
         }
         // RouterChain.setInvokers: every router is notified of the list (TagRouter reads its rule here).
         for (Router r : routers) r.notify(list);
-        if (tag != null && str(tag, "key") == null) {
-            tagRouter.process(new ConfigChangedEvent("realdubbo.tag-router", DynamicConfiguration.DEFAULT_GROUP, str(tag, "text")));
+        if (tag != null && Cases.str(tag, "key") == null) {
+            tagRouter.process(new ConfigChangedEvent("realdubbo.tag-router", DynamicConfiguration.DEFAULT_GROUP, Cases.str(tag, "text")));
         }
-        Invocation invocation = invocation(c, consumer, strList(c, "args"));
+        Invocation invocation = invocation(c, consumer, Cases.strList(c, "args"));
         List<Invoker<Object>> result = list;
         for (Router r : routers) result = r.route(result, consumer, invocation);
         JsonArray idx = new JsonArray();
@@ -209,53 +135,22 @@ public class Driver27 {
     private static List<Invoker<Object>> lbInvokers(List<String> raw, URL consumer, long shift) {
         List<Invoker<Object>> list = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
-            String p = raw.get(i);
-            if (shift != 0) {
-                Matcher m = TIMESTAMP.matcher(p);
-                StringBuffer sb = new StringBuffer();
-                while (m.find()) {
-                    long t = Long.parseLong(m.group(2));
-                    m.appendReplacement(sb, m.group(1) + "timestamp=" + (t > 0 ? t + shift : t));
-                }
-                m.appendTail(sb);
-                p = sb.toString();
-            }
+            String p = Cases.shifted(raw.get(i), shift);
             URL url = consumer == null ? URL.valueOf(p) : merged(URL.valueOf(p), consumer);
             list.add(new FakeInvoker(url, i));
         }
         return list;
     }
 
-    interface Attempt {
-        JsonArray run(long shift);
-    }
-
-    private static JsonArray atClock(JsonObject c, Attempt attempt) {
-        if (!c.has("now") || c.get("now").isJsonNull()) return attempt.run(0);
-        long now = c.get("now").getAsLong();
-        for (int tries = 0; tries < 1000; tries++) {
-            long base = System.currentTimeMillis();
-            JsonArray r = attempt.run(base - now);
-            if (System.currentTimeMillis() == base) return r;
-        }
-        throw new IllegalStateException("could not finish inside one millisecond");
-    }
-
     private static void select(JsonObject c, JsonObject answer) {
-        String consumerStr = str(c, "consumer");
+        String consumerStr = Cases.str(c, "consumer");
         URL consumer = consumerStr == null ? null : URL.valueOf(consumerStr);
-        List<String> raw = strList(c, "providers");
-        String lbName = str(c, "lb");
+        List<String> raw = Cases.strList(c, "providers");
+        String lbName = Cases.str(c, "lb");
         int count = c.get("count").getAsInt();
-        List<List<String>> argSets = new ArrayList<>();
-        for (JsonElement e : c.getAsJsonArray("argSets")) {
-            List<String> s = new ArrayList<>();
-            for (JsonElement x : e.getAsJsonArray()) s.add(x.getAsString());
-            argSets.add(s);
-        }
-        if (argSets.isEmpty()) argSets.add(new ArrayList<>());
+        List<List<String>> argSets = Cases.argSets(c);
         URL lbUrl = consumer != null ? consumer : URL.valueOf("consumer://127.0.0.1/" + URL.valueOf(raw.get(0)).getServiceInterface());
-        JsonArray picks = atClock(c, shift -> {
+        JsonArray picks = Cases.atClock(c, shift -> {
             List<Invoker<Object>> invokers = lbInvokers(raw, consumer, shift);
             org.apache.dubbo.rpc.cluster.LoadBalance lb = "roundrobin".equals(lbName) ? new RoundRobinLoadBalance() : new ConsistentHashLoadBalance();
             JsonArray p = new JsonArray();
@@ -269,13 +164,13 @@ public class Driver27 {
     }
 
     private static void weight(JsonObject c, JsonObject answer) {
-        String consumerStr = str(c, "consumer");
+        String consumerStr = Cases.str(c, "consumer");
         URL consumer = consumerStr == null ? null : URL.valueOf(consumerStr);
-        List<String> raw = strList(c, "providers");
+        List<String> raw = Cases.strList(c, "providers");
         WeightProbe probe = new WeightProbe();
-        JsonArray weights = atClock(c, shift -> {
+        JsonArray weights = Cases.atClock(c, shift -> {
             List<Invoker<Object>> invokers = lbInvokers(raw, consumer, shift);
-            Invocation inv = invocation(c, consumer, strList(c, "args"));
+            Invocation inv = invocation(c, consumer, Cases.strList(c, "args"));
             JsonArray w = new JsonArray();
             for (Invoker<Object> i : invokers) {
                 try {
