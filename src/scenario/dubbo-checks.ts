@@ -132,20 +132,26 @@ interface Use {
   /** The first 3.x release that has it. */
   since: string;
   concerns: (g: Group) => boolean;
+  /** Said instead of "<feature> is first in Dubbo <since>" (what 2.7 does otherwise). */
+  message?: string;
 }
 
 // The condition-rule features 2.7.23's ConditionRouter lacks: ranges and attachments[...] (3.2.0), v3.1 (3.3).
-function conditionFeatures(rule: unknown): Array<{ feature: string; since: string }> {
+function conditionFeatures(rule: unknown): Array<{ feature: string; since: string; message?: string }> {
   let router;
   try {
     router = parseConditionRule(rule as string | Record<string, unknown>);
   } catch {
     return []; // cross-check.ts reports a rule that does not parse.
   }
-  const out: Array<{ feature: string; since: string }> = [];
+  const out: Array<{ feature: string; since: string; message?: string }> = [];
   if (router instanceof ConditionRuleRouter && router.rule.format === 'v3.1') {
     out.push({ feature: 'a v3.1 multi-destination condition rule (MultiDestConditionRouter)', since: '3.3' });
     return out;
+  }
+  if (router instanceof ConditionRuleRouter && router.rule.format === 'v3.0' && router.rule.nullItems !== undefined) {
+    const item = `conditions[${router.rule.nullItems[0]}]`;
+    out.push({ feature: `a null condition item (${item})`, since: '3.x', message: `a null condition item (${item}) makes Dubbo 2.7 drop the whole rule (ConditionRouter: "Illegal route rule!"); 3.x reads it as the text "null"` });
   }
   const parts: ConditionMap[] = [];
   for (const r of router instanceof ConditionRuleRouter ? router.routers : [router]) {
@@ -288,7 +294,7 @@ function releaseIssues(raw: Obj): PathIssue[] {
       if (g === undefined) continue;
       issues.push({
         path: use.path,
-        message: `${use.feature} is first in Dubbo ${use.since}; ${g.label} runs dubbo '2.7' (2.7.23)${context}`,
+        message: `${use.message ?? `${use.feature} is first in Dubbo ${use.since}`}; ${g.label} runs dubbo '2.7' (2.7.23)${context}`,
         hint: `give ${g.label} dubbo: '3.3', or do without the feature`,
       });
     }

@@ -95,3 +95,14 @@ describe("3.x-only features under dubbo: '2.7' are a load error naming the featu
     expect(parseScenario(own33, 'x.yaml').routers).toHaveLength(1);
   });
 });
+
+describe("a null condition item where a group runs dubbo: '2.7'", () => {
+  it('is refused at load (2.7 drops the whole rule), where 3.3 reads "null"', () => {
+    const router = "{ type: condition, rule: { force: true, conditions: ['=> zone = dc', null] } }";
+    const text = `${base}routers:\n  - ${router}\n`;
+    expect(errorOf(text.replace('  - application: a\n', "  - application: a\n    dubbo: '2.7'\n"))).toContain(
+      "routers[0].rule: a null condition item (conditions[1]) makes Dubbo 2.7 drop the whole rule (ConditionRouter: \"Illegal route rule!\"); 3.x reads it as the text \"null\"; consumers[0] (a) runs dubbo '2.7'",
+    );
+    expect(parseScenario(text, 'x.yaml').routers).toHaveLength(1);
+  });
+});

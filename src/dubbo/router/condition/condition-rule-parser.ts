@@ -24,7 +24,7 @@ export interface RouterRuleMeta {
 
 /** A parsed condition rule: v3.0 (each string its own router) or v3.1 (multi-destination). */
 export type ParsedConditionRule =
-  | (RouterRuleMeta & { format: 'v3.0'; conditions: string[] })
+  | (RouterRuleMeta & { format: 'v3.0'; conditions: string[]; /** Indexes of null items (read as "null"). */ nullItems?: number[] })
   | (RouterRuleMeta & { format: 'v3.1'; conditions: MultiDestCondition[] });
 
 /** Loads YAML the way SnakeYAML does (YAML 1.1: `yes` is true, `~` is null); a YAML error is bad input. */
@@ -152,9 +152,11 @@ export function parseConditionRuleYaml(rule: string | Record<string, unknown>): 
       `condition rule: configVersion ${meta.configVersion} is not supported; Dubbo 3.3 ignores rules newer than v3.1`,
     );
   }
+  const nullItems = conditions.flatMap((c: unknown, i: number) => (c === null ? [i] : []));
   return {
     ...meta,
     format: 'v3.0',
+    ...(nullItems.length > 0 ? { nullItems } : {}),
     conditions: conditions.map((c: unknown, i: number) => {
       // ConditionRouterRule.java:38 maps each item through String::valueOf: a null item (`-`, `~`, `null`)
       // is the rule text "null", a then-part whose key no provider has.

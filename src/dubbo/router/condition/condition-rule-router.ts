@@ -54,6 +54,13 @@ export class ConditionRuleRouter implements StateRouter {
   readonly #inputs: RoutingInputs;
 
   constructor(rule: ParsedConditionRule, options: { order: number; force: boolean; runtime?: RouterRuntime }) {
+    // 2.7.23 builds `new ConditionRouter(null, ...)` for a null item, whose init throws "Illegal route rule!":
+    // Dubbo 2.7 logs the rule as unparsable and drops it; zonesim refuses it (3.3 reads the text "null").
+    if (options.runtime?.release?.version === '2.7' && rule.format === 'v3.0' && rule.nullItems !== undefined) {
+      throw new RouterRuleError(
+        `condition rule: conditions[${rule.nullItems[0]}] is null: Dubbo 2.7 cannot build a condition from it ("Illegal route rule!") and drops the whole rule`,
+      );
+    }
     this.rule = rule;
     this.order = options.order;
     this.force = options.force;

@@ -120,3 +120,12 @@ describe("the then-part reads 2.7's merged invoker URL (RegistryDirectory.java:3
     expect(merged.getParameter('check')).toBe('false');
   });
 });
+
+describe('a null YAML condition item under 2.7 (2.7 ConditionRouter.init: "Illegal route rule!" for a null rule)', () => {
+  it('is refused under 2.7, where Dubbo drops the whole rule, and read as the text "null" under 3.3', async () => {
+    const { conditionRouter } = await import('../../../../src/dubbo/router/rule-routers.js');
+    const yaml = 'force: true\nconditions:\n  - "=> host = 10.0.0.1"\n  -\n';
+    expect(() => conditionRouter(yaml, { runtime: { release: DUBBO_2_7 } })).toThrow(/conditions\[1\] is null: Dubbo 2\.7 cannot build a condition from it/);
+    expect(() => conditionRouter(yaml, { runtime: { release: DUBBO_3_3 } })).not.toThrow();
+  });
+});
