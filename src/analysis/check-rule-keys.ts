@@ -121,28 +121,26 @@ export function ruleKeyWarnings(scenario: Scenario): RuleKeyWarning[] {
           `and the provider applications here are ${list(providerApps)}${suggestion(key.key, providerApps)}`;
         if (consumerApps.has(key.key)) message += ` (${key.key} is a consumer application)`;
       }
+    } else if (scoped.some((r) => r.keys.includes(key.key)) || scoped.some((r) => r.application === key.key) || providerApps.has(key.key)) {
+      // Applies where its key is read, whatever its scope says (no Dubbo router reads the scope).
     } else if (key.scope === 'service') {
       const keys = scoped.flatMap((r) => r.keys);
-      if (!keys.includes(key.key)) {
-        const dubboKeys = scoped.map((r) => r.keys[0]!);
-        const sameInterface = scoped.filter((r) => key.key === r.service || key.key.split(/[:/]/).includes(r.service));
-        message =
-          `${head} (${key.scopeImplied ? 'no scope, read as service' : 'scope: service'}) never applies: no reference ` +
-          `${spec.service !== undefined ? `of ${spec.service} ` : ''}has that service key; Dubbo reads ` +
-          `<interface>:<version>:<group>.condition-router, here ${list(dubboKeys)}`;
-        if (sameInterface.length > 0) message += ` (the interface matches, the version or group do not)`;
-        else message += suggestion(key.key, keys);
-        if (consumerApps.has(key.key) || providerApps.has(key.key)) message += ` (${key.key} is an application: write scope: application)`;
-      }
+      const dubboKeys = scoped.map((r) => r.keys[0]!);
+      const sameInterface = scoped.filter((r) => key.key === r.service || key.key.split(/[:/]/).includes(r.service));
+      message =
+        `${head} (${key.scopeImplied ? 'no scope, read as service' : 'scope: service'}) never applies: no reference ` +
+        `${spec.service !== undefined ? `of ${spec.service} ` : ''}has that service key, and no application is named so; Dubbo reads ` +
+        `<interface>:<version>:<group>.condition-router, here ${list(dubboKeys)}`;
+      if (sameInterface.length > 0) message += ` (the interface matches, the version or group do not)`;
+      else message += suggestion(key.key, keys);
+      if (consumerApps.has(key.key)) message += ` (${key.key} is the application of consumers that do not call ${spec.service ?? 'it'})`;
     } else {
       const apps = new Set([...scoped.map((r) => r.application), ...providerApps]);
-      if (!apps.has(key.key)) {
-        message =
-          `${head} (scope: application) never applies: no consumer application (AppStateRouter) or provider application ` +
-          `(ProviderAppStateRouter) is named ${key.key}; here consumers are ${list(scoped.map((r) => r.application))} and providers ` +
-          `${list(providerApps)}${suggestion(key.key, apps)}`;
-        if (refs.some((r) => r.keys.includes(key.key))) message += ` (${key.key} is a service key: write scope: service)`;
-      }
+      message =
+        `${head} (scope: application) never applies: no consumer application (AppStateRouter) or provider application ` +
+        `(ProviderAppStateRouter) is named ${key.key}; here consumers are ${list(scoped.map((r) => r.application))} and providers ` +
+        `${list(providerApps)}${suggestion(key.key, apps)}`;
+      if (refs.some((r) => r.keys.includes(key.key))) message += ` (${key.key} is the service key of references outside ${spec.service ?? 'its scope'})`;
     }
     if (message !== undefined) out.push({ where, type, scope: type === 'tag' ? 'application' : key.scope, key: key.key, message });
   }

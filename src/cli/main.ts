@@ -305,6 +305,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('method', { type: 'string', describe: 'invoked method name' })
           .option('arg', { type: 'string', array: true, default: [], describe: 'invocation argument (repeatable, in order)' })
           .option('attachment', { type: 'string', array: true, default: [], describe: 'invocation attachment k=v (repeatable)' })
+          .option('dubbo', { type: 'string', describe: "the consumer's Dubbo release, 2.7 or 3.3 (default: release= on --consumer, else the providers' release=, else 3.3)" })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
         const { runRoute } = await import('../analysis/route.js');
@@ -322,6 +323,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
             args: (a.arg as string[]) ?? [],
             attachments: parseAttachments(a.attachment as string[]),
             json: a.json as boolean,
+            dubbo: a.dubbo === undefined ? undefined : String(a.dubbo),
           },
           io,
         );
@@ -342,6 +344,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('seed', { type: 'string', default: '1', coerce: seedOption })
           .option('now', { type: 'number', describe: 'clock in ms for warmup (timestamp/warmup URL params)' })
           .option('consumer', { type: 'string', describe: 'consumer URL (zone balancers read its zone and envoy.* parameters)' })
+          .option('dubbo', { type: 'string', describe: "the consumer's Dubbo release, 2.7 or 3.3 (default: release= on --consumer, else the providers' release=, else 3.3)" })
           .option('json', { type: 'boolean', default: false }),
       async (a) => {
         const { runSelect } = await import('../analysis/select.js');
@@ -362,6 +365,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
             nowMs: a.now as number | undefined,
             consumer: a.consumer as string | undefined,
             json: a.json as boolean,
+            dubbo: a.dubbo === undefined ? undefined : String(a.dubbo),
           },
           io,
         );

@@ -41,6 +41,11 @@ export interface DubboRelease {
   readonly timeoutDetection: 'exact' | 'timer';
   /** TpsLimitFilter's refusal: `returned` (3.2.5+: not retried) or `thrown` (2.7: a SERVICE_ERROR reply, retried by failover). */
   readonly tpsLimit: 'returned' | 'thrown';
+  /**
+   * ConsistentHashLoadBalance: `ring` (3.3: the ring's node for the key) or `bounded` (2.7.15+, #8916:
+   * a node whose picks reach 1.5x the selector's average passes the key to the next node on the ring).
+   */
+  readonly consistentHash: 'ring' | 'bounded';
 }
 
 /** Dubbo 3.3 (branch 3.3). */
@@ -54,6 +59,7 @@ export const DUBBO_3_3: DubboRelease = Object.freeze({
   retryTimeout: 'first',
   timeoutDetection: 'exact',
   tpsLimit: 'returned',
+  consistentHash: 'ring',
 });
 
 /** Dubbo 2.7.23 (tag dubbo-2.7.23). */
@@ -67,6 +73,7 @@ export const DUBBO_2_7: DubboRelease = Object.freeze({
   retryTimeout: 'each',
   timeoutDetection: 'timer',
   tpsLimit: 'thrown',
+  consistentHash: 'bounded',
 });
 
 /** The release defaults of a version. */

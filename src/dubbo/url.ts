@@ -12,6 +12,24 @@ import { hashMapKeyOrder, stringHashCode } from './directory/java-hash-order.js'
 // the consumer URL before it is paired with provider URLs (`FailbackRegistry.removeParamsFromConsumer`).
 const PROVIDER_FIRST = new Set(['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag']);
 const METHODS_KEY = 'methods';
+// CommonConstants.DEFAULT_KEY_PREFIX: Dubbo 2.6 providers register their <dubbo:provider> defaults as `default.k`.
+const DEFAULT_KEY_PREFIX = 'default.';
+
+/**
+ * `URLParam.parse` (3.3 URLParam.java:989-997, :1034-1042; 2.7 URL.java:261-264): a `default.k`
+ * parameter also sets `k` unless the URL has `k` of its own, so every reader (weights, timeouts, tags,
+ * condition rules) sees it. Returns `params` itself when it holds no such key.
+ */
+function withDefaultKeys(params: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  let out: Map<string, string> | undefined;
+  for (const [k, v] of params) {
+    if (!k.startsWith(DEFAULT_KEY_PREFIX)) continue;
+    const plain = k.slice(DEFAULT_KEY_PREFIX.length);
+    // Only the keys as given: a `default.k` set from `default.default.k` does not set `k` in turn.
+    if (!params.has(plain) && out?.has(plain) !== true) (out ??= new Map(params)).set(plain, v);
+  }
+  return out ?? params;
+}
 
 /** Thrown where Dubbo's `Integer.parseInt` / `Long.parseLong` would throw `NumberFormatException`. */
 export class NumberFormatException extends Error {
@@ -104,7 +122,7 @@ export class URL {
     this.port = parts.port ?? 0;
     this.path = parts.path ?? '';
     const p = parts.params;
-    this.params = p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {}));
+    this.params = withDefaultKeys(p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {})));
     this.#text = parts.text;
     // PERF: the memos depend on the parameters only, so plain URLs built on one parameter map (the
     // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
@@ -126,8 +144,15 @@ export class URL {
       for (const part of rest.slice(q + 1).split('&')) {
         if (part.length === 0) continue;
         const eq = part.indexOf('=');
-        if (eq >= 0) params.set(part.slice(0, eq), part.slice(eq + 1));
-        else params.set(part, part);
+        if (eq < 0) {
+          params.set(part, part);
+          continue;
+        }
+        const key = part.slice(0, eq);
+        const value = part.slice(eq + 1);
+        params.set(key, value);
+        // URLStrParser.java:291-294 (`putIfAbsent` as it goes): the first `default.k` sets `k`, a later `k` replaces it.
+        if (key.startsWith(DEFAULT_KEY_PREFIX) && !params.has(key.slice(DEFAULT_KEY_PREFIX.length))) params.set(key.slice(DEFAULT_KEY_PREFIX.length), value);
       }
       rest = rest.slice(0, q);
     }
@@ -229,6 +254,8 @@ export class URL {
    * `methods` and the list (as text: `String.contains`) does not contain `method`. Empty is absent.
    */
   getMethodParameterStrict(method: string | undefined, key: string): string | undefined {
+    // DIVERGENCE: Dubbo 2.7's URL.toMethodParameters takes `<m>.k` only for a method listed whole in `methods`;
+    // zonesim follows 3.3 (the list as text) under every release profile.
     if (!method) return undefined;
     const methods = this.params.get(METHODS_KEY);
     if (methods !== undefined && methods !== '' && !methods.includes(method)) return undefined;
@@ -527,4 +554,51 @@ export class InstanceAddressURL extends ServiceAddressURL {
     for (const k of this.providerUrl.params.keys()) if (k.endsWith(suffix)) return this.getParameter(k);
     return undefined;
   }
+}
+
+// 2.7.23 DefaultProviderURLMergeProcessor.java:55-83: the provider's pool keys (and their `default.` forms),
+// which a consumer never inherits.
+const PROVIDER_POOL_KEYS_27 = ['threadname', 'threadpool', 'corethreads', 'threads', 'queues', 'alive', 'transporter'];
+// :92-96: consumer keys that never override the provider's (group, version and generic only when the provider has them).
+const CONSUMER_DROPPED_27 = ['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag'];
+const IF_PROVIDER_HAS_27 = ['group', 'version', 'generic'];
+
+/**
+ * The invoker URL of Dubbo 2.7.23, which its routers and balancers read: `RegistryDirectory.mergeUrl`
+ * (RegistryDirectory.java:352-381) = `ClusterUtils.mergeUrl` (DefaultProviderURLMergeProcessor.java:51-110:
+ * the provider's parameters without its pool keys, the consumer's on top except `release`, `dubbo`,
+ * `methods`, `timestamp`, `dubbo.tag` and, when the provider has them, `group`, `version`, `generic`;
+ * `remote.application` = the provider's application; `reference.filter` and `invoker.listener` joined),
+ * then `check=false`, and a `dubbo://` URL without a path gets the interface. 3.3 pairs the two URLs
+ * instead (ServiceAddressURL), so a condition rule's then-part reads the provider's own parameters there
+ * and the merged ones in 2.7 (`application` is the consumer's, `remote.application` the provider's).
+ */
+export function mergedUrl27(provider: URL, consumer: URL): URL {
+  const map = new Map(provider.params);
+  for (const k of PROVIDER_POOL_KEYS_27) {
+    map.delete(k);
+    map.delete(`${DEFAULT_KEY_PREFIX}${k}`);
+  }
+  const local = new Map(consumer.params);
+  if (local.size > 0) {
+    for (const k of IF_PROVIDER_HAS_27) if (map.has(k)) local.delete(k);
+    for (const k of CONSUMER_DROPPED_27) local.delete(k);
+    for (const [k, v] of local) map.set(k, v);
+    // `map.put(REMOTE_APPLICATION_KEY, remoteMap.get(APPLICATION_KEY))`: a null value reads as absent.
+    const app = provider.params.get('application');
+    if (app !== undefined) map.set('remote.application', app);
+    else map.delete('remote.application');
+    for (const k of ['reference.filter', 'invoker.listener']) {
+      const remote = provider.params.get(k);
+      const mine = local.get(k);
+      if (remote && mine) map.set(k, `${remote},${mine}`);
+    }
+  }
+  map.set('check', 'false');
+  let path = provider.path;
+  if (path === '' && provider.protocol === 'dubbo') {
+    const iface = consumer.params.get('interface');
+    if (iface !== undefined) path = iface.slice(iface.indexOf('/') + 1).replace(/:[^:]*$/, '');
+  }
+  return new URL({ protocol: provider.protocol, username: provider.username, password: provider.password, host: provider.host, port: provider.port, path, params: map });
 }

@@ -151,6 +151,8 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   const all = new Map(props.map((p) => [p.key, p.value]));
   const placeholders = new Placeholders(all);
   let application: string | undefined;
+  /** `dubbo.version` / `dubbo.release` (the Maven property users keep beside their Dubbo settings): the release profile. */
+  let release: '2.7' | '3.3' | undefined;
   let registration: 'interface' | 'application' | undefined;
   const registry: Attrs = {};
   let registryProtocol: string | undefined;
@@ -436,6 +438,11 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
       case 'ssl':
         ignore(p, `dubbo.${rest.slice(0, dot < 0 ? undefined : dot)} is not modelled by zonesim`);
         break;
+      case 'version':
+      case 'release':
+        if (tail === '' && /^[23]\.\d/.test(value.trim())) release = value.trim().startsWith('2.') ? '2.7' : '3.3';
+        else ignore(p, tail === '' ? `expected a Dubbo release such as 2.7.23 or 3.3.2, found "${value}"` : 'not a Dubbo setting zonesim knows');
+        break;
       default:
         ignore(p, 'not a Dubbo setting zonesim knows');
     }
@@ -521,6 +528,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   if (hasConsumer) {
     const c: Attrs = {};
     if (application !== undefined) c.application = application;
+    if (release !== undefined) c.dubbo = release;
     const defaults = refToRaw(consumerDefaults);
     delete defaults.methods;
     if (Object.keys(defaults).length > 0) c.consumerDefaults = defaults;
@@ -540,6 +548,7 @@ export function mapDubboConfig(props: Property[]): ImportedConfig {
   if (hasProvider) {
     const g: Attrs = {};
     if (application !== undefined) g.application = application;
+    if (release !== undefined) g.dubbo = release;
     const services = [...exportsOf.keys()];
     if (services.length === 1) g.service = services[0];
     else if (services.length > 1) g.services = services;

@@ -35,6 +35,7 @@ export interface DubboProfile {
   retryTimeout: 'first' | 'each';
   timeoutDetection: 'exact' | 'timer';
   tpsLimit: 'returned' | 'thrown';
+  consistentHash: 'ring' | 'bounded';
 }
 
 /** The settings a scenario may give (`dubbo: { version, <switch>: ... }`): any subset. */

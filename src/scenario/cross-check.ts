@@ -14,6 +14,7 @@ import { parseConditionRule } from '../dubbo/router/condition/condition-rule-rou
 import { TagStateRouter } from '../dubbo/router/tag/tag-state-router.js';
 import { capacityOfSize } from '../world/addresses.js';
 import { isUserExpression } from '../world/consumer.js';
+import { dubboChecks } from './dubbo-checks.js';
 
 type Obj = Record<string, unknown>;
 type Path = Array<string | number>;
@@ -431,6 +432,7 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
       message: `warmup (${warmupMs} ms) must be shorter than duration (${durationMs} ms), or nothing is measured`,
     });
   }
+  issues.push(...dubboChecks(raw));
   return { issues, suppress };
 }
 

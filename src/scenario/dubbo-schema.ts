@@ -57,6 +57,9 @@ const settingsSchema = z.strictObject(
       .optional()
       .describe('Sync timeouts: exact (3.3) or the 30 ms HashedWheelTimer scan (2.7).'),
     tpsLimit: en(['returned', 'thrown'] as const).optional().describe('TpsLimitFilter refusal: returned (3.3, not retried) or thrown (2.7, retried).'),
+    consistentHash: en(['ring', 'bounded'] as const)
+      .optional()
+      .describe("consistenthash: the ring's node (3.3) or bounded loads, a node past 1.5x the average passing the key on (2.7.15+)."),
   },
   { error: (iss) => (iss.code === 'invalid_type' ? `${EXPECTED_VERSION}, or a map { version, <switch>: ... }` : undefined) },
 );
@@ -83,6 +86,7 @@ export const dubboSchema = z
     if (r.retryTimeout !== undefined) out.retryTimeout = r.retryTimeout;
     if (r.timeoutDetection !== undefined) out.timeoutDetection = r.timeoutDetection;
     if (r.tpsLimit !== undefined) out.tpsLimit = r.tpsLimit;
+    if (r.consistentHash !== undefined) out.consistentHash = r.consistentHash;
     return out;
   })
   .meta({
@@ -108,5 +112,6 @@ export function dubboSettingsToRaw(s: DubboProfileSettings): Record<string, unkn
   if (s.retryTimeout !== undefined) out.retryTimeout = s.retryTimeout;
   if (s.timeoutDetection !== undefined) out.timeoutDetection = s.timeoutDetection;
   if (s.tpsLimit !== undefined) out.tpsLimit = s.tpsLimit;
+  if (s.consistentHash !== undefined) out.consistentHash = s.consistentHash;
   return out;
 }

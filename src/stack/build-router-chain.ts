@@ -20,7 +20,7 @@ export type PluginRouterFactory = (options: Record<string, unknown>, runtime: Ro
 export interface BuildRouterChainContext extends RouterChainOptions {
   /** The service (interface name) the chain routes; specs with another `service` are skipped. */
   service: string;
-  /** Events (force-empty counter) and the random stream (v3.1 weighted destinations). */
+  /** Events (force-empty counter), the random stream (v3.1 weighted destinations) and the release. */
   runtime?: RouterRuntime;
   /**
    * Already-loaded plugin routers by the `module` path the scenario names.
@@ -62,7 +62,7 @@ export function buildRouter(spec: RouterSpec, ctx: BuildRouterChainContext): Sta
     case 'condition':
       return conditionRouter(spec.rule, { force: spec.force, runtime: ctx.runtime });
     case 'tag':
-      return tagRouter(spec.rule);
+      return tagRouter(spec.rule, { runtime: ctx.runtime });
     case 'zone':
       return new ZoneStateRouter({ fallback: spec.fallback, zoneFrom: spec.zoneFrom, zoneDistance: ctx.runtime?.zoneDistance });
     case 'plugin':
@@ -92,7 +92,7 @@ export function buildRouterChain(specs: readonly RouterSpec[], ctx: BuildRouterC
   }
   if (ctx.defaults ?? true) {
     routers.push(new MockInvokersSelector());
-    if (tag === undefined) routers.push(new TagStateRouter());
+    if (tag === undefined) routers.push(new TagStateRouter(null, { release: ctx.runtime?.release }));
   }
   return new RouterChain(routers, ctx);
 }

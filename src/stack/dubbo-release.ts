@@ -22,6 +22,7 @@ export function releaseOf(profile: DubboProfile): DubboRelease {
       retryTimeout: profile.retryTimeout,
       timeoutDetection: profile.timeoutDetection,
       tpsLimit: profile.tpsLimit,
+      consistentHash: profile.consistentHash,
     });
     RELEASES.set(profile, release);
   }

@@ -112,7 +112,7 @@ describe('route follows the rule key', () => {
       after: 2,
       note:
         "ServiceStateRouter: skipped: scope: service, key com.example.OrderService does not name this consumer's service " +
-        'com.example.UserService (Dubbo reads its rule at com.example.UserService::.condition-router)',
+        'com.example.UserService (Dubbo reads its rule at com.example.UserService::.condition-router), nor an application whose rules it reads (web, users)',
     });
   });
 

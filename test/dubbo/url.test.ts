@@ -160,3 +160,39 @@ describe('internParams', () => {
     expect(plain.getMethodNumber('get', 'timeout', 1000)).toBe(100);
   });
 });
+
+describe('default.<key> parameters (3.3 URLParam.java:989-997 and :1034-1042, URLStrParser.java:291-294; 2.7 URL.java:261-264)', () => {
+  it('sets k from default.k when the URL has no k of its own, for every reader', () => {
+    const url = URL.valueOf('dubbo://10.0.0.1:20880/S?default.weight=7&default.dubbo.tag=gray&default.sayHello.timeout=300');
+    expect(url.getParameter('weight')).toBe('7');
+    expect(url.getNumber('weight', 100)).toBe(7);
+    expect(url.getParameter('dubbo.tag')).toBe('gray');
+    expect(url.getMethodParameter('sayHello', 'timeout')).toBe('300');
+    // Condition rules match against the original map: it holds k too.
+    expect(url.toOriginalMap().get('weight')).toBe('7');
+    // The text is kept as given.
+    expect(url.toString()).toBe('dubbo://10.0.0.1:20880/S?default.weight=7&default.dubbo.tag=gray&default.sayHello.timeout=300');
+  });
+
+  it('lets an explicit k win wherever it stands, and keeps the first of two default.k (putIfAbsent)', () => {
+    expect(URL.valueOf('dubbo://h:1/S?weight=5&default.weight=7').getParameter('weight')).toBe('5');
+    expect(URL.valueOf('dubbo://h:1/S?default.weight=7&weight=5').getParameter('weight')).toBe('5');
+    expect(URL.valueOf('dubbo://h:1/S?default.weight=7&default.weight=9').getParameter('weight')).toBe('7');
+  });
+
+  it('strips the prefix in two passes, as 3.3 does: the parser, then the URL constructor (ServiceConfigURL.java:92, URLParam.parse(Map))', () => {
+    const url = URL.valueOf('dubbo://h:1/S?default.default.weight=7');
+    expect(url.getParameter('default.weight')).toBe('7');
+    expect(url.getParameter('weight')).toBe('7');
+    expect(URL.valueOf('dubbo://h:1/S?default.default.default.weight=7').getParameter('weight')).toBeUndefined();
+  });
+
+  it('applies to URLs built from a parameter map too (URLParam.parse(Map))', () => {
+    expect(new URL({ protocol: 'dubbo', host: 'h', params: { 'default.weight': '7' } }).getParameter('weight')).toBe('7');
+    expect(new URL({ protocol: 'dubbo', host: 'h', params: new Map([['default.weight', '7'], ['weight', '5']]) }).getParameter('weight')).toBe('5');
+  });
+
+  it('reaches the consumer through ServiceAddressURL (the provider fallback)', () => {
+    expect(merged('default.weight=7', 'application=web').getMethodNumber('m', 'weight', 100)).toBe(7);
+  });
+});

@@ -107,7 +107,7 @@ describe('zonesim check and rule keys', () => {
     const [w] = warnings(forced('service', 'com.example.UserServce'));
     expect(w).toMatchObject({ kind: 'rule-key-unmatched', rule: 'routers[0]', service: 'com.example.UserServce' });
     expect(w!.message).toContain(
-      'routers[0]: condition rule keyed com.example.UserServce (scope: service) never applies: no reference has that service key; ' +
+      'routers[0]: condition rule keyed com.example.UserServce (scope: service) never applies: no reference has that service key, and no application is named so; ' +
         `Dubbo reads <interface>:<version>:<group>.condition-router, here ${USERS}::, ${ORDERS}:2.0.0:`,
     );
     expect(w!.message).toContain(`did you mean "${USERS}"?`);
@@ -117,12 +117,16 @@ describe('zonesim check and rule keys', () => {
     expect(warnings(forced('service', ORDERS))[0]!.message).toContain('(the interface matches, the version or group do not)');
   });
 
-  it('names an application key that is no application, and a service key written with scope: application', () => {
+  it('names an application key that is no application', () => {
     expect(warnings(forced('application', 'nobody'))[0]!.message).toContain(
       'no consumer application (AppStateRouter) or provider application (ProviderAppStateRouter) is named nobody; here consumers are web and providers user-provider, order-provider',
     );
-    expect(warnings(forced('application', `${USERS}::`))[0]!.message).toContain('is a service key: write scope: service');
-    expect(warnings(forced('service', 'web'))[0]!.message).toContain('(web is an application: write scope: application)');
+  });
+
+  it('warns of nothing when the key names a service or application of another kind than its scope: the key decides (3.3 AbstractRouterRule.java:81-82)', () => {
+    expect(warnings(forced('application', `${USERS}::`))).toEqual([]);
+    expect(warnings(forced('service', 'web'))).toEqual([]);
+    expect(warnings(forced('service', 'order-provider'))).toEqual([]);
   });
 
   it('names a tag rule keyed by the consumer application', () => {

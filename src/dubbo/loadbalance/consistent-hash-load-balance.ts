@@ -2,11 +2,14 @@
  * Consistent hashing on the call's arguments: a ketama ring of MD5 points (`hash.nodes` virtual
  * nodes per invoker address, default 160) per `serviceKey.method`, rebuilt whenever the invoker list
  * changes in membership or order; the key is the `hash.arguments` arguments (default the first)
- * concatenated. Weights and warmup are ignored. Owns the selectors; MD5 comes from node:crypto,
- * which is deterministic. Follows dubbo-cluster `loadbalance/ConsistentHashLoadBalance.java`.
+ * concatenated. Weights and warmup are ignored. Under `consistentHash: bounded` (Dubbo 2.7.15+), a
+ * node that has taken 1.5x the selector's average of picks passes the key on to the next node of the
+ * ring. Owns the selectors; MD5 comes from node:crypto, which is deterministic. Follows dubbo-cluster
+ * `loadbalance/ConsistentHashLoadBalance.java` (3.3; 2.7.23 for the bounded loads).
  */
 import { createHash } from 'node:crypto';
 import { HASH_ARGUMENTS, HASH_NODES } from '../constants.js';
+import type { DubboRuntime } from '../runtime.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
 import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
@@ -14,6 +17,28 @@ import { getArguments, getMethodName } from './rpc-utils.js';
 
 /** Dubbo's default `hash.nodes`. */
 export const DEFAULT_REPLICA_NUMBER = 160;
+
+/** Ring points per MD5 digest: a ring has `hash.nodes / 4` digests per address (integer division). */
+const POINTS_PER_DIGEST = 4;
+
+/**
+ * `hash.nodes` below 4: ConsistentHashSelector's loop (3.3 ConsistentHashLoadBalance.java:88,
+ * `i < replicaNumber / 4`) adds no point, so `selectForKey` (:116-118) finds neither a ceiling nor a
+ * first entry and Dubbo fails the call with a NullPointerException. zonesim fails it with this instead.
+ */
+export class EmptyHashRingError extends Error {
+  override readonly name = 'EmptyHashRingError';
+  readonly replicaNumber: number;
+
+  constructor(replicaNumber: number, methodName: string) {
+    super(
+      `hash.nodes ${replicaNumber}${methodName === '' ? '' : ` (method ${methodName})`} is below 4: consistenthash puts hash.nodes/4 x 4 ` +
+        `points per provider on its ring, so the ring is empty and Dubbo fails the call with a NullPointerException ` +
+        `(ConsistentHashLoadBalance.selectForKey); use 4 or more (default ${DEFAULT_REPLICA_NUMBER})`,
+    );
+    this.replicaNumber = replicaNumber;
+  }
+}
 
 /** MD5 of the UTF-8 text (Dubbo `Bytes.getMD5(String)`). */
 export function md5(text: string): Buffer {
@@ -38,7 +63,7 @@ function addressPoints(url: URL, replicaNumber: number): number[] {
   let points = byReplicas.get(replicaNumber);
   if (points === undefined) {
     const address = url.getAddress();
-    const digests = Math.max(0, Math.trunc(replicaNumber / 4));
+    const digests = Math.max(0, Math.trunc(replicaNumber / POINTS_PER_DIGEST));
     const all: number[] = [];
     for (let i = 0; i < digests; i++) {
       const digest = md5(address + i);
@@ -116,6 +141,8 @@ export class ConsistentHashSelector {
   constructor(invokers: Invoker[], methodName: string) {
     const url = invokers[0]!.getUrl();
     this.replicaNumber = Math.trunc(url.getMethodNumber(methodName, HASH_NODES, DEFAULT_REPLICA_NUMBER));
+    // Only reached with two invokers or more (AbstractLoadBalance.select returns a single one), as in Dubbo.
+    if (this.replicaNumber < POINTS_PER_DIGEST) throw new EmptyHashRingError(this.replicaNumber, methodName);
     const index = (url.getMethodParameter(methodName, HASH_ARGUMENTS) ?? '0').split(/\s*,+\s*/);
     // DIVERGENCE: Dubbo throws NumberFormatException on a non-numeric index; zonesim skips it.
     this.argumentIndex = index.map((s) => Number.parseInt(s, 10)).filter((n) => Number.isInteger(n));
@@ -150,6 +177,13 @@ export class ConsistentHashSelector {
 
   #ringLookup(hash: number): Invoker {
     if (this.#points === null && this.#picks++ < this.replicaNumber * 2) return this.#ceilingByInvoker(hash);
+    const points = this.#ring();
+    const at = ceilingIndex(points, hash);
+    return this.#owners[at === points.length ? 0 : at]!;
+  }
+
+  // The ring's points in order (and `#owners`), built once.
+  #ring(): Float64Array {
     if (this.#points === null) {
       // Every invoker's points, merged in point order: of equal points the later invoker's stays, as
       // its TreeMap.put overwrites an earlier one's.
@@ -157,9 +191,35 @@ export class ConsistentHashSelector {
       this.#points = Float64Array.from(ring.points);
       this.#owners = ring.owners.map((index) => this.#invokers[index]!);
     }
-    const points = this.#points;
-    const at = ceilingIndex(points, hash);
-    return this.#owners[at === points.length ? 0 : at]!;
+    return this.#points;
+  }
+
+  /**
+   * 2.7.15+ `selectForKey` with bounded loads (2.7.23 ConsistentHashLoadBalance.java:124-127, 155-196):
+   * the key's node, unless its address already took `total / invokers x 1.5` picks of this selector,
+   * then the next node of the ring (wrapping) that has not; the pick is counted. 2.7 hashes the
+   * invocation's own arguments (`invocation.getArguments()`, a generic call's too).
+   */
+  selectBounded(invocation: RpcInvocation, load: BoundedLoad): Invoker {
+    const points = this.#ring();
+    let at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments)));
+    if (at === points.length) at = 0;
+    const threshold = (load.total / this.#invokers.length) * OVERLOAD_RATIO;
+    let address = this.#owners[at]!.getUrl().getAddress();
+    // DIVERGENCE: Dubbo loops forever when every address is past the bound (possible only when invokers
+    // share an address); zonesim stops after one turn of the ring and takes the key's own node.
+    for (let steps = 0; (load.counts.get(address) ?? -1) >= threshold; steps++) {
+      if (steps >= points.length) {
+        at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments))) % points.length;
+        address = this.#owners[at]!.getUrl().getAddress();
+        break;
+      }
+      at = at + 1 === points.length ? 0 : at + 1;
+      address = this.#owners[at]!.getUrl().getAddress();
+    }
+    load.counts.set(address, (load.counts.get(address) ?? 0) + 1);
+    load.total++;
+    return this.#owners[at]!;
   }
 
   // The ring's answer without the ring: the least point >= hash over every invoker (else the least
@@ -254,8 +314,35 @@ export function selectorOf(invokers: Invoker[], methodName: string): ConsistentH
   return selector;
 }
 
+/** 2.7.15+ `OVERLOAD_RATIO_THREAD`: a node may take this many times the average of picks. */
+const OVERLOAD_RATIO = 1.5;
+
+/** The picks one 2.7 selector counted (`serverRequestCountMap`, `totalRequestCount`), and the list it is for. */
+export interface BoundedLoad {
+  invokers: readonly Invoker[];
+  counts: Map<string, number>;
+  total: number;
+}
+
+// Dubbo rebuilds a selector, counts and all, when `invokers.hashCode()` changes: equal elements in the same
+// order keep it.
+function sameInvokers(a: readonly Invoker[], b: readonly Invoker[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class ConsistentHashLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'consistenthash';
+  /** Bounded-load counts by `serviceKey.method`, as Dubbo keeps one selector per key in the balancer. */
+  readonly #loads = new Map<string, BoundedLoad>();
+  readonly #bounded: boolean;
+
+  constructor(runtime: DubboRuntime) {
+    super(runtime);
+    this.#bounded = runtime.release.consistentHash === 'bounded';
+  }
 
   // Dubbo keeps one selector per `serviceKey.method` and rebuilds it when `invokers.hashCode()`
   // changes. A ring depends on nothing but the list's invokers in order and the method, so the ring
@@ -263,6 +350,13 @@ export class ConsistentHashLoadBalance extends AbstractLoadBalance {
   // DIVERGENCE: Dubbo compares `List.hashCode()` (element identity hashes, collisions possible); here
   // a list's ring is always its own, so a replaced invoker object is never returned from a stale ring.
   protected doSelect(invokers: Invoker[], _url: URL, invocation: RpcInvocation): Invoker {
-    return selectorOf(invokers, getMethodName(invocation)).select(invocation);
+    const method = getMethodName(invocation);
+    const selector = selectorOf(invokers, method);
+    if (!this.#bounded) return selector.select(invocation);
+    const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
+    let load = this.#loads.get(key);
+    if (load === undefined || !sameInvokers(load.invokers, invokers)) this.#loads.set(key, (load = { invokers, counts: new Map(), total: 0 }));
+    load.invokers = invokers;
+    return selector.selectBounded(invocation, load);
   }
 }

@@ -37,6 +37,8 @@ export function warmupStep(warmup: number, weight: number): number {
  * float (32-bit) arithmetic: the int `uptime` is promoted to float for the division, whose quotient is
  * a float, then truncated. So (300000, 600000, 26) is 13, where doubles give 12.
  */
+// DIVERGENCE: Dubbo 2.7.15+ weighs by round((uptime / warmup)^2 * weight) (#9104); zonesim uses 3.x's linear
+// formula under every release profile (docs/fidelity.md, issue 39).
 export function calculateWarmupWeight(uptime: number, warmup: number, weight: number): number {
   const ww = Math.trunc(Math.fround(Math.fround(uptime) / warmupStep(warmup, weight)));
   return ww < 1 ? 1 : Math.min(ww, weight);

@@ -33,6 +33,8 @@ import {
   type KeyFn,
   type SharedRouteCache,
 } from './route-cache.js';
+import type { RouterRuntime } from './router-runtime.js';
+import type { DubboRelease } from '../release.js';
 import { parseTagRule, TagRouterRule } from './tag/tag-router-rule.js';
 import { TagStateRouter } from './tag/tag-state-router.js';
 
@@ -50,6 +52,8 @@ export interface RouterChainOptions {
    * (one store per service and `routers:` list); see `SharedRouteCache`.
    */
   sharedCache?: SharedRouteCache;
+  /** The consumer's runtime: its release decides whether ProviderAppStateRouter exists (3.2+; not in 2.7). */
+  runtime?: RouterRuntime;
 }
 
 // The built-in routers whose `notify` keeps nothing of a list but the last, as long as the lists' first
@@ -99,9 +103,11 @@ export class RouterChain implements RouterChainLike {
   #effective: StateRouter[] = [];
   /** The routers as added (keyed condition rules included), in order. */
   #routers: StateRouter[] = [];
-  readonly #serviceRouter = new ServiceStateRouter();
-  readonly #providerAppRouter = new ProviderAppStateRouter();
-  readonly #appRouter = new AppStateRouter(this.#providerAppRouter);
+  readonly #providerAppRouter: ProviderAppStateRouter;
+  readonly #serviceRouter: ServiceStateRouter;
+  readonly #appRouter: AppStateRouter;
+  /** The consumer's release (a tag router the chain adds routes as it). */
+  readonly #release: DubboRelease | undefined;
   #allInvokers: Invoker[] | null = null;
   readonly #cacheEnabled: boolean;
   readonly #cacheMaxEntries: number;
@@ -127,6 +133,11 @@ export class RouterChain implements RouterChainLike {
     this.#cacheEnabled = options.cache ?? true;
     this.#cacheMaxEntries = Math.max(1, options.cacheMaxEntries ?? DEFAULT_ROUTE_CACHE_ENTRIES);
     this.#shared = options.sharedCache ?? null;
+    this.#release = options.runtime?.release;
+    // Dubbo 2.7 has ServiceRouter (140) and AppRouter (150) only.
+    this.#providerAppRouter = new ProviderAppStateRouter(options.runtime?.release?.version !== '2.7');
+    this.#serviceRouter = new ServiceStateRouter(this.#providerAppRouter);
+    this.#appRouter = new AppStateRouter(this.#providerAppRouter);
     this.replaceRouters(routers);
     // The routers as built: a later replaceRouters, addRouter, removeRouter or setTagRule diverges.
     this.#built = true;
@@ -196,8 +207,8 @@ export class RouterChain implements RouterChainLike {
     this.#routers.splice(at, 0, router);
     if (this.#allInvokers !== null && !(router instanceof KeyedConditionRule)) router.notify?.(this.#allInvokers);
     this.#reconfigure(changeOf('add', router));
-    // A keyed application rule is a config-center write to a key ProviderAppStateRouter may listen to.
-    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleAdded(router);
+    // A keyed rule is a config-center write to a key ProviderAppStateRouter may listen to.
+    if (router instanceof KeyedConditionRule) this.#providerAppRouter.ruleAdded(router);
   }
 
   /** Replaces every router (stable sort by order). */
@@ -215,7 +226,7 @@ export class RouterChain implements RouterChainLike {
     if (at < 0) return false;
     this.#routers.splice(at, 1);
     this.#reconfigure(changeOf('remove', router));
-    if (router instanceof KeyedConditionRule && router.ruleKey.scope === 'application') this.#providerAppRouter.ruleRemoved(router);
+    if (router instanceof KeyedConditionRule) this.#providerAppRouter.ruleRemoved(router);
     return true;
   }
 
@@ -228,7 +239,7 @@ export class RouterChain implements RouterChainLike {
     this.#beforeChange?.();
     let tag = this.#routers.find((r): r is TagStateRouter => r instanceof TagStateRouter);
     if (tag === undefined) {
-      tag = new TagStateRouter();
+      tag = new TagStateRouter(null, { release: this.#release });
       this.addRouter(tag);
     }
     // A keyed rule is not described: which rule applies then depends on the applications seen (and the
@@ -272,28 +283,23 @@ export class RouterChain implements RouterChainLike {
     this.#beforeChange = hook;
   }
 
-  // `#routers` with keyed condition rules handed to the listenable routers of their scope; each
-  // listenable router that holds a rule takes the place of its first rule, then all sort by order.
+  // `#routers` with keyed condition rules handed to the three listenable routers, which take the place of
+  // the first keyed rule, then all sort by order. Each router applies the rules its own key names, whatever
+  // their scope says (Dubbo reads no scope: AbstractRouterRule.java:81 only stores it).
   #buildEffective(): void {
-    const service: KeyedConditionRule[] = [];
-    const app: KeyedConditionRule[] = [];
+    const keyed: KeyedConditionRule[] = [];
     const out: StateRouter[] = [];
     for (const r of this.#routers) {
       if (!(r instanceof KeyedConditionRule)) {
         out.push(r);
         continue;
       }
-      if (r.ruleKey.scope === 'service') {
-        service.push(r);
-        if (service.length === 1) out.push(this.#serviceRouter);
-      } else {
-        app.push(r);
-        if (app.length === 1) out.push(this.#providerAppRouter, this.#appRouter);
-      }
+      keyed.push(r);
+      if (keyed.length === 1) out.push(this.#serviceRouter, this.#providerAppRouter, this.#appRouter);
     }
-    this.#serviceRouter.setRules(service);
-    this.#providerAppRouter.setRules(app);
-    this.#appRouter.setRules(app);
+    this.#serviceRouter.setRules(keyed);
+    this.#providerAppRouter.setRules(keyed);
+    this.#appRouter.setRules(keyed);
     this.#effective = out.map((r, i) => [r, i] as const).sort((a, b) => a[0].order - b[0].order || a[1] - b[1]).map(([r]) => r);
     this.#routes = this.#effective.length > 0;
   }
@@ -370,7 +376,7 @@ export class RouterChain implements RouterChainLike {
         out = keepInputOrder(current, out);
         if (out.length !== entry.after) entry = { ...entry, after: out.length };
       }
-      trace.push(entry);
+      if (result.quiet !== true) trace.push(entry);
       // dubbo.router.should-fail-fast=true (the default): an empty intermediate result ends the chain.
       if (out.length === 0) return { invokers: out, trace, emptiedBy: entry };
       current = out;

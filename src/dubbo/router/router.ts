@@ -37,6 +37,8 @@ export interface RoutingInputs {
 export interface RouterResult {
   invokers: Invoker[];
   trace: RouteTraceEntry;
+  /** zonesim addition: the router did nothing worth a row (it returned its input); the chain leaves its entry out of the trace. */
+  quiet?: boolean;
 }
 
 /** A Dubbo StateRouter. Routers are synchronous and never reorder their input. */

@@ -1,42 +1,44 @@
 /**
- * Rule keys: what a Dubbo Admin rule's `scope` and `key` name, and whether that is this consumer.
+ * Rule keys: what a Dubbo Admin rule's `key` names, and whether that is this consumer.
  * Dubbo stores a rule in its config center under a key and each router subscribes to the keys of
  * its own consumer: `ServiceStateRouter` to `<interface>:<version>:<group>.condition-router`,
  * `AppStateRouter` to `<consumer application>.condition-router`, `ProviderAppStateRouter` and
  * `TagStateRouter` to `<provider application>.condition-router` / `.tag-router` (the
  * `remote.application` of the first provider). zonesim has no config center: the rule's own
- * `key:` field stands for the key it was stored under. Owns the key spellings and the words
- * that explain a mismatch; not the routing.
+ * `key:` field stands for the key it was stored under. No router reads the rule's `scope`
+ * (AbstractRouterRule.java:81 only stores it): a keyed rule applies in every router whose key it is;
+ * the scope only says which router reports it when it applies in none. Owns the key spellings and
+ * the words that explain a mismatch; not the routing.
  * Follows dubbo-cluster `router/condition/config/ServiceStateRouter.java` (DynamicConfiguration.getRuleKey =
  * `url.getColonSeparatedKey()`), `AppStateRouter.java`, `ProviderAppStateRouter.java` and `router/tag/TagStateRouter.java`.
  */
-import { RouterRuleError } from './router-rule-error.js';
 import type { URL } from '../url.js';
 
-/** What a rule's key names: a service (ServiceStateRouter) or an application (App/ProviderApp). */
+/**
+ * The kind of key a rule's `scope` says it has: a service or an application. It decides nothing about
+ * where the rule applies (its key does); a rule that applies nowhere is reported by the router of its scope.
+ */
 export type RuleScope = 'service' | 'application';
 
 /** A rule's `scope` and `key`, as Dubbo Admin writes them. */
 export interface RuleKey {
   scope: RuleScope;
   key: string;
-  /** The rule has a key but no `scope:`; zonesim reads it as `service` (where it orders the rule too). */
+  /** The rule has a key but no `scope:` (or one that is neither service nor application); said as `service`. */
   scopeImplied: boolean;
 }
 
 /**
  * The key of a condition rule, or null when it has none (then it applies to every consumer, as a
- * rule pushed straight into the router would). Throws RouterRuleError on an unknown scope.
+ * rule pushed straight into the router would). Any scope is accepted, as Dubbo reads none.
  */
 export function conditionRuleKey(meta: { scope?: string; key?: string }): RuleKey | null {
   // DIVERGENCE: Dubbo ignores the rule's own `key:` field and applies whatever is stored under the key it
-  // subscribes to; zonesim has no config center, so the field stands for that key. A key without `scope:`
-  // is read as a service key.
+  // subscribes to; zonesim has no config center, so the field stands for that key.
   const key = meta.key?.trim();
   if (key === undefined || key === '') return null;
-  if (meta.scope === undefined) return { scope: 'service', key, scopeImplied: true };
   if (meta.scope === 'service' || meta.scope === 'application') return { scope: meta.scope, key, scopeImplied: false };
-  throw new RouterRuleError(`condition rule: scope: expected service or application, found "${meta.scope}"`);
+  return { scope: 'service', key, scopeImplied: true };
 }
 
 /**
@@ -58,8 +60,11 @@ export function namesService(key: string, consumerUrl: URL): boolean {
   return serviceRuleKeys(consumerUrl).includes(key);
 }
 
-/** Why a service-scoped key does not name this consumer's service, in words for traces. */
-export function serviceKeyMismatch(ruleKey: RuleKey, consumerUrl: URL): string {
+/**
+ * Why a key with scope service (or none) names nothing this consumer reads, in words for traces;
+ * `apps` are the applications whose rules it reads (its own, the providers').
+ */
+export function serviceKeyMismatch(ruleKey: RuleKey, consumerUrl: URL, apps: readonly string[] = []): string {
   const colon = consumerUrl.getColonSeparatedKey();
   const iface = consumerUrl.getServiceInterface();
   const scope = ruleKey.scopeImplied ? 'no scope (read as service)' : 'scope: service';
@@ -70,6 +75,8 @@ export function serviceKeyMismatch(ruleKey: RuleKey, consumerUrl: URL): string {
   } else {
     why += ` (Dubbo reads its rule at ${colon}.condition-router)`;
   }
+  const others = [...new Set(apps)];
+  if (others.length > 0) why += `, nor an application whose rules it reads (${others.join(', ')})`;
   return why;
 }
 

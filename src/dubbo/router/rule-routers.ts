@@ -29,10 +29,11 @@ export function conditionRouter(
 }
 
 /** A tag router for one tag rule: a rule with a `key` is published under it, one without is its rule. */
-export function tagRouter(rule: string | Record<string, unknown>): TagStateRouter {
+export function tagRouter(rule: string | Record<string, unknown>, options: { runtime?: RouterRuntime } = {}): TagStateRouter {
   const parsed = parseTagRule(rule);
-  if (parsed.meta.key === undefined || parsed.meta.key === '') return new TagStateRouter(parsed);
-  const router = new TagStateRouter();
+  const release = options.runtime?.release;
+  if (parsed.meta.key === undefined || parsed.meta.key === '') return new TagStateRouter(parsed, { release });
+  const router = new TagStateRouter(null, { release });
   router.publishRule(parsed);
   return router;
 }

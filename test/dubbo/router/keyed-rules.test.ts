@@ -70,7 +70,7 @@ describe('condition rules with scope: service', () => {
     expect(entry).toMatchObject({ router: 'condition', rule: '=> zone = nowhere', matchedWhen: false, before: 3, after: 3 });
     expect(entry.note).toBe(
       `ServiceStateRouter: skipped: scope: service, key com.example.OrderService does not name this consumer's service ${USERS} ` +
-        `(Dubbo reads its rule at ${USERS}::.condition-router)`,
+        `(Dubbo reads its rule at ${USERS}::.condition-router), nor an application whose rules it reads (web, users)`,
     );
   });
 
@@ -80,9 +80,11 @@ describe('condition rules with scope: service', () => {
     expect(result.trace.at(-1)!.note).toContain(`the version or group differ: Dubbo reads this reference's rule at ${USERS}:2.0.0:.condition-router`);
   });
 
-  it('reads a keyed rule without scope as service-scoped', () => {
+  it('reads a keyed rule without scope by its key alone, as every Dubbo router does', () => {
     expect(route([condition(null, USERS, ['=> zone = zoneA'])]).zones).toEqual(['zoneA']);
-    expect(route([condition(null, 'web', ['=> zone = zoneA'])]).zones).toHaveLength(3);
+    // web is the consumer application: AppStateRouter reads web.condition-router.
+    expect(route([condition(null, 'web', ['=> zone = zoneA'])]).zones).toEqual(['zoneA']);
+    expect(route([condition(null, 'billing', ['=> zone = zoneA'])]).zones).toHaveLength(3);
   });
 
   it('keeps applying rules without a key to every consumer, as before', () => {
@@ -90,14 +92,18 @@ describe('condition rules with scope: service', () => {
     expect(route([{ type: 'condition', rule: '=> zone = zoneA' }]).zones).toEqual(['zoneA']);
   });
 
-  it('lists the keyed rule as itself in getRouters and routes it inside ServiceStateRouter at order 140', () => {
-    const { chain } = route([condition('service', USERS, ['=> zone = zoneA'])]);
+  it('lists the keyed rule as itself in getRouters and routes it inside the three listenable routers, as Dubbo always has them', () => {
+    const { chain, result } = route([condition('service', USERS, ['=> zone = zoneA'])]);
     expect(chain.getRouters().map((r) => r.constructor.name)).toEqual(['MockInvokersSelector', 'TagStateRouter', 'KeyedConditionRule']);
     expect(chain.getEffectiveRouters().map((r) => [r.constructor.name, r.order])).toEqual([
       ['MockInvokersSelector', -100],
       ['TagStateRouter', 100],
       ['ServiceStateRouter', 140],
+      ['ProviderAppStateRouter', 145],
+      ['AppStateRouter', 150],
     ]);
+    // Only the router that applies it shows a row.
+    expect(result.trace.filter((e) => e.router === 'condition').map((e) => e.note?.split(',')[0])).toEqual(['ServiceStateRouter']);
   });
 });
 
@@ -122,7 +128,8 @@ describe('condition rules with scope: application', () => {
     expect(conditions[0]!.note).toBe(
       "ProviderAppStateRouter, rule keyed application users: the then-part matched 1 of 3 providers (the first provider's application is users)",
     );
-    expect(conditions[1]!.note).toBe('AppStateRouter: no rule applies to this consumer');
+    // The other two routers apply nothing and skip nothing: no row.
+    expect(conditions).toHaveLength(1);
   });
 
   it('prefers the providers\' application rule over the consumer application rule in ProviderAppStateRouter', () => {
@@ -139,7 +146,7 @@ describe('condition rules with scope: application', () => {
     const { result } = route([condition('application', 'billing', ['=> zone = nowhere'], true)]);
     expect(result.invokers).toHaveLength(3);
     expect(result.trace.at(-1)!.note).toBe(
-      "AppStateRouter: skipped: scope: application, key billing names neither this consumer's application web nor the providers' application users",
+      "AppStateRouter: skipped: scope: application, key billing names neither this consumer's application web nor the providers' application users (nor its service, com.example.UserService::)",
     );
   });
 
@@ -167,6 +174,29 @@ describe('condition rules with scope: application', () => {
     expect(chain.route(consumer(), users, invocationOf(null)).invokers).toHaveLength(1);
     chain.removeRouter(rule);
     expect(chain.route(consumer(), users, invocationOf(null)).invokers).toHaveLength(3);
+  });
+});
+
+describe('scope decides nothing: no router reads it (3.3 AbstractRouterRule.java:81-82 only stores scope and key)', () => {
+  it('applies scope: service with key = the consumer application in AppStateRouter (150), after ProviderAppStateRouter (145) holds it too', () => {
+    const { result, zones } = route([condition('service', 'web', ['=> zone = zoneB'])]);
+    expect(zones).toEqual(['zoneB', 'zoneB']);
+    const notes = result.trace.filter((e) => e.router === 'condition').map((e) => e.note ?? '');
+    expect(notes).toHaveLength(2);
+    expect(notes[0]).toMatch(/^ProviderAppStateRouter, rule keyed service web: /);
+    expect(notes[1]).toMatch(/^AppStateRouter, rule keyed service web: /);
+  });
+
+  it("applies scope: application with key = the service's interface:version:group in ServiceStateRouter (140)", () => {
+    const { result, zones } = route([condition('application', `"${USERS}::"`, ['=> zone = zoneA'])]);
+    expect(zones).toEqual(['zoneA']);
+    const notes = result.trace.filter((e) => e.router === 'condition').map((e) => e.note ?? '');
+    expect(notes).toEqual([expect.stringMatching(/^ServiceStateRouter, rule keyed application com\.example\.UserService::: /)]);
+  });
+
+  it("applies a rule keyed by the providers' application whatever its scope (ProviderAppStateRouter)", () => {
+    expect(route([condition('service', 'users', ['=> zone = zoneA'])]).zones).toEqual(['zoneA']);
+    expect(route([condition('global', 'users', ['=> zone = zoneA'])]).zones).toEqual(['zoneA']);
   });
 });
 

@@ -24,7 +24,7 @@ export interface RouterRuleMeta {
 
 /** A parsed condition rule: v3.0 (each string its own router) or v3.1 (multi-destination). */
 export type ParsedConditionRule =
-  | (RouterRuleMeta & { format: 'v3.0'; conditions: string[] })
+  | (RouterRuleMeta & { format: 'v3.0'; conditions: string[]; /** Indexes of null items (read as "null"). */ nullItems?: number[] })
   | (RouterRuleMeta & { format: 'v3.1'; conditions: MultiDestCondition[] });
 
 /** Loads YAML the way SnakeYAML does (YAML 1.1: `yes` is true, `~` is null); a YAML error is bad input. */
@@ -62,6 +62,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 // Java Boolean.parseBoolean(x.toString()).
+// DIVERGENCE: Dubbo 2.7's PojoUtils cannot read a quoted boolean (`force: "true"`) and drops the whole rule.
 function parseBool(v: unknown, defaultValue: boolean): boolean {
   if (v === undefined || v === null) return defaultValue;
   return String(v).toLowerCase() === 'true';
@@ -151,11 +152,18 @@ export function parseConditionRuleYaml(rule: string | Record<string, unknown>): 
       `condition rule: configVersion ${meta.configVersion} is not supported; Dubbo 3.3 ignores rules newer than v3.1`,
     );
   }
+  const nullItems = conditions.flatMap((c: unknown, i: number) => (c === null ? [i] : []));
   return {
     ...meta,
     format: 'v3.0',
+    ...(nullItems.length > 0 ? { nullItems } : {}),
     conditions: conditions.map((c: unknown, i: number) => {
-      if (c === null || typeof c === 'object') {
+      // ConditionRouterRule.java:38 maps each item through String::valueOf: a null item (`-`, `~`, `null`)
+      // is the rule text "null", a then-part whose key no provider has.
+      if (c === null) return 'null';
+      // DIVERGENCE: Dubbo reads a map or list item as its Java text (`{a=b}`, a condition on the key `{a`);
+      // zonesim refuses it, as it is always a mistake (often a v3.1 from/to without its configVersion).
+      if (typeof c === 'object') {
         const hint = isObject(c) && ('from' in c || 'to' in c) ? ' (from/to conditions need configVersion: v3.1)' : '';
         throw new RouterRuleError(`condition rule: conditions[${i}]: expected a string like "method=sayHello => region=hangzhou", found ${JSON.stringify(c)}${hint}`);
       }

@@ -54,6 +54,13 @@ export class ConditionRuleRouter implements StateRouter {
   readonly #inputs: RoutingInputs;
 
   constructor(rule: ParsedConditionRule, options: { order: number; force: boolean; runtime?: RouterRuntime }) {
+    // 2.7.23 builds `new ConditionRouter(null, ...)` for a null item, whose init throws "Illegal route rule!":
+    // Dubbo 2.7 logs the rule as unparsable and drops it; zonesim refuses it (3.3 reads the text "null").
+    if (options.runtime?.release?.version === '2.7' && rule.format === 'v3.0' && rule.nullItems !== undefined) {
+      throw new RouterRuleError(
+        `condition rule: conditions[${rule.nullItems[0]}] is null: Dubbo 2.7 cannot build a condition from it ("Illegal route rule!") and drops the whole rule`,
+      );
+    }
     this.rule = rule;
     this.order = options.order;
     this.force = options.force;
@@ -139,11 +146,11 @@ function looksLikeYaml(text: string): boolean {
   return t.startsWith('---') || t.startsWith('{') || t.includes('\n') || /^[A-Za-z_][\w.-]*\s*:(\s|$)/.test(t);
 }
 
+// A rule without a key: its scope places it (application at 150, any other at 140). Dubbo reads no scope
+// (AbstractRouterRule.java:81 only stores it), so any text is accepted.
 function orderFor(rule: ParsedConditionRule, routerScope: ConditionRouterScope | undefined): number {
   if (routerScope !== undefined) return CONDITION_ORDERS[routerScope];
-  if (rule.scope === undefined || rule.scope === 'service') return CONDITION_ORDERS.service;
-  if (rule.scope === 'application') return CONDITION_ORDERS.app;
-  throw new RouterRuleError(`condition rule: scope: expected service or application, found "${rule.scope}"`);
+  return rule.scope === 'application' ? CONDITION_ORDERS.app : CONDITION_ORDERS.service;
 }
 
 // ConditionStateRouterFactory: `condition://0.0.0.0/<iface>?rule=<encoded>&force=..&enabled=..`.

@@ -12,7 +12,7 @@ import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { getMethodName } from '../invocation-values.js';
 import { describeWhenMiss, explainThenMiss, findWhenMiss, keyHazards, ruleTextHazards, whenMissCode } from './condition-explain.js';
-import { matchConditions, whenInputs } from './condition-matcher.js';
+import { conditionSemantics, matchConditions, semanticsCode, whenInputs, type ConditionSemantics } from './condition-matcher.js';
 import { parseConditionText, type ConditionMap } from './condition-rule-text.js';
 
 /** The event counted when a forced rule leaves no provider (Dubbo logs "The route result is empty and force execute"). */
@@ -56,6 +56,10 @@ export class ConditionStateRouter implements StateRouter {
   /** Null is a blocklist: matching consumers get no provider, whatever `force` says. */
   readonly thenCondition: ConditionMap | null;
   readonly #runtime: RouterRuntime | undefined;
+  /** How keys are evaluated: the release of the runtime (3.3 without one). */
+  readonly #semantics: ConditionSemantics;
+  /** `semanticsCode(#semantics)`: '' for 3.3, else a prefix of every cache key and then-part scope. */
+  readonly #semanticsCode: string;
   readonly #inputs: RoutingInputs;
   /** Silent changes Dubbo makes to the rule text (said in every trace note), joined; '' when none. */
   readonly #hazards: string;
@@ -76,13 +80,15 @@ export class ConditionStateRouter implements StateRouter {
     this.enabled = options.enabled ?? true;
     this.order = options.order ?? SERVICE_CONDITION_ORDER;
     this.#runtime = options.runtime;
+    this.#semantics = conditionSemantics(options.runtime?.release);
+    this.#semanticsCode = semanticsCode(this.#semantics);
     // DIVERGENCE: Dubbo does not parse a disabled rule; zonesim parses it anyway so mistakes show before it is enabled.
     const parsed = parseConditionText(rule);
     this.whenCondition = parsed.when;
     this.thenCondition = parsed.then;
-    const hazards = [...ruleTextHazards(this.rule), ...keyHazards(this.whenCondition, this.thenCondition)];
+    const hazards = [...ruleTextHazards(this.rule), ...keyHazards(this.whenCondition, this.thenCondition, this.#semantics)];
     this.#hazards = hazards.length === 0 ? '' : ` [${hazards.join('; ')}]`;
-    this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition), random: false } : NO_INPUTS;
+    this.#inputs = this.enabled ? { ...whenInputs(this.whenCondition, this.#semantics), random: false } : NO_INPUTS;
     this.#keyByMethod = this.#inputs.attachments.length === 0 && this.#inputs.arguments.length === 0;
   }
 
@@ -108,7 +114,7 @@ export class ConditionStateRouter implements StateRouter {
   /** Whether the consumer (and this invocation) matches the when-part; an empty when matches all. */
   matchWhen(consumerUrl: URL, invocation: RpcInvocation | null): boolean {
     if (this.whenCondition.size === 0) return true;
-    return matchConditions(this.whenCondition, consumerUrl, null, invocation, true);
+    return matchConditions(this.whenCondition, consumerUrl, null, invocation, true, this.#semantics);
   }
 
   /** Whether a provider matches the then-part; an empty then-map matches no provider. */
@@ -122,7 +128,7 @@ export class ConditionStateRouter implements StateRouter {
     }
     let matched = this.#thenMemo.get(providerUrl);
     if (matched === undefined) {
-      matched = matchConditions(this.thenCondition, providerUrl, consumerUrl, null, false);
+      matched = matchConditions(this.thenCondition, providerUrl, consumerUrl, null, false, this.#semantics);
       this.#thenMemo.set(providerUrl, matched);
     }
     return matched;
@@ -137,7 +143,8 @@ export class ConditionStateRouter implements StateRouter {
    * call), and if not, which key failed and how (the trace note says so).
    */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    if (!this.enabled || this.whenCondition.size === 0) return '';
+    // Chains of consumers on other releases may share a store (one per service): their keys differ.
+    if (!this.enabled || this.whenCondition.size === 0) return this.#semanticsCode;
     if (!this.#keyByMethod) return this.#decide(consumerUrl, invocation);
     // PERF: the chain asks on every call; a when-part that reads neither attachments nor arguments
     // decides by the consumer URL (immutable) and the method alone, so the decision is memoised per
@@ -146,14 +153,18 @@ export class ConditionStateRouter implements StateRouter {
       this.#keyMemo = new Map();
       this.#keyMemoConsumer = consumerUrl;
     }
-    const method = getMethodName(invocation);
+    // 2.7 reads a generic call's own name ($invoke), 3.3 the method it names.
+    const method = this.#semantics.v27 ? invocation.methodName : getMethodName(invocation);
     let key = this.#keyMemo.get(method);
     if (key === undefined) this.#keyMemo.set(method, (key = this.#decide(consumerUrl, invocation)));
     return key;
   }
 
   #decide(consumerUrl: URL, invocation: RpcInvocation): string {
-    return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
+    const decision = this.matchWhen(consumerUrl, invocation)
+      ? '1'
+      : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation, this.#semantics), this.whenCondition.size)}`;
+    return this.#semanticsCode + decision;
   }
 
   // `invokers.filter((inv) => this.matchThen(inv.getUrl(), consumerUrl))`, or `invokers` itself when all match.
@@ -180,7 +191,7 @@ export class ConditionStateRouter implements StateRouter {
   #thenScope(consumerUrl: URL): string {
     if (consumerUrl !== this.#thenScopeConsumer) {
       const where = this.thenReadsConsumerAddress() ? consumerUrl.toString() : parameterScope(consumerUrl);
-      this.#thenScopeKey = `${this.rule}\u0000${where}`;
+      this.#thenScopeKey = `${this.#semanticsCode}${this.rule}\u0000${where}`;
       this.#thenScopeConsumer = consumerUrl;
     }
     return this.#thenScopeKey;
@@ -195,9 +206,9 @@ export class ConditionStateRouter implements StateRouter {
     if (!this.enabled) return entry(invokers, false, 'enabled: false, so the rule passes every provider through');
     if (before === 0) return entry(invokers, false, 'no provider reached this rule');
     if (!this.matchWhen(consumerUrl, invocation)) {
-      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation);
+      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation, this.#semantics);
       // A malformed key is explained by the hazards every note carries.
-      const why = miss === undefined || miss.kind === 'malformed' ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl)}`;
+      const why = miss === undefined || miss.kind === 'malformed' ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl, this.#semantics)}`;
       return entry(invokers, false, `the when-part does not match this consumer/call, so the rule is skipped${why}`);
     }
     if (this.thenCondition === null) {
@@ -205,7 +216,7 @@ export class ConditionStateRouter implements StateRouter {
     }
     const result = this.#keptByThen(invokers, consumerUrl);
     if (result.length > 0) return entry(result, true, `the then-part matched ${result.length} of ${before} providers`);
-    const why = explainThenMiss(this.thenCondition, invokers);
+    const why = explainThenMiss(this.thenCondition, invokers, this.#semantics);
     const because = why === undefined ? '' : ` (${why})`;
     if (this.force) {
       countRouterEvent(this.#runtime, FORCE_EMPTY_EVENT);

@@ -2,11 +2,14 @@
  * Condition rules that carry a `key`, and the three Dubbo routers that read them by key:
  * `ServiceStateRouter` (order 140, rules keyed by this consumer's service), `ProviderAppStateRouter`
  * (145, rules keyed by the providers' application) and `AppStateRouter` (150, rules keyed by the
- * consumer application). A keyed rule is a `KeyedConditionRule`: the chain (chain.ts) hands it
- * to the router of its scope instead of running it itself, so a rule keyed to another service or
- * application never touches this consumer's providers. Rules without a key are plain condition
- * routers and apply to every consumer, as before. Owns which keyed rule applies and the trace
- * that says why one is skipped; the rules themselves are condition-rule-router.ts's.
+ * consumer application). A keyed rule is a `KeyedConditionRule`: the chain (chain.ts) hands every
+ * one to all three routers instead of running it itself, and each applies the rules its key names,
+ * whatever their `scope` says (no Dubbo router reads it), so a rule keyed to another service or
+ * application never touches this consumer's providers. A rule that applies nowhere is reported by
+ * the router of its scope; a router that applies and reports nothing leaves no trace row. Rules
+ * without a key are plain condition routers and apply to every consumer, as before. Owns which
+ * keyed rule applies and the trace that says why one is skipped; the rules themselves are
+ * condition-rule-router.ts's.
  * Follows dubbo-cluster `router/condition/config/ListenableStateRouter.java`, `ServiceStateRouter.java`,
  * `ProviderAppStateRouter.java` and `AppStateRouter.java`.
  */
@@ -27,7 +30,7 @@ export const LISTENABLE_ORDERS = { service: 140, 'provider-app': 145, app: 150 }
  */
 export class KeyedConditionRule implements StateRouter {
   readonly name = 'condition';
-  /** The order of the router that reads it for its scope (service 140, application 150). */
+  /** Where it sorts among the routers as added: its scope's router (service 140, application 150). */
   readonly order: number;
   readonly ruleKey: RuleKey;
   readonly router: ConditionRouter;
@@ -173,6 +176,7 @@ export abstract class ListenableStateRouter implements StateRouter {
       return {
         invokers: current,
         trace: { router: this.name, matchedWhen: false, before, after: before, note: `${this.dubboName}: ${note ?? 'no rule applies to this consumer'}` },
+        quiet: true,
       };
     }
     if (steps.length === 1) {
@@ -199,16 +203,44 @@ export abstract class ListenableStateRouter implements StateRouter {
   }
 }
 
+/**
+ * Whether any of the three routers applies a keyed rule for this consumer: its key names the consumer's
+ * service, the consumer application, or the application ProviderAppStateRouter follows.
+ */
+function appliesAnywhere(rule: KeyedConditionRule, consumerUrl: URL, providerApp: ProviderAppStateRouter): boolean {
+  const key = rule.ruleKey.key;
+  return namesService(key, consumerUrl) || key === consumerApplication(consumerUrl) || key === providerApp.currentKey(consumerUrl);
+}
+
+/** The applications whose rules this consumer reads (its own, the one the provider-app router follows). */
+function readApplications(consumerUrl: URL, providerApp: ProviderAppStateRouter): string[] {
+  return [consumerApplication(consumerUrl), providerApp.application].filter((a): a is string => a !== undefined);
+}
+
 /** ServiceStateRouter (order 140): the rules keyed by this reference's `interface:version:group`. */
 export class ServiceStateRouter extends ListenableStateRouter {
   readonly order = LISTENABLE_ORDERS.service;
   readonly dubboName = 'ServiceStateRouter';
+  readonly #providerApp: ProviderAppStateRouter;
+
+  /** `providerApp` is the chain's ProviderAppStateRouter: a rule it applies is not reported as skipped here. */
+  constructor(providerApp: ProviderAppStateRouter) {
+    super();
+    this.#providerApp = providerApp;
+  }
+
+  // Which rules are reported as skipped depends on the application the provider-app router follows.
+  protected override stateKey(consumerUrl: URL): string {
+    return `${this.#providerApp.currentKey(consumerUrl) ?? ''}\u0001${this.#providerApp.application ?? ''}\u0002`;
+  }
 
   protected select(consumerUrl: URL): Selection {
     const out: Selection = { apply: [], skipped: [] };
     for (const rule of this.rules) {
       if (namesService(rule.ruleKey.key, consumerUrl)) out.apply.push(rule);
-      else out.skipped.push({ rule, reason: serviceKeyMismatch(rule.ruleKey, consumerUrl) });
+      else if (rule.ruleKey.scope === 'service' && !appliesAnywhere(rule, consumerUrl, this.#providerApp)) {
+        out.skipped.push({ rule, reason: serviceKeyMismatch(rule.ruleKey, consumerUrl, readApplications(consumerUrl, this.#providerApp)) });
+      }
     }
     return out;
   }
@@ -232,11 +264,18 @@ const FROM_NONE: ProviderAppRule = Object.freeze({ from: 'none' });
 export class ProviderAppStateRouter extends ListenableStateRouter {
   readonly order = LISTENABLE_ORDERS['provider-app'];
   readonly dubboName = 'ProviderAppStateRouter';
+  /** False for a Dubbo 2.7 consumer, which has no such router (first in 3.2): it then follows and applies nothing. */
+  readonly enabled: boolean;
   /** Dubbo's `application`: the provider application it subscribed to. */
   #application: string | undefined;
   #current: ProviderAppRule = FROM_CONSUMER;
   /** The consumer application, once known (from a ServiceAddressURL or the first route). */
   #consumerApp: string | undefined;
+
+  constructor(enabled = true) {
+    super();
+    this.enabled = enabled;
+  }
 
   /** The provider application it follows (Dubbo's `application`), if any. */
   get application(): string | undefined {
@@ -250,6 +289,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
 
   /** The key whose rules it currently applies, or undefined. */
   currentKey(consumerUrl: URL): string | undefined {
+    if (!this.enabled) return undefined;
     this.#learn(consumerUrl);
     if (this.#current.from === 'provider') return this.#current.key;
     if (this.#current.from === 'consumer') return this.#consumerApp;
@@ -257,7 +297,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
   }
 
   notify(invokers: Invoker[]): void {
-    if (invokers.length === 0) return;
+    if (invokers.length === 0 || !this.enabled) return;
     const url = invokers[0]!.getUrl();
     if (url instanceof ServiceAddressURL && this.#consumerApp === undefined) this.#consumerApp = consumerApplication(url.consumerUrl);
     const providerApp = remoteApplication(url);
@@ -293,6 +333,7 @@ export class ProviderAppStateRouter extends ListenableStateRouter {
   }
 
   protected select(consumerUrl: URL): Selection {
+    if (!this.enabled) return { apply: [], skipped: [] };
     this.#learn(consumerUrl);
     const consumerApp = this.#consumerApp;
     const providerApp = this.#application;
@@ -341,13 +382,16 @@ export class AppStateRouter extends ListenableStateRouter {
     for (const rule of this.rules) {
       const key = rule.ruleKey.key;
       if (key === consumerApp) out.apply.push(rule);
-      else if (key !== providerKey) {
-        const providers = this.#providerApp.application;
+      else if (rule.ruleKey.scope === 'application' && key !== providerKey && !namesService(key, consumerUrl)) {
+        const providers = this.#providerApp.enabled
+          ? ` nor the providers' application ${this.#providerApp.application ?? '(unknown)'}`
+          : '';
+        const v27 = this.#providerApp.enabled ? '' : '; Dubbo 2.7 reads no rule keyed by the providers\' application (ProviderAppStateRouter is first in 3.2)';
         out.skipped.push({
           rule,
           reason:
             `scope: application, key ${key} names neither this consumer's application ${consumerApp ?? '(none)'}` +
-            ` nor the providers' application ${providers ?? '(unknown)'}`,
+            `${providers} (nor its service, ${consumerUrl.getColonSeparatedKey()})${v27}`,
         });
       }
     }

@@ -11,7 +11,7 @@ import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
 import { countRouterEvent } from '../router-events.js';
 import type { RouterRuntime } from '../router-runtime.js';
 import { describeWhenMiss, findWhenMiss, whenMissCode } from './condition-explain.js';
-import { matchConditions, whenInputs } from './condition-matcher.js';
+import { conditionSemantics, matchConditions, semanticsCode, whenInputs, type ConditionSemantics } from './condition-matcher.js';
 import { parseConditionPart, type ConditionMap } from './condition-rule-text.js';
 import { FORCE_EMPTY_EVENT, NO_INPUTS, SERVICE_CONDITION_ORDER } from './condition-state-router.js';
 
@@ -53,6 +53,8 @@ export class MultiDestConditionRouter implements StateRouter {
   readonly whenCondition: ConditionMap;
   readonly thenCondition: readonly ConditionSubSet[];
   readonly #runtime: RouterRuntime | undefined;
+  /** The release's semantics (v3.1 rules exist only in 3.x; `conditionMissingKey: pass` may still be set). */
+  readonly #semantics: ConditionSemantics;
   readonly #inputs: RoutingInputs;
   #subsetMemo: WeakMap<URL, boolean>[] = [];
   #subsetMemoConsumer: URL | null = null;
@@ -63,6 +65,7 @@ export class MultiDestConditionRouter implements StateRouter {
     this.enabled = options.enabled ?? true;
     this.order = options.order ?? SERVICE_CONDITION_ORDER;
     this.#runtime = options.runtime;
+    this.#semantics = conditionSemantics(options.runtime?.release);
     const whenRule = condition.from.match;
     this.whenCondition = isBlank(whenRule) || whenRule === 'true' ? new Map() : parseConditionPart(whenRule!);
     // Unlike v3.0, a blank or `false` destination is an EMPTY map, which matches every provider.
@@ -82,7 +85,7 @@ export class MultiDestConditionRouter implements StateRouter {
   /** Whether the consumer (and this invocation) matches `from`; an empty `from` matches all. */
   matchWhen(consumerUrl: URL, invocation: RpcInvocation | null): boolean {
     if (this.whenCondition.size === 0) return true;
-    return matchConditions(this.whenCondition, consumerUrl, null, invocation, true);
+    return matchConditions(this.whenCondition, consumerUrl, null, invocation, true, this.#semantics);
   }
 
   // PERF: a destination's match reads only the provider and consumer URLs: memoised per provider URL.
@@ -94,7 +97,7 @@ export class MultiDestConditionRouter implements StateRouter {
     const memo = this.#subsetMemo[index]!;
     let matched = memo.get(providerUrl);
     if (matched === undefined) {
-      matched = matchConditions(subset.condition, providerUrl, consumerUrl, null, false);
+      matched = matchConditions(subset.condition, providerUrl, consumerUrl, null, false, this.#semantics);
       memo.set(providerUrl, matched);
     }
     return matched;
@@ -106,8 +109,10 @@ export class MultiDestConditionRouter implements StateRouter {
 
   /** The cache decision of a single-destination condition: whether `from` matches. */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    if (!this.enabled || this.whenCondition.size === 0) return '';
-    return this.matchWhen(consumerUrl, invocation) ? '1' : `0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation), this.whenCondition.size)}`;
+    const code = semanticsCode(this.#semantics);
+    if (!this.enabled || this.whenCondition.size === 0) return code;
+    if (this.matchWhen(consumerUrl, invocation)) return `${code}1`;
+    return `${code}0${whenMissCode(findWhenMiss(this.whenCondition, consumerUrl, invocation, this.#semantics), this.whenCondition.size)}`;
   }
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
@@ -119,8 +124,8 @@ export class MultiDestConditionRouter implements StateRouter {
     if (!this.enabled) return entry(invokers, false, 'enabled: false, so the rule passes every provider through');
     if (before === 0) return entry(invokers, false, 'no provider reached this rule');
     if (!this.matchWhen(consumerUrl, invocation)) {
-      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation);
-      const why = miss === undefined ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl)}`;
+      const miss = findWhenMiss(this.whenCondition, consumerUrl, invocation, this.#semantics);
+      const why = miss === undefined ? '' : `: ${describeWhenMiss(this.whenCondition, miss, consumerUrl, this.#semantics)}`;
       return entry(invokers, false, `the from-part does not match this consumer/call, so the condition is skipped${why}`);
     }
     if (this.thenCondition.length === 0) {

@@ -67,9 +67,10 @@ export function isMatchGlobPattern(pattern: string | undefined, value: string | 
 /**
  * One value against one pattern, as AbstractConditionMatcher.doPatternMatch does: range first
  * (order 100), then the wildcard. `param` is the consumer URL in then-parts (for `$name`), null in when-parts.
+ * `ranges` false is 2.7's MatchPair.isMatch, which has only the glob (`a~b` is literal text).
  */
-export function matchValuePattern(pattern: string, value: string, param: URL | null, isWhenCondition: boolean): boolean {
-  if (pattern.includes('~')) return matchRange(pattern, value, isWhenCondition);
+export function matchValuePattern(pattern: string, value: string, param: URL | null, isWhenCondition: boolean, ranges = true): boolean {
+  if (ranges && pattern.includes('~')) return matchRange(pattern, value, isWhenCondition);
   let resolved: string | undefined = pattern;
   if (param !== null && pattern.startsWith('$')) resolved = param.getRawParameter(pattern.slice(1));
   return isMatchGlobPattern(resolved, value);

@@ -6,11 +6,15 @@
  * A rule given straight to the router (`setRule`, Dubbo's `process`) applies whatever its `key`.
  * Keyed rules can instead be published (`publishRule`, as to `<key>.tag-router` in the config
  * center): the router then reads the one keyed by the `remote.application` of the first provider,
- * subscribing again when that changes, as Dubbo's `notify` does.
- * Follows dubbo-cluster `router/tag/TagStateRouter.java`.
+ * subscribing again when that changes, as Dubbo's `notify` does. A router of a 2.7 consumer
+ * (`release`) routes as 2.7.23's TagRouter: no tag levels, a tag without addresses is no dynamic tag,
+ * an untagged request keeps providers whose static tag the rule does not name, and `dubbo.force.tag`
+ * comes from the attachment only.
+ * Follows dubbo-cluster `router/tag/TagStateRouter.java` (2.7.23: `router/tag/TagRouter.java`).
  */
 import { FORCE_USE_TAG, TAG_KEY } from '../../constants.js';
 import { keptOfSubList, matchInPrevious, parentList, perList, perListAndKey, previousVersion } from '../../per-list.js';
+import type { DubboRelease } from '../../release.js';
 import type { Invoker, RpcInvocation } from '../../rpc.js';
 import type { URL } from '../../url.js';
 import type { RouterResult, RoutingInputs, StateRouter } from '../router.js';
@@ -146,6 +150,23 @@ function tagRouteKey(consumerUrl: URL, invocation: RpcInvocation): string {
   return tag === undefined ? '' : `${isForceUseTag(consumerUrl, invocation) ? '!' : '='}${tag}`;
 }
 
+/**
+ * 2.7.23 TagRouter.isForceUseTag (TagRouter.java:176-178) with RpcInvocation.getAttachment(key, default)
+ * (RpcInvocation.java:387-401), which answers the default only for an EMPTY attachment and null for an
+ * absent one: so the consumer URL's `dubbo.force.tag` counts only beside an empty attachment.
+ */
+function isForceUseTag27(consumerUrl: URL, invocation: RpcInvocation): boolean {
+  const value = invocation.getAttachment(FORCE_USE_TAG);
+  if (value === undefined) return false;
+  return (value === '' ? consumerUrl.getParameter(FORCE_USE_TAG, 'false') : value).toLowerCase() === 'true';
+}
+
+/** The 2.7 tag router's cache decision (its own force rule). */
+function tagRouteKey27(consumerUrl: URL, invocation: RpcInvocation): string {
+  const tag = requestedTag(consumerUrl, invocation);
+  return tag === undefined ? '' : `7${isForceUseTag27(consumerUrl, invocation) ? '!' : '='}${tag}`;
+}
+
 /** The tag router, with an optional dynamic rule (YAML text, object or parsed rule). */
 export class TagStateRouter implements StateRouter {
   readonly name = 'tag';
@@ -159,8 +180,15 @@ export class TagStateRouter implements StateRouter {
   #repository: Map<string, TagRouterRule> = NO_RULES;
   /** Dubbo's `application`: the provider application it subscribed to. */
   #application: string | undefined;
+  /** A 2.7 consumer's router: 2.7.23 TagRouter's routing. */
+  readonly #v27: boolean;
+  /** The cache decision as a function of the call alone (one per release, shared by every router of it). */
+  readonly routeKeyOf: (consumerUrl: URL, invocation: RpcInvocation) => string;
 
-  constructor(rule?: TagRouterRule | string | Record<string, unknown> | null) {
+  /** `release`: the consumer's (2.7 routes as 2.7.23's TagRouter; default 3.3). */
+  constructor(rule?: TagRouterRule | string | Record<string, unknown> | null, options: { release?: DubboRelease } = {}) {
+    this.#v27 = options.release?.version === '2.7';
+    this.routeKeyOf = this.#v27 ? tagRouteKey27 : tagRouteKey;
     if (rule !== undefined && rule !== null) this.setRule(rule);
   }
 
@@ -249,10 +277,8 @@ export class TagStateRouter implements StateRouter {
 
   /** The cache decision: the requested tag and whether it is forced. */
   routeKey(consumerUrl: URL, invocation: RpcInvocation): string {
-    return tagRouteKey(consumerUrl, invocation);
+    return this.routeKeyOf(consumerUrl, invocation);
   }
-
-  readonly routeKeyOf = tagRouteKey;
 
   route(invokers: Invoker[], consumerUrl: URL, invocation: RpcInvocation): RouterResult {
     const before = invokers.length;
@@ -263,14 +289,16 @@ export class TagStateRouter implements StateRouter {
       trace: { router: this.name, rule: tag === undefined ? undefined : `${TAG_KEY}=${tag}`, before, after: out.length, note: keyed === undefined ? note : `${note} (${keyed})` },
     });
     if (before === 0) return entry(invokers, 'no provider reached the tag router');
-    const forceUseTag = isForceUseTag(consumerUrl, invocation);
+    const forceUseTag = this.#v27 ? isForceUseTag27(consumerUrl, invocation) : isForceUseTag(consumerUrl, invocation);
     const rule = this.#rule;
     if (rule === null || !rule.valid || !rule.enabled) {
       const why = rule === null ? this.#noRuleReason() : 'the dynamic tag rule is disabled';
       return this.#filterUsingStaticTag(invokers, tag, forceUseTag, why, entry);
     }
     if (tag !== undefined) {
-      const addresses = selectAddressByTagLevel(rule.getTagnameToAddresses(), tag, forceUseTag);
+      // 2.7 (TagRouter.java:103-106): an exact lookup, and a tag without addresses is none (init leaves it out).
+      const exact = this.#v27 ? (rule.getTagnameToAddresses().get(tag) ?? null) : null;
+      const addresses = this.#v27 ? (exact !== null && exact.size > 0 ? exact : null) : selectAddressByTagLevel(rule.getTagnameToAddresses(), tag, forceUseTag);
       let result: Invoker[];
       if (addresses !== null) {
         result = filterInvoker(invokers, (inv) => addressMatches(addresses, inv));
@@ -292,6 +320,15 @@ export class TagStateRouter implements StateRouter {
       if (result.length === 0) {
         return entry(result, `no tag requested and every one of ${before} providers is in a dynamic tag, so none is left (even without force)`);
       }
+    }
+    if (this.#v27) {
+      // 2.7 TagRouter.java:140-143: a static tag the rule does not name does not keep a provider out.
+      const names = new Set(rule.tags.map((t) => t.name));
+      const kept = filterInvoker(result, (inv) => {
+        const own = staticTag(inv);
+        return own === undefined || !names.has(own);
+      });
+      return entry(kept, `no tag requested: ${kept.length} of ${before} providers carry no tag the rule names (Dubbo 2.7)`);
     }
     const untagged = untaggedOf(result);
     return entry(untagged, `no tag requested: ${untagged.length} of ${before} providers carry no tag`);

@@ -208,8 +208,9 @@ describe('condition rule parse errors', () => {
     );
   });
 
-  it('reports an unknown scope', () => {
-    expect(() => parseConditionRule('scope: global\nconditions: ["=> a=b"]')).toThrow(/scope: expected service or application/);
+  it('accepts any scope, as no Dubbo router reads it (AbstractRouterRule.java:81 only stores it)', () => {
+    expect(parseConditionRule('scope: global\nconditions: ["=> a=b"]').order).toBe(140);
+    expect(parseConditionRule('scope: application\nconditions: ["=> a=b"]').order).toBe(150);
   });
 
   it('reports a YAML document that is not a map', () => {
