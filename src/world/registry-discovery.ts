@@ -124,7 +124,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       isCut: (zone) => this.#cut.has(zone),
       netReachable: (zone) => this.#netReachable(zone),
     };
-    this.#pushes = new PushDelivery(server, { spec, lag, sizer, appLevel: this.#appLevel, perGroup: this.#perGroup });
+    this.#pushes = new PushDelivery(server, { spec, lag, sizer, appLevel: this.#appLevel, perGroup: this.#perGroup, registryType });
     if (this.#perGroup && host.scenario !== undefined) {
       // The services the Nacos server lists (`getServicesOfServer`): every provider group's, as a
       // server that has seen these deployments before holds them, even before they register again.
