@@ -4,11 +4,12 @@
  * Heartbeat mode (Nacos 1.x clients, `connectionBound: false`, the default): a live provider's
  * client beats every `heartbeat` (BeatReactor). The server checks every instance every 5 s
  * (`ClientBeatCheckTask`, here one server-wide timer at a random phase): no beat for more than
- * `unhealthyAfter` marks it unhealthy and pushes it out; no beat for more than `removeAfter`
- * deletes it. A beat from an unhealthy instance makes it healthy again and pushes it back; a beat
- * for a deleted one makes the client register again (the server answers 20404), with the same
- * effect. Pushes carry the healthy instances: Dubbo's NacosRegistry filters only on `enabled`,
- * so what leaves the consumer's list is what the Nacos push leaves out.
+ * `unhealthyAfter` marks it unhealthy and pushes that change; no beat for more than `removeAfter`
+ * deletes it. A beat from an unhealthy instance makes it healthy again (pushed too); a beat for a
+ * deleted one makes the client register again (the server answers 20404). Pushes carry every
+ * instance, unhealthy ones included (InstanceController `doSrvIpxt(healthyOnly=false)`), and Dubbo's
+ * NacosRegistry filters only on `enabled`: a silent instance leaves the consumer's list when Nacos
+ * DELETES it, not when it turns unhealthy (apache/dubbo#6778).
  *
  * Connection mode (Nacos 2.x gRPC, `connectionBound: true`): instances live as long as the
  * client's connection. A crashed or stopped process closes its connection and its instances go
@@ -80,8 +81,8 @@ export class NacosRegistry extends DiscoveryRegistry {
         if (silentMs > this.spec.removeAfterMs) {
           this.remove(e);
           this.observer.count('registry.deleted');
-        } else if (e.listed && silentMs > this.spec.unhealthyAfterMs) {
-          this.unlist(e);
+        } else if (e.healthy && silentMs > this.spec.unhealthyAfterMs) {
+          this.markUnhealthy(e);
           this.observer.count('registry.unhealthy');
         }
       }
