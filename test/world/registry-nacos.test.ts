@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import {
   at,
   blackhole,
@@ -195,5 +196,52 @@ describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
     world.sim.run({ until: 300_000 });
     expect(providers(world)).toHaveLength(providerInstances);
     for (const p of providers(world)) expect(registry.entryOf(p)).toMatchObject({ registered: true, listed: true });
+  });
+});
+
+describe('NacosRegistry: the Nacos client of each provider (its group`s Dubbo profile)', () => {
+  // Dubbo 3.3 bundles nacos-client 2.4.3 (dubbo-dependencies-bom/pom.xml:138), 2.7.23 bundles 1.4.2 (:134).
+  const mixed = (connectionBound?: boolean) =>
+    nacos({
+      registry: { connectionBound },
+      providers: [
+        { name: 'users-33', zone: 'zoneA', count: 1, dubbo: defaultProfile('3.3') },
+        { name: 'users-27', zone: 'zoneB', count: 1, dubbo: defaultProfile('2.7') },
+      ],
+    });
+
+  it('follows a 3.3 provider`s connection (2.x) and a 2.7 provider`s heartbeats (1.x) in one registry', () => {
+    const { world, registry, observer } = mixed();
+    const [p33, p27] = providers(world);
+    at(world, 20_000.5, () => {
+      blackhole(world, p33!);
+      blackhole(world, p27!);
+    });
+    // 2.x (NacosRuntimeConnectionEjector.java:76,133-139, ConnectionManager.java:249-252): last keepalive at
+    // 20 s; probed at the first 3 s ejector run 20 s idle or more, [40 s, 43 s), removed 5 s later.
+    world.sim.run({ until: 44_999 });
+    expect(registry.entryOf(p33!)?.registered).toBe(true);
+    world.sim.run({ until: 48_001 });
+    expect(registry.entryOf(p33!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+    // 1.x meanwhile: unhealthy at a 5 s check in (35 s, 40 s], still listed; deleted in (50 s, 55 s].
+    expect(registry.entryOf(p27!)).toMatchObject({ registered: true, listed: true, healthy: false });
+    expect(observer.counters.get('registry.unhealthy')).toBe(1);
+    world.sim.run({ until: 55_000 });
+    expect(registry.entryOf(p27!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+    // The 2.x instance never went through the health check.
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+  });
+
+  it.each([
+    [true, 'registry.ejected'],
+    [false, 'registry.deleted'],
+  ] as const)('lets registry.connectionBound: %s decide for every provider', (connectionBound, counter) => {
+    const { world, observer } = mixed(connectionBound);
+    for (const p of providers(world)) at(world, 20_000.5, () => blackhole(world, p));
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get(counter)).toBe(2);
+    expect(observer.counters.get(counter === 'registry.ejected' ? 'registry.deleted' : 'registry.ejected')).toBeUndefined();
   });
 });
