@@ -30,8 +30,9 @@ function onlyRun(out: string): string {
 }
 
 const THREE_ZONES = 'scenarios/three-zone-nearest-fallback.yaml';
-// zoneA goes down at 30 s: 40 s give each seed a share of timeouts and cross-zone traffic of its own.
-const SHORT = ['--set', 'duration=40s', '--set', 'warmup=5s'];
+// zoneA goes down at 30 s and leaves the lists 20-28 s later (its providers run the 3.3 default, nacos-client
+// 2.x: connection ejected) plus the push lag: 65 s give each seed a share of timeouts and cross-zone traffic of its own.
+const SHORT = ['--set', 'duration=65s', '--set', 'warmup=5s'];
 const STRATEGIES = ['--strategies', 'fallback-all,lb-rank'];
 
 // t(0.975) with 2 degrees of freedom, by hand: that t distribution's CDF is 1/2 + t / (2 √(2 + t²)),
@@ -64,9 +65,11 @@ function ciCell(lines: string[], headerAt: number, rowStart: string, header: str
  * A printed figure agrees with an exact one to the printed precision (half a unit of its last
  * digit), plus `relative` of the exact value.
  */
-function expectPrinted(text: string, exact: number, what: string, relative = 0): void {
+function expectPrinted(text: string, exact: number, what: string, relative = 0, absolute = 0): void {
   const decimals = text.split('.')[1]?.length ?? 0;
-  expect(Math.abs(Number(text) - exact), `${what}: ${text} vs ${exact}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + relative * Math.abs(exact) + 1e-9);
+  expect(Math.abs(Number(text) - exact), `${what}: ${text} vs ${exact}`).toBeLessThanOrEqual(
+    0.5 * 10 ** -decimals + relative * Math.abs(exact) + absolute + 1e-9,
+  );
 }
 
 // The product's t table holds 4 decimals: 4.3027 for 2 degrees of freedom, 1.1e-5 above the exact
@@ -120,7 +123,8 @@ describe('compare --seeds 3', () => {
           // Table: `mean ± half-width`, as printed.
           const [m, h] = ciCell(lines, headerAt, rowStart, column);
           const scale = percent ? 100 : 1;
-          expectPrinted(m, mean(values) * scale, `${what} mean`);
+          // The table prints the JSON's mean, itself rounded to `digits`: a second rounding.
+          expectPrinted(m, mean(values) * scale, `${what} mean`, 0, 0.5 * 10 ** -digits * scale);
           expectPrinted(h, hand * scale, `${what} half-width`, T_TABLE_SHARE);
         }
       }
