@@ -10,6 +10,7 @@
  */
 import type { FaultSpec, RegistrySpec, Scenario } from '../model/types.js';
 import { faultLabel, type PhaseSpan } from '../world/faults.js';
+import { NACOS_DETECTION_TIMEOUT_MS, NACOS_EJECT_PERIOD_MS, NACOS_KEEP_ALIVE_TIME_MS } from '../world/registry-nacos.js';
 
 /** A fault that takes down or cuts off a registry's zone. */
 export interface RegistryZoneWarning {
@@ -45,7 +46,23 @@ export function registryZoneWarnings(scenario: Scenario): RegistryZoneWarning[] 
       [...new Set(scenario.consumers.filter((c) => c.zone === zone && (c.registries === undefined || c.registries.includes(name))).map((c) => c.application))];
     const providersIn = (zone: string) =>
       scenario.providers.filter((p) => p.zone === zone && (p.registries === undefined || p.registries.includes(name))).map((p) => p.name);
-    const dropped = spec.type === 'nacos' ? `unhealthy after ${seconds(spec.unhealthyAfterMs)}` : `its session expires after ${seconds(spec.sessionTimeoutMs)}`;
+    const groupsIn = (zone: string) =>
+      scenario.providers.filter((p) => p.zone === zone && (p.registries === undefined || p.registries.includes(name)));
+    // Nacos 1.x deletes a silent instance after removeAfter (Dubbo keeps unhealthy ones listed); 2.x ejects its
+    // connection once idle 20 s, at the next 3 s ejector run, after a 5 s probe (world/registry-nacos.ts).
+    const dropped = (zone: string): string => {
+      if (spec.type !== 'nacos') return `its session expires after ${seconds(spec.sessionTimeoutMs)}`;
+      const clients = new Set(groupsIn(zone).map((g) => (spec.connectionBound ?? g.dubbo.nacosClient === '2.x' ? '2.x' : '1.x')));
+      const texts: string[] = [];
+      if (clients.has('1.x')) texts.push(`Nacos 1.x deletes them after ${seconds(spec.removeAfterMs)}`);
+      if (clients.has('2.x')) {
+        // Silent since at most one keepalive after the last one: idle long enough, the next run, the probe.
+        const earliest = NACOS_KEEP_ALIVE_TIME_MS + NACOS_DETECTION_TIMEOUT_MS - spec.heartbeatMs;
+        const latest = NACOS_KEEP_ALIVE_TIME_MS + NACOS_EJECT_PERIOD_MS + NACOS_DETECTION_TIMEOUT_MS;
+        texts.push(`Nacos 2.x ejects their connections ${earliest / 1000}-${seconds(latest)} after they fall silent`);
+      }
+      return texts.join('; ');
+    };
     for (const f of scenario.faults) {
       if (f.atMs > scenario.durationMs) continue;
       const a = f.action;
@@ -83,7 +100,7 @@ export function registryZoneWarnings(scenario: Scenario): RegistryZoneWarning[] 
       const effects: string[] = [];
       if (consumers.length > 0) effects.push(`its consumers (${consumers.join(', ')}) get no pushes and keep their last (stale) lists`);
       if (providers.length > 0) {
-        effects.push(`its providers (${providers.join(', ')}) are not heard, so the registry drops them from every list (${dropped}) although they still serve`);
+        effects.push(`its providers (${providers.join(', ')}) are not heard, so the registry drops them from every list (${dropped(cut)}) although they still serve`);
       }
       out.push({
         kind: 'registry-zone-cut',

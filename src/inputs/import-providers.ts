@@ -175,7 +175,9 @@ function fromNacos(doc: Document, lc: LineCounter): { found: FoundProvider[]; sk
       continue;
     }
     if (inst.healthy === false) {
-      skipped.push({ line, reason: `instance ${where} is unhealthy (healthy: false): Nacos does not push it to consumers` });
+      // Nacos pushes it and Dubbo keeps it in its list (NacosRegistry filters on `enabled` only) until
+      // Nacos deletes it, but an instance that stopped beating is no provider to build a scenario with.
+      skipped.push({ line, reason: `instance ${where} is unhealthy (healthy: false): left out, as it stopped beating (Dubbo would still list it until Nacos deletes it)` });
       continue;
     }
     const metadata: Record<string, string> = {};

@@ -150,7 +150,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       const metadata = appLevel
         ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
         : undefined;
-      const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, metadata });
+      const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, registryType, metadata });
       return { kind, entries: new WeakMap(), byKey, changed: new Set(), pushes };
     };
     this.#interface = level('interface');
@@ -230,6 +230,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       service: key,
       registered: false,
       listed: false,
+      healthy: true,
       gone: false,
       left: false,
       lastHeardMs: this.sim.now,
@@ -396,6 +397,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     const entry = e as Entry;
     entry.lastHeardMs = this.sim.now;
     const level = entry.level;
+    if (!entry.healthy) {
+      // Nacos 1.x ClientBeatProcessor: healthy again, pushed as a changed instance (the list keeps it).
+      entry.healthy = true;
+      level.changed.add(entry.service);
+    }
     if (!entry.registered) {
       entry.registered = true;
       this.registered.add(entry);
@@ -411,11 +417,15 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
-  /** The server keeps the instance but stops listing it (Nacos unhealthy). */
-  protected unlist(e: RegistryEntry): void {
-    if (!e.listed) return;
-    e.listed = false;
-    e.gone = true;
+  /**
+   * Nacos 1.x: the server marks the instance unhealthy and pushes the change (ClientBeatCheckTask); the
+   * pushed list still holds it, and Dubbo keeps it: NacosRegistry filters on `enabled` only
+   * (`filterEnabledInstances`, 3.3 NacosRegistry.java:692,751-752; 2.7 :562-570,632-633), and
+   * NacosServiceDiscovery maps every instance.
+   */
+  protected markUnhealthy(e: RegistryEntry): void {
+    if (!e.healthy) return;
+    e.healthy = false;
     (e as Entry).level.changed.add(e.service);
   }
 
@@ -423,7 +433,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   protected remove(e: RegistryEntry): void {
     const entry = e as Entry;
     if (!entry.registered) return;
-    this.unlist(entry);
+    if (entry.listed) {
+      entry.listed = false;
+      entry.level.changed.add(entry.service);
+    }
     entry.registered = false;
     entry.gone = true;
     this.registered.delete(entry);
@@ -451,7 +464,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       // (Nacos answers a beat for an unknown instance with 20404 and the client re-registers;
       // Dubbo's ZooKeeper registry recovers its nodes on a new session; Nacos 2.x redoes them on reconnect).
       entry.lastHeardMs = this.sim.now;
-      if (!entry.listed) {
+      if (!entry.listed || !entry.healthy) {
         this.register(entry);
         this.publish();
       }

@@ -21,9 +21,17 @@ export interface RegistryEntry {
   readonly service: string;
   /** The server holds the instance (a Nacos instance, a ZooKeeper ephemeral node). */
   registered: boolean;
-  /** The instance is in the lists pushed to consumers (registered and healthy). */
+  /**
+   * The instance is in the lists pushed to consumers: registered. A Nacos instance marked unhealthy
+   * stays listed, as Dubbo's NacosRegistry keeps it (`healthy`).
+   */
   listed: boolean;
-  /** The registry has dropped it from the lists (removed or unhealthy): attempts to it are stale calls. */
+  /** Nacos 1.x: the server's health flag (no beat for `unhealthyAfter` clears it); true for every other registry. */
+  healthy: boolean;
+  /**
+   * The registry has dropped it from the lists it pushes (deregistered, deleted, expired, ejected):
+   * attempts to it are stale calls. An unhealthy but listed Nacos instance is not gone.
+   */
   gone: boolean;
   /** Deregistered on purpose (graceful stop): its client never registers it again. */
   left: boolean;

@@ -4,9 +4,10 @@
  * time, the agenda sequence number it reserved when sent and its list, and is delivered when its
  * subscriber next reads (`CatchUp`) or `catchUpAll` is called, in order and with the effect it
  * would have had at its arrival. What has not arrived goes back on the agenda, at the place it was
- * held for, when holding stops, a zone is cut off or a subscription stops being holdable.
+ * held for, when holding stops, a zone is cut off or a subscription stops being holdable. A
+ * notification its RegistryNotifier defers waits the same way, in the notifier.
  */
-import { NORMAL, type Simulation } from '../engine/simulation.js';
+import { NORMAL, URGENT, type Simulation } from '../engine/simulation.js';
 import type { RegistrySpec } from '../model/types.js';
 import type { CatchUp } from './registry.js';
 import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
@@ -14,15 +15,34 @@ import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-su
 /** Held pushes a subscription keeps before it delivers those that have arrived (see `hold`). */
 const HELD_BEFORE_CATCH_UP = 64;
 
+/**
+ * The agenda place of a deferred notification (RegistryNotifier), with priority URGENT: before
+ * everything else at its instant, a push arriving then included, whether it is held or queued (held
+ * and queued runs then agree to the last tie; Dubbo's millisecond clock gives no order to keep).
+ */
+export const DEFERRED_NOTIFY_SEQ = -1;
+
+/** What `HeldPushes` calls back into its push delivery. */
+export interface HeldPushCallbacks {
+  /** Delivers a push that has arrived (`PushDelivery`'s arrival). */
+  readonly arrive: (sub: Subscription, seq: number, snapshot: Snapshot, atMs: number) => void;
+  /** The agenda callback of a push (`Delivery`), for pushes put back on the agenda. */
+  readonly deliver: (arg: unknown) => void;
+  /** Runs the subscription's deferred notification. */
+  readonly runDeferred: (sub: Subscription) => void;
+  /** The agenda callback of a deferred notification (its argument: the subscription). */
+  readonly deferredFire: (arg: unknown) => void;
+}
+
 /** The held pushes of one registry's subscriptions. */
 export class HeldPushes {
   readonly #sim: Simulation;
   readonly #spec: RegistrySpec;
   readonly #appLevel: boolean;
-  /** Delivers a push that has arrived (`PushDelivery`'s arrival). */
-  readonly #arrive: (sub: Subscription, seq: number, snapshot: Snapshot) => void;
-  /** The agenda callback of a push (`Delivery`), for pushes put back on the agenda. */
+  readonly #arrive: (sub: Subscription, seq: number, snapshot: Snapshot, atMs: number) => void;
   readonly #deliver: (arg: unknown) => void;
+  readonly #runDeferred: (sub: Subscription) => void;
+  readonly #deferredFire: (arg: unknown) => void;
   /**
    * PERF: pushes to holdable subscriptions wait in the subscription instead of on the agenda (see
    * `holdPushes`). A rolling restart sends every change to thousands of consumer instances, each of
@@ -34,18 +54,14 @@ export class HeldPushes {
   readonly #heldSubs: Subscription[] = [];
   #pushesHeld = 0;
 
-  constructor(
-    sim: Simulation,
-    spec: RegistrySpec,
-    appLevel: boolean,
-    arrive: (sub: Subscription, seq: number, snapshot: Snapshot) => void,
-    deliver: (arg: unknown) => void,
-  ) {
+  constructor(sim: Simulation, spec: RegistrySpec, appLevel: boolean, callbacks: HeldPushCallbacks) {
     this.#sim = sim;
     this.#spec = spec;
     this.#appLevel = appLevel;
-    this.#arrive = arrive;
-    this.#deliver = deliver;
+    this.#arrive = callbacks.arrive;
+    this.#deliver = callbacks.deliver;
+    this.#runDeferred = callbacks.runDeferred;
+    this.#deferredFire = callbacks.deferredFire;
   }
 
   /** True while pushes to holdable subscriptions are held. */
@@ -63,10 +79,7 @@ export class HeldPushes {
     }
     this.#holding = false;
     // Between instants, after the kernel ran every entry due by now: what has arrived is delivered.
-    const now = this.#sim.now;
-    for (const sub of this.#heldSubs) {
-      while (sub.heldHead < sub.heldEnd && sub.heldAt[3 * sub.heldHead]! <= now) this.#deliverHeld(sub);
-    }
+    for (const sub of this.#heldSubs) this.#deliverDue(sub, false);
     this.#queueEveryHeld();
   }
 
@@ -83,7 +96,7 @@ export class HeldPushes {
     for (let i = 0; i < n; i++) {
       const sub = subs[i]!;
       this.catchUp(sub);
-      if (sub.heldHead !== sub.heldEnd) subs[kept++] = sub;
+      if (sub.heldHead !== sub.heldEnd || heldDeferral(sub)) subs[kept++] = sub;
       else sub.inHeldSubs = false;
     }
     for (let i = n; i < subs.length; i++) subs[kept++] = subs[i]!;
@@ -124,21 +137,51 @@ export class HeldPushes {
    * `catchUpAll`); whether one arrives (the registry's `netReachable`) changes only after `queueAllHeld`.
    */
   catchUp(sub: Subscription): void {
-    if (sub.heldHead === sub.heldEnd || sub.catchingUp) return;
+    if ((sub.heldHead === sub.heldEnd && !heldDeferral(sub)) || sub.catchingUp) return;
     sub.catchingUp = true;
     try {
-      const at = sub.heldAt;
-      while (sub.heldHead < sub.heldEnd) {
-        const i = 3 * sub.heldHead;
-        if (!this.#sim.hasFired(at[i]!, at[i + 1]!, NORMAL)) break;
-        this.#deliverHeld(sub);
-      }
+      this.#deliverDue(sub, true);
     } finally {
       sub.catchingUp = false;
     }
     if (sub.heldHead === sub.heldEnd) sub.heldHead = sub.heldEnd = 0;
     // Some have not arrived yet: the listeners' subscriber catches up again once the first has.
-    else this.#tellHeld(sub, sub.heldAt[3 * sub.heldHead]!);
+    const next = nextHeldMs(sub);
+    if (next !== Infinity) this.#tellHeld(sub, next);
+  }
+
+  /**
+   * Delivers `sub`'s held pushes and held deferred notification in agenda order, those the kernel
+   * has fired by now (`fired`), else those due by now (between instants).
+   */
+  #deliverDue(sub: Subscription, fired: boolean): void {
+    const sim = this.#sim;
+    const at = sub.heldAt;
+    const notifier = sub.notifier;
+    for (;;) {
+      const i = 3 * sub.heldHead;
+      const pushes = sub.heldHead < sub.heldEnd;
+      if (notifier !== null && notifier.pending !== null && notifier.entry === null && (!pushes || notifier.pendingAtMs <= at[i]!)) {
+        // The deferred notification sorts first at its instant (DEFERRED_NOTIFY_SEQ).
+        const due = fired ? sim.hasFired(notifier.pendingAtMs, DEFERRED_NOTIFY_SEQ, URGENT) : notifier.pendingAtMs <= sim.now;
+        if (!due) return;
+        sim.eventsProcessed++;
+        this.#runDeferred(sub);
+        continue;
+      }
+      if (!pushes) return;
+      if (!(fired ? sim.hasFired(at[i]!, at[i + 1]!, NORMAL) : at[i]! <= sim.now)) return;
+      this.#deliverHeld(sub);
+    }
+  }
+
+  /** `sub`'s deferred notification waits in its notifier, off the agenda, like a held push. */
+  holdDeferred(sub: Subscription): void {
+    this.#tellHeld(sub, sub.notifier!.pendingAtMs);
+    if (!sub.inHeldSubs) {
+      sub.inHeldSubs = true;
+      this.#heldSubs.push(sub);
+    }
   }
 
   #tellHeld(sub: Subscription, atMs: number): void {
@@ -151,11 +194,15 @@ export class HeldPushes {
     const snapshot = sub.heldSnapshots[i]!;
     sub.heldSnapshots[i] = null;
     this.#sim.eventsProcessed++;
-    this.#arrive(sub, sub.heldAt[3 * i + 2]!, snapshot);
+    this.#arrive(sub, sub.heldAt[3 * i + 2]!, snapshot, sub.heldAt[3 * i]!);
   }
 
-  /** Puts `sub`'s held pushes on the agenda, each at the place it was held for. */
+  /** Puts `sub`'s held pushes (and held deferred notification) on the agenda, each at the place it was held for. */
   #queueHeld(sub: Subscription): void {
+    if (heldDeferral(sub)) {
+      const notifier = sub.notifier!;
+      notifier.entry = this.#sim.scheduleReserved(notifier.pendingAtMs, DEFERRED_NOTIFY_SEQ, this.#deferredFire, URGENT, sub);
+    }
     const at = sub.heldAt;
     for (let i = sub.heldHead; i < sub.heldEnd; i++) {
       const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
@@ -190,7 +237,8 @@ export class HeldPushes {
 
   /** Whether `sub` may hold pushes; one that no longer may puts those it holds on the agenda. */
   refreshHoldable(sub: Subscription): void {
-    const holdable = sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
+    // A ZooKeeper watch event reads the list when the event thread gets to it: it goes through the agenda.
+    const holdable = sub.zk === null && sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
     if (sub.holdable && !holdable) this.#queueHeld(sub);
     sub.holdable = holdable;
   }
@@ -207,10 +255,22 @@ export class HeldPushes {
       const subs = ref.subs;
       for (let i = 0; i < subs.length; i++) {
         const sub = subs[i]!;
-        if (sub.heldHead !== sub.heldEnd) this.catchUp(sub);
+        if (sub.heldHead !== sub.heldEnd || heldDeferral(sub)) this.catchUp(sub);
       }
     };
   }
+}
+
+/** True when `sub`'s notifier holds a deferred notification off the agenda. */
+function heldDeferral(sub: Subscription): boolean {
+  const notifier = sub.notifier;
+  return notifier !== null && notifier.pending !== null && notifier.entry === null;
+}
+
+/** When `sub`'s first held push or held deferred notification is due, or Infinity. */
+function nextHeldMs(sub: Subscription): number {
+  const push = sub.heldHead < sub.heldEnd ? sub.heldAt[3 * sub.heldHead]! : Infinity;
+  return heldDeferral(sub) ? Math.min(push, sub.notifier!.pendingAtMs) : push;
 }
 
 /** Moves `sub`'s held pushes to the front of its arrays. */

@@ -1,16 +1,20 @@
 /**
- * `type: nacos`: ephemeral instances, in one of two modes.
+ * `type: nacos`: ephemeral instances, in one of two modes, per provider: the Nacos client its
+ * process ships (its group's Dubbo profile `nacosClient`: Dubbo 3.3 bundles nacos-client 2.4.3,
+ * 2.7.23 bundles 1.4.2, `dubbo-dependencies-bom/pom.xml`), unless the registry's `connectionBound`
+ * says for every provider. A mixed estate runs both server loops.
  *
- * Heartbeat mode (Nacos 1.x clients, `connectionBound: false`, the default): a live provider's
+ * Heartbeat mode (Nacos 1.x clients): a live provider's
  * client beats every `heartbeat` (BeatReactor). The server checks every instance every 5 s
  * (`ClientBeatCheckTask`, here one server-wide timer at a random phase): no beat for more than
- * `unhealthyAfter` marks it unhealthy and pushes it out; no beat for more than `removeAfter`
- * deletes it. A beat from an unhealthy instance makes it healthy again and pushes it back; a beat
- * for a deleted one makes the client register again (the server answers 20404), with the same
- * effect. Pushes carry the healthy instances: Dubbo's NacosRegistry filters only on `enabled`,
- * so what leaves the consumer's list is what the Nacos push leaves out.
+ * `unhealthyAfter` marks it unhealthy and pushes that change; no beat for more than `removeAfter`
+ * deletes it. A beat from an unhealthy instance makes it healthy again (pushed too); a beat for a
+ * deleted one makes the client register again (the server answers 20404). Pushes carry every
+ * instance, unhealthy ones included (InstanceController `doSrvIpxt(healthyOnly=false)`), and Dubbo's
+ * NacosRegistry filters only on `enabled`: a silent instance leaves the consumer's list when Nacos
+ * DELETES it, not when it turns unhealthy (apache/dubbo#6778).
  *
- * Connection mode (Nacos 2.x gRPC, `connectionBound: true`): instances live as long as the
+ * Connection mode (Nacos 2.x gRPC): instances live as long as the
  * client's connection. A crashed or stopped process closes its connection and its instances go
  * 3 s later (zonesim's figure for the close reaching the server and the disconnect event being
  * processed). A black-holed or cut-off client just goes quiet: its keepalive (`heartbeat`,
@@ -23,7 +27,7 @@
  * Deregistration (graceful stop) removes at once in both modes. Follows the Nacos server's
  * `ClientBeatCheckTask`/`ClientBeatProcessor` (1.x) and `NacosRuntimeConnectionEjector` (2.x).
  */
-import type { RegistrySpec } from '../model/types.js';
+import type { RegistrySpec, Scenario } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 import type { RegistryEntry } from './registry-entry.js';
 
@@ -45,19 +49,25 @@ export class NacosRegistry extends DiscoveryRegistry {
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
     super(host, spec, options, 'nacos');
-    // Server timers are not in step with any client: their phase is drawn once.
+    // Server timers are not in step with any client: their phase is drawn once (and shared by both loops).
     const phase = host.streams.stream(`${options.streamPrefix}/phase`).next();
-    if (spec.connectionBound) this.sim.schedule(phase * NACOS_EJECT_PERIOD_MS, () => this.#eject());
-    else this.sim.schedule(phase * NACOS_BEAT_CHECK_PERIOD_MS, () => this.#beatCheck());
+    const clients = nacosClientsOf(spec, options.name, host.scenario);
+    if (clients.has('2.x')) this.sim.schedule(phase * NACOS_EJECT_PERIOD_MS, () => this.#eject());
+    if (clients.has('1.x')) this.sim.schedule(phase * NACOS_BEAT_CHECK_PERIOD_MS, () => this.#beatCheck());
   }
 
   protected tickIntervalMs(): number {
     return this.spec.heartbeatMs;
   }
 
+  /** The instance's client is 2.x (connection-bound): the registry's `connectionBound`, else its provider group's profile. */
+  #connectionBound(entry: RegistryEntry): boolean {
+    return this.spec.connectionBound ?? entry.instance.group.spec.dubbo.nacosClient === '2.x';
+  }
+
   // 2.x: the process is gone but its host answers: the connection reset reaches the server.
   protected override onSilentTick(entry: RegistryEntry): void {
-    if (!this.spec.connectionBound || !entry.registered) return;
+    if (!entry.registered || !this.#connectionBound(entry)) return;
     const state = entry.provider.state;
     if ((state === 'crashed' || state === 'stopped') && this.reachable(entry.provider.zone)) {
       this.remove(entry);
@@ -67,7 +77,7 @@ export class NacosRegistry extends DiscoveryRegistry {
   }
 
   protected override onCrash(entry: RegistryEntry): void {
-    if (!this.spec.connectionBound) return;
+    if (!this.#connectionBound(entry)) return;
     this.sim.schedule(NACOS_CONNECTION_CLOSED_MS, () => this.onSilentTick(entry));
   }
 
@@ -76,12 +86,13 @@ export class NacosRegistry extends DiscoveryRegistry {
     if (!this.down) {
       const now = this.sim.now;
       for (const e of [...this.registered]) {
+        if (this.#connectionBound(e)) continue;
         const silentMs = now - e.lastHeardMs;
         if (silentMs > this.spec.removeAfterMs) {
           this.remove(e);
           this.observer.count('registry.deleted');
-        } else if (e.listed && silentMs > this.spec.unhealthyAfterMs) {
-          this.unlist(e);
+        } else if (e.healthy && silentMs > this.spec.unhealthyAfterMs) {
+          this.markUnhealthy(e);
           this.observer.count('registry.unhealthy');
         }
       }
@@ -97,7 +108,7 @@ export class NacosRegistry extends DiscoveryRegistry {
       const now = this.sim.now;
       const outdated: RegistryEntry[] = [];
       for (const e of this.registered) {
-        if (!this.#probing.has(e) && now - e.lastHeardMs >= NACOS_KEEP_ALIVE_TIME_MS) outdated.push(e);
+        if (!this.#probing.has(e) && now - e.lastHeardMs >= NACOS_KEEP_ALIVE_TIME_MS && this.#connectionBound(e)) outdated.push(e);
       }
       for (const e of outdated) {
         if (e.provider.state === 'up' && this.reachable(e.provider.zone)) {
@@ -123,4 +134,20 @@ export class NacosRegistry extends DiscoveryRegistry {
     // Fixed delay: the next run starts after this one, including its wait for probe answers.
     this.sim.schedule(NACOS_EJECT_PERIOD_MS + (probed ? NACOS_DETECTION_TIMEOUT_MS : 0), () => this.#eject());
   }
+}
+
+/**
+ * The Nacos clients of the providers registering with registry `name`: the registry's
+ * `connectionBound` for all when set, else each provider group's profile; both without a scenario.
+ */
+function nacosClientsOf(spec: RegistrySpec, name: string, scenario: Pick<Scenario, 'providers' | 'registries'> | undefined): Set<'1.x' | '2.x'> {
+  if (spec.connectionBound !== undefined) return new Set([spec.connectionBound ? '2.x' : '1.x']);
+  if (scenario === undefined) return new Set(['1.x', '2.x']);
+  const multi = Object.keys(scenario.registries).length > 0;
+  const out = new Set<'1.x' | '2.x'>();
+  for (const g of scenario.providers) {
+    if (multi && g.registries !== undefined && !g.registries.includes(name)) continue;
+    out.add(g.dubbo.nacosClient);
+  }
+  return out;
 }

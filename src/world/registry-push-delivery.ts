@@ -12,15 +12,31 @@
  * subscription reads the current list again when the registry says so (back up, push switch on,
  * zone cut over) or, cut off by a network partition, retries every 5 s (`registry.retry.period`).
  * Which changes make one push, and when a list changes, is the registry's (`DiscoveryRegistry`).
+ *
+ * Between a push's arrival and the listeners sits the consumer's notifier (`registry-notifier.ts`,
+ * Dubbo 3's `delay-notification`, from the subscriber's Dubbo profile): with Nacos at interface level
+ * and ZooKeeper at application level, a RegistryNotifier may defer a notification and drop the lists
+ * it supersedes (every push that arrives is still counted); with ZooKeeper at interface level, a
+ * change fires the subscription's one-shot watch, and the watch event, after its `pushLag`, waits for
+ * the consumer's ZooKeeper event thread, reads the current list there (that read is the push counted)
+ * and notifies it once the ZookeeperRegistryNotifier's sleep is over. At application level the
+ * ServiceInstancesChangedListener comes after the notifier: a notification, not a push, starts its
+ * metadata fetches (pushes are counted when they arrive).
  */
 import type { Sampler } from '../engine/distributions.js';
-import type { Simulation } from '../engine/simulation.js';
+import { URGENT, type Simulation } from '../engine/simulation.js';
 import { TimerLane } from '../engine/timer-lane.js';
 import type { WorldObserver } from '../metrics/observer.js';
 import type { RegistrySpec } from '../model/types.js';
 import type { ProviderExport } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
-import { HeldPushes } from './registry-held-pushes.js';
+import { DEFERRED_NOTIFY_SEQ, HeldPushes } from './registry-held-pushes.js';
+import {
+  RegistryNotifier,
+  ZookeeperEventThread,
+  ZookeeperRegistryNotifier,
+  notificationDelayOf,
+} from './registry-notifier.js';
 import type { MetadataRevision, PushSizer } from './registry-push-size.js';
 import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
 import { parseNacosServiceName } from './nacos-service-name.js';
@@ -54,6 +70,8 @@ export interface PushOptions {
   readonly appLevel: boolean;
   /** Nacos at interface level: one list per (interface, version, group) Nacos service name. */
   readonly perGroup: boolean;
+  /** Which notifier a subscription goes through (see the module note). */
+  readonly registryType: 'nacos' | 'zookeeper';
   /** Application level: what the consumers' metadata fetches need (none: lists take effect on arrival). */
   readonly metadata?: ListenerHost;
 }
@@ -78,7 +96,10 @@ export class PushDelivery {
   readonly #sizer: PushSizer;
   readonly #appLevel: boolean;
   readonly #perGroup: boolean;
+  readonly #registryType: 'nacos' | 'zookeeper';
   readonly #subs = new Map<string, Subscription[]>();
+  /** ZooKeeper at interface level: each consumer process's event thread for this registry. */
+  readonly #zkThreads = new Map<Subscriber, ZookeeperEventThread<Subscription>>();
   readonly #snapshots = new Map<string, Snapshot>();
   /** Application level: the consumers' ServiceInstancesChangedListeners, which fetch metadata before a list takes effect. */
   readonly #listeners: ServiceInstancesChangedListeners | undefined;
@@ -86,8 +107,10 @@ export class PushDelivery {
   #pushOn = true;
   readonly #deliver = (arg: unknown): void => {
     const { sub, seq, snapshot } = arg as Delivery;
-    this.#arrive(sub, seq, snapshot);
+    this.#arrive(sub, seq, snapshot, this.#sim.now);
   };
+  /** The agenda callback of a deferred notification (`RegistryNotifier`). */
+  readonly #deferredFire = (arg: unknown): void => this.#runDeferred(arg as Subscription);
 
   constructor(server: RegistryServer, options: PushOptions) {
     this.#server = server;
@@ -97,7 +120,13 @@ export class PushDelivery {
     this.#sizer = options.sizer;
     this.#appLevel = options.appLevel;
     this.#perGroup = options.perGroup;
-    this.held = new HeldPushes(server.sim, options.spec, options.appLevel, (sub, seq, snapshot) => this.#arrive(sub, seq, snapshot), this.#deliver);
+    this.#registryType = options.registryType;
+    this.held = new HeldPushes(server.sim, options.spec, options.appLevel, {
+      arrive: (sub, seq, snapshot, atMs) => this.#arrive(sub, seq, snapshot, atMs),
+      deliver: this.#deliver,
+      runDeferred: (sub) => this.#runDeferred(sub),
+      deferredFire: this.#deferredFire,
+    });
     this.#listeners =
       options.appLevel && options.metadata !== undefined
         ? new ServiceInstancesChangedListeners(options.metadata, this.#sizer, this.held, (sub, snapshot) => this.#hand(sub, snapshot))
@@ -113,7 +142,7 @@ export class PushDelivery {
       const snapshot = this.#snapshot(key);
       // PERF: one lane per push: thousands of deliveries, one agenda entry at a time, same order; each
       // timer carries its subscription and sequence number, the lane the snapshot they all deliver.
-      const lane = new TimerLane(this.#sim, (sub, seq) => this.#arrive(sub as Subscription, seq, snapshot));
+      const lane = new TimerLane(this.#sim, (sub, seq) => this.#arrive(sub as Subscription, seq, snapshot, this.#sim.now));
       for (const s of subs) this.#send(s, snapshot, lane);
       lane.start();
     }
@@ -138,6 +167,12 @@ export class PushDelivery {
 
   /** A new subscription of `subscriber` to the list `key`, with no listener and nothing read yet. */
   newSubscription(subscriber: Subscriber, key: string): Subscription {
+    // The consumer's notifier (see the module note): none without `delay-notification` (Dubbo 2.7),
+    // none for Nacos at application level (NacosServiceDiscovery notifies directly).
+    const delayMs = notificationDelayOf(subscriber);
+    const zookeeper = this.#registryType === 'zookeeper';
+    const zk = delayMs > 0 && zookeeper && !this.#appLevel ? new ZookeeperRegistryNotifier(delayMs, this.#zkThread(subscriber)) : null;
+    const notifier = delayMs > 0 && zk === null && (zookeeper || !this.#appLevel) ? new RegistryNotifier<Snapshot>(delayMs) : null;
     const sub: Subscription = {
       subscriber,
       key,
@@ -148,6 +183,8 @@ export class PushDelivery {
       missed: false,
       retrying: false,
       delivered: null,
+      notifier,
+      zk,
       holdable: false,
       heldAt: [],
       heldSnapshots: [],
@@ -162,7 +199,18 @@ export class PushDelivery {
     return sub;
   }
 
-  /** Dubbo's `subscribe` reads the current list synchronously (counted as a push). */
+  /** The ZooKeeper event thread of `subscriber`'s client of this registry. */
+  #zkThread(subscriber: Subscriber): ZookeeperEventThread<Subscription> {
+    let thread = this.#zkThreads.get(subscriber);
+    if (thread === undefined) this.#zkThreads.set(subscriber, (thread = new ZookeeperEventThread()));
+    return thread;
+  }
+
+  /**
+   * Dubbo's `subscribe` reads the current list synchronously (counted as a push); the read bypasses
+   * the notifier (NacosRegistry.doSubscribe, ZookeeperRegistry.doSubscribe notify directly) and, with
+   * ZooKeeper, sets the child watch.
+   */
   firstRead(sub: Subscription): void {
     if (!this.#canPush(sub.subscriber.zone)) {
       this.#miss(sub);
@@ -170,7 +218,9 @@ export class PushDelivery {
     }
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
-    this.#notify(sub, this.#snapshot(sub.key), true);
+    const snapshot = this.#snapshot(sub.key);
+    this.#received(sub, snapshot);
+    this.#refresh(sub, snapshot, true);
   }
 
   #canPush(zone: string): boolean {
@@ -235,28 +285,57 @@ export class PushDelivery {
     return (node.list ??= ref.subs.flatMap((s) => (s.delivered === null ? [] : this.#listFor(s.delivered, ref.service))));
   }
 
-  /** Sends `snapshot` to `sub`, through `lane` when given (the same order as the agenda). */
+  /**
+   * Sends `snapshot` to `sub`, through `lane` when given (the same order as the agenda). With a
+   * ZooKeeper notifier, what is sent is a watch event (push sequence number 0), if the watch is set.
+   */
   #send(sub: Subscription, snapshot: Snapshot, lane?: TimerLane): void {
     if (!this.#canPush(sub.subscriber.zone)) {
       this.#miss(sub);
       return;
     }
+    // DIVERGENCE: without a notification delay (2.7) every ZooKeeper change is its own push; ZooKeeper's
+    // one-shot watch would merge the changes made before the consumer re-reads the children.
+    const zk = sub.zk;
+    if (zk !== null) {
+      // One-shot: the changes until the event is processed make no further event.
+      if (!zk.armed) return;
+      zk.armed = false;
+    }
     const now = this.#sim.now;
-    const seq = ++sub.sentSeq;
+    const seq = zk !== null ? 0 : ++sub.sentSeq;
     const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
-    if (this.held.holding && sub.holdable && !(this.#listeners?.mustQueue(sub, snapshot) ?? false)) {
+    if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
       this.held.hold(sub, now + (arrival - now), seq, snapshot);
     }
     else if (lane === undefined) this.#sim.schedule(arrival - now, this.#deliver, undefined, { sub, seq, snapshot } satisfies Delivery);
     else lane.add(arrival - now, sub, seq);
   }
 
-  #arrive(sub: Subscription, seq: number, snapshot: Snapshot): void {
-    // At application level a subscription may hold some pushes and not others: those that arrived first go first.
-    if (this.#listeners !== undefined && sub.heldHead !== sub.heldEnd) this.held.catchUp(sub);
+  /**
+   * Whether a push of `snapshot` to `sub` must go through the agenda rather than be held: at application
+   * level, when its listener would start a metadata fetch or is fetching, or when a deferred notification
+   * is pending (the push replaces its list, which may then need a fetch at the notification's time).
+   */
+  #mustQueue(sub: Subscription, snapshot: Snapshot): boolean {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return false;
+    return (sub.notifier !== null && sub.notifier.pending !== null) || listeners.mustQueue(sub, snapshot);
+  }
+
+  /** A push to `sub` arrives at `atMs` (now, or for a held push delivered later, when it arrived). */
+  #arrive(sub: Subscription, seq: number, snapshot: Snapshot, atMs: number): void {
+    const zk = sub.zk;
+    if (zk !== null) {
+      this.#watchEvent(sub, zk);
+      return;
+    }
+    // At application level a subscription may hold some pushes (and a deferred notification) and not
+    // others: those due first go first.
+    if (this.#listeners !== undefined && !sub.catchingUp) this.held.catchUp(sub);
     // Ordering guarantee: never replace a newer list with an older one.
     if (seq <= sub.deliveredSeq) return;
     if (!this.#server.netReachable(sub.subscriber.zone)) {
@@ -265,12 +344,89 @@ export class PushDelivery {
       return;
     }
     sub.deliveredSeq = seq;
-    this.#notify(sub, snapshot);
+    this.#received(sub, snapshot);
+    const notifier = sub.notifier;
+    if (notifier === null) {
+      this.#refresh(sub, snapshot);
+      return;
+    }
+    const decision = notifier.event(atMs, snapshot);
+    if (decision === 'now') {
+      this.#refresh(sub, snapshot);
+      return;
+    }
+    if (decision === 'superseded') {
+      this.#observer.count('registry.notificationsSuperseded');
+      // The new list needs a metadata fetch when the notification runs: it runs from the agenda.
+      if (notifier.entry === null && this.#listeners?.mustQueue(sub, snapshot) === true) this.held.release(sub);
+      return;
+    }
+    this.#observer.count('registry.notificationsDeferred');
+    // Deferred notifications run before anything else at their instant (see DEFERRED_NOTIFY_SEQ); one
+    // whose list starts a metadata fetch runs from the agenda.
+    if (this.held.holding && sub.holdable && !(this.#listeners?.mustQueue(sub, snapshot) ?? false)) this.held.holdDeferred(sub);
+    else notifier.entry = this.#sim.scheduleReserved(notifier.pendingAtMs, DEFERRED_NOTIFY_SEQ, this.#deferredFire, URGENT, sub);
   }
 
-  /** A notification reached the consumer instance (`atSubscribe`: the read of `subscribe`). */
-  #notify(sub: Subscription, snapshot: Snapshot, atSubscribe = false): void {
+  /** `sub`'s deferred notification runs: its latest list (RegistryNotifier's NotificationTask). */
+  #runDeferred(sub: Subscription): void {
+    this.#refresh(sub, sub.notifier!.takePending());
+  }
+
+  /** A watch event of `sub` arrives at its consumer's ZooKeeper client: it waits for the event thread. */
+  #watchEvent(sub: Subscription, zk: ZookeeperRegistryNotifier<Subscription>): void {
+    if (!this.#server.netReachable(sub.subscriber.zone)) {
+      // Lost with the connection: the client sets its watches again when it reconnects (a resync).
+      zk.armed = true;
+      this.#miss(sub);
+      return;
+    }
+    zk.thread.add(sub);
+    if (!zk.thread.busy) this.#runEventThread(zk.thread);
+  }
+
+  /**
+   * Processes the watch events waiting on a ZooKeeper event thread, one at a time: each reads the
+   * current list and sets its watch again (Curator5ZookeeperClient.java:468-469, the read counted as a
+   * push), then its notifier sleeps on the thread (ZookeeperRegistry.java:463-472) and notifies the
+   * list it read; the next event waits for the sleep.
+   */
+  #runEventThread(thread: ZookeeperEventThread<Subscription>): void {
+    for (let sub = thread.next(); sub !== undefined; sub = thread.next()) {
+      const zk = sub.zk!;
+      zk.armed = true;
+      if (!this.#canPush(sub.subscriber.zone)) {
+        this.#miss(sub);
+        continue;
+      }
+      const snapshot = this.#snapshot(sub.key);
+      this.#received(sub, snapshot);
+      const now = this.#sim.now;
+      const at = zk.executeAt(now);
+      if (at === now) {
+        this.#refresh(sub, snapshot);
+        continue;
+      }
+      thread.busy = true;
+      this.#sim.schedule(at - now, () => {
+        thread.busy = false;
+        this.#refresh(sub, snapshot);
+        this.#runEventThread(thread);
+      });
+      return;
+    }
+  }
+
+  /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */
+  #received(sub: Subscription, snapshot: Snapshot): void {
     this.#observer.push(sub.subscriber.id, snapshot.bytes, this.#appLevel ? 'application' : 'interface');
+  }
+
+  /**
+   * `sub`'s notification (after its notifier): at application level the ServiceInstancesChangedListener
+   * handles it (metadata first), else the list takes effect (`atSubscribe`: the read of `subscribe`).
+   */
+  #refresh(sub: Subscription, snapshot: Snapshot, atSubscribe = false): void {
     if (this.#listeners !== undefined) this.#listeners.onEvent(sub, snapshot, atSubscribe);
     else this.#hand(sub, snapshot);
   }

@@ -1,11 +1,13 @@
 /**
  * What a discovery registry's push delivery works on: a consumer instance's subscription to one
  * list (a service at interface level, an application at application level), the listeners it feeds
- * (one `ServiceRef` per `subscribe` call), and the list content one change pushes (`Snapshot`).
- * Plain records: `PushDelivery` sends and delivers, `HeldPushes` keeps pushes off the agenda,
- * `ServiceNameMapping` attaches listeners to application subscriptions.
+ * (one `ServiceRef` per `subscribe` call), its consumer-side notifier (`registry-notifier.ts`), and
+ * the list content one change pushes (`Snapshot`). Plain records: `PushDelivery` sends and
+ * delivers, `HeldPushes` keeps pushes off the agenda, `ServiceNameMapping` attaches listeners to
+ * application subscriptions.
  */
 import type { RegistryEntry } from './registry-entry.js';
+import type { RegistryNotifier, ZookeeperRegistryNotifier } from './registry-notifier.js';
 import type { ProviderExport } from './provider.js';
 import type { MetadataRevision } from './registry-push-size.js';
 import type { ProviderListener, Subscriber } from './registry.js';
@@ -24,8 +26,18 @@ export interface Subscription {
   /** A push could not be sent or was lost: the consumer's list may be stale. */
   missed: boolean;
   retrying: boolean;
-  /** The last list delivered, or null before the first. */
+  /** The last list notified to its listeners, or null before the first. */
   delivered: Snapshot | null;
+  /**
+   * Dubbo 3's RegistryNotifier between a push's arrival and the listeners (Nacos interface level,
+   * ZooKeeper application level, with `delay-notification` > 0), or null.
+   */
+  readonly notifier: RegistryNotifier<Snapshot> | null;
+  /**
+   * ZooKeeper interface level with `delay-notification` > 0: pushes are watch events whose list is
+   * read when the consumer's ZooKeeper event thread processes them (ZookeeperRegistryNotifier), or null.
+   */
+  readonly zk: ZookeeperRegistryNotifier<Subscription> | null;
   /**
    * Its pushes may be held (see `HeldPushes.hold`): each of its listeners takes late lists (`ServiceRef.onHeld`)
    * and is fed by this subscription alone, so a list it gets depends on this subscription only.

@@ -8,7 +8,7 @@
  * black hole, cut off from the registry) disappears between `sessionTimeout - ping interval` and
  * `sessionTimeout + tickTime` after it fell silent. A graceful stop deletes the node at once.
  * Every child change fires the consumers' watchers: Dubbo re-reads the children and notifies the
- * full list. A client that is heard again after its session expired gets a new session and
+ * full list (Dubbo 3 after its ZookeeperRegistryNotifier's sleep, see registry-notifier.ts). A client that is heard again after its session expired gets a new session and
  * Dubbo re-creates its nodes (`FailbackRegistry.recover`).
  *
  * `sessionTimeout` is the negotiated value: a ZooKeeper server clamps what Dubbo asks for

@@ -103,7 +103,12 @@ describe('the zone that holds the registry', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ kind: 'registry-zone-cut', zone: 'zoneA', fault: 'faults[0]', phase: { fromMs: 10_000, toMs: 60_000 } });
     expect(warnings[0]!.message).toContain('cuts zoneB off the registry (nacos, in zoneA): its consumers (web) get no pushes and keep their last (stale) lists');
-    expect(warnings[0]!.message).toContain('its providers (users-b) are not heard, so the registry drops them from every list (unhealthy after 15 s)');
+    // The providers run the 3.3 default, nacos-client 2.x: connection-bound instances.
+    expect(warnings[0]!.message).toContain(
+      'its providers (users-b) are not heard, so the registry drops them from every list (Nacos 2.x ejects their connections 20-28 s after they fall silent)',
+    );
+    const v27 = kinds(surge({ faults: '[{ at: 10s, partition: [zoneB, zoneA] }]', extra: "dubbo: '2.7'" }), 'registry-zone-cut');
+    expect(v27[0]!.message).toContain('so the registry drops them from every list (Nacos 1.x deletes them after 30 s)');
   });
 
   it('warns on a registryPartition of its zone', () => {

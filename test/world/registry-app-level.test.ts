@@ -16,7 +16,7 @@ import { createRegistry } from '../../src/world/registry-factory.js';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import { World } from '../../src/world/world.js';
-import { at, constant, METHOD, providers, scenario, SERVICE, TestObserver } from './registry-fixtures.js';
+import { at, constant, METHOD, NO_NOTIFICATION_DELAY, providers, scenario, SERVICE, TestObserver } from './registry-fixtures.js';
 
 const A = SERVICE;
 const B = 'com.example.OrderService';
@@ -72,7 +72,10 @@ function appScenario(o: {
   const s = scenario({
     registry: { type: o.type, registration: o.registration, registerDelayMs: o.registerDelayMs ?? 0 },
     providers: groups.map((g) => ({ service: A, services: SERVICES, count: o.count ?? 2, ...g })),
-    consumers: [{ instances: o.instances ?? 2, calls: Object.fromEntries(SERVICES.map((svc) => [`${svc}.${METHOD}`, 1])) }],
+    // Every change its own push (no delay-notification): these tests count the registry's pushes.
+    consumers: [
+      { instances: o.instances ?? 2, calls: Object.fromEntries(SERVICES.map((svc) => [`${svc}.${METHOD}`, 1])), dubbo: NO_NOTIFICATION_DELAY },
+    ],
   });
   const method = s.services[A]!.methods[METHOD]!;
   for (const svc of SERVICES) s.services[svc] = { methods: { [METHOD]: method } };

@@ -68,6 +68,12 @@ export function providerGroup(over: Partial<ProviderGroupSpec> = {}): ProviderGr
   };
 }
 
+/**
+ * A 3.3 consumer profile without `delay-notification`: every change reaches the listeners as its own
+ * push (tests about the registry's pushes, not about the consumer's notifier).
+ */
+export const NO_NOTIFICATION_DELAY = { ...defaultProfile('3.3'), delayNotificationMs: 0 };
+
 export function consumerGroup(over: Partial<ConsumerGroupSpec> = {}): ConsumerGroupSpec {
   return {
     application: 'web',

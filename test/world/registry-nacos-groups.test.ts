@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isCompatible, subscribedNames } from '../../src/world/nacos-service-name.js';
 import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import type { World } from '../../src/world/world.js';
-import { at, makeWorld, providers, scenario, SERVICE, type TestWorld } from './registry-fixtures.js';
+import { at, makeWorld, NO_NOTIFICATION_DELAY, providers, scenario, SERVICE, type TestWorld } from './registry-fixtures.js';
 
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const ref = (parameters: Record<string, string>) => ({ [SERVICE]: { parameters, methods: {} } });
@@ -24,10 +24,11 @@ function groupsWorld(type: 'nacos' | 'zookeeper', anyGroup = '*'): TestWorld {
         { name: 'users-a', zone: 'zoneA', count: 2, params: { group: 'a', version: '1.0.0' } },
         { name: 'users-b', zone: 'zoneB', count: 2, params: { group: 'b', version: '1.0.0' } },
       ],
+      // No delay-notification: every change its own push (with it, ZooKeeper's one-shot watch merges a restart's two).
       consumers: [
-        { application: 'web-a', instances: 2, reference: ref({ group: 'a', version: '1.0.0' }) },
-        { application: 'web-b', instances: 2, reference: ref({ group: 'b', version: '1.0.0' }) },
-        { application: 'web-any', instances: 1, reference: ref({ group: anyGroup, version: '1.0.0' }) },
+        { application: 'web-a', instances: 2, reference: ref({ group: 'a', version: '1.0.0' }), dubbo: NO_NOTIFICATION_DELAY },
+        { application: 'web-b', instances: 2, reference: ref({ group: 'b', version: '1.0.0' }), dubbo: NO_NOTIFICATION_DELAY },
+        { application: 'web-any', instances: 1, reference: ref({ group: anyGroup, version: '1.0.0' }), dubbo: NO_NOTIFICATION_DELAY },
       ],
     }),
   );

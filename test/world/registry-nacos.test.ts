@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';
+import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
 import {
   at,
   blackhole,
@@ -32,49 +33,62 @@ function everyList(log: Parameters<typeof listsAt>[0], tMs: number, instances: n
 }
 
 describe('NacosRegistry (heartbeat mode)', () => {
-  it('pushes a silent provider out after unhealthyAfter plus at most one check period and the push lag', () => {
-    const { world, log, registry, consumerInstances } = nacos();
-    const [p0] = providers(world);
-    at(world, 20_000.5, () => blackhole(world, p0!));
-    world.sim.run({ until: 35_000 });
-    expect(registry.isKnownGone(p0!)).toBe(false);
-    for (const l of everyList(log, 35_000, consumerInstances)) expect(l).toContain(p0!.address);
-    world.sim.run({ until: 45_000 });
-    const out = firstDelivery(log, 20_000, (l) => !l.includes(p0!.address));
-    expect(out.size).toBe(consumerInstances);
-    for (const t of out.values()) {
-      expect(t).toBeGreaterThan(35_000);
-      expect(t).toBeLessThanOrEqual(40_300);
-    }
-    expect(registry.isKnownGone(p0!)).toBe(true);
-  });
-
-  it('deletes a silent instance after removeAfter plus at most one check period', () => {
-    const { world, registry } = nacos();
+  it('keeps a silent provider in every list while Nacos calls it unhealthy (3.3 NacosRegistry.java:692,752; Nacos InstanceController.java:773)', () => {
+    const { world, log, observer, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
     world.sim.run({ until: 50_000 });
-    expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: false });
-    world.sim.run({ until: 55_000 });
-    expect(registry.entryOf(p0!)).toMatchObject({ registered: false, listed: false });
+    // Unhealthy at the first 5 s check more than 15 s after the last beat (20 s): in (35 s, 40 s].
+    expect(observer.counters.get('registry.unhealthy')).toBe(1);
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: true, healthy: false });
+    // Nacos pushes the health change (ClientBeatCheckTask.java:100): every consumer gets a list that still has p0.
+    const flip = firstDelivery(log, 20_000, () => true);
+    expect(flip.size).toBe(consumerInstances);
+    for (const t of flip.values()) {
+      expect(t).toBeGreaterThan(35_000);
+      expect(t).toBeLessThanOrEqual(40_300);
+    }
+    for (const l of everyList(log, 50_000, consumerInstances)) expect(l).toContain(p0!.address);
+    // The consumer's list is what the registry pushes: an attempt to p0 now is not a stale call.
+    expect(registry.isKnownGone(p0!)).toBe(false);
   });
 
-  it('brings an unhealthy provider back to every consumer with its next heartbeat', () => {
+  it('drops a silent provider from every list when Nacos deletes it: removeAfter plus at most one check period and the push lag', () => {
     const { world, log, registry, consumerInstances } = nacos();
     const [p0] = providers(world);
     at(world, 20_000.5, () => blackhole(world, p0!));
-    // The process answers again; its BeatReactor's next beat is due at 50 s.
+    world.sim.run({ until: 50_000 });
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    world.sim.run({ until: 60_000 });
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: false, listed: false });
+    expect(registry.isKnownGone(p0!)).toBe(true);
+    // Last beat at 20 s; deleted at the first check with more than 30 s of silence: (50 s, 55 s], plus the push lag.
+    const out = firstDelivery(log, 20_000, (l) => !l.includes(p0!.address));
+    expect(out.size).toBe(consumerInstances);
+    for (const t of out.values()) {
+      expect(t).toBeGreaterThan(50_000);
+      expect(t).toBeLessThanOrEqual(55_300);
+    }
+  });
+
+  it('makes an unhealthy provider healthy again with its next heartbeat, pushing the change (ClientBeatProcessor)', () => {
+    const { world, log, registry, consumerInstances } = nacos();
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p0!));
+    // The process answers again; its BeatReactor's next beat is due at 50 s, before the deletion.
     at(world, 45_000.5, () => (p0!.state = 'up'));
     world.sim.run({ until: 49_999 });
-    expect(registry.isKnownGone(p0!)).toBe(true);
+    expect(registry.entryOf(p0!)).toMatchObject({ listed: true, healthy: false });
     world.sim.run({ until: 60_000 });
-    expect(registry.isKnownGone(p0!)).toBe(false);
-    const back = firstDelivery(log, 45_000, (l) => l.includes(p0!.address));
-    expect(back.size).toBe(consumerInstances);
-    for (const t of back.values()) {
+    expect(registry.entryOf(p0!)).toMatchObject({ registered: true, listed: true, healthy: true });
+    const again = firstDelivery(log, 45_000, () => true);
+    expect(again.size).toBe(consumerInstances);
+    for (const t of again.values()) {
       expect(t).toBeGreaterThanOrEqual(50_020);
       expect(t).toBeLessThanOrEqual(50_300);
     }
+    for (const l of everyList(log, 60_000, consumerInstances)) expect(l).toContain(p0!.address);
+    expect(registry.isKnownGone(p0!)).toBe(false);
   });
 
   it('registers a deleted provider again when it heartbeats after removeAfter', () => {
@@ -182,5 +196,52 @@ describe('NacosRegistry (connectionBound, Nacos 2.x)', () => {
     world.sim.run({ until: 300_000 });
     expect(providers(world)).toHaveLength(providerInstances);
     for (const p of providers(world)) expect(registry.entryOf(p)).toMatchObject({ registered: true, listed: true });
+  });
+});
+
+describe('NacosRegistry: the Nacos client of each provider (its group`s Dubbo profile)', () => {
+  // Dubbo 3.3 bundles nacos-client 2.4.3 (dubbo-dependencies-bom/pom.xml:138), 2.7.23 bundles 1.4.2 (:134).
+  const mixed = (connectionBound?: boolean) =>
+    nacos({
+      registry: { connectionBound },
+      providers: [
+        { name: 'users-33', zone: 'zoneA', count: 1, dubbo: defaultProfile('3.3') },
+        { name: 'users-27', zone: 'zoneB', count: 1, dubbo: defaultProfile('2.7') },
+      ],
+    });
+
+  it('follows a 3.3 provider`s connection (2.x) and a 2.7 provider`s heartbeats (1.x) in one registry', () => {
+    const { world, registry, observer } = mixed();
+    const [p33, p27] = providers(world);
+    at(world, 20_000.5, () => {
+      blackhole(world, p33!);
+      blackhole(world, p27!);
+    });
+    // 2.x (NacosRuntimeConnectionEjector.java:76,133-139, ConnectionManager.java:249-252): last keepalive at
+    // 20 s; probed at the first 3 s ejector run 20 s idle or more, [40 s, 43 s), removed 5 s later.
+    world.sim.run({ until: 44_999 });
+    expect(registry.entryOf(p33!)?.registered).toBe(true);
+    world.sim.run({ until: 48_001 });
+    expect(registry.entryOf(p33!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+    // 1.x meanwhile: unhealthy at a 5 s check in (35 s, 40 s], still listed; deleted in (50 s, 55 s].
+    expect(registry.entryOf(p27!)).toMatchObject({ registered: true, listed: true, healthy: false });
+    expect(observer.counters.get('registry.unhealthy')).toBe(1);
+    world.sim.run({ until: 55_000 });
+    expect(registry.entryOf(p27!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+    // The 2.x instance never went through the health check.
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+  });
+
+  it.each([
+    [true, 'registry.ejected'],
+    [false, 'registry.deleted'],
+  ] as const)('lets registry.connectionBound: %s decide for every provider', (connectionBound, counter) => {
+    const { world, observer } = mixed(connectionBound);
+    for (const p of providers(world)) at(world, 20_000.5, () => blackhole(world, p));
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get(counter)).toBe(2);
+    expect(observer.counters.get(counter === 'registry.ejected' ? 'registry.deleted' : 'registry.ejected')).toBeUndefined();
   });
 });
