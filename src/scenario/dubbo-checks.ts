@@ -273,18 +273,19 @@ function releaseIssues(raw: Obj): PathIssue[] {
   always.push(...registryUses(raw.registry, ['registry']));
   if (isObj(raw.registries)) for (const [r, spec] of Object.entries(raw.registries)) always.push(...registryUses(spec, ['registries', r]));
   // Application-level switches written on a layer of a 2.7 group.
-  const switchUses = (setting: unknown, path: Path, concerns: (g: Group) => boolean): Use[] => {
+  const switchUses = (setting: unknown, path: Path, concerns: (g: Group, key: string) => boolean): Use[] => {
     if (!isObj(setting)) return [];
     const out: Use[] = [];
     for (const [k, values] of Object.entries(APPLICATION_LEVEL)) {
       const v = setting[k];
       if (typeof v === 'string' && (values as readonly string[]).includes(v)) {
-        out.push({ path: [...path, k], feature: `application-level discovery (${k}: ${v})`, since: '3.0', concerns });
+        out.push({ path: [...path, k], feature: `application-level discovery (${k}: ${v})`, since: '3.0', concerns: (g) => concerns(g, k) });
       }
     }
     return out;
   };
-  always.push(...switchUses(raw.dubbo, ['dubbo'], () => true));
+  // A top-level switch concerns the groups that do not set it themselves (their own setting wins).
+  always.push(...switchUses(raw.dubbo, ['dubbo'], (g, k) => !(isObj(g.own) && g.own[k] !== undefined)));
   for (const g of groups) always.push(...switchUses(g.own, [...g.path, 'dubbo'], (h) => h === g));
 
   const issues: PathIssue[] = [];

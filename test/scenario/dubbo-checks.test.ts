@@ -85,6 +85,14 @@ describe("3.x-only features under dubbo: '2.7' are a load error naming the featu
     expect(errorOf(switched)).toMatch(/consumers\[0\]\.dubbo\.migrationStep: application-level discovery \(migrationStep: APPLICATION_FIRST\) is first in Dubbo 3\.0/);
   });
 
+  it("does not hold a top-level switch against a 2.7 group that sets the same switch itself (the group's own wins)", () => {
+    const top = `dubbo: { migrationStep: APPLICATION_FIRST }\n${base}`;
+    const inherits = top.replace('  - application: a\n', "  - application: a\n    dubbo: '2.7'\n");
+    expect(errorOf(inherits)).toMatch(/^.*dubbo\.migrationStep: application-level discovery \(migrationStep: APPLICATION_FIRST\) is first in Dubbo 3\.0; consumers\[0\] \(a\) runs dubbo '2\.7'/m);
+    const overrides = top.replace('  - application: a\n', "  - application: a\n    dubbo: { version: '2.7', migrationStep: FORCE_INTERFACE }\n");
+    expect(parseScenario(overrides, 'x.yaml').consumers[0]!.dubbo.migrationStep).toBe('FORCE_INTERFACE');
+  });
+
   it('follows the top level and strategies: a top-level 2.7 reaches every group, a 2.7 strategy checks what it applies to', () => {
     const router = '{ type: condition, rule: "=> port = 20880~20890" }';
     expect(errorOf(`dubbo: '2.7'\n${withRouter(base, router)}`)).toContain("consumers[0] (a) runs dubbo '2.7'");

@@ -82,7 +82,7 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     ['application-level registration', ['registry.registration=application']],
     // Both levels: a MigrationInvoker reads its application-level directory on every call (issue 39).
     ['both levels, consumers at APPLICATION_FIRST', ['dubbo={ registerMode: all, migrationStep: APPLICATION_FIRST }']],
-    ['both levels, users-b at interface level only', ['dubbo={ registerMode: all, migrationStep: APPLICATION_FIRST }', "providers[1].dubbo='2.7'"]],
+    ['both levels, users-b at interface level only', ['dubbo={ registerMode: all, migrationStep: APPLICATION_FIRST }', "providers[1].dubbo={ version: '2.7', registerMode: interface, migrationStep: FORCE_INTERFACE }"]],
     // A new metadata revision during the run: application-level lists wait for its MetadataInfo (issue 39 item 11).
     [
       'application level, a new revision scaled out',
