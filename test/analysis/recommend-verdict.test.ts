@@ -176,7 +176,7 @@ describe('recommend over call graphs, from the leaves up', () => {
 
   it('accepts a run that is better overall while naming the recommendation rejected on its own scope (parallel fan-out, crash and slowdown)', async () => {
     // Three tiers with a parallel fan-out at the edge; Feed's zoneB providers crash for 10 s and
-    // Store slows x4 for 8 s. The formula's Feed.list timeout (above its 150 ms p99) removes its few
+    // Store slows x4 for 8 s (interface-level discovery, as the fixture pins). The formula's Feed.list timeout (above its 150 ms p99) removes its few
     // errors but lengthens its p99 of all calls beyond the 2% slack: rejected on its own scope,
     // while the whole scenario's error rate drops from about 6% to under 1%.
     const { recommendations, verification } = await recommendJson([fixture('parallel-fanout-faults.yaml')]);
