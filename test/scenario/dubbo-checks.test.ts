@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
+import { scenarioErrorOf } from '../helpers/scenario-error.js';
 
 const base = `zones: { dc: { cidr: 10.0.0.0/24 } }
 services: { S: { methods: { m: { serviceTime: 1ms } } } }
@@ -14,14 +15,7 @@ consumers:
     calls: { S.m: 1 }
 `;
 
-function errorOf(text: string): string {
-  try {
-    parseScenario(text, 'x.yaml');
-  } catch (error) {
-    return (error as { format(): string }).format();
-  }
-  throw new Error('expected a ScenarioError');
-}
+const errorOf = (text: string): string => scenarioErrorOf(text).format();
 
 describe('hash.nodes below 4 (3.3 ConsistentHashLoadBalance.java:88 builds hash.nodes/4 digests per provider; :116-118 then throws a NullPointerException)', () => {
   it('is refused on a reference, at the parameter, naming the value and the failure', () => {

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { DUBBO_2_7, DUBBO_3_3 } from '../../src/dubbo/release.js';
 import { dumpScenarioYaml } from '../../src/scenario/dump.js';
 import { defaultProfile, resolveProfile } from '../../src/scenario/dubbo-profiles.js';
-import { parseScenario, ScenarioError } from '../../src/scenario/load.js';
+import { parseScenario } from '../../src/scenario/load.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
 import { releaseOf } from '../../src/stack/dubbo-release.js';
+import { scenarioErrorOf } from '../helpers/scenario-error.js';
 
 const BASE = `zones:
   dc: { cidr: 10.0.0.0/16 }
@@ -22,15 +23,7 @@ consumers:
 
 const parse = (extra: string[]) => parseScenario(BASE, 'p.yaml', extra);
 
-function errorOf(extra: string[]): ScenarioError {
-  try {
-    parse(extra);
-  } catch (e) {
-    if (e instanceof ScenarioError) return e;
-    throw e;
-  }
-  throw new Error('expected a ScenarioError');
-}
+const errorOf = (extra: string[]) => scenarioErrorOf(BASE, 'p.yaml', extra);
 
 describe('dubbo: release profiles', () => {
   it('default to 3.3 everywhere: the 3.3 registry path (5 s delay-notification, Nacos 2.x, register-mode all, APPLICATION_FIRST) and the port\'s 3.3 switches', () => {

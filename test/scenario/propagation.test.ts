@@ -1,7 +1,8 @@
 /** The scenario format of SPEC 2.7 `propagation` (top level and per provider group): parsing, errors, dump. */
 import { describe, expect, it } from 'vitest';
 import { dumpScenarioYaml } from '../../src/scenario/dump.js';
-import { parseScenario, ScenarioError } from '../../src/scenario/load.js';
+import { parseScenario } from '../../src/scenario/load.js';
+import { scenarioErrorOf } from '../helpers/scenario-error.js';
 
 const BASE = `zones:
   dc: { cidr: 10.0.0.0/16 }
@@ -23,15 +24,7 @@ consumers:
 
 const parse = (extra: string[]) => parseScenario(BASE, 'p.yaml', extra);
 
-function errorOf(extra: string[]): ScenarioError {
-  try {
-    parse(extra);
-  } catch (e) {
-    if (e instanceof ScenarioError) return e;
-    throw e;
-  }
-  throw new Error('expected a ScenarioError');
-}
+const errorOf = (extra: string[]) => scenarioErrorOf(BASE, 'p.yaml', extra);
 
 describe('propagation in scenario files', () => {
   it('is absent unless written (Dubbo\'s rule: the tag stops at the provider)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
+import { scenarioErrorOf } from '../helpers/scenario-error.js';
 
 const base = `zones: { dc: { cidr: 10.0.0.0/24 } }
 services: { S: { methods: { m: { serviceTime: 1ms } } } }
@@ -11,14 +12,7 @@ consumers:
     calls: { S.m: 1 }
 `;
 
-function errorOf(text: string): string {
-  try {
-    parseScenario(text, 'x.yaml');
-  } catch (error) {
-    return (error as { format(): string }).format();
-  }
-  throw new Error('expected a ScenarioError');
-}
+const errorOf = (text: string): string => scenarioErrorOf(text).format();
 
 describe('routing rules and attachment expressions are checked when the file loads', () => {
   it('reports a condition rule that does not parse, at the rule, with Dubbo\'s parse message', () => {
