@@ -76,10 +76,30 @@ export interface RegistrySpec {
   registerDelayMs: number;
   /** Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats. */
   connectionBound?: boolean;
+  /** SPEC 2.5: the registry's nodes (ZooKeeper ensemble, Nacos cluster) per zone; unset: one node, unlimited unless `capacity`. */
+  servers?: Record<string, number>;
+  /** SPEC 2.5: per-node capacity; unset: unlimited (today's behaviour, byte-identical). */
+  capacity?: RegistryCapacitySpec;
+  /** SPEC 2.5 push rate control: changes to one list within `intervalMs` are merged into one push per subscriber. */
+  pushRate?: { intervalMs: number };
+  /** `dubbo.registry.simplified`: interface-level provider URLs carry only the keys Dubbo keeps (and `extraKeys`). */
+  simplified?: boolean;
+  /** `dubbo.registry.extra-keys`: parameters a simplified URL keeps besides Dubbo's own. */
+  extraKeys?: string[];
+  /** ZooKeeper `jute.maxbuffer` in bytes (unset: ZooKeeper's default). */
+  juteMaxBufferBytes?: number;
   /** Multi-registry: `preferred=true` on the registry URL. */
   preferred: boolean;
   /** Multi-registry: registry URL `weight`. */
   weight: number;
+}
+
+/** SPEC 2.5 `registry.capacity`, per node: each absent limit is unlimited. */
+export interface RegistryCapacitySpec {
+  /** Bytes per second, each NIC direction. */
+  bandwidthBytesPerSec?: number;
+  /** Requests served per second (registrations, deregistrations, beats, pings, reads). */
+  requestsPerSec?: number;
 }
 
 export interface MethodSpec {
@@ -230,7 +250,13 @@ export type FaultAction =
   | { kind: 'pushSwitch'; on: boolean }
   | { kind: 'rollingRestart'; service?: string; zone?: string; group?: string; instance?: string; batch: number; intervalMs: number }
   /** Sets (`ratePerSec`) or multiplies (`factor`) the arrival rate of the consumer groups of `consumer` (in `zone`). */
-  | { kind: 'traffic'; consumer: string; zone?: string; ratePerSec?: number; factor?: number };
+  | { kind: 'traffic'; consumer: string; zone?: string; ratePerSec?: number; factor?: number }
+  /**
+   * SPEC 2.8: the whole room goes dark (its providers, consumers and registry nodes); `shift` moves its
+   * consumers' traffic to other rooms by weight (a GSLB), normalized to shares summing to 1.
+   */
+  | { kind: 'roomDown'; zone: string; shift?: Record<string, number> }
+  | { kind: 'roomUp'; zone: string };
 
 export interface FaultSpec {
   atMs: number;

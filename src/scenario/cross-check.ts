@@ -187,10 +187,14 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
   }
 
   // Registries.
-  if (isObj(raw.registry)) zone(raw.registry.zone, ['registry', 'zone']);
-  if (isObj(raw.registries)) {
-    for (const [r, spec] of Object.entries(raw.registries)) if (isObj(spec)) zone(spec.zone, ['registries', r, 'zone']);
-  }
+  // A registry's zone and the zones of its server nodes (SPEC 2.5 `servers`) are the scenario's zones.
+  const registryZones = (spec: unknown, path: Path) => {
+    if (!isObj(spec)) return;
+    zone(spec.zone, [...path, 'zone']);
+    for (const z of keys(spec.servers)) zone(z, [...path, 'servers', z], true);
+  };
+  registryZones(raw.registry, ['registry']);
+  if (isObj(raw.registries)) for (const [r, spec] of Object.entries(raw.registries)) registryZones(spec, ['registries', r]);
 
   // Services: call graphs name known services and methods, and do not loop.
   const edges = new Map<string, Array<{ to: string; path: Path }>>();
@@ -354,6 +358,12 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     if (typeof f.zoneDown === 'string') zone(f.zoneDown, [...path, 'zoneDown']);
     else target(f.zoneDown, 'zoneDown');
     zone(f.zoneUp, [...path, 'zoneUp']);
+    zone(f.roomDown, [...path, 'roomDown']);
+    zone(f.roomUp, [...path, 'roomUp']);
+    for (const z of keys(f.shift)) zone(z, [...path, 'shift', z], true);
+    if (typeof f.roomDown === 'string' && isObj(f.shift) && f.roomDown in f.shift) {
+      issues.push({ path: [...path, 'shift', f.roomDown], atKey: true, message: `the dark room ${f.roomDown} cannot take its own traffic: shift it to other zones` });
+    }
     for (const key of ['crash', 'restart', 'slowdown', 'scale', 'rollingRestart']) target(f[key], key);
     pair(f.partition, 'partition');
     pair(f.heal, 'heal');

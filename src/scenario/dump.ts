@@ -63,6 +63,19 @@ function registryToRaw(r: Partial<RegistrySpec>): Raw {
     registration: r.registration,
     registerDelay: r.registerDelayMs,
     connectionBound: r.connectionBound,
+    servers: r.servers,
+    capacity:
+      r.capacity === undefined
+        ? undefined
+        : compact({
+            // Bytes per second, written back in the bytes form the schema reads.
+            bandwidth: r.capacity.bandwidthBytesPerSec === undefined ? undefined : `${r.capacity.bandwidthBytesPerSec}B/s`,
+            requests: r.capacity.requestsPerSec,
+          }),
+    pushRate: r.pushRate === undefined ? undefined : { interval: r.pushRate.intervalMs },
+    simplified: r.simplified,
+    extraKeys: r.extraKeys,
+    juteMaxBuffer: r.juteMaxBufferBytes,
     preferred: r.preferred,
     weight: r.weight,
   });
@@ -94,6 +107,10 @@ function actionToRaw(a: FaultAction): Raw {
       };
     case 'traffic':
       return { traffic: compact({ consumer: a.consumer, zone: a.zone, rate: a.ratePerSec, factor: a.factor }) };
+    case 'roomDown':
+      return compact({ roomDown: a.zone, shift: a.shift });
+    case 'roomUp':
+      return { roomUp: a.zone };
     default: {
       const { kind, ...rest } = a;
       return { [kind]: compact(rest) };

@@ -103,6 +103,7 @@ function registry(r: RawRegistry): RegistrySpec {
     registration: r.registration,
     registerDelayMs: r.registerDelay!,
     connectionBound: r.connectionBound,
+    ...serverFields(r),
     preferred: r.preferred!,
     weight: r.weight!,
   });
@@ -121,17 +122,33 @@ function partialRegistry(r: RawPartialRegistry): Partial<RegistrySpec> {
     registration: r.registration,
     registerDelayMs: r.registerDelay,
     connectionBound: r.connectionBound,
+    ...serverFields(r),
     preferred: r.preferred,
     weight: r.weight,
   });
 }
 
-/** A `registries:` entry: its own fields, then `registry:`'s (except zone, preferred, weight), then defaults. */
+/** The fields of the registry as a server (SPEC 2.5), each absent when not written. */
+function serverFields(r: RawPartialRegistry): Partial<RegistrySpec> {
+  return {
+    servers: r.servers,
+    capacity:
+      r.capacity === undefined
+        ? undefined
+        : compact({ bandwidthBytesPerSec: r.capacity.bandwidth, requestsPerSec: r.capacity.requests }),
+    pushRate: r.pushRate === undefined ? undefined : { intervalMs: r.pushRate.interval },
+    simplified: r.simplified,
+    extraKeys: r.extraKeys,
+    juteMaxBufferBytes: r.juteMaxBuffer,
+  };
+}
+
+/** A `registries:` entry: its own fields, then `registry:`'s (except zone, servers, preferred, weight), then defaults. */
 function inheritedRegistry(entry: RawPartialRegistry, base: RegistrySpec, baseGavePushLag: boolean): RegistrySpec {
   const own = partialRegistry(entry);
   const type = own.type ?? base.type;
   const pushLag = own.pushLag ?? (baseGavePushLag ? base.pushLag : defaultPushLag(type));
-  const { zone: _zone, ...inherited } = base;
+  const { zone: _zone, servers: _servers, ...inherited } = base;
   return { ...inherited, preferred: false, weight: 100, ...own, type, pushLag };
 }
 
@@ -181,6 +198,8 @@ function faultAction(f: RawFault): FaultAction {
         });
   }
   if (f.zoneUp !== undefined) return { kind: 'zoneUp', zone: f.zoneUp };
+  if (f.roomDown !== undefined) return compact({ kind: 'roomDown' as const, zone: f.roomDown, shift: f.shift });
+  if (f.roomUp !== undefined) return { kind: 'roomUp', zone: f.roomUp };
   if (f.crash !== undefined) return { kind: 'crash', ...compact(f.crash) };
   if (f.restart !== undefined) return { kind: 'restart', ...compact(f.restart) };
   if (f.slowdown !== undefined) return { kind: 'slowdown', ...compact(f.slowdown) };

@@ -48,7 +48,7 @@ const crashTarget = () =>
 /** The action keys of a fault entry; exactly one per entry. */
 export const FAULT_ACTIONS = [
   'zoneDown', 'zoneUp', 'crash', 'restart', 'slowdown', 'partition', 'heal', 'registryPartition',
-  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart', 'traffic',
+  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart', 'traffic', 'roomDown', 'roomUp',
 ] as const;
 
 const zoneDownMode = z.enum(['blackhole', 'crash'], { error: 'expected blackhole or crash' });
@@ -81,6 +81,18 @@ export const faultSchema = z
         .optional()
         .describe("The zone's providers stop answering and heartbeating."),
       zoneUp: str('a zone name').optional(),
+      roomDown: str('a zone name')
+        .optional()
+        .describe("The whole room goes dark: the zone's providers, consumers (in-flight calls lost) and registry nodes."),
+      roomUp: str('a zone name').optional().describe('The room comes back (undoes roomDown).'),
+      shift: z
+        .record(
+          str('a zone name'),
+          z.number({ error: 'expected a weight > 0' }).positive({ error: 'expected a weight > 0' }),
+          { error: onType('expected { <zone>: <share>, ... }') },
+        )
+        .optional()
+        .describe("With roomDown: the dark room's consumer traffic moves to these rooms by share, as a GSLB would."),
       crash: crashTarget().optional(),
       restart: target().optional(),
       slowdown: z
@@ -179,6 +191,9 @@ export const faultSchema = z
     }
     if (v.mode !== undefined && typeof v.zoneDown !== 'string') {
       ctx.addIssue({ code: 'custom', path: ['mode'], message: 'mode goes with zoneDown: <zone>' });
+    }
+    if (v.shift !== undefined && v.roomDown === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['shift'], message: 'shift goes with roomDown: <zone>' });
     }
   })
   .meta({ id: 'Fault', description: 'At `at`, one action; `for` undoes it after that long.' });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { bool, int, onType, str } from './schema-fields.js';
-import { distSchema, durationSchema } from './units.js';
+import { bandwidthSchema, distSchema, durationSchema, rateSchema, sizeSchema } from './units.js';
 
 const REGISTRY_TYPES = ['nacos', 'zookeeper', 'static'] as const;
 
@@ -37,6 +37,33 @@ function registryShape(defaults: boolean) {
       .describe(
         "Nacos 2.x: ephemeral instances follow the gRPC connection instead of heartbeats; for every provider, over the Dubbo profiles' nacosClient (SPEC 2.11).",
       ),
+    servers: z
+      .record(str('a zone name'), int(1), { error: onType('expected { <zone>: <number of nodes>, ... }') })
+      .optional()
+      .describe('The registry as a server (SPEC 2.5): ZooKeeper ensemble / Nacos cluster nodes per zone; clients spread over them.'),
+    capacity: z
+      .strictObject(
+        {
+          bandwidth: bandwidthSchema.optional().describe('Per node and NIC direction, e.g. 1Gbps.'),
+          requests: rateSchema.optional().describe('Requests a node serves per second (registrations, beats, pings, reads).'),
+        },
+        { error: onType('expected { bandwidth?, requests? }') },
+      )
+      .optional()
+      .describe('Per-node capacity; unset: unlimited (pushes delayed by pushLag only).'),
+    pushRate: z
+      .strictObject(
+        { interval: durationSchema.refine((ms) => ms > 0, { error: 'expected an interval > 0 such as 10s' }) },
+        { error: onType('expected { interval }') },
+      )
+      .optional()
+      .describe('Push rate control: changes to one list within an interval are merged into one push per subscriber.'),
+    simplified: bool().optional().describe('dubbo.registry.simplified: interface-level URLs carry only the keys Dubbo keeps.'),
+    extraKeys: z
+      .array(str('a URL parameter name'), { error: onType('expected a list of URL parameter names') })
+      .optional()
+      .describe('dubbo.registry.extra-keys: parameters a simplified URL keeps besides Dubbo\'s own.'),
+    juteMaxBuffer: sizeSchema.optional().describe('zookeeper: the largest reply a client reads (jute.maxbuffer, default 1MB).'),
     preferred: d(bool(), false, 'Multi-registry: `preferred=true` on the registry URL.'),
     weight: d(int(0), 100, 'Multi-registry: registry URL `weight`.'),
   };

@@ -10,7 +10,19 @@
  */
 import { z } from 'zod';
 import type { DataSource, DistSpec, HistogramSpec, SamplesSpec } from '../engine/distributions.js';
-import { DURATION_RE, EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate, RATE_RE } from '../model/unit-text.js';
+import {
+  DURATION_RE,
+  EXPECTED_BANDWIDTH,
+  EXPECTED_DURATION,
+  EXPECTED_RATE,
+  EXPECTED_SIZE,
+  formatDuration,
+  parseBandwidth,
+  parseDuration,
+  parseRate,
+  parseSize,
+  RATE_RE,
+} from '../model/unit-text.js';
 
 export { EXPECTED_DURATION, EXPECTED_RATE, formatDuration, parseDuration, parseRate } from '../model/unit-text.js';
 
@@ -54,6 +66,20 @@ export const rateSchema = z
   )
   .transform((v) => parseRate(v)!)
   .meta({ id: 'Rate', description: 'Rate: 2000/s, 120/m, 10/h, or a number per second.' });
+
+/** A bandwidth field (`1Gbps`, `100Mbps`, `125MB/s`), parsed to bytes per second. */
+export const bandwidthSchema = z
+  .string({ error: EXPECTED_BANDWIDTH })
+  .refine((v) => parseBandwidth(v) !== undefined, { error: EXPECTED_BANDWIDTH })
+  .transform((v) => parseBandwidth(v)!)
+  .meta({ id: 'Bandwidth', description: 'Bandwidth: 1Gbps, 100Mbps (bits per second) or 125MB/s (bytes per second).' });
+
+/** A size field (`1MB`, `512KB`, or a number of bytes), parsed to bytes. */
+export const sizeSchema = z
+  .union([z.number({ error: EXPECTED_SIZE }), z.string({ error: EXPECTED_SIZE })], { error: EXPECTED_SIZE })
+  .refine((v) => parseSize(v) !== undefined, { error: EXPECTED_SIZE })
+  .transform((v) => parseSize(v)!)
+  .meta({ id: 'Size', description: 'Size: 1MB, 512KB (binary multiples) or a number of bytes.' });
 
 const positiveNumber = (what: string) =>
   z.number({ error: `expected ${what} (a number > 0)` }).positive({ error: `expected ${what} (a number > 0)` });

@@ -114,6 +114,12 @@ export function faultLabel(action: FaultAction): string {
       const change = action.ratePerSec !== undefined ? `to ${action.ratePerSec}/s` : `x${action.factor}`;
       return `traffic ${action.consumer}${action.zone !== undefined ? ` in ${action.zone}` : ''} ${change}`;
     }
+    case 'roomDown': {
+      const shift = action.shift === undefined ? '' : ` (shift ${Object.entries(action.shift).map(([z, w]) => `${z} ${w}`).join(', ')})`;
+      return `roomDown ${action.zone}${shift}`;
+    }
+    case 'roomUp':
+      return `roomUp ${action.zone}`;
   }
 }
 
