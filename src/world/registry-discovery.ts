@@ -31,7 +31,8 @@
  * Pushes (`PushDelivery`): every change of a list is sent to each subscription of it as the FULL
  * current list. Changes found in one server-side scan go out as one push; every other change (a
  * registration, a deregistration) is its own push, as ZooKeeper watches and Nacos change events
- * fire per change.
+ * fire per change. A merge rule may hold a list's push back and merge the changes made meanwhile into
+ * it (`PushMerger`): `pushRate` windows, or Nacos 2.x's own push delay (`NacosRegistry`).
  *
  * Faults: `setZoneCut(z)` loses every message between zone z and the registry (the registry's
  * own `zone` partitioned from z by the network does the same): providers there are not heard,
@@ -54,6 +55,7 @@ import type { ProviderExport, ProviderInstance } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
 import { PushDelivery, type RegistryServer } from './registry-push-delivery.js';
 import { PushSizer } from './registry-push-size.js';
+import { PushMerger, type PushMergeRule } from './registry-push-merge.js';
 import type { ServiceRef } from './registry-subscription.js';
 import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
@@ -98,6 +100,8 @@ interface Level {
   /** Lists changed since the last publish. */
   readonly changed: Set<string>;
   readonly pushes: PushDelivery;
+  /** The server's delay-and-merge rule for this level's pushes (`pushRate`, Nacos's push delay), if any. */
+  merger: PushMerger | null;
 }
 
 /** Base of the registries that discover providers over time. */
@@ -151,12 +155,13 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
         : undefined;
       const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, registryType, metadata });
-      return { kind, entries: new WeakMap(), byKey, changed: new Set(), pushes };
+      return { kind, entries: new WeakMap(), byKey, changed: new Set(), pushes, merger: null };
     };
     this.#interface = level('interface');
     this.#application = level('application');
     this.#both = [this.#interface, this.#application];
     this.#defaultLevel = spec.registration === 'application' ? this.#application : this.#interface;
+    if (spec.pushRate !== undefined) this.#mergePushes({ kind: 'window', intervalMs: spec.pushRate.intervalMs });
     // The provider groups of this registry that register at each level.
     const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
     const groups = (host.scenario?.providers ?? []).filter((g) => !multi || g.registries === undefined || g.registries.includes(this.name));
@@ -175,6 +180,24 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       this.#application.pushes,
       groups.filter((g) => registerLevels(spec, g.dubbo).application),
     );
+  }
+
+  /**
+   * The server's own delay-and-merge of pushes (Nacos 2.x's PushDelayTaskExecuteEngine), for both
+   * levels. `pushRate`, when set, is the rule instead: the server's own delay is then not added.
+   */
+  protected delayPushes(rule: PushMergeRule): void {
+    if (this.spec.pushRate === undefined) this.#mergePushes(rule);
+  }
+
+  #mergePushes(rule: PushMergeRule): void {
+    for (const level of this.#both) {
+      const pushes = level.pushes;
+      level.merger = new PushMerger(this.sim, this.observer, rule, {
+        publish: (keys) => pushes.publish(keys),
+        subscriptionCount: (key) => pushes.subscriptionCount(key),
+      });
+    }
   }
 
   /** How often a live client makes itself heard (heartbeat, keepalive, ping). */
@@ -443,13 +466,17 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     entry.level.byKey.get(entry.service)?.delete(entry);
   }
 
-  /** Sends one push per changed list (the full list) to every subscription of it, interface level first. */
+  /**
+   * Sends one push per changed list (the full list) to every subscription of it, interface level first;
+   * with a merge rule (`pushRate`, Nacos's push delay), when the rule says.
+   */
   protected publish(): void {
     for (const level of this.#levels()) {
       if (level.changed.size === 0) continue;
       const keys = [...level.changed];
       level.changed.clear();
-      level.pushes.publish(keys);
+      if (level.merger !== null) level.merger.changed(keys);
+      else level.pushes.publish(keys);
     }
   }
 

@@ -26,10 +26,17 @@
  *
  * Deregistration (graceful stop) removes at once in both modes. Follows the Nacos server's
  * `ClientBeatCheckTask`/`ClientBeatProcessor` (1.x) and `NacosRuntimeConnectionEjector` (2.x).
+ *
+ * The server is Nacos 2.x, which serves both client generations (1.x clients over HTTP, their beats
+ * checked by `ClientBeatCheckTaskV2` with the same 15 s / 30 s rules, their pushes sent by UDP through
+ * `PushExecutorDelegate`): when the registry is modelled as a server (`servers` or `capacity`), every
+ * push of a changed service waits in its `PushDelayTaskExecuteEngine` (500 ms, merged per service,
+ * `registry-push-merge.ts`), whatever the subscriber's client.
  */
 import type { RegistrySpec, Scenario } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 import type { RegistryEntry } from './registry-entry.js';
+import { NACOS_DELAY_ENGINE_INTERVAL_MS, NACOS_PUSH_TASK_DELAY_MS } from './registry-push-merge.js';
 
 /** Nacos 1.x: the server checks instance beats this often (`ClientBeatCheckTask`, every 5 s). */
 export const NACOS_BEAT_CHECK_PERIOD_MS = 5000;
@@ -54,6 +61,16 @@ export class NacosRegistry extends DiscoveryRegistry {
     const clients = nacosClientsOf(spec, options.name, host.scenario);
     if (clients.has('2.x')) this.sim.schedule(phase * NACOS_EJECT_PERIOD_MS, () => this.#eject());
     if (clients.has('1.x')) this.sim.schedule(phase * NACOS_BEAT_CHECK_PERIOD_MS, () => this.#beatCheck());
+    // The server is Nacos 2.x (see the module note): every push waits in its PushDelayTaskExecuteEngine,
+    // whose ProcessRunnable ticks are another server timer (the same drawn phase). Only when the
+    // registry is modelled as a server (SPEC 2.5 `servers` / `capacity`): without them the registry is
+    // the idealised one whose pushes leave at once, and every such scenario keeps its summary.
+    if (spec.servers !== undefined || spec.capacity !== undefined) this.delayPushes({
+      kind: 'nacosDelay',
+      delayMs: NACOS_PUSH_TASK_DELAY_MS,
+      tickMs: NACOS_DELAY_ENGINE_INTERVAL_MS,
+      phaseMs: phase * NACOS_DELAY_ENGINE_INTERVAL_MS,
+    });
   }
 
   protected tickIntervalMs(): number {

@@ -148,6 +148,11 @@ export class PushDelivery {
     }
   }
 
+  /** How many subscriptions the list `key` has (what merging one of its pushes saves). */
+  subscriptionCount(key: string): number {
+    return this.#subs.get(key)?.length ?? 0;
+  }
+
   /** Fault `pushSwitch`: off stops every push; on, each subscription reads the current list. */
   setPushSwitch(on: boolean): void {
     if (on === this.#pushOn) return;
