@@ -85,10 +85,14 @@ export class ReferenceInvokers {
   /** The invoker lists built last, each linked to the one before (see `VersionChain`). */
   readonly #versions = new VersionChain();
 
-  constructor(consumerUrl: URL, protocol: ProtocolContext, kind: DirectoryKind = 'interface') {
+  /** The provider URL the registry hands out (a simplified registry's is shorter than the export's). */
+  readonly #urlOf: (p: ProviderExport) => string;
+
+  constructor(consumerUrl: URL, protocol: ProtocolContext, kind: DirectoryKind = 'interface', urlOf: (p: ProviderExport) => string = (p) => p.url) {
     this.consumerUrl = consumerUrl;
     this.#protocol = protocol;
     this.#kind = kind;
+    this.#urlOf = urlOf;
   }
 
   /**
@@ -152,7 +156,7 @@ export class ReferenceInvokers {
   #invoker(p: ProviderExport): DubboInvoker | null {
     let inv = this.#invokers.get(p);
     if (inv === undefined) {
-      const url = URL.valueOf(p.url);
+      const url = URL.valueOf(this.#urlOf(p));
       // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
       inv = isMatch(this.consumerUrl, url) ? new DubboInvoker(p, url, this.consumerUrl, this.#protocol) : null;
       this.#invokers.set(p, inv);
@@ -483,7 +487,13 @@ export class DubboConsumerStack implements ConsumerStack {
     const directory = new DynamicDirectory(this.runtime, registryUrl, consumerUrl, this.#deps.routerChain(service));
     const protocol: ProtocolContext =
       registry === this.#world.registry ? this.#protocol : { ...this.#protocol, isKnownGone: (p) => registry.isKnownGone(p) };
-    const shared = this.#shared().get(this.instance.group, registry, service, () => new ReferenceInvokers(consumerUrl, protocol, level), level);
+    const shared = this.#shared().get(
+      this.instance.group,
+      registry,
+      service,
+      () => new ReferenceInvokers(consumerUrl, protocol, level, level === 'interface' && registry.registeredUrl !== undefined ? (p) => registry.registeredUrl!(p) : undefined),
+      level,
+    );
     const emptyProtection = spec.emptyProtection;
     // A multi-group directory builds cluster invokers from each list: it takes every list when it arrives.
     const onHeld = directory.multiGroup ? undefined : (atMs: number) => directory.markHeld(atMs);

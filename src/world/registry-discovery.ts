@@ -56,6 +56,7 @@ import type { RegistryEntry } from './registry-entry.js';
 import { PushDelivery, type RegistryServer } from './registry-push-delivery.js';
 import { PushSizer } from './registry-push-size.js';
 import { PushMerger, type PushMergeRule } from './registry-push-merge.js';
+import { simplifiedUrl } from './registry-simplified-url.js';
 import type { ServiceRef } from './registry-subscription.js';
 import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
@@ -127,6 +128,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** Application level: the service-name mapping and the application subscriptions. */
   readonly #mapping: ServiceNameMapping;
   readonly #cut = new Set<string>();
+  /** `simplified`: each export's simplified URL, built once. */
+  readonly #simplified = new WeakMap<ProviderExport, string>();
   #down = false;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
@@ -149,7 +152,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         netReachable: (zone) => this.#netReachable(zone),
       };
       const appLevel = kind === 'application';
-      const sizer = new PushSizer(kind, registryType);
+      const sizer = new PushSizer(kind, registryType, (p) => this.registeredUrl(p));
       // Application level: consumers fetch metadata from providers (their own random stream).
       const metadata = appLevel
         ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
@@ -320,6 +323,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   #levelOf(kind: DiscoveryLevel): Level {
     return kind === 'application' ? this.#application : this.#interface;
+  }
+
+  /**
+   * The URL the registry holds for `p` at interface level, which is what consumers build their invokers
+   * from: with `simplified`, only the keys Dubbo keeps for the provider's release (`simplifiedUrl`).
+   * Application level is unaffected: its records are `ip:port` plus instance metadata, and consumers read
+   * the service parameters from the MetadataInfo, which the simplification does not touch.
+   */
+  registeredUrl(p: ProviderExport): string {
+    if (this.spec.simplified !== true) return p.url;
+    let url = this.#simplified.get(p);
+    if (url === undefined) this.#simplified.set(p, (url = simplifiedUrl(p.url, p.group.spec.dubbo.version, this.spec.extraKeys)));
+    return url;
   }
 
   /** Gone once the registry has dropped any record of it (the levels it registered at are detected alike). */

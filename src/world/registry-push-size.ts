@@ -5,7 +5,8 @@
  * service metadata (MetadataInfo) once per new revision. This module only measures: when a push is
  * sent, and to whom, is the registry model's business.
  *
- * Sizes come from realistic strings, built the way Dubbo and the registries build them:
+ * Sizes come from realistic strings, built the way Dubbo and the registries build them (interface
+ * level: the URL the registry holds, which `dubbo.registry.simplified` shortens):
  * - Nacos, interface level: each instance carries the URL's parameters as metadata; its size is
  *   the full URL's length. The envelope is the ServiceInfo JSON around the hosts (service name
  *   `providers:<interface>:<version>:<group>`, cacheMillis, lastRefTime, checksum, ...).
@@ -45,9 +46,13 @@ export class PushSizer {
   readonly #processBytes = new WeakMap<ProviderInstance, number>();
   readonly #revisions = new WeakMap<ProviderInstance, MetadataRevision>();
 
-  constructor(registration: Registration, registryType: 'nacos' | 'zookeeper') {
+  /** The URL the registry holds for an export (`dubbo.registry.simplified` shortens it). */
+  readonly #urlOf: (p: ProviderExport) => string;
+
+  constructor(registration: Registration, registryType: 'nacos' | 'zookeeper', urlOf: (p: ProviderExport) => string = (p) => p.url) {
     this.#registration = registration;
     this.#registryType = registryType;
+    this.#urlOf = urlOf;
   }
 
   get registration(): Registration {
@@ -100,9 +105,9 @@ export class PushSizer {
     if (bytes === undefined) {
       if (this.#registryType === 'zookeeper') {
         // encodeURIComponent percent-encodes UTF-8, so the result is ASCII: length = bytes.
-        bytes = encodeURIComponent(p.url).length + ZK_CHILD_PREFIX_BYTES;
+        bytes = encodeURIComponent(this.#urlOf(p)).length + ZK_CHILD_PREFIX_BYTES;
       } else {
-        bytes = utf8Length(p.url);
+        bytes = utf8Length(this.#urlOf(p));
       }
       this.#instanceBytes.set(p, bytes);
     }

@@ -51,6 +51,11 @@ export interface RegistryModel {
    * `atMs`: the subscriber calls the `CatchUp` before its first such read from then on (see `holdPushes`).
    */
   subscribe(subscriber: Subscriber, service: string, listener: ProviderListener, query?: SubscribeQuery, onHeld?: (atMs: number) => void): CatchUp | void;
+  /**
+   * The provider URL the registry holds at interface level, as consumers see it (`dubbo.registry.simplified`
+   * shortens it); absent: the export's own URL.
+   */
+  registeredUrl?(provider: ProviderExport): string;
   /** True when the registry has already dropped this provider (attempts to it are stale calls). */
   isKnownGone(provider: ProviderExport): boolean;
   /** Fault `registryPartition`: instances in `zone` cannot reach the registry (no heartbeats, no pushes). */
