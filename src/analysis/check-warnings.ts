@@ -20,6 +20,7 @@ import { measuredDistributionNotes } from './measured-fit.js';
 import { ruleKeyWarnings } from './check-rule-keys.js';
 import type { PhaseSpan } from '../world/faults.js';
 import { registryZoneWarnings } from './check-registry-zone.js';
+import { simplifiedKeyWarnings } from './check-simplified.js';
 
 /** A configuration smell that does not leave anyone without providers (SPEC 4.2 `warnings`). */
 export interface CheckWarning {
@@ -32,6 +33,7 @@ export interface CheckWarning {
     | 'rule-key-unmatched'
     | 'registry-zone-down'
     | 'registry-zone-cut'
+    | 'registry-simplified-drops'
     | 'measured-distribution';
   /** Empty for rule-key-unmatched and registry-zone-*. */
   consumer: string;
@@ -147,6 +149,7 @@ export function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyM
   for (const w of registryZoneWarnings(scenario)) {
     warnings.push({ kind: w.kind, consumer: '', zone: w.zone, service: '', registry: w.registry, fault: w.fault, phase: w.phase, message: w.message });
   }
+  for (const { key: _key, ...w } of simplifiedKeyWarnings(scenario, calledMethods)) warnings.push(w);
   return warnings;
 }
 
