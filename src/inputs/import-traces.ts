@@ -64,7 +64,8 @@ export function readTraceFile(f: TraceFile, format: TraceFormat | undefined): { 
     else {
       const pos = /position (\d+)/.exec(message);
       const { line, col } = lineCol(text, pos ? Number(pos[1]) : text.length);
-      const truncated = pos === null ? ' (the file ends in the middle of the JSON: truncated?)' : '';
+      const atEnd = pos === null || /Unterminated string/.test(message) || Number(pos[1]) >= text.trimEnd().length - 1;
+      const truncated = atEnd ? ' (the file ends in the middle of the JSON: truncated?)' : '';
       throw new UsageError(`${f.file}:${line}:${col}: not valid JSON: ${message.replace(/ in JSON at position \d+.*$/, '')}${truncated}`);
     }
   }

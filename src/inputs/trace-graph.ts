@@ -264,7 +264,7 @@ export function inferEstate(all: TraceSpan[], incomplete = 0): InferredEstate {
         selfTimeMs: (fromClientSide ? m.clientDurations : m.self).slice().sort((a, b) => a - b),
         fromClientSide,
         calls: [...m.calls.values()]
-          .map((c) => ({ service: c.service, method: c.method, total: c.total, meanPerExecution: c.total / executions, meanOffsetMs: c.offsetSum / c.total }))
+          .map((c) => ({ service: c.service, method: c.method, total: c.total, meanPerExecution: c.total / executions, meanOffsetMs: Math.round((c.offsetSum / c.total) * 1000) / 1000 }))
           .sort((a, b) => a.meanOffsetMs - b.meanOffsetMs || cmp(key(a.service, a.method), key(b.service, b.method))),
         fanOutExecutions: m.fanOut,
         overlappingExecutions: m.overlapping,
