@@ -380,7 +380,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
         code = runReport({ dir: a['results-dir'] as string }, io);
       },
     )
-    .command('import', 'turn provider lists and Dubbo configs as users have them into scenario YAML fragments', (y) =>
+    .command('import', 'turn provider lists, Dubbo configs and traces as users have them into scenario YAML', (y) =>
       y
         .command(
           'providers <file>',
@@ -421,7 +421,20 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
             code = runImportConfig({ file: a.file as string, json: a.json as boolean }, readBytes(io, a.file as string), io);
           },
         )
-        .demandCommand(1, 'name what to import: providers or config'),
+        .command(
+          'traces <files..>',
+          'Zipkin, Jaeger, OTLP or SkyWalking trace exports -> a scenario: call graph, self-time distributions, rates, instances',
+          (yy) =>
+            yy
+              .positional('files', { type: 'string', array: true, demandOption: true, describe: 'trace export files (JSON; OTLP also one document per line)' })
+              .option('format', { choices: ['zipkin', 'jaeger', 'otlp', 'skywalking'] as const, describe: 'the export format (default: detected per file)' })
+              .option('json', { type: 'boolean', default: false, describe: 'print what was inferred and the scenario as one JSON document' }),
+          async (a) => {
+            const { runImportTraces } = await import('./import-traces.js');
+            code = runImportTraces({ files: (a.files as string[]).map(String), format: a.format as 'zipkin' | undefined, json: a.json as boolean }, io);
+          },
+        )
+        .demandCommand(1, 'name what to import: providers, config or traces'),
     )
     .command('schema', 'print the JSON Schema of scenario files (for editor completion)', {}, async () => {
       const { scenarioJsonSchema } = await import('../scenario/schema.js');
