@@ -6,7 +6,7 @@
  */
 
 /** The one outcome of a request (SPEC 4). */
-export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz' | 'mock';
+export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz' | 'mock' | 'lost';
 
 /**
  * Whether the caller got a value: `ok`, or `mock` answered by a `return` or an implementation mock

@@ -86,7 +86,7 @@ export class ScopeCell {
     return {
       requests: n,
       ok: o[0]!,
-      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]!, mock },
+      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]!, mock, lost: o[8]! },
       timeoutRate: roundRatio(ratio(o[1]!, n)),
       noProviderRate: roundRatio(ratio(o[2]!, n)),
       // A mocked request is degraded, not failed: it is neither ok nor an error (SPEC 4).

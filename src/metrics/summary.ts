@@ -5,7 +5,7 @@
  */
 
 /** The outcomes of a request, in the order of SPEC 4.1 `outcomes`. */
-export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock'] as const;
+export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'lost'] as const;
 
 /** How one request ended (SPEC 4). */
 export type Outcome = (typeof OUTCOMES)[number];
@@ -97,6 +97,8 @@ export interface ScopeTimelineRow {
   biz: number;
   /** Requests MockClusterInvoker answered. */
   mock: number;
+  /** Requests ended because their consumer's room went dark (`roomDown`). */
+  lost: number;
   /** p99 latency of all the bucket's requests (like `latencyAllMs`, so timeouts show). */
   p99Ms: number;
   /** zonesim addition: p99 latency of the bucket's `ok` requests only (like `latencyMs`); 0 when none. */

@@ -201,6 +201,7 @@ export class Timeline {
         forbidden: c[o + 5]!,
         biz: c[o + 6]!,
         mock: c[o + 7]!,
+        lost: c[o + 8]!,
         p99Ms: roundMs(p99Ms[i]!),
         p99OkMs: roundMs(p99OkMs[i]!),
         crossZoneRatio: roundRatio(ratio(c[base + CROSS]!, c[base + ATTEMPTS]!)),

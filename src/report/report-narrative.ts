@@ -27,6 +27,7 @@ const WORDS: Record<Failed, { episode: string; split: string }> = {
   network: { episode: 'Network errors', split: 'network' },
   forbidden: { episode: '"No provider available" errors on an emptied list (forbidden)', split: 'forbidden' },
   biz: { episode: 'Business errors', split: 'business error' },
+  lost: { episode: 'Requests lost with their dark room', split: 'lost' },
 };
 
 /** A run of failing buckets: first and last bucket index, and the outcome's requests in it. */

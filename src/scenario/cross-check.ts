@@ -364,6 +364,20 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     if (typeof f.roomDown === 'string' && isObj(f.shift) && f.roomDown in f.shift) {
       issues.push({ path: [...path, 'shift', f.roomDown], atKey: true, message: `the dark room ${f.roomDown} cannot take its own traffic: shift it to other zones` });
     }
+    // A share sent to a room where an application of the dark room has no consumer group would vanish.
+    if (typeof f.roomDown === 'string' && isObj(f.shift)) {
+      const dark = [...new Set(consumerGroups.filter((c) => c.zone === f.roomDown).map((c) => c.application))];
+      for (const z of keys(f.shift)) {
+        if (z === f.roomDown || !zones.includes(z)) continue;
+        const missing = dark.filter((app) => !consumerGroups.some((c) => c.application === app && c.zone === z));
+        if (missing.length === 0) continue;
+        issues.push({
+          path: [...path, 'shift', z],
+          atKey: true,
+          message: `consumer ${missing.map((a) => `"${a}"`).join(', ')} of the dark room ${f.roomDown} has no group in ${z} to take its share: add one there, or leave ${z} out of shift`,
+        });
+      }
+    }
     for (const key of ['crash', 'restart', 'slowdown', 'scale', 'rollingRestart']) target(f[key], key);
     pair(f.partition, 'partition');
     pair(f.heal, 'heal');

@@ -1,7 +1,9 @@
 /**
  * The faults that change offered load, phase by phase of the fault timeline, for the pool-load
- * model (pool-load.ts): `slowdown` (service-time factors of provider groups and single instances)
- * and `traffic` (consumer groups' arrival rates). For each phase between fault boundaries it says
+ * model (pool-load.ts): `slowdown` (service-time factors of provider groups and single instances),
+ * `traffic` (consumer groups' arrival rates) and `roomDown` (the dark room's consumer groups stop, and
+ * its `shift` adds their rates to other rooms' groups as the world does, `RoomOutages`; in force until
+ * its `for:` or the room's next `roomUp`). For each phase between fault boundaries it says
  * which of them are in force and what they give, applied in timeline order as the fault timeline
  * applies them (a later slowdown of the same key or a later rate replaces an earlier one).
  * It owns no arithmetic of load; instance counts stay as written (crashes, scale and zoneDown are
@@ -13,6 +15,7 @@ import type { FaultSpec, ProviderGroupSpec, Scenario } from '../model/types.js';
 
 type Slowdown = Extract<FaultSpec['action'], { kind: 'slowdown' }>;
 type Traffic = Extract<FaultSpec['action'], { kind: 'traffic' }>;
+type RoomDown = Extract<FaultSpec['action'], { kind: 'roomDown' }>;
 
 /** What the load-changing faults in force give during one phase. */
 export class LoadPhase {
@@ -33,11 +36,14 @@ export class LoadPhase {
     this.faults = faults;
     this.#providers = scenario.providers;
     const rates = scenario.consumers.map((c) => c.ratePerSec);
+    const shifted = rates.map(() => 0);
+    const dark = new Set<number>();
     for (const f of faults) {
       if (f.action.kind === 'traffic') this.#traffic(scenario, rates, f.action);
       else if (f.action.kind === 'slowdown') this.#slowdown(f.action);
+      else if (f.action.kind === 'roomDown') roomDown(scenario, rates, shifted, dark, f.action);
     }
-    this.ratePerSec = rates;
+    this.ratePerSec = rates.map((r, i) => (dark.has(i) ? 0 : r + shifted[i]!));
   }
 
   /** The instance indices of a group with factors of their own (an `instance:` slowdown), below its count. */
@@ -82,9 +88,36 @@ export class LoadPhase {
   }
 }
 
+/**
+ * A `roomDown` in force: its room's groups go dark, and its shift adds each one's own rate to the groups of
+ * its application in the named zones by share, split by their own rates (evenly when all are 0).
+ */
+function roomDown(scenario: Scenario, rates: readonly number[], shifted: number[], dark: Set<number>, a: RoomDown): void {
+  const groups = scenario.consumers.map((c, i) => ({ c, i }));
+  const inRoom = groups.filter(({ c, i }) => c.zone === a.zone && !dark.has(i));
+  for (const { i } of inRoom) dark.add(i);
+  const shares = Object.entries(a.shift ?? {});
+  const total = shares.reduce((s, [, w]) => s + w, 0);
+  for (const { c, i } of inRoom) {
+    for (const [zone, weight] of shares) {
+      const receivers = groups.filter((g) => g.c.zone === zone && g.c.application === c.application);
+      const own = receivers.reduce((s, g) => s + rates[g.i]!, 0);
+      for (const g of receivers) shifted[g.i]! += (rates[i]! * weight * (own > 0 ? rates[g.i]! / own : 1 / receivers.length)) / total;
+    }
+  }
+}
+
 /** True for the fault kinds that change offered load. */
 export function changesLoad(f: FaultSpec): boolean {
-  return f.action.kind === 'slowdown' || f.action.kind === 'traffic';
+  return f.action.kind === 'slowdown' || f.action.kind === 'traffic' || f.action.kind === 'roomDown';
+}
+
+/** Whether `f` is in force at `tMs`: from its `at` until its `for:` ends (a `roomDown` also until its room's next `roomUp`). */
+function inForceAt(scenario: Scenario, f: FaultSpec, tMs: number): boolean {
+  if (f.atMs > tMs || (f.forMs !== undefined && f.atMs + f.forMs <= tMs)) return false;
+  const a = f.action;
+  if (a.kind !== 'roomDown') return true;
+  return !scenario.faults.some((u) => u.action.kind === 'roomUp' && u.action.zone === a.zone && u.atMs >= f.atMs && u.atMs <= tMs);
 }
 
 /** One `LoadPhase` per distinct set of load-changing faults in force over the timeline, in time order. */
@@ -106,7 +139,7 @@ export function loadPhaseSpans(scenario: Scenario): Array<{ fromMs: number; toMs
   for (let i = 0; i + 1 < bounds.length; i++) {
     const fromMs = bounds[i]!;
     const toMs = bounds[i + 1]!;
-    const inForce = faults.filter((f) => f.atMs <= fromMs && (f.forMs === undefined || f.atMs + f.forMs > fromMs));
+    const inForce = faults.filter((f) => inForceAt(scenario, f, fromMs));
     const key = inForce.map((f) => f.label).join('\u0000');
     let phase = phases.get(key);
     if (phase === undefined) phases.set(key, (phase = new LoadPhase(scenario, { fromMs, toMs }, inForce)));

@@ -341,6 +341,7 @@ export class DubboConsumerStack implements ConsumerStack {
       observer: world.observer,
       consumerZone: instance.zone,
       isKnownGone: (p) => world.registry.isKnownGone(p),
+      consumer: instance,
       release: deps.runtime.release,
     };
   }

@@ -138,6 +138,8 @@ export interface ProtocolContext {
   consumerZone: string;
   /** True when the registry already knows this provider is gone (for `staleCalls`). */
   isKnownGone(provider: ProviderExport): boolean;
+  /** The consumer instance: its requests that ended `lost` when its room went dark (absent for a provider's own calls). */
+  consumer?: { readonly lost: WeakSet<RequestHandle> | null };
   /** The release the consumer group runs (default 3.3): how timeouts are read, written and detected. */
   release?: DubboRelease;
 }
@@ -304,6 +306,10 @@ export class DubboInvoker implements Invoker {
     const ctx = this.#ctx;
     const sim = ctx.sim;
     const request = (invocation.context as CallContext).request;
+    const lost = ctx.consumer?.lost;
+    // The request ended `lost` with its dark room: the process is gone, so a retry (failover, failback)
+    // of it sends nothing and is no attempt. Its result is never read.
+    if (lost != null && lost.has(request)) return rpcError(RpcCode.NETWORK_EXCEPTION, 'the consumer process is gone: its room went dark', 'room:dark');
     const method = invocation.getMethodName();
     const provider = this.provider;
     let timeoutMs = this.calculateTimeout(invocation, sim.now);

@@ -3,7 +3,9 @@
  * (Poisson or constant, at a rate the `traffic` fault may change), which method each request
  * calls and which attachments it carries, and each instance's entry pool (`threads`, SPEC 2.4:
  * the requests it serves at once). What an instance does with a request is its `ConsumerStack`
- * (the Dubbo port, plugged in from above).
+ * (the Dubbo port, plugged in from above). A `roomDown` fault darkens a group (`setDark`): no
+ * arrivals, and every request still in flight ends at once as `lost`; a `shift` adds the rate it
+ * moves to a group on top of its own (`addShiftedRate`).
  */
 import type { QueueEntry } from '../engine/event-queue.js';
 import type { Rng } from '../engine/random.js';
@@ -28,6 +30,8 @@ export interface ServiceCall {
   server?: ServerContext;
   /** The consumer instance whose entry thread the call holds (an arrival); absent for a provider's call. */
   consumer?: ConsumerInstance;
+  /** Set when the request ended `lost` (its room went dark) before its process returned. */
+  lost?: boolean;
 }
 
 /** A consumer instance's RPC stack (Dubbo's reference, directory, routers, cluster). */
@@ -69,6 +73,11 @@ export class ConsumerInstance implements ConsumerInstanceInfo {
   stack!: ConsumerStack;
   /** Requests this instance is serving now: the entry threads in use (bounded by the group's `threads`). */
   entryThreadsInUse = 0;
+  /**
+   * The requests of this instance that ended `lost` while their process still ran (null until its room
+   * first goes dark): a dead process sends nothing more for them (the stack reads it before an attempt).
+   */
+  lost: WeakSet<RequestHandle> | null = null;
 
   constructor(group: ConsumerGroupSpec, index: number, ip: string, id?: string) {
     this.group = group;
@@ -106,6 +115,12 @@ export class ConsumerGroup {
   /** Entry threads per instance (`threads`); Infinity when unbounded. */
   readonly #entryThreads: number;
   #ratePerSec: number;
+  /** Rate moved here from a dark room by a `shift` (per second), on top of `#ratePerSec`. */
+  #shiftedPerSec = 0;
+  /** The room is dark (`roomDown`): no arrivals. */
+  #dark = false;
+  /** Arrivals in flight, in start order, while a `roomDown` may end them (null: not tracked). */
+  #tracked: Set<ServiceCall> | null = null;
   #meanGapMs: number;
   /** Arrivals run once `start` is called, until `#untilMs`. */
   #started = false;
@@ -151,17 +166,67 @@ export class ConsumerGroup {
     return [...new Set(this.#choices.map((c) => c.service))];
   }
 
-  /** The group's arrival rate now (per second): the spec's, or what a `traffic` fault set. */
+  /** The group's own arrival rate now (per second): the spec's, or what a `traffic` fault set. */
   get ratePerSec(): number {
     return this.#ratePerSec;
+  }
+
+  /** The rate requests arrive at now: the group's own plus what a `shift` moved here; 0 while dark. */
+  get arrivalRatePerSec(): number {
+    return this.#dark ? 0 : this.#ratePerSec + this.#shiftedPerSec;
+  }
+
+  /** True while the group's room is dark (`roomDown`). */
+  get dark(): boolean {
+    return this.#dark;
   }
 
   /** Starts the arrival process; arrivals stop at `untilMs`. */
   start(untilMs: number): void {
     this.#started = true;
     this.#untilMs = untilMs;
-    if (this.#ratePerSec <= 0 || this.#choices.length === 0) return;
+    if (this.arrivalRatePerSec <= 0 || this.#choices.length === 0) return;
     this.#pending = this.#sim.schedule(this.#poisson ? this.#exponentialGapMs() : 0, this.#nextArrival);
+  }
+
+  /** Keeps the arrivals in flight from now on, so that `setDark` can end them (a scenario with `roomDown`). */
+  trackInFlight(): void {
+    this.#tracked ??= new Set();
+  }
+
+  /**
+   * The room goes dark (`true`) or comes back. Dark: arrivals stop, and every request in flight (tracked
+   * since `trackInFlight`) ends now as `lost`, its entry thread freed; its process runs on unheard (a
+   * response that comes is orphaned) and sends nothing more (`ConsumerInstance.lost`). Back: arrivals
+   * resume at the group's rate, drawn afresh as `setRate` does. Returns how many requests were lost.
+   */
+  setDark(dark: boolean): number {
+    if (dark === this.#dark) return 0;
+    this.#dark = dark;
+    let lost = 0;
+    if (dark && this.#tracked !== null) {
+      const now = this.#sim.now;
+      for (const call of this.#tracked) {
+        const inst = call.consumer!;
+        (inst.lost ??= new WeakSet()).add(call.request);
+        call.lost = true;
+        this.#observer.endRequest(call.request, 'lost', now);
+        inst.entryThreadsInUse--;
+        this.inFlight--;
+        lost++;
+      }
+      this.#tracked.clear();
+    }
+    this.#rescheduleArrival();
+    return lost;
+  }
+
+  /** Adds `deltaPerSec` (may be negative, to undo) to the rate a `shift` moves to this group. */
+  addShiftedRate(deltaPerSec: number): void {
+    const shifted = this.#shiftedPerSec + deltaPerSec;
+    // Undoing the last shift returns to exactly 0, not to a rounding residue.
+    this.#shiftedPerSec = Math.abs(shifted) < 1e-9 ? 0 : shifted;
+    this.#rescheduleArrival();
   }
 
   /**
@@ -175,14 +240,20 @@ export class ConsumerGroup {
   setRate(ratePerSec: number): void {
     if (!(ratePerSec >= 0) || !Number.isFinite(ratePerSec)) throw new RangeError(`expected a rate >= 0, got ${ratePerSec}`);
     this.#ratePerSec = ratePerSec;
-    this.#meanGapMs = 1000 / ratePerSec;
+    this.#rescheduleArrival();
+  }
+
+  // The arrival rate changed: the pending arrival is dropped and the next one drawn at the new rate (see `setRate`).
+  #rescheduleArrival(): void {
+    const rate = this.arrivalRatePerSec;
+    this.#meanGapMs = 1000 / rate;
     if (!this.#started) return;
     const sim = this.#sim;
     if (this.#pending !== null) {
       sim.cancel(this.#pending);
       this.#pending = null;
     }
-    if (ratePerSec <= 0 || this.#choices.length === 0 || sim.now >= this.#untilMs) return;
+    if (rate <= 0 || this.#choices.length === 0 || sim.now >= this.#untilMs) return;
     this.#pending = sim.schedule(this.#poisson ? this.#exponentialGapMs() : this.#meanGapMs, this.#nextArrival);
   }
 
@@ -235,12 +306,16 @@ export class ConsumerGroup {
     inst.entryThreadsInUse++;
     this.inFlight++;
     const call: ServiceCall = { service: choice.service, method: choice.method, attachments: this.#attachments(), request, consumer: inst };
+    this.#tracked?.add(call);
     sim.processLastFrom(startCall, this.#requestDone, call);
   }
 
   // The request holds its entry thread from arrival to its outcome.
   readonly #requestDone = (value: unknown, arg: unknown): void => {
     const call = arg as ServiceCall;
+    // Ended `lost` when its room went dark: counted and released then.
+    if (call.lost === true) return;
+    this.#tracked?.delete(call);
     const result = outcomeOfCall(call.consumer!.stack, value);
     this.#observer.endRequest(call.request, result.outcome, this.#sim.now, result.cause);
     call.consumer!.entryThreadsInUse--;

@@ -14,6 +14,9 @@
  * - `restart`, `rollingRestart` and scale-in stop a live instance gracefully: deregister at once,
  *   keep serving what is in flight (and what arrives before the consumers hear of it), and close
  *   (state `stopped`) when the thread pool is idle, at most 10 s later.
+ * - `roomDown` black-holes the room's providers as `zoneDown` does; its consumers and the registry's
+ *   view of the room are `RoomOutages`' (room-outage.ts). `roomUp` and the undo bring the room back
+ *   first, so that the providers' first heartbeat gets through, then the providers as `zoneUp` does.
  *
  * Router changes (`rule`) belong to the Dubbo layer and come in through `FaultHooks.onRule`.
  * Deciding what a fault means for metrics is not done here: the observer only gets markers.
@@ -22,6 +25,7 @@ import { measuredLabel, type DistSpec } from '../engine/distributions.js';
 import type { Rng } from '../engine/random.js';
 import type { FaultAction, FaultSpec, ProviderGroupSpec, RouterSpec, Scenario } from '../model/types.js';
 import type { ProviderGroup, ProviderInstance } from './provider.js';
+import { RoomOutages } from './room-outage.js';
 import type { World } from './world.js';
 
 /** Undoes one applied fault. */
@@ -158,11 +162,13 @@ class FaultTimeline {
   readonly #rng: Rng;
   /** Instances replaced by a new one or scaled away: faults no longer address them. */
   readonly #retired = new Set<ProviderInstance>();
+  readonly #rooms: RoomOutages;
 
   constructor(world: World, hooks: FaultHooks) {
     this.#world = world;
     this.#hooks = hooks;
     this.#rng = world.streams.stream('faults');
+    this.#rooms = new RoomOutages(world);
   }
 
   schedule(fault: FaultSpec): void {
@@ -299,6 +305,20 @@ class FaultTimeline {
           });
         return () => undos.forEach((u) => u());
       }
+      case 'roomDown': {
+        const hit = this.#live({ zone: action.zone }).filter((p) => p.state === 'up');
+        for (const p of hit) this.#blackhole(p);
+        const lost = this.#rooms.down(action.zone, action.shift);
+        marker.label += `: ${lost} request${lost === 1 ? '' : 's'} lost`;
+        return () => {
+          this.#rooms.up(action.zone);
+          this.#bringBack(hit);
+        };
+      }
+      case 'roomUp':
+        this.#rooms.up(action.zone);
+        this.#bringBack(this.#current({ zone: action.zone }));
+        return undefined;
     }
   }
 

@@ -42,7 +42,11 @@
  * for Nacos) and each subscription reads the current list (Dubbo re-subscribes on reconnect).
  * `setPushSwitch(false)` stops every push; on again, each subscription gets the current list. A
  * subscription cut off by a network partition retries every 5 s (`registry.retry.period`) and
- * reads the current list once it gets through.
+ * reads the current list once it gets through. `setRoomDown(z)` (a dark room) cuts zone z off as a
+ * zone cut does, through its own set (so that `registryPartition` and `roomDown` do not undo each
+ * other), and a registry whose `zone` is z and that has no `servers` goes down as with `registryDown`,
+ * through its own flag; when the room is back, its subscriptions (or, the registry back up, all)
+ * read the current list.
  */
 import type { QueueEntry } from '../engine/event-queue.js';
 import { sampler } from '../engine/distributions.js';
@@ -130,7 +134,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #cut = new Set<string>();
   /** `simplified`: each export's simplified URL, built once. */
   readonly #simplified = new WeakMap<ProviderExport, string>();
+  /** Dark rooms (`roomDown`): cut off like `#cut`, kept apart so that the two faults do not undo each other. */
+  readonly #darkRooms = new Set<string>();
   #down = false;
+  /** The registry's own room is dark (`roomDown` of its `zone`, no `servers`): down as with `registryDown`. */
+  #roomDark = false;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -147,8 +155,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         sim: this.sim,
         observer: this.observer,
         records: byKey,
-        isDown: () => this.#down,
-        isCut: (zone) => this.#cut.has(zone),
+        isDown: () => this.down,
+        isCut: (zone) => this.#cut.has(zone) || this.#darkRooms.has(zone),
         netReachable: (zone) => this.#netReachable(zone),
       };
       const appLevel = kind === 'application';
@@ -359,10 +367,41 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   setDown(down: boolean): void {
     if (down === this.#down) return;
     this.#down = down;
-    if (down) return;
+    if (!this.down) this.#resume();
+  }
+
+  // Up again after `registryDown` or its room's outage: detection clocks restart, every subscription reads the current list.
+  #resume(): void {
     this.onResume();
     for (const l of this.#levels()) l.pushes.resyncAll();
   }
+
+  setRoomDown(zone: string, down: boolean): void {
+    if (down) {
+      if (this.#darkRooms.has(zone)) return;
+      for (const l of this.#levels()) l.pushes.held.queueAllHeld();
+      this.#darkRooms.add(zone);
+      if (this.spec.zone === zone && this.spec.servers === undefined) this.#roomDark = true;
+      this.roomNodes(zone, true);
+      return;
+    }
+    if (!this.#darkRooms.delete(zone)) return;
+    this.roomNodes(zone, false);
+    if (this.#roomDark && this.spec.zone === zone) {
+      this.#roomDark = false;
+      if (!this.#down) this.#resume();
+      return;
+    }
+    // The room's consumer processes start again: each subscription reads the current list (unless still cut).
+    if (!this.#cut.has(zone)) for (const l of this.#levels()) l.pushes.resyncZone(zone);
+  }
+
+  /**
+   * The registry's nodes in `zone` go down with their room, or come back. A registry without `servers`
+   * has no nodes of its own (its `zone` going dark takes it down as a whole, above); the server model,
+   * which places nodes per zone, takes them down here.
+   */
+  protected roomNodes(_zone: string, _down: boolean): void {}
 
   setPushSwitch(on: boolean): void {
     for (const l of this.#levels()) l.pushes.setPushSwitch(on);
@@ -414,19 +453,20 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     return this.#mapping.applicationsOf(service);
   }
 
-  /** True while the registry is frozen by `registryDown`. */
+  /** True while the registry is frozen by `registryDown` or by its own room's outage. */
   get down(): boolean {
-    return this.#down;
+    return this.#down || this.#roomDark;
   }
 
   /** True when messages between `zone` and the registry get through (and the registry is up). */
   protected reachable(zone: string): boolean {
-    return !this.#down && this.#netReachable(zone);
+    return !this.down && this.#netReachable(zone);
   }
 
   /** True when messages between `zone` and the registry get through: no zone cut, no network partition. */
   #netReachable(zone: string): boolean {
     if (this.#cut.size > 0 && this.#cut.has(zone)) return false;
+    if (this.#darkRooms.size > 0 && this.#darkRooms.has(zone)) return false;
     const home = this.spec.zone;
     return home === undefined || home === zone || !this.#network.isPartitioned(zone, home);
   }

@@ -63,6 +63,10 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.registries.values()) r.setPushSwitch(on);
   }
 
+  setRoomDown(zone: string, down: boolean): void {
+    for (const r of this.registries.values()) r.setRoomDown(zone, down);
+  }
+
   holdPushes(on: boolean): void {
     for (const r of this.registries.values()) r.holdPushes?.(on);
   }

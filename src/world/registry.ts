@@ -65,6 +65,11 @@ export interface RegistryModel {
   /** Fault `pushSwitch`: off stops every push to consumers; on sends each consumer the current list. */
   setPushSwitch(on: boolean): void;
   /**
+   * Fault `roomDown` / `roomUp`: the room `zone` goes dark (its instances cannot reach the registry, its
+   * registry nodes stop) or comes back (its consumers, restarted, read the current lists).
+   */
+  setRoomDown(zone: string, down: boolean): void;
+  /**
    * PERF: while on (the world's run, up to its duration), pushes to `late` listeners may be held off
    * the agenda and delivered when their subscriber next reads, or `catchUpAll` is called, with the
    * effect they would have had at their arrival. Turned off between instants, after the kernel ran
@@ -120,6 +125,7 @@ export class StaticRegistry implements RegistryModel {
   setZoneCut(): void {}
   setDown(): void {}
   setPushSwitch(): void {}
+  setRoomDown(): void {}
 
   #current(service: string): readonly ProviderExport[] {
     let list = this.#lists.get(service);

@@ -175,7 +175,7 @@ describe('Recorder', () => {
     for (const o of outcomes) r.endRequest(start(r, 1200), o, 1300);
     finish(r);
     const s = r.summary(META);
-    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1, mock: 0 });
+    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1, mock: 0, lost: 0 });
     expect([s.timeoutRate, s.noProviderRate, s.errorRate]).toEqual([0.125, 0.125, 0.5]);
   });
 
@@ -198,6 +198,26 @@ describe('Recorder', () => {
     expect(s.timeline.map((row) => [row.tMs, row.requests, row.ok, row.mock, row.timeout])).toEqual([
       [1000, 3, 2, 1, 0],
       [2000, 3, 0, 2, 1],
+      [3000, 0, 0, 0, 0],
+      [4000, 0, 0, 0, 0],
+    ]);
+    expect(r.checkInvariants()).toEqual([]);
+  });
+
+  it('counts a request of a dark room as outcome lost: a failure (errorRate), in its start bucket of the timeline (SPEC 4, issue 40)', () => {
+    const r = makeRecorder();
+    okCall(r, 1200, 10);
+    r.endRequest(start(r, 1200), 'lost', 2500);
+    r.endRequest(start(r, 2100), 'lost', 2500);
+    r.endRequest(start(r, 2200), 'timeout', 3200);
+    finish(r);
+    const s = r.summary(META);
+    expect(s.outcomes).toMatchObject({ ok: 1, lost: 2, timeout: 1 });
+    expect(s.errorRate).toBe(0.75);
+    expect(s.byConsumerZone.zoneA!.outcomes.lost).toBe(2);
+    expect(s.timeline.map((row) => [row.tMs, row.requests, row.ok, row.lost, row.timeout])).toEqual([
+      [1000, 2, 1, 1, 0],
+      [2000, 2, 0, 1, 1],
       [3000, 0, 0, 0, 0],
       [4000, 0, 0, 0, 0],
     ]);

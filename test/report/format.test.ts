@@ -158,7 +158,7 @@ describe('summaryCsv', () => {
 describe('timelineCsv', () => {
   it('has one row per bucket and puts fault markers in the bucket where they happen', () => {
     const rows = csvRows(timelineCsv(sampleSummary()));
-    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
+    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'lost', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
     // Buckets start at the warmup's end; a marker before the first bucket goes to the first row.
     const starts = Array.from({ length: (DURATION_MS - WARMUP_MS) / BUCKET_MS }, (_, i) => WARMUP_MS + i * BUCKET_MS);
     const inBucket = (t: number) => CALLS.filter((c) => c.startMs >= t && c.startMs < t + BUCKET_MS).length;
@@ -392,6 +392,19 @@ describe('formatRunTable', () => {
     const [csvHeader, csvOverall] = summaryCsv(s).split('\n').map((l) => l.split(','));
     expect(csvOverall![csvHeader!.indexOf('mock')]).toBe('4');
     expect(csvOverall![csvHeader!.indexOf('mockRate')]).toBe(String(s.mockRate));
+  });
+
+  it('counts lost requests (a dark room) as failures: in the failures line, under error %, and as a csv column (issue 40)', () => {
+    const s = outcomeSummary([
+      { outcome: 'ok', n: 6, latencyMs: 10 },
+      { outcome: 'timeout', n: 1, latencyMs: 1000 },
+      { outcome: 'lost', n: 3, latencyMs: 40 },
+    ]);
+    const text = formatRunTable(s);
+    expect(text).toContain('\nfailures (4 of 10 requests): 1 timeout, 3 lost\n');
+    expect(cellUnder(text.split('\n')[3]!, text.split('\n')[4]!, 'error %')).toBe(pct(4 / 10));
+    const [csvHeader, csvOverall] = summaryCsv(s).split('\n').map((l) => l.split(','));
+    expect(csvOverall![csvHeader!.indexOf('lost')]).toBe('3');
   });
 
   it('prints no failures line when every request succeeded', () => {

@@ -87,10 +87,15 @@ registries:
   });
 });
 
+/** BASE with web also in zoneB and zoneC, where a shift of zoneA's traffic can go. */
+const WEB_BC = `${BASE}  - { application: web, zone: zoneB, rate: 100/s, calls: { com.example.UserService.getUserById: 1 } }
+  - { application: web, zone: zoneC, rate: 100/s, calls: { com.example.UserService.getUserById: 1 } }
+`;
+
 describe('roomDown and roomUp faults', () => {
   it('load with an optional shift of the dark room\'s traffic, and dump back', () => {
     const s = parseScenario(
-      `${BASE}faults:
+      `${WEB_BC}faults:
   - { at: 60s, roomDown: zoneA, shift: { zoneB: 0.6, zoneC: 0.4 }, for: 2m }
   - { at: 300s, roomUp: zoneA }
 `,
@@ -106,5 +111,18 @@ describe('roomDown and roomUp faults', () => {
     expect(scenarioErrorOf(`${BASE}faults:\n  - { at: 1s, zoneDown: zoneA, shift: { zoneB: 1 } }\n`).format()).toMatch(/shift goes with roomDown/);
     expect(scenarioErrorOf(`${BASE}faults:\n  - { at: 1s, roomDown: zoneA, shift: { zoneA: 1 } }\n`).format()).toMatch(/cannot take its own traffic/);
     expect(scenarioErrorOf(`${BASE}faults:\n  - { at: 1s, roomDown: zoneQ }\n`).format()).toMatch(/faults\[0\]\.roomDown/);
+  });
+
+  it('refuses a shift to a room where a consumer of the dark room has no group, naming the field and the consumer', () => {
+    const text = `${BASE}  - { application: web, zone: zoneB, rate: 100/s, calls: { com.example.UserService.getUserById: 1 } }
+faults:
+  - { at: 1s, roomDown: zoneA, shift: { zoneB: 0.6, zoneC: 0.4 } }
+`;
+    const message = scenarioErrorOf(text).format();
+    expect(message).toMatch(/faults\[0\]\.shift\.zoneC/);
+    expect(message).toContain('consumer "web" of the dark room zoneA has no group in zoneC');
+    expect(message).not.toMatch(/shift\.zoneB/);
+    // A room without consumers has nothing to shift, and no target needs a group.
+    expect(parseScenario(`${BASE}faults:\n  - { at: 1s, roomDown: zoneC, shift: { zoneB: 1 } }\n`, 'ok.yaml').faults).toHaveLength(1);
   });
 });

@@ -94,6 +94,9 @@ class RecordingRegistry implements RegistryModel {
   setPushSwitch(on: boolean): void {
     this.log.push([this.now(), on ? 'pushOn' : 'pushOff', '']);
   }
+  setRoomDown(zone: string, down: boolean): void {
+    this.log.push([this.now(), down ? 'roomDown' : 'roomUp', zone]);
+  }
 }
 
 interface Marker {
