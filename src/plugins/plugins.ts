@@ -20,6 +20,7 @@ import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import type { Plugins } from '../scenario/run.js';
 import { pluginRefs, runPluginRefs, type PluginRef } from '../scenario/plugin-refs.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
+import { expandTemplates, writtenPath } from '../scenario/templates.js';
 import type { Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
 import { UsageError } from '../scenario/io.js';
@@ -53,22 +54,30 @@ export function preflightPlugins(scenario: Scenario, scenarioPath: string): void
   const refs = pluginRefs(scenario);
   if (refs.length === 0) return;
   let locate: (path: FieldPath) => { line: number; col: number } | undefined = () => undefined;
+  // A group expanded from a `repeat:` template is named as its template in the file (templates.ts).
+  let written = (path: FieldPath): FieldPath => path;
   try {
     const lc = new LineCounter();
     const doc = parseDocument(readFileSync(scenarioPath, 'utf8'), { lineCounter: lc, merge: true });
     locate = (path) => positionIn(doc, lc, path);
+    if (scenario.templates !== undefined) {
+      const raw: unknown = doc.toJS({ maxAliasCount: 10_000 });
+      const { origins } = expandTemplates(raw);
+      written = (path) => writtenPath(path, raw, origins).path;
+    }
   } catch {
     // The file was read moments ago; without it the refusal still names the field.
   }
   throw new ScenarioError(
     refs.map((r) => {
-      const at = locate(r.path);
+      const path = written(r.path);
+      const at = locate(path);
       const what = r.kind === 'router' ? 'router plugin' : `${r.kind} plugin`;
       return {
         file: scenarioPath,
         line: at?.line ?? 0,
         col: at?.col ?? 0,
-        path: formatPath(r.path),
+        path: formatPath(path),
         message: `${what} "${r.module}" named${at === undefined ? ' (by --set)' : ''}, but ${REFUSED}`,
       };
     }),

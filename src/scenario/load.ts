@@ -161,6 +161,7 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
 
     ...toWritten([...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))), ...cross.issues])
       .filter((i) => !templateFields.includes(formatPath(i.path)))
+      .filter((i) => !expansion.unexpanded.some((g) => startsWith(i.path, g) && !startsWith(i.path, [...g, 'repeat'])))
       // A top-level key the schema does not know: the error stays, and says where anchors may live.
       .map((i) => (i.path.length === 1 && i.atKey && i.hint === undefined ? { ...i, hint: ANCHOR_HINT } : i)),
   ];

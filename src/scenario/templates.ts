@@ -33,6 +33,8 @@ export interface Expansion {
   origins: Record<TemplateList, GroupOrigin[]>;
   /** Problems of the templates themselves, at paths of the file as written. */
   issues: PathIssue[];
+  /** Groups with a `repeat` the schema refuses, left as written: only that field's problem is theirs to report. */
+  unexpanded: FieldPath[];
   /** Per list, when some group of the file had `repeat`. */
   counts?: Record<TemplateList, TemplateCounts>;
 }
@@ -76,13 +78,15 @@ function expandValue(value: unknown, i: number, path: Array<string | number>, is
 }
 
 /** Expands one list's templates; the groups of the file stay in order, each template's repetitions in its place. */
-function expandList(list: unknown[], name: TemplateList, issues: PathIssue[]): { groups: unknown[]; origins: GroupOrigin[]; repeats: number[] } {
+function expandList(list: unknown[], name: TemplateList, issues: PathIssue[], unexpanded: FieldPath[]): { groups: unknown[]; origins: GroupOrigin[]; repeats: number[] } {
   const groups: unknown[] = [];
   const origins: GroupOrigin[] = [];
   const repeats: number[] = [];
   list.forEach((g, index) => {
-    // A bad repeat stays in the group, and the schema reports it there.
+    // A bad repeat stays in the group, and the schema reports it there; the group's other problems
+    // (its {i} not substituted) would only be noise.
     if (!isObj(g) || !validRepeat(g.repeat)) {
+      if (isObj(g) && g.repeat !== undefined) unexpanded.push([name, index]);
       groups.push(g);
       origins.push({ index });
       return;
@@ -121,10 +125,11 @@ function expandList(list: unknown[], name: TemplateList, issues: PathIssue[]): {
 /** Applies the templates of a raw scenario document (the document itself is not changed). */
 export function expandTemplates(raw: unknown): Expansion {
   const origins: Record<TemplateList, GroupOrigin[]> = { providers: [], consumers: [] };
-  if (!isObj(raw)) return { raw, origins, issues: [] };
+  if (!isObj(raw)) return { raw, origins, issues: [], unexpanded: [] };
   const out: Obj = {};
   for (const [k, v] of Object.entries(raw)) if (!k.startsWith('x-')) out[k] = v;
   const issues: PathIssue[] = [];
+  const unexpanded: FieldPath[] = [];
   let templated = false;
   const counts = {} as Record<TemplateList, TemplateCounts>;
   for (const name of TEMPLATE_LISTS) {
@@ -133,13 +138,13 @@ export function expandTemplates(raw: unknown): Expansion {
       counts[name] = { groups: 0, repeats: [] };
       continue;
     }
-    const e = expandList(list, name, issues);
+    const e = expandList(list, name, issues, unexpanded);
     out[name] = e.groups;
     origins[name] = e.origins;
     counts[name] = { groups: e.groups.length, repeats: e.repeats };
     templated ||= e.repeats.length > 0;
   }
-  return { raw: out, origins, issues, ...(templated ? { counts } : {}) };
+  return { raw: out, origins, issues, unexpanded, ...(templated ? { counts } : {}) };
 }
 
 /** The map key of `template` that gives `key` at repetition `i` (the key itself when the template has it). */
@@ -212,7 +217,8 @@ export function writtenIssues(issues: readonly PathIssue[], written: unknown, ex
     }
     out.set(key, { issue: { ...issue, path: w.path, message, ...(hint !== undefined ? { hint } : {}) }, is: w.i === undefined ? [] : [w.i] });
   }
-  return [...out.values()].map(({ issue, is }) => (is.length === 0 ? issue : { ...issue, message: `${issue.message} (repeat i=${repetitionList(is)})` }));
+  // Before the message, which may name other groups: `(repeat i=1) ... already used by providers[0]`.
+  return [...out.values()].map(({ issue, is }) => (is.length === 0 ? issue : { ...issue, message: `(repeat i=${repetitionList(is)}) ${issue.message}` }));
 }
 
 /** What a list holds after expansion, for `--dry-run`: groups, the templates they come from, instances. */
