@@ -241,3 +241,15 @@ describe('--dry-run prints the groups after expansion', () => {
     expect(text.out).not.toContain('groups  ');
   });
 });
+
+describe('--no-plugins names a plugin of a repeated group at its template', () => {
+  it('file, line and path as written', async () => {
+    const file = join(tempDir('zs-templates-'), 'estate.yaml');
+    writeFileSync(file, ESTATE.replace('x-ref: &ref { timeout: 500ms, retries: 0 }', 'x-ref: &ref { timeout: 500ms, loadbalance: ./lb.js }'));
+    const r = await cli(['run', file, '--dry-run', '--no-plugins']);
+    expect(r.code).toBe(2);
+    // Both repetitions name it through the alias `*ref`: one line, at the anchor, with the template's path.
+    expect(r.err).toContain(`${file}:6:44: consumers[0].reference["com.example.Order{i}"].loadbalance: loadbalance plugin "./lb.js" named, but plugins are disabled`);
+    expect(r.err.trim().split("\n")).toHaveLength(1);
+  });
+});
