@@ -158,7 +158,6 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
   const templateFields = expansion.issues.map((i) => formatPath(i.path));
   const all: PathIssue[] = [
     ...expansion.issues,
-
     ...toWritten([...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))), ...cross.issues])
       .filter((i) => !templateFields.includes(formatPath(i.path)))
       .filter((i) => !expansion.unexpanded.some((g) => startsWith(i.path, g) && !startsWith(i.path, [...g, 'repeat'])))
