@@ -31,6 +31,14 @@ export interface Scenario {
   propagation?: PropagationSpec;
   /** SPEC 2.11 top-level `dubbo:` settings as written (each group's resolved profile is its `dubbo`). */
   dubbo?: DubboProfileSettings;
+  /** SPEC 2.12: present when some group had `repeat: N`; what the lists hold after expansion (for `--dry-run`). */
+  templates?: Record<'providers' | 'consumers', TemplateCounts>;
+}
+
+/** One list's groups after `repeat:` expansion, and the `repeat` of each template in it, in file order. */
+export interface TemplateCounts {
+  groups: number;
+  repeats: number[];
 }
 
 /**

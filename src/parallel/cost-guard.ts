@@ -15,6 +15,7 @@ import { commandWallSeconds, simulationSeconds, type WallEstimate } from '../sce
 import { UsageError, type Io } from '../scenario/io.js';
 import { simulationThreads } from './jobs.js';
 import { pluginNames } from '../scenario/plugin-refs.js';
+import { expandedLists, expandedListsText } from '../scenario/templates.js';
 
 /** `--max-requests` default: simulated requests per simulation (SPEC 1). */
 export const DEFAULT_MAX_REQUESTS = 2e8;
@@ -108,6 +109,12 @@ export function formatEstimate(e: CostEstimate): string {
   ].join('\n');
 }
 
+/** The groups after `repeat:` expansion (SPEC 2.12), as an estimate line; none when the file had no template. */
+function groupsLine(scenario: Scenario): string[] {
+  const lists = expandedLists(scenario);
+  return lists === undefined ? [] : [`  groups         ${expandedListsText(lists)}`];
+}
+
 /** JSON-safe copy: non-finite numbers become null (JSON has no Infinity). */
 function jsonSafe<T>(value: T): T {
   return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v))) as T;
@@ -173,7 +180,7 @@ export function guardCost(
   const head = (e: (typeof estimates)[number]) => `${clipText(e.label, 80)}${e.count > 1 ? ` (${e.count} simulations)` : ''}:`;
   const text = [
     `${command} ${clipText(planned[0]?.scenario.name ?? '', 80)}: cost estimate of ${simulations} simulation${simulations === 1 ? '' : 's'}${threads > 1 ? `, ${threads} at once` : ''}`,
-    ...estimates.flatMap((e) => [head(e), formatEstimate(e.estimate)]),
+    ...estimates.flatMap((e) => [head(e), formatEstimate(e.estimate), ...groupsLine(e.scenario)]),
     `all at once   ~${mb(allAtOnceMb)}`,
     `wall time     ${wallRange(wall)}${threads > 1 ? ` on ${threads} threads` : ''}, start included (calibrated on 2 cores; see docs/cli.md)`,
     limitsText,
@@ -196,6 +203,7 @@ export function guardCost(
               scenario: e.scenario.name,
               count: e.count,
               estimate: e.estimate,
+              ...(expandedLists(e.scenario) !== undefined ? { groups: expandedLists(e.scenario) } : {}),
               simulationSeconds: simulationSeconds(e.estimate),
               problems: perSim[i],
             })),

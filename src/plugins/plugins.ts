@@ -15,11 +15,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isMap, isSeq, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isAlias, isMap, isSeq, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { LoadBalanceFactory } from '../dubbo/loadbalance/load-balance.js';
 import type { Plugins } from '../scenario/run.js';
 import { pluginRefs, runPluginRefs, type PluginRef } from '../scenario/plugin-refs.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
+import { expandTemplates, writtenPath } from '../scenario/templates.js';
+import { mergedPair } from '../scenario/overrides.js';
 import type { Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
 import { UsageError } from '../scenario/io.js';
@@ -35,8 +37,12 @@ const REFUSED = 'plugins are disabled by --no-plugins (a plugin runs its code wi
 function positionIn(doc: Document, lc: LineCounter, path: FieldPath): { line: number; col: number } | undefined {
   let node: unknown = doc.contents;
   for (const seg of path) {
-    if (isMap(node)) node = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg))?.value;
-    else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
+    // Through aliases (`*ref`) and merge keys (`<<: *ref`) to where the anchor has the field.
+    if (isAlias(node)) node = node.resolve(doc);
+    if (isMap(node)) {
+      const map = node;
+      node = (map.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(seg)) ?? mergedPair(doc, map, String(seg)))?.value;
+    } else if (isSeq(node) && typeof seg === 'number') node = node.items[seg];
     else return undefined;
     if (node === undefined || node === null) return undefined;
   }
@@ -53,22 +59,33 @@ export function preflightPlugins(scenario: Scenario, scenarioPath: string): void
   const refs = pluginRefs(scenario);
   if (refs.length === 0) return;
   let locate: (path: FieldPath) => { line: number; col: number } | undefined = () => undefined;
+  // A group expanded from a `repeat:` template is named as its template in the file (templates.ts).
+  let written = (path: FieldPath): FieldPath => path;
   try {
     const lc = new LineCounter();
     const doc = parseDocument(readFileSync(scenarioPath, 'utf8'), { lineCounter: lc, merge: true });
     locate = (path) => positionIn(doc, lc, path);
+    if (scenario.templates !== undefined) {
+      const raw: unknown = doc.toJS({ maxAliasCount: 10_000 });
+      const { origins } = expandTemplates(raw);
+      written = (path) => writtenPath(path, raw, origins).path;
+    }
   } catch {
     // The file was read moments ago; without it the refusal still names the field.
   }
+  // The repetitions of one template name a plugin at one place: one line for it.
+  const once = new Map<string, PluginRef>();
+  for (const r of refs) once.set(`${r.kind}\u0000${r.module}\u0000${formatPath(written(r.path))}`, r);
   throw new ScenarioError(
-    refs.map((r) => {
-      const at = locate(r.path);
+    [...once.values()].map((r) => {
+      const path = written(r.path);
+      const at = locate(path);
       const what = r.kind === 'router' ? 'router plugin' : `${r.kind} plugin`;
       return {
         file: scenarioPath,
         line: at?.line ?? 0,
         col: at?.col ?? 0,
-        path: formatPath(r.path),
+        path: formatPath(path),
         message: `${what} "${r.module}" named${at === undefined ? ' (by --set)' : ''}, but ${REFUSED}`,
       };
     }),

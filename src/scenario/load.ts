@@ -11,9 +11,10 @@ import { loadDataFiles } from './data-files.js';
 import { dataFileReader } from './data-root.js';
 import { normalizeScenario } from './normalize.js';
 import { readTextFile, TextFileError } from './read-text-file.js';
-import { applyOverrides, type Override } from './overrides.js';
+import { applyOverrides, mergedPair, type Override } from './overrides.js';
 import { formatPath, ScenarioError, type FieldPath, type ScenarioIssue } from './scenario-error.js';
 import { rawScenarioSchema } from './schema.js';
+import { expandTemplates, writtenIssues, writtenPath } from './templates.js';
 import type { Scenario } from '../model/types.js';
 import { fromZodIssues, zodParseOptions, type PathIssue } from './zod-issues.js';
 
@@ -41,7 +42,8 @@ function offsetOf(doc: Document, path: FieldPath, atKey: boolean): number {
     if (isAlias(node)) node = node.resolve(doc);
     const seg = path[i]!;
     if (isMap(node)) {
-      const pair = node.items.find((p) => keyOf(p.key) === String(seg));
+      // A field a map has through a merge key (`<<: *trade`) is at its line in the anchored map.
+      const pair = node.items.find((p) => keyOf(p.key) === String(seg)) ?? mergedPair(doc, node, String(seg));
       if (!pair) break;
       const keyPos = startOf(pair.key);
       if (i === path.length - 1 && atKey) return keyPos ?? pos;
@@ -119,6 +121,8 @@ function positioned(all: readonly PathIssue[], doc: Document, lc: LineCounter, f
   return issues;
 }
 
+const ANCHOR_HINT = 'top-level keys starting with x- are ignored (a home for YAML anchors: x-defaults: &defaults {...})';
+
 /** Parses and validates scenario text; `fileName` is used in messages and for the default scenario name. */
 export function parseScenarioWithRaw(text: string, fileName: string, overrides: readonly string[] = []): LoadedScenario {
   const lc = new LineCounter();
@@ -139,13 +143,26 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
       { file: fileName, line: 1, col: 1, path: '', message: 'the file is empty; expected a scenario map with zones, services, providers and consumers' },
     ]);
   }
+  // Templates (templates.ts): `x-*` keys go, `repeat: N` groups become N groups. Everything below
+  // validates the expanded document; its problems are mapped back to the file as written (where
+  // `--set` paths point too), at the template's line and naming the repetition.
+  const written = raw;
+  const expansion = expandTemplates(written);
+  raw = expansion.raw;
+  const toWritten = (issues: readonly PathIssue[]): PathIssue[] => writtenIssues(issues, written, expansion);
   const knownKeys = new WeakMap<object, string[]>();
   const parsed = rawScenarioSchema.safeParse(raw, zodParseOptions(knownKeys));
   const cross = crossCheck(raw);
   const schemaIssues = parsed.success ? [] : fromZodIssues(parsed.error.issues, raw, knownKeys);
+  // A template's own problem (a name without {i}) stands for what it causes in the groups (duplicate names).
+  const templateFields = expansion.issues.map((i) => formatPath(i.path));
   const all: PathIssue[] = [
-    ...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))),
-    ...cross.issues,
+    ...expansion.issues,
+    ...toWritten([...schemaIssues.filter((i) => !cross.suppress.some((p) => startsWith(i.path, p))), ...cross.issues])
+      .filter((i) => !templateFields.includes(formatPath(i.path)))
+      .filter((i) => !expansion.unexpanded.some((g) => startsWith(i.path, g) && !startsWith(i.path, [...g, 'repeat'])))
+      // A top-level key the schema does not know: the error stays, and says where anchors may live.
+      .map((i) => (i.path.length === 1 && i.atKey && i.hint === undefined ? { ...i, hint: ANCHOR_HINT } : i)),
   ];
   if (all.length > 0) throw new ScenarioError(positioned(all, doc, lc, fileName, applied));
   // Measured distributions: data files are relative to the scenario file and stay inside its folder
@@ -153,7 +170,8 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
   // at the field that names it (a path given by --set is named as such).
   const dataIssues = loadDataFiles(parsed.data, raw, fileName, dataFileReader(fileName));
   if (dataIssues.length > 0) {
-    const named = (i: (typeof dataIssues)[number]) => lc.linePos(offsetOf(doc, [...i.path, i.key], false));
+    const at = (i: (typeof dataIssues)[number]) => writtenPath([...i.path, i.key], written, expansion.origins).path;
+    const named = (i: (typeof dataIssues)[number]) => lc.linePos(offsetOf(doc, at(i), false));
     throw new ScenarioError([
       ...dataIssues
         .filter((i) => i.at !== undefined)
@@ -161,12 +179,12 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
           file: i.file,
           line: i.at!.line,
           col: i.at!.col,
-          path: formatPath(i.path),
+          path: formatPath(at(i).slice(0, -1)),
           message: i.message,
-          hint: `named at ${fileName}:${named(i).line}:${named(i).col} (${formatPath([...i.path, i.key])})`,
+          hint: `named at ${fileName}:${named(i).line}:${named(i).col} (${formatPath(at(i))})`,
         })),
       ...positioned(
-        dataIssues.filter((i) => i.at === undefined).map((i) => ({ path: [...i.path, i.key], message: i.message })),
+        toWritten(dataIssues.filter((i) => i.at === undefined).map((i) => ({ path: [...i.path, i.key], message: i.message }))),
         doc,
         lc,
         fileName,
@@ -175,9 +193,10 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
     ]);
   }
   const scenario = normalizeScenario(parsed.data!, fileName);
+  if (expansion.counts !== undefined) scenario.templates = expansion.counts;
   // Needs the normalized timeline (durations, fault targets, default CIDRs).
   const capacity = addressCapacityIssues(scenario);
-  if (capacity.length > 0) throw new ScenarioError(positioned(capacity, doc, lc, fileName, applied));
+  if (capacity.length > 0) throw new ScenarioError(positioned(toWritten(capacity), doc, lc, fileName, applied));
   return { scenario, rawText: applied.length > 0 ? doc.toString() : text };
 }
 

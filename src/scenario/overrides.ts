@@ -5,7 +5,7 @@
  * into the raw YAML document before validation. Validation and error positions belong to
  * `load.ts`; malformed expressions are reported here as `ScenarioError`s naming the `--set`.
  */
-import { isAlias, isMap, isNode, isScalar, isSeq, parse as parseYaml, visit, type Document, type Node, YAMLMap, YAMLSeq } from 'yaml';
+import { isAlias, isMap, isNode, isScalar, isSeq, parse as parseYaml, visit, type Document, type Node, type Pair, YAMLMap, YAMLSeq } from 'yaml';
 import { ScenarioError } from './scenario-error.js';
 
 /** One parsed `--set` expression. */
@@ -117,21 +117,26 @@ function isMergeKey(key: unknown): boolean {
   return typeof v === 'symbol' ? v.description === '<<' : v === '<<' && (!key.type || key.type === 'PLAIN');
 }
 
-/** The value a merge key (`<<: *a`, `<<: [*a, *b]`, `<<: {...}`) gives `key` in `map`, if any. */
-function mergedValue(doc: Document, map: YAMLMap, key: string): Node | undefined {
+/** The pair a merge key (`<<: *a`, `<<: [*a, *b]`, `<<: {...}`) gives `map` for `key`, if any (in the anchored map). */
+export function mergedPair(doc: Document, map: YAMLMap, key: string): Pair | undefined {
   for (const pair of map.items) {
     if (!isMergeKey(pair.key)) continue;
     const sources = isSeq(pair.value) ? pair.value.items : [pair.value];
     for (let source of sources) {
       if (isAlias(source)) source = source.resolve(doc);
       if (!isMap(source)) continue;
-      const found = source.items.find((p) => keyOf(p.key) === key);
-      if (found) return (isAlias(found.value) ? found.value.resolve(doc) : found.value) as Node | undefined;
-      const deeper = mergedValue(doc, source, key);
-      if (deeper !== undefined) return deeper;
+      const found = source.items.find((p) => keyOf(p.key) === key) ?? mergedPair(doc, source, key);
+      if (found) return found as Pair;
     }
   }
   return undefined;
+}
+
+/** The value a merge key gives `key` in `map`, if any. */
+function mergedValue(doc: Document, map: YAMLMap, key: string): Node | undefined {
+  const found = mergedPair(doc, map, key);
+  if (found === undefined) return undefined;
+  return (isAlias(found.value) ? found.value.resolve(doc) : found.value) as Node | undefined;
 }
 
 /**
@@ -184,7 +189,12 @@ export function applyOverrides(doc: Document, overrides: readonly string[], file
         if (typeof seg !== 'number') fail(file, expr, `${shown(o.path.slice(0, k))} is a list; index it with [n]`);
         const seq = node;
         const n = seq.items.length;
-        if ((seg as number) > n) fail(file, expr, `${shown(o.path.slice(0, k + 1))} is past the end of a list of ${n}`);
+        if ((seg as number) > n) {
+          // Templates expand after --set (SPEC 2.12): an index past the written list may mean an expanded group.
+          const repeated = seq.items.some((item) => isMap(item) && item.items.some((p) => keyOf(p.key) === 'repeat'));
+          const why = repeated ? ' (--set indexes the groups as written, before repeat: expands them; write to the template, or give the group its own entry)' : '';
+          fail(file, expr, `${shown(o.path.slice(0, k + 1))} is past the end of a list of ${n}${why}`);
+        }
         if (last || seg === n) {
           if (seg !== n) own(seq.items[seg as number], (c) => (seq.items[seg as number] = c));
           const child = make();

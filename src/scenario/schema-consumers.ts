@@ -5,7 +5,7 @@
  * schema-reference.ts's.
  */
 import { z } from 'zod';
-import { fraction, int, onType, str } from './schema-fields.js';
+import { fraction, int, onType, repeatSchema, str } from './schema-fields.js';
 import { methodReferenceSchema, referenceSchema } from './schema-reference.js';
 import { rateSchema } from './units.js';
 import { dubboSchema } from './dubbo-schema.js';
@@ -38,6 +38,7 @@ const attachmentSchema = z
 export const consumerSchema = z.strictObject(
   {
     application: str().optional().describe('Consumer application name; default consumer-<index>.'),
+    repeat: repeatSchema,
     zone: str('a zone name'),
     instances: int(1).default(1).describe('Consumer instances, each with its own directory and balancer state.'),
     rate: rateSchema.describe('Total request rate of the group.'),

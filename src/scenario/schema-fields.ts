@@ -4,6 +4,7 @@
  * and `onType`, which words a map's type mismatch. The sections themselves live in the `schema-*.ts` files.
  */
 import { z } from 'zod';
+import { MAX_REPEAT } from './templates.js';
 
 /** A schema-level error that words only type mismatches, leaving other issues (unknown keys) to the parse-level map. */
 export const onType = (message: string) => (iss: { code: string }) => (iss.code === 'invalid_type' ? message : undefined);
@@ -28,3 +29,12 @@ export const urlParams = () =>
     z.union([z.string(), z.number(), z.boolean()], { error: 'expected a string, number or boolean' }),
     { error: 'expected a map of URL parameters' },
   );
+
+const REPEAT = `expected an integer from 1 to ${MAX_REPEAT}`;
+/** `repeat: N` of a provider or consumer group (SPEC 2.12); templates.ts expands a valid one before validation, so only a bad one reaches the schema. */
+export const repeatSchema = z
+  .int({ error: REPEAT })
+  .min(1, { error: REPEAT })
+  .max(MAX_REPEAT, { error: REPEAT })
+  .optional()
+  .describe('Template: the group stands for N groups, {i} (0-based) and {i:03} (zero-padded) substituted in its strings and keys.');

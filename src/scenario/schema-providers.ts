@@ -5,7 +5,7 @@
  * (schema-strategies.ts); default group names are normalize.ts's.
  */
 import { z } from 'zod';
-import { int, onType, str, urlParams } from './schema-fields.js';
+import { int, onType, repeatSchema, str, urlParams } from './schema-fields.js';
 import { propagationSchema } from './schema-services.js';
 import { durationSchema } from './units.js';
 import { dubboSchema } from './dubbo-schema.js';
@@ -60,6 +60,7 @@ export const THREAD_POOLS = ['fixed', 'eager'] as const;
 export const providerSchema = z.strictObject(
   {
     name: str().optional().describe('Group name; default <service>@<zone>#<index> (index among groups of that service and zone).'),
+    repeat: repeatSchema,
     service: str('a service name').optional().describe('The one service the group exports (or use services).'),
     services: z
       .array(str('a service name'), { error: 'expected a list of service names' })

@@ -111,5 +111,7 @@ export function scenarioJsonSchema(): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'zonesim scenario',
     ...schema,
+    // Top-level x-* keys are ignored (SPEC 2.12, templates.ts): a home for YAML anchors.
+    patternProperties: { '^x-': {} },
   };
 }
