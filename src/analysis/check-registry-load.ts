@@ -6,7 +6,7 @@
  * pushes put sessions at risk) and the cures. Owns the finding and its words; the warning shape is
  * check-warnings.ts's.
  */
-import type { Scenario } from '../model/types.js';
+import type { RegistrySpec, Scenario } from '../model/types.js';
 import type { ProviderGroup } from '../world/provider.js';
 import { faultLabel, type PhaseSpan } from '../world/faults.js';
 import { registryPushLoads, type FaultPushLoad } from './registry-push-load.js';
@@ -63,6 +63,13 @@ export function registryLoadWarnings(scenario: Scenario, groups: readonly Provid
     .map((l) => warningOf(scenario, l));
 }
 
+// The Nacos clients of the scenario's provider and consumer groups (connectionBound forces 2.x), in version order.
+function nacosClients(scenario: Scenario, spec: RegistrySpec): Array<'1.x' | '2.x'> {
+  if (spec.connectionBound !== undefined) return [spec.connectionBound ? '2.x' : '1.x'];
+  const versions = new Set([...scenario.providers, ...scenario.consumers].map((g) => g.dubbo.nacosClient));
+  return (['1.x', '2.x'] as const).filter((v) => versions.has(v));
+}
+
 function warningOf(scenario: Scenario, l: FaultPushLoad): RegistryLoadWarning {
   const spec = l.registry === 'registry' ? scenario.registry : scenario.registries[l.registry]!;
   const perNode = l.peakBytesPerSec / l.nodes;
@@ -74,7 +81,9 @@ function warningOf(scenario: Scenario, l: FaultPushLoad): RegistryLoadWarning {
       ? `ping replies queue behind the pushes: a session whose ping waits past the read timeout (2/3 of sessionTimeout, ` +
         `${secs((2 * spec.sessionTimeoutMs) / 3000)}) reconnects, and one not heard from for sessionTimeout (${secs(spec.sessionTimeoutMs / 1000)}) ` +
         'expires: its providers leave every list (mass deregistration, then empty:// and forbidden calls)'
-      : 'Nacos 1.x UDP pushes not acknowledged in time are lost (clients fall back to polling every 10 s); Nacos 2.x retries them';
+      : nacosClients(scenario, spec)
+          .map((v) => (v === '1.x' ? 'Nacos 1.x UDP pushes not acknowledged in time are lost (clients fall back to polling every 10 s)' : 'Nacos 2.x gRPC pushes time out and are retried, adding to the backlog'))
+          .join('; ');
   const modeled =
     spec.capacity === undefined
       ? ' zonesim runs the registry with unlimited capacity until `registry.capacity` is set: set it to see these effects.'

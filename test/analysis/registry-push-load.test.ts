@@ -11,6 +11,7 @@ import { Recorder } from '../../src/metrics/recorder.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
 import { PushSizer } from '../../src/world/registry-push-size.js';
 import { registryPushLoads } from '../../src/analysis/registry-push-load.js';
+import { checkScenario } from '../../src/analysis/check.js';
 import type { Scenario } from '../../src/model/types.js';
 
 const file = fileURLToPath(new URL('../../scenarios/release-day-push-storm.yaml', import.meta.url));
@@ -92,5 +93,40 @@ describe('push rate control and registry nodes', () => {
     // The backlog of one batch (offered - sent in its second) drains before the next, 5 s later.
     const perNode = b!.peakBytesPerSec / 3;
     expect(b!.backlogSec).toBeCloseTo((perNode - 12_500_000) / 12_500_000, 6);
+  });
+});
+
+describe('the registry-push-overload warning of check', () => {
+  const overload = (overrides: string[]) =>
+    checkScenario(loadScenarioWithRaw(file, overrides).scenario).warnings.filter((w) => w.kind === 'registry-push-overload');
+
+  it('names the fault, the peak per node against the NIC, what it means and the cures, with its figures for --json', () => {
+    const [w, ...more] = overload(['consumers[0].instances=3000', 'registry.servers.dc=3', 'registry.capacity.bandwidth=100Mbps']);
+    expect(more).toEqual([]);
+    expect(w).toMatchObject({ registry: 'registry', fault: 'faults[0]', phase: { fromMs: 20_000, toMs: 66_000 } });
+    expect(w!.estimate).toMatchObject({ pushes: 2 * 20 * 3000, nodes: 3, nicBytesPerSec: 12_500_000, nicSet: true, secondsOverNic: 10 });
+    // One node's busiest second: a third of one batch's 4 changes x 3000 watchers.
+    expect(w!.estimate!.peakBytesPerSec).toBeCloseTo((w!.estimate!.bytes / 10) / 3, -3);
+    expect(w!.message).toMatch(/^faults\[0\] \(rollingRestart com\.example\.OrderService \(batch 2 every 5s\)\): the registry \(nacos, 3 nodes, clients spread evenly\) would send about 2\d\d Mbit\/s per node for ~10 s/);
+    expect(w!.message).toContain('its 100 Mbit/s NIC. Push lag grows');
+    // The 3.3 default client is 2.x: its pushes are retried, not lost.
+    expect(w!.message).toContain('Nacos 2.x gRPC pushes time out and are retried');
+    expect(w!.message).toContain('Cures: registry.pushRate');
+    expect(w!.message).not.toContain('unlimited capacity');
+  });
+
+  it('holds the node against 1 Gbit/s when capacity is unset, and says zonesim then runs it unlimited', () => {
+    // 30,000 watchers: a batch offers 4 x 30,000 pushes of ~6.3 kB in one second, about 6 Gbit/s.
+    const [w] = overload(['consumers[0].instances=30000']);
+    expect(w!.estimate).toMatchObject({ nicBytesPerSec: 125_000_000, nicSet: false, nodes: 1 });
+    expect(w!.message).toContain('x its 1 Gbit/s NIC (capacity.bandwidth unset: 1 Gbit/s assumed)');
+    expect(w!.message).toContain('zonesim runs the registry with unlimited capacity until `registry.capacity` is set');
+  });
+
+  it('says nothing for the scenario as shipped (about 10 Mbit/s at the peak) or once push rate control merges the storm', () => {
+    expect(overload([])).toEqual([]);
+    // 15,000 watchers: 4 pushes each in a batch's second (~3 Gbit/s); merged per 10 s, one (~0.8 Gbit/s).
+    expect(overload(['consumers[0].instances=15000'])).toHaveLength(1);
+    expect(overload(['consumers[0].instances=15000', 'registry.pushRate.interval=10s'])).toEqual([]);
   });
 });
