@@ -17,6 +17,7 @@ import {
   zonePairTable,
   type FigureColumn,
 } from './format.js';
+import { registryCompareColumns } from './registry-servers.js';
 
 /** What `compare --by` may add: `zone`, one row per strategy and consumer zone. */
 export const COMPARE_BY = ['zone'] as const;
@@ -28,7 +29,8 @@ export interface CompareTableOptions {
 }
 
 /**
- * Strategies side by side: one row per strategy with the headline figures, then per strategy a
+ * Strategies side by side: one row per strategy with the headline figures (and, when the registry is
+ * a server, push lag p99 and stale calls), then per strategy a
  * `failures` line and a `registry` line (when it pushed), then the tables by consumer zone (when
  * asked), by method (several methods) and by zone pair (three or more zones).
  */
@@ -36,13 +38,15 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   const strategies = Object.entries(byStrategy);
   const summaries = strategies.map(([, s]) => s);
   const columns = figureColumns(summaries, { attemptsPerRequest: true });
+  // Push lag and stale calls per strategy when the registry is a server (the cures' effect); not in the scope tables.
+  const headline = [...columns, ...registryCompareColumns(summaries)];
   let out = '';
   const seeds = summaries[0]?.seeds ?? [];
   if (summaries.some((s) => s.ci95 !== undefined)) {
     out += `mean ± half-width of the 95% confidence interval (Student t) over ${seeds.length} seeds (${seeds.join(', ')})\n\n`;
   }
-  const rows: string[][] = [['strategy', ...columns.map((c) => c.header)]];
-  for (const [name, s] of strategies) rows.push([name, ...columns.map((c) => figureCell(c, s))]);
+  const rows: string[][] = [['strategy', ...headline.map((c) => c.header)]];
+  for (const [name, s] of strategies) rows.push([name, ...headline.map((c) => figureCell(c, s))]);
   out += renderTable(rows).join('\n') + '\n';
   const notes: string[] = [];
   for (const [name, s] of strategies) {

@@ -15,6 +15,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
+import { registryServerLines } from './registry-servers.js';
 
 const LATENCY_KEYS = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'] as const satisfies ReadonlyArray<keyof LatencyStats>;
 
@@ -123,7 +124,8 @@ function markerText(m: FaultMarker): string {
 /**
  * The run command's table: overall and one row per consumer zone, then a `failures` line (every
  * outcome other than `ok` and `mock`, with rejected causes), a `mocked` line, the noProvider causes, the registry's pushes
- * when it pushed, the confidence half-widths of a multi-seed run, and with three or more zones the
+ * when it pushed, the registry servers' push lag and per-node block (registry-servers.ts) when the
+ * registry is a server, the confidence half-widths of a multi-seed run, and with three or more zones the
  * zone-pair table. Latency columns marked `ok` cover successful requests only; `p99 all ms` and
  * `error %` make sure that a run in which every request failed never reads as fast or as 0%. A
  * `dup writes` column shows when a method is not idempotent.
@@ -155,6 +157,8 @@ export function formatRunTable(summary: Summary): string {
   const registry = registryText(summary);
   if (registry !== undefined) notes.push(`registry: ${registry}`);
   if (notes.length > 0) lines.push('', ...notes);
+  const servers = registryServerLines(summary);
+  if (servers.length > 0) lines.push('', ...servers);
   const ci = summary.ci95;
   if (ci !== undefined) {
     lines.push(
