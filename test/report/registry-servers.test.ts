@@ -14,6 +14,8 @@ import { formatRunTable } from '../../src/report/format.js';
 import { formatCompareTable } from '../../src/report/compare-table.js';
 import { renderReport } from '../../src/report/report.js';
 import type { RegistryServerFigures } from '../../src/report/registry-servers.js';
+import { readSummaryFile } from '../../src/cli/report-input.js';
+import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { browse, findChromium } from '../helpers/chromium.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -139,4 +141,33 @@ describe('the HTML report', () => {
     const drawn = [...dom.matchAll(/data-marker-labels="([^"]*)"/g)].map((m) => m[1]);
     expect(drawn).toEqual(Array(charts).fill('4 s rollingRestart users | 7 s rollingRestart users ends'));
   }, 180_000);
+});
+
+describe('a summary.json read back for `zonesim report`', () => {
+  const write = (summary: unknown) => {
+    const file = join(tempDir('zs-registry-summary-'), 'summary.json');
+    writeFileSync(file, JSON.stringify(summary));
+    return file;
+  };
+
+  it('keeps the registry-server outputs, so the report draws them', () => {
+    const read = readSummaryFile(write(withServers()));
+    const { charts } = pageData(renderReport({ run: read }));
+    expect(REGISTRY_CHARTS.every((t) => charts.some((c) => c.title.startsWith(t)))).toBe(true);
+    expect(formatRunTable(read)).toContain('registry push lag ms: p50 1234.50');
+  });
+
+  it('refuses a node without its figures, naming the field', () => {
+    const bad = withServers() as unknown as { registry: { servers: Record<string, Record<string, unknown>> } };
+    delete bad.registry.servers['zoneB-1']!.sessionsExpired;
+    let error: ScenarioError | undefined;
+    try {
+      readSummaryFile(write(bad));
+    } catch (e) {
+      error = e as ScenarioError;
+    }
+    expect(error).toBeInstanceOf(ScenarioError);
+    expect(error!.message).toContain('expected a number, found nothing');
+    expect(error!.path).toBe('registry.servers.zoneB-1.sessionsExpired');
+  });
 });
