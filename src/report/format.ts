@@ -15,7 +15,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
-import { registryServerLines } from './registry-servers.js';
+import { REGISTRY_TIMELINE_COLUMNS, registryServerLines, type RegistryTimelineRow } from './registry-servers.js';
 
 const LATENCY_KEYS = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'] as const satisfies ReadonlyArray<keyof LatencyStats>;
 
@@ -105,8 +105,12 @@ export function timelineCsv(summary: Summary): string {
   if (timeline.length > 0) {
     for (const m of summary.faults ?? []) markers[rowOfMarker(timeline, m)]!.push(markerText(m));
   }
-  const rows: Array<Array<string | number>> = [[...TIMELINE_COLUMNS, 'marker']];
-  timeline.forEach((row, i) => rows.push([...TIMELINE_COLUMNS.map((k) => row[k] ?? 0), markers[i]!.join(' | ')]));
+  // The registry-server columns (registry-servers.ts) only when the run has them: other files keep their layout.
+  const extra = REGISTRY_TIMELINE_COLUMNS.filter((k) => timeline.some((r) => (r as RegistryTimelineRow)[k] !== undefined));
+  const rows: Array<Array<string | number>> = [[...TIMELINE_COLUMNS, ...extra, 'marker']];
+  timeline.forEach((row, i) =>
+    rows.push([...TIMELINE_COLUMNS.map((k) => row[k] ?? 0), ...extra.map((k) => (row as RegistryTimelineRow)[k] ?? 0), markers[i]!.join(' | ')]),
+  );
   return stringify(rows);
 }
 

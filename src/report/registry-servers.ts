@@ -1,7 +1,7 @@
 /**
  * The registry-as-a-server outputs (SPEC 4, present only when `registry.servers` or `capacity` is
  * set) as the tables show them: the per-node block and the push-lag line of the run table, the
- * push-lag and stale-call columns of the compare table. Reads them from a summary through the
+ * push-lag and stale-call columns of the compare table, the timeline columns of `timeline.csv`. Reads them from a summary through the
  * shapes below, so that a summary without them (every scenario without servers) renders exactly
  * as before. Rendering only: the figures are the recorder's.
  */
@@ -30,6 +30,9 @@ export type RegistryWithServers = Summary['registry'] & { servers?: Record<strin
 
 /** A timeline row with the registry-server columns it may carry (SPEC 4.1). */
 export type RegistryTimelineRow = TimelineRow & { registryBytes?: number; registryUtilization?: number; pushLagP99Ms?: number; sessionsExpired?: number };
+
+/** The registry-server timeline columns, in SPEC 4.1 order (`timeline.csv` adds them after `pushes` when present). */
+export const REGISTRY_TIMELINE_COLUMNS = ['registryBytes', 'registryUtilization', 'pushLagP99Ms', 'sessionsExpired'] as const;
 
 /** The registry block of `s`, read with its optional server outputs. */
 export const registryOf = (s: Summary): RegistryWithServers | undefined => s.registry as RegistryWithServers | undefined;

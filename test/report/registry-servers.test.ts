@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { Recorder } from '../../src/metrics/recorder.js';
 import type { Summary } from '../../src/metrics/summary.js';
-import { formatRunTable } from '../../src/report/format.js';
+import { formatRunTable, timelineCsv } from '../../src/report/format.js';
 import { formatCompareTable } from '../../src/report/compare-table.js';
 import { renderReport } from '../../src/report/report.js';
 import type { RegistryServerFigures } from '../../src/report/registry-servers.js';
@@ -82,6 +82,16 @@ describe('the run table', () => {
 
   it('shows nothing of it for a summary without registry servers', () => {
     expect(formatRunTable(plain())).not.toMatch(/push lag|registry servers/);
+  });
+});
+
+describe('timeline.csv', () => {
+  it('adds the four registry columns after pushes, only when the timeline has them', () => {
+    const [head, ...rows] = timelineCsv(withServers()).trim().split('\n');
+    expect(head).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,p99Ms,p99OkMs,crossZoneRatio,pushes,registryBytes,registryUtilization,pushLagP99Ms,sessionsExpired,marker');
+    // The bucket at 7 s: 600 MB sent, NIC full, p99 lag 6 s, 24 sessions expired.
+    expect(rows[6]!.split(',').slice(14, 18)).toEqual(['600000000', '1', '6000', '24']);
+    expect(timelineCsv(plain()).split('\n')[0]).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,p99Ms,p99OkMs,crossZoneRatio,pushes,marker');
   });
 });
 
