@@ -5,8 +5,10 @@
  * table. Over several seeds every figure reads `mean ± half-width` of its 95% interval (the
  * summaries' `ci95`). Rendered from the summaries alone, like every table.
  */
-import type { Summary } from '../metrics/summary.js';
+import type { ScopeSummary, Summary } from '../metrics/summary.js';
 import {
+  fmtCount,
+  fmtMs,
   FIGURE_COLUMNS,
   failuresText,
   mockedText,
@@ -17,7 +19,7 @@ import {
   zonePairTable,
   type FigureColumn,
 } from './format.js';
-import { registryCompareColumns } from './registry-servers.js';
+import { registryOf, type RegistryWithServers } from './registry-servers.js';
 
 /** What `compare --by` may add: `zone`, one row per strategy and consumer zone. */
 export const COMPARE_BY = ['zone'] as const;
@@ -92,4 +94,18 @@ function scopeTable(
     }
   }
   return renderTable(rows, 2).join('\n');
+}
+
+/**
+ * The compare table's registry columns, when a strategy's summary has the push lag (the registry is
+ * a server): its p99 and the stale calls, with their 95% half-widths over several seeds.
+ */
+function registryCompareColumns(summaries: readonly Summary[]): FigureColumn[] {
+  if (!summaries.some((s) => registryOf(s)?.pushLagMs !== undefined)) return [];
+  // Zone and method rows are scopes without a registry block: their cells show a dash.
+  const registry = (s: ScopeSummary) => (s as Partial<Summary>).registry as RegistryWithServers | undefined;
+  return [
+    { header: 'push lag p99 ms', value: (s) => registry(s)?.pushLagMs?.p99, text: fmtMs, halfWidth: (s) => s.ci95?.['registry.pushLagMs.p99'] },
+    { header: 'stale calls', value: (s) => registry(s)?.staleCalls, text: fmtCount, halfWidth: (s) => s.ci95?.['registry.staleCalls'] },
+  ];
 }

@@ -15,7 +15,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
-import { REGISTRY_TIMELINE_COLUMNS, registryServerLines, type RegistryTimelineRow } from './registry-servers.js';
+import { REGISTRY_TIMELINE_COLUMNS, registryOf, type RegistryTimelineRow } from './registry-servers.js';
 
 const LATENCY_KEYS = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'] as const satisfies ReadonlyArray<keyof LatencyStats>;
 
@@ -322,6 +322,48 @@ export function registryText(s: Summary): string | undefined {
   const a = r.byLevel?.application;
   const split = i !== undefined && a !== undefined ? ` (interface ${fmtCount(i.pushes)}, application ${fmtCount(a.pushes)})` : '';
   return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}${split}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
+}
+
+const pct1 = (x: number): string => `${(x * 100).toFixed(1)}`;
+
+/**
+ * The run table's registry-server lines: `push lag ms: p50 …, p99 …` when pushes were delivered, then
+ * one row per node (NIC out and in, peak and mean %, peak queue, requests, sessions, registrations,
+ * pushes lost and merged); empty when the summary has neither.
+ */
+export function registryServerLines(s: Summary): string[] {
+  const r = registryOf(s);
+  const lines: string[] = [];
+  const lag = r?.pushLagMs;
+  if (lag !== undefined) {
+    lines.push(`registry push lag ms: p50 ${fmtMs(lag.p50)}, p90 ${fmtMs(lag.p90)}, p99 ${fmtMs(lag.p99)}, max ${fmtMs(lag.max)} (queueing + sending + network pushLag)`);
+  }
+  const nodes = Object.entries(r?.servers ?? {});
+  if (nodes.length > 0) {
+    const rows: string[][] = [
+      ['node', 'zone', 'out peak %', 'out mean %', 'in peak %', 'in mean %', 'peak queue', 'served', 'refused', 'sessions expired', 'reg failed', 'reg retried', 'pushes lost', 'pushes merged'],
+    ];
+    for (const [name, n] of nodes) {
+      rows.push([
+        name,
+        n.zone,
+        pct1(n.nicOut.peakUtilization),
+        pct1(n.nicOut.meanUtilization),
+        pct1(n.nicIn.peakUtilization),
+        pct1(n.nicIn.meanUtilization),
+        fmtBytes(n.peakQueueBytes),
+        fmtCount(n.requestsServed),
+        fmtCount(n.requestsRefused),
+        fmtCount(n.sessionsExpired),
+        fmtCount(n.registrationsFailed),
+        fmtCount(n.registrationsRetried),
+        fmtCount(n.pushesLost),
+        fmtCount(n.pushesMerged),
+      ]);
+    }
+    lines.push('registry servers (NIC utilization over the measured window; requests, sessions and pushes counted per node):', ...renderTable(rows, 2));
+  }
+  return lines;
 }
 
 function plural(n: number, one: string, many: string): string {
