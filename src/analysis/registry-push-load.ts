@@ -150,6 +150,12 @@ function detectionMs(spec: RegistrySpec, group: Scenario['providers'][number]): 
   return spec.removeAfterMs;
 }
 
+/** `k` of `items`, evenly over the list (the world picks at random; what matters here is how many of each group). */
+function spread<T>(items: readonly T[], k: number): T[] {
+  if (k >= items.length) return [...items];
+  return Array.from({ length: k }, (_, i) => items[Math.floor((i * items.length) / k)]!);
+}
+
 /** The list changes of the fault timeline, in fault order (each carries its fault's index). */
 function changesOf(scenario: Scenario, spec: RegistrySpec): Change[] {
   const live = new Map(scenario.providers.map((g) => [g.name, g.count]));
@@ -159,6 +165,9 @@ function changesOf(scenario: Scenario, spec: RegistrySpec): Change[] {
   const each = (n: number, f: (k: number) => void) => {
     for (let k = 0; k < n; k++) f(k);
   };
+  // How many of `n` instances a fault takes: one instance, `count`, `fraction` or all (the world picks over every target).
+  const amount = (n: number, t: { count?: number; fraction?: number; instance?: string }) =>
+    t.instance !== undefined ? Math.min(1, n) : t.count !== undefined ? Math.min(n, t.count) : t.fraction !== undefined ? Math.round(n * t.fraction) : n;
   const faults = scenario.faults.map((f, i) => ({ f, i })).filter(({ f }) => f.atMs <= scenario.durationMs).sort((x, y) => x.f.atMs - y.f.atMs);
   for (const { f, i } of faults) {
     const a = f.action;
@@ -178,32 +187,30 @@ function changesOf(scenario: Scenario, spec: RegistrySpec): Change[] {
         }
         break;
       case 'restart':
-      case 'rollingRestart':
-        for (const g of targetGroups(scenario, a)) {
-          const n = live.get(g.name) ?? 0;
-          const k = a.kind === 'restart' ? (a.instance !== undefined ? Math.min(1, n) : a.count !== undefined ? Math.min(n, a.count) : a.fraction !== undefined ? Math.round(n * a.fraction) : n) : n;
-          // Each instance deregisters (graceful stop) and its replacement registers after registerDelay.
-          each(k, (j) => {
-            const t = a.kind === 'rollingRestart' ? at + Math.floor(j / Math.max(1, a.batch)) * a.intervalMs : at;
-            change(t, g.name, -1);
-            change(t + reg, g.name, 1);
-          });
-        }
+      case 'rollingRestart': {
+        // The targets' instances as one list, group by group (the world's order): a rolling restart takes
+        // `batch` of them every interval, a restart its amount. Each instance deregisters (a graceful stop)
+        // and its replacement registers after registerDelay.
+        const targets = targetGroups(scenario, a).flatMap((g) => Array.from({ length: live.get(g.name) ?? 0 }, () => g.name));
+        const k = a.kind === 'restart' ? amount(targets.length, a) : targets.length;
+        spread(targets, k).forEach((group, j) => {
+          const t = a.kind === 'rollingRestart' ? at + Math.floor(j / Math.max(1, a.batch)) * a.intervalMs : at;
+          change(t, group, -1);
+          change(t + reg, group, 1);
+        });
         break;
+      }
       case 'crash':
       case 'zoneDown':
       case 'roomDown': {
         const target = a.kind === 'roomDown' || (a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined) ? { zone: a.zone } : a;
-        for (const g of targetGroups(scenario, target)) {
-          const n = live.get(g.name) ?? 0;
-          const k =
-            a.kind === 'crash'
-              ? a.instance !== undefined ? Math.min(1, n) : a.count !== undefined ? Math.min(n, a.count) : a.fraction !== undefined ? Math.round(n * a.fraction) : n
-              : a.kind === 'zoneDown' && a.instance !== undefined ? Math.min(1, n) : n;
-          // Silent providers leave the lists when the registry's rules drop them; they come back when undone.
-          each(k, () => change(at + detectionMs(spec, g), g.name, -1));
-          if (undoAt !== undefined) each(k, () => change(undoAt + reg, g.name, 1));
-          else down.set(g.name, (down.get(g.name) ?? 0) + k);
+        const targets = targetGroups(scenario, target).flatMap((g) => Array.from({ length: live.get(g.name) ?? 0 }, () => g));
+        const k = a.kind === 'crash' ? amount(targets.length, a) : a.kind === 'zoneDown' && a.instance !== undefined ? Math.min(1, targets.length) : targets.length;
+        // Silent providers leave the lists when the registry's rules drop them; they come back when undone.
+        for (const g of spread(targets, k)) {
+          change(at + detectionMs(spec, g), g.name, -1);
+          if (undoAt !== undefined) change(undoAt + reg, g.name, 1);
+          else down.set(g.name, (down.get(g.name) ?? 0) + 1);
         }
         break;
       }

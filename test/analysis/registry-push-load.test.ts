@@ -130,3 +130,36 @@ describe('the registry-push-overload warning of check', () => {
     expect(overload(['consumers[0].instances=15000', 'registry.pushRate.interval=10s'])).toEqual([]);
   });
 });
+
+describe('a rolling restart over several provider groups (bench/large-deployment.yaml, 3 x 100 providers, 20 watchers per zone)', () => {
+  const bench = fileURLToPath(new URL('../../bench/large-deployment.yaml', import.meta.url));
+  const small = [0, 1, 2].flatMap((i) => [`consumers[${i}].instances=20`, `consumers[${i}].rate=100/s`]);
+  const scenario = loadScenarioWithRaw(bench, small).scenario;
+  const [estimate] = registryPushLoads(scenario, groupsOf(scenario));
+  const storm = run(scenario);
+  const quiet = run(loadScenarioWithRaw(bench, [...small, 'faults[0].at=100s']).scenario);
+
+  it('takes the batches over the groups as one list, as the world does: 30 batches of 10, two a second', () => {
+    // 300 instances x 2 changes x 60 watchers, at both levels (3.3: register-mode=all, APPLICATION_FIRST).
+    expect(estimate!.pushes).toBe(storm.registry.pushes - quiet.registry.pushes);
+    expect(estimate!.pushes).toBe(300 * 2 * 60 * 2);
+    expect([estimate!.fromMs, estimate!.toMs]).toEqual([10_000, 25_000]);
+    // Every second of the restart delivers two batches' pushes: 2 x 10 x 2 changes x 60 watchers x 2 levels.
+    const perSecond = storm.timeline.filter((r) => r.tMs >= 10_000 && r.tMs < 25_000).map((r) => r.pushes);
+    expect(perSecond).toEqual(Array(15).fill(4800));
+    expect(Math.abs(estimate!.peakBytesPerSec / (estimate!.bytes / estimate!.pushes) - 4800)).toBeLessThan(1e-6 * 4800);
+  });
+
+  it('estimates the bytes within the spread of one provider\'s size at either level', () => {
+    const groups = groupsOf(scenario);
+    const iface = new PushSizer('interface', 'nacos');
+    const app = new PushSizer('application', 'nacos');
+    const spread = (sizes: number[]) => (Math.max(...sizes) - Math.min(...sizes)) / Math.min(...sizes);
+    const tolerance = Math.max(
+      ...groups.flatMap((g) => [spread(g.instances.map((p) => iface.instanceBytes(p.exports[0]!))), spread(g.instances.map((p) => app.processBytes(p)))]),
+    );
+    const bytes = storm.registry.pushBytes - quiet.registry.pushBytes;
+    expect(Math.abs(estimate!.bytes - bytes) / bytes).toBeLessThanOrEqual(tolerance);
+    // Measured when written: -0.17%, against a tolerance of 0.78% (a 2-digit against a 3-digit address octet).
+  });
+});
