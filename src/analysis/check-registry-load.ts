@@ -44,7 +44,8 @@ export interface RegistryLoadWarning {
 /** `22 Gbit/s`, `850 Mbit/s`: a rate in bytes per second, in bits. */
 export function bitRate(bytesPerSec: number): string {
   const bits = bytesPerSec * 8;
-  const [value, unit] = bits >= 1e9 ? [bits / 1e9, 'Gbit/s'] : bits >= 1e6 ? [bits / 1e6, 'Mbit/s'] : [bits / 1e3, 'kbit/s'];
+  const [value, unit] =
+    bits >= 1e12 ? [bits / 1e12, 'Tbit/s'] : bits >= 1e9 ? [bits / 1e9, 'Gbit/s'] : bits >= 1e6 ? [bits / 1e6, 'Mbit/s'] : [bits / 1e3, 'kbit/s'];
   return `${value >= 10 ? Math.round(value) : +value.toFixed(1)} ${unit}`;
 }
 
@@ -54,7 +55,9 @@ function volume(bytes: number): string {
   return `${+value.toFixed(1)} ${unit}`;
 }
 
-const secs = (s: number): string => (s >= 10 ? `${Math.round(s)} s` : `${+s.toFixed(1)} s`);
+/** `4.2 s`, `56 s`, `12 min`, `8.3 h`. */
+const secs = (s: number): string =>
+  s >= 7200 ? `${+(s / 3600).toFixed(1)} h` : s >= 600 ? `${Math.round(s / 60)} min` : s >= 10 ? `${Math.round(s)} s` : `${+s.toFixed(1)} s`;
 
 /** Every fault whose estimated pushes offer a registry node more than its NIC sends in a second. */
 export function registryLoadWarnings(scenario: Scenario, groups: readonly ProviderGroup[]): RegistryLoadWarning[] {
