@@ -50,13 +50,17 @@ function serving(spec: RegistrySpec, servers: Record<string, number>, s: NetStat
   return { quorum: best.quorum, serving: new Set(best.quorum * 2 > total ? best.zones : []) };
 }
 
-/** Every `roomDown` / `partition` of the timeline that takes a registry's quorum or every node a zone's clients reach. */
-export function registryQuorumWarnings(scenario: Scenario): RegistryQuorumWarning[] {
-  const named = Object.entries(scenario.registries);
-  const registries: Array<[string, RegistrySpec]> = named.length > 0 ? named : [['registry', scenario.registry]];
-  const out: RegistryQuorumWarning[] = [];
-  // The timeline's room and partition changes, in time order (an undo before a start at the same instant).
-  const steps: Array<{ tMs: number; order: number; apply: (s: NetState) => void; fault?: number }> = [];
+/** One change of the rooms down or zone pairs cut; `fault` is the index of a roomDown or partition that starts here. */
+interface NetStep {
+  tMs: number;
+  order: number;
+  apply: (s: NetState) => void;
+  fault?: number;
+}
+
+/** The timeline's room and partition changes, in time order (an undo before a start at the same instant). */
+function netSteps(scenario: Scenario): NetStep[] {
+  const steps: NetStep[] = [];
   scenario.faults.forEach((f, i) => {
     const a = f.action;
     const end = f.forMs !== undefined ? f.atMs + f.forMs : undefined;
@@ -69,7 +73,39 @@ export function registryQuorumWarnings(scenario: Scenario): RegistryQuorumWarnin
       if (end !== undefined && a.kind === 'partition') steps.push({ tMs: end, order: 0, apply: (s) => s.cut.delete(key) });
     }
   });
-  steps.sort((x, y) => x.tMs - y.tMs || x.order - y.order);
+  return steps.sort((x, y) => x.tMs - y.tMs || x.order - y.order);
+}
+
+/**
+ * The spans in which a ZooKeeper ensemble placed on `servers` has no quorum (no write, no expiry, no
+ * watch fires); `toMs` is the end of the run when it never returns. Empty for Nacos and without `servers`.
+ */
+export function quorumLostSpans(scenario: Scenario, spec: RegistrySpec): PhaseSpan[] {
+  const servers = spec.servers;
+  if (servers === undefined || spec.type !== 'zookeeper') return [];
+  const total = Object.values(servers).reduce((n, k) => n + k, 0);
+  const state: NetState = { down: new Set(), cut: new Set() };
+  const spans: PhaseSpan[] = [];
+  let lostAt: number | undefined;
+  for (const step of netSteps(scenario)) {
+    step.apply(state);
+    const lost = serving(spec, servers, state).quorum * 2 <= total;
+    if (lost && lostAt === undefined) lostAt = step.tMs;
+    if (!lost && lostAt !== undefined) {
+      if (step.tMs > lostAt) spans.push({ fromMs: lostAt, toMs: step.tMs });
+      lostAt = undefined;
+    }
+  }
+  if (lostAt !== undefined && lostAt < scenario.durationMs) spans.push({ fromMs: lostAt, toMs: scenario.durationMs });
+  return spans;
+}
+
+/** Every `roomDown` / `partition` of the timeline that takes a registry's quorum or every node a zone's clients reach. */
+export function registryQuorumWarnings(scenario: Scenario): RegistryQuorumWarning[] {
+  const named = Object.entries(scenario.registries);
+  const registries: Array<[string, RegistrySpec]> = named.length > 0 ? named : [['registry', scenario.registry]];
+  const out: RegistryQuorumWarning[] = [];
+  const steps = netSteps(scenario);
   for (const [name, spec] of registries) {
     const servers = spec.servers;
     if (servers === undefined || spec.type === 'static') continue;

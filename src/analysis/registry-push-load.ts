@@ -6,7 +6,9 @@
  * every subscriber of that list, in bytes measured the way the registry measures them
  * (world/registry-push-size.ts). Binned by second, it gives each fault's peak bytes per second,
  * per node when the clients spread evenly over `registry.servers`, and the backlog a NIC of the
- * node's `capacity.bandwidth` (else 1 Gbit/s) would build. What it ignores (the warning and
+ * node's `capacity.bandwidth` (else 1 Gbit/s) would build. A ZooKeeper ensemble without a quorum
+ * (check-registry-quorum.ts) changes nothing until it returns, so the changes of such a span are
+ * counted when it ends. What it ignores (the warning and
  * docs/cli.md say so): pushes of changes outside faults, ZooKeeper's one-shot watches merging
  * changes that arrive before the client re-reads, Nacos names that keep other groups' consumers
  * out of a push, consumers a roomDown takes away, and the spread of URL lengths within a group
@@ -20,6 +22,7 @@ import type { ProviderGroup } from '../world/provider.js';
 import { PushSizer } from '../world/registry-push-size.js';
 import { NACOS_DETECTION_TIMEOUT_MS, NACOS_EJECT_PERIOD_MS, NACOS_KEEP_ALIVE_TIME_MS } from '../world/registry-nacos.js';
 import { targetGroups } from '../scenario/estimate-provider-churn.js';
+import { quorumLostSpans } from './check-registry-quorum.js';
 
 /** A NIC of 1 Gbit/s in bytes per second: what a registry node is held against when `capacity.bandwidth` is unset. */
 export const DEFAULT_NIC_BYTES_PER_SEC = 125_000_000;
@@ -79,7 +82,14 @@ export function registryPushLoads(scenario: Scenario, groups: readonly ProviderG
   for (const [name, spec] of registries) {
     if (spec.type === 'static') continue;
     const lists = listsOf(scenario, name, spec, groups);
-    out.push(...loadsOf(scenario, name, spec, lists, changesOf(scenario, spec)));
+    // ZooKeeper without a quorum changes nothing: what falls in such a span happens when it returns (or never).
+    const lost = quorumLostSpans(scenario, spec);
+    const changes = changesOf(scenario, spec).flatMap((c) => {
+      const span = lost.find((l) => c.tMs >= l.fromMs && c.tMs < l.toMs);
+      if (span === undefined) return [c];
+      return span.toMs < scenario.durationMs ? [{ ...c, tMs: span.toMs }] : [];
+    });
+    out.push(...loadsOf(scenario, name, spec, lists, changes));
   }
   const order = (l: FaultPushLoad) => scenario.faults.indexOf(l.fault);
   return out.sort((a, b) => order(a) - order(b));
@@ -159,7 +169,7 @@ function spread<T>(items: readonly T[], k: number): T[] {
 /** The list changes of the fault timeline, in fault order (each carries its fault's index). */
 function changesOf(scenario: Scenario, spec: RegistrySpec): Change[] {
   const live = new Map(scenario.providers.map((g) => [g.name, g.count]));
-  const down = new Map<string, number>();
+  const down = new Map<string, Change[]>();
   const out: Change[] = [];
   const reg = spec.registerDelayMs;
   const each = (n: number, f: (k: number) => void) => {
@@ -206,18 +216,25 @@ function changesOf(scenario: Scenario, spec: RegistrySpec): Change[] {
         const target = a.kind === 'roomDown' || (a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined) ? { zone: a.zone } : a;
         const targets = targetGroups(scenario, target).flatMap((g) => Array.from({ length: live.get(g.name) ?? 0 }, () => g));
         const k = a.kind === 'crash' ? amount(targets.length, a) : a.kind === 'zoneDown' && a.instance !== undefined ? Math.min(1, targets.length) : targets.length;
-        // Silent providers leave the lists when the registry's rules drop them; they come back when undone.
+        // Silent providers leave the lists when the registry's rules drop them, and come back when undone;
+        // back before the registry dropped them, nothing changed.
         for (const g of spread(targets, k)) {
-          change(at + detectionMs(spec, g), g.name, -1);
+          const dropMs = at + detectionMs(spec, g);
+          if (undoAt !== undefined && undoAt < dropMs) continue;
+          const drop: Change = { tMs: dropMs, fault: i, group: g.name, delta: -1 };
+          out.push(drop);
           if (undoAt !== undefined) change(undoAt + reg, g.name, 1);
-          else down.set(g.name, (down.get(g.name) ?? 0) + 1);
+          else down.set(g.name, [...(down.get(g.name) ?? []), drop]);
         }
         break;
       }
       case 'zoneUp':
       case 'roomUp':
         for (const g of targetGroups(scenario, { zone: a.zone })) {
-          each(down.get(g.name) ?? 0, () => change(at + reg, g.name, 1));
+          for (const drop of down.get(g.name) ?? []) {
+            if (drop.tMs > at) out.splice(out.indexOf(drop), 1);
+            else change(at + reg, g.name, 1);
+          }
           down.delete(g.name);
         }
         break;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { loadScenarioWithRaw } from '../../src/scenario/load.js';
+import { loadScenarioWithRaw, parseScenario } from '../../src/scenario/load.js';
 import { buildWorld, runScenario } from '../../src/scenario/run.js';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
@@ -161,5 +161,50 @@ describe('a rolling restart over several provider groups (bench/large-deployment
     const bytes = storm.registry.pushBytes - quiet.registry.pushBytes;
     expect(Math.abs(estimate!.bytes - bytes) / bytes).toBeLessThanOrEqual(tolerance);
     // Measured when written: -0.17%, against a tolerance of 0.78% (a 2-digit against a 3-digit address octet).
+  });
+});
+
+describe('a room going dark under ZooKeeper', () => {
+  /** 10 providers and 20 watchers in each of three rooms; ZooKeeper's 40 s sessions. */
+  const rooms = (servers: string, faults: string) =>
+    parseScenario(
+      `
+name: rooms
+duration: 120s
+zones: { roomA: { cidr: 10.10.0.0/16 }, roomB: { cidr: 10.20.0.0/16 }, roomC: { cidr: 10.30.0.0/16 } }
+registry: { type: zookeeper, registration: interface, servers: ${servers} }
+services: { com.example.S: { methods: { get: { serviceTime: 5ms } } } }
+providers:
+  - { name: s-a, service: com.example.S, zone: roomA, count: 10 }
+  - { name: s-b, service: com.example.S, zone: roomB, count: 10 }
+  - { name: s-c, service: com.example.S, zone: roomC, count: 10 }
+consumers:
+  - { application: web, zone: roomA, instances: 20, rate: 10/s, calls: { com.example.S.get: 1 } }
+  - { application: web, zone: roomB, instances: 20, rate: 10/s, calls: { com.example.S.get: 1 } }
+  - { application: web, zone: roomC, instances: 20, rate: 10/s, calls: { com.example.S.get: 1 } }
+faults: ${faults}
+`,
+      'rooms.yaml',
+    );
+  const loads = (servers: string, faults: string) => {
+    const s = rooms(servers, faults);
+    return registryPushLoads(s, groupsOf(s)).map((l) => ({ fault: l.fault.label, pushes: l.pushes, fromMs: l.fromMs, toMs: l.toMs }));
+  };
+
+  it('drops the room\'s providers when their sessions expire and lists them again when it returns', () => {
+    // 10 expiries at 20 + 40 s, 10 registrations at 80 s, each pushed to the 60 watchers (the room's own included).
+    expect(loads('{ roomA: 1, roomB: 1, roomC: 1 }', '[{ at: 20s, for: 60s, roomDown: roomA }]')).toEqual([
+      { fault: 'faults[0]', pushes: 20 * 60, fromMs: 60_000, toMs: 81_000 },
+    ]);
+  });
+
+  it('moves the expiries to the quorum\'s return when the room takes the quorum (2 + 1)', () => {
+    expect(loads('{ roomA: 2, roomB: 1 }', '[{ at: 20s, for: 60s, roomDown: roomA }]')).toEqual([
+      { fault: 'faults[0]', pushes: 20 * 60, fromMs: 80_000, toMs: 81_000 },
+    ]);
+  });
+
+  it('changes nothing when the room returns before the sessions expire', () => {
+    expect(loads('{ roomA: 1, roomB: 1, roomC: 1 }', '[{ at: 20s, roomDown: roomA }, { at: 50s, roomUp: roomA }]')).toEqual([]);
   });
 });
