@@ -3,7 +3,9 @@
  * zone a registry lives in (`registry.zone`, each `registries:` entry's `zone`). A network
  * `partition` from that zone, or a `registryPartition`, cuts the other side off the registry as
  * zonesim models it: its consumers get no pushes and keep their last (stale) lists, and its
- * providers are not heard, so the registry drops them although they still serve. A `zoneDown` of
+ * providers are not heard, so the registry drops them although they still serve. A `roomDown` of
+ * that zone takes the registry's only node (without `servers`; with them, check-registry-quorum.ts
+ * weighs the nodes). A `zoneDown` of
  * that zone takes only its providers in zonesim; the registry keeps running, which is not what
  * happens when its nodes are in that zone too. Static registries are skipped (registry faults do
  * not touch them). Owns the finding and its words; the warning shape is check-warnings.ts's.
@@ -27,8 +29,8 @@ export interface RegistryZoneWarning {
 
 const seconds = (ms: number): string => `${+(ms / 1000).toFixed(3)} s`;
 
-/** Until when a fault holds: its `for:`, else the first later undo of it (`zoneUp`, `heal`), else the end of the run. */
-function spanOf(scenario: Scenario, f: FaultSpec, undoes: (g: FaultSpec) => boolean): PhaseSpan {
+/** Until when a fault holds: its `for:`, else the first later undo of it (`zoneUp`, `heal`, `roomUp`), else the end of the run. */
+export function spanOf(scenario: Scenario, f: FaultSpec, undoes: (g: FaultSpec) => boolean): PhaseSpan {
   const undo = f.forMs !== undefined ? f.atMs + f.forMs : scenario.faults.find((g) => g.atMs > f.atMs && undoes(g))?.atMs;
   return { fromMs: f.atMs, toMs: Math.min(scenario.durationMs, undo ?? scenario.durationMs) };
 }
@@ -67,6 +69,22 @@ export function registryZoneWarnings(scenario: Scenario): RegistryZoneWarning[] 
       if (f.atMs > scenario.durationMs) continue;
       const a = f.action;
       const head = `${f.label} (${faultLabel(a)})`;
+      if (a.kind === 'roomDown' && a.zone === home && spec.servers === undefined) {
+        // With `servers`, check-registry-quorum.ts weighs the nodes a room takes.
+        const phase = spanOf(scenario, f, (g) => g.action.kind === 'roomUp' && g.action.zone === home);
+        out.push({
+          kind: 'registry-zone-down',
+          registry: name,
+          zone: home,
+          fault: f.label,
+          phase,
+          message:
+            `${head}, ${seconds(phase.fromMs)} - ${seconds(phase.toMs)}, takes down ${home} and with it ${what}, its only node ` +
+            '(no `servers`): no registration, removal or push reaches anyone until it returns; the consumers of the other rooms ' +
+            `keep their last (stale) lists, ${home}'s providers included (give it nodes in other rooms with \`registry.servers\`)`,
+        });
+        continue;
+      }
       if (a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined && a.zone === home) {
         const phase = spanOf(scenario, f, (g) => g.action.kind === 'zoneUp' && g.action.zone === home);
         out.push({
@@ -84,7 +102,7 @@ export function registryZoneWarnings(scenario: Scenario): RegistryZoneWarning[] 
       }
       let cut: string | undefined;
       let phase: PhaseSpan | undefined;
-      if (a.kind === 'partition' && a.zones.includes(home)) {
+      if (a.kind === 'partition' && a.zones.includes(home) && spec.servers === undefined) {
         cut = a.zones[0] === home ? a.zones[1] : a.zones[0];
         const [x, y] = a.zones;
         phase = spanOf(scenario, f, (g) => g.action.kind === 'heal' && g.action.zones.includes(x) && g.action.zones.includes(y));

@@ -21,6 +21,9 @@ import { ruleKeyWarnings } from './check-rule-keys.js';
 import type { PhaseSpan } from '../world/faults.js';
 import { registryZoneWarnings } from './check-registry-zone.js';
 import { simplifiedKeyWarnings } from './check-simplified.js';
+import { registryLoadWarnings, type RegistryLoadEstimate } from './check-registry-load.js';
+import { registryQuorumWarnings } from './check-registry-quorum.js';
+import type { ProviderGroup } from '../world/provider.js';
 
 /** A configuration smell that does not leave anyone without providers (SPEC 4.2 `warnings`). */
 export interface CheckWarning {
@@ -34,10 +37,13 @@ export interface CheckWarning {
     | 'registry-zone-down'
     | 'registry-zone-cut'
     | 'registry-simplified-drops'
+    | 'registry-push-overload'
+    | 'registry-quorum-lost'
+    | 'registry-unreachable'
     | 'measured-distribution';
-  /** Empty for rule-key-unmatched and registry-zone-*. */
+  /** Empty for rule-key-unmatched and registry-*. */
   consumer: string;
-  /** registry-zone-*: the registry's zone; empty for rule-key-unmatched. */
+  /** registry-zone-*: the registry's zone; registry-unreachable: the zone cut off; empty for rule-key-unmatched. */
   zone: string;
   service: string;
   /** rule-key-unmatched: where the rule is written (`routers[0]`, `faults[1].rule`, ...). */
@@ -48,11 +54,13 @@ export interface CheckWarning {
   pool?: string;
   /** pool-overload: the instance (`s-a#3`) when the pool is one instance's, slowed on its own. */
   instance?: string;
-  /** registry-zone-*: the registry (`registry` or a `registries:` name) and the fault (`faults[2]`). */
+  /** registry-*: the registry (`registry` or a `registries:` name) and the fault (`faults[2]`). */
   registry?: string;
   fault?: string;
-  /** pool-overload: the first span of the phase with the worst load; registry-zone-*: the fault's span. */
+  /** pool-overload: the first span of the phase with the worst load; registry-*: the fault's span. */
   phase?: PhaseSpan;
+  /** registry-push-overload: the estimated push load of the fault. */
+  estimate?: RegistryLoadEstimate;
   /** The strategy whose check found it (`--strategies`); absent for the scenario as written. */
   strategy?: string;
   message: string;
@@ -98,9 +106,14 @@ function activeCounting(
 /**
  * Every warning of one scenario. `invokerUrls`: the invoker URLs of the first phase by (consumer
  * group index, service). `ruleKeys: false` leaves out keyed-rule warnings (a strategy's check: the
- * scenario's own check already covers every strategy's routers).
+ * scenario's own check already covers every strategy's routers). `providerGroups`: a built world's
+ * provider groups, whose URLs size the registry's pushes (no push-load warning without them).
  */
-export function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyMap<string, URL[]>, options: { ruleKeys?: boolean } = {}): CheckWarning[] {
+export function configurationWarnings(
+  scenario: Scenario,
+  invokerUrls: ReadonlyMap<string, URL[]>,
+  options: { ruleKeys?: boolean; providerGroups?: readonly ProviderGroup[] } = {},
+): CheckWarning[] {
   const warnings: CheckWarning[] = [];
   for (const [groupIndex, c] of scenario.consumers.entries()) {
     const at = { consumer: c.application, zone: c.zone };
@@ -146,10 +159,13 @@ export function configurationWarnings(scenario: Scenario, invokerUrls: ReadonlyM
       warnings.push({ kind: 'rule-key-unmatched', consumer: '', zone: '', service: w.scope === 'service' ? w.key : '', rule: w.where, message: w.message });
     }
   }
-  for (const w of registryZoneWarnings(scenario)) {
+  for (const w of [...registryZoneWarnings(scenario), ...registryQuorumWarnings(scenario)]) {
     warnings.push({ kind: w.kind, consumer: '', zone: w.zone, service: '', registry: w.registry, fault: w.fault, phase: w.phase, message: w.message });
   }
   for (const { key: _key, ...w } of simplifiedKeyWarnings(scenario, calledMethods)) warnings.push(w);
+  for (const w of options.providerGroups === undefined ? [] : registryLoadWarnings(scenario, options.providerGroups)) {
+    warnings.push({ kind: w.kind, consumer: '', zone: w.zone, service: '', registry: w.registry, fault: w.fault, phase: w.phase, estimate: w.estimate, message: w.message });
+  }
   return warnings;
 }
 

@@ -24,6 +24,8 @@ import { buildWorld, type Plugins } from '../scenario/run.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../model/types.js';
 import { faultBoundaries, faultLabel, type PhaseSpan } from '../world/faults.js';
+import type { ProviderGroup } from '../world/provider.js';
+import type { World } from '../world/world.js';
 import { calledMethods, configurationWarnings, type CheckWarning } from './check-warnings.js';
 import { UsageError } from '../scenario/io.js';
 import { pluginRefs } from '../scenario/plugin-refs.js';
@@ -156,13 +158,16 @@ export function checkScenario(scenario: Scenario, options: { plugins?: Plugins; 
   const problems: CheckProblem[] = [];
   // The invoker URLs of the first phase (consumer group index, service): what Dubbo reads `loadbalance` and `actives` from.
   const invokerUrls = new Map<string, URL[]>();
+  // The first phase's provider groups: their URLs size the registry's pushes (check-registry-load.ts).
+  let providerGroups: ProviderGroup[] | undefined;
   for (let i = 0; i + 1 < bounds.length; i++) {
     const span = { fromMs: bounds[i]!, toMs: bounds[i + 1]! };
-    const phase = probePhase(quiet, span, plugins, i === 0 ? (g, service, urls) => invokerUrls.set(`${g}\u0000${service}`, urls) : undefined);
+    const first = i === 0 ? { onInvokers: (g: number, service: string, urls: URL[]) => invokerUrls.set(`${g}\u0000${service}`, urls), onWorld: (w: World) => (providerGroups = w.providerGroups) } : undefined;
+    const phase = probePhase(quiet, span, plugins, first);
     phases.push(phase);
     problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
   }
-  return { problems, phases, warnings: configurationWarnings(scenario, invokerUrls, { ruleKeys: options.ruleKeys }), strategies: [] };
+  return { problems, phases, warnings: configurationWarnings(scenario, invokerUrls, { ruleKeys: options.ruleKeys, providerGroups }), strategies: [] };
 }
 
 // Builds a fresh world, runs it to the probe time and routes every (consumer group, service, method, variant).
@@ -170,7 +175,7 @@ function probePhase(
   scenario: Scenario,
   span: PhaseSpan,
   plugins: Plugins | undefined,
-  onInvokers?: (groupIndex: number, service: string, urls: URL[]) => void,
+  first?: { onInvokers: (groupIndex: number, service: string, urls: URL[]) => void; onWorld: (world: World) => void },
 ): CheckPhase {
   const probeMs = Math.max(span.fromMs, span.toMs - 1);
   const recorder = new Recorder({
@@ -186,6 +191,7 @@ function probePhase(
     w.sim.run({ until: probeMs });
     return w;
   });
+  first?.onWorld(world);
   const routes: CheckRoute[] = [];
   for (const [groupIndex, group] of world.consumerGroups.entries()) {
     const instance = group.instances[0];
@@ -196,7 +202,7 @@ function probePhase(
       if (ref === undefined) continue;
       const directory = ref.directory;
       const invokers = directory.getAllInvokers();
-      onInvokers?.(groupIndex, service, invokers.filter((inv) => inv instanceof DubboInvoker).map((inv) => inv.getUrl()));
+      first?.onInvokers(groupIndex, service, invokers.filter((inv) => inv instanceof DubboInvoker).map((inv) => inv.getUrl()));
       const providersUp = invokers.filter((inv) => inv instanceof DubboInvoker && inv.provider.state === 'up').length;
       const chain = directory.getRouterChain();
       const byOutcome = new Map<string, CheckRoute>();

@@ -61,6 +61,22 @@ const scopeRow = z.object({
 
 const providerRow = z.object({ tMs: num, executions: num, rejected: num, utilization: num, peakActiveThreads: num });
 
+/** One registry node (SPEC 4 `registry.servers.<node>`), as the tables and the report read it. */
+const utilization = z.object({ peakUtilization: num, meanUtilization: num });
+const registryServer = z.object({
+  zone: z.string(),
+  nicOut: utilization,
+  nicIn: utilization,
+  peakQueueBytes: num,
+  requestsServed: num,
+  requestsRefused: num,
+  sessionsExpired: num,
+  registrationsFailed: num,
+  registrationsRetried: num,
+  pushesLost: num,
+  pushesMerged: num,
+});
+
 /** The summary JSON as the report reads it (SPEC 4.1 plus the zonesim additions, those optional). */
 export const summarySchema = scope.extend({
   scenario: z.string(),
@@ -69,14 +85,23 @@ export const summarySchema = scope.extend({
   version: z.string(),
   simulatedMs: num,
   measuredFromMs: num,
-  registry: z.object({ pushes: num, pushBytes: num, staleCalls: num, byConsumer: z.record(z.string(), z.unknown()).optional() }),
+  registry: z.object({
+    pushes: num,
+    pushBytes: num,
+    staleCalls: num,
+    byConsumer: z.record(z.string(), z.unknown()).optional(),
+    servers: z.record(z.string(), registryServer).optional(),
+    pushLagMs: latency.optional(),
+  }),
   byConsumerZone: z.record(z.string(), scope),
   byService: z.record(z.string(), scope),
   byProviderGroup: z.record(
     z.string(),
     z.object({ instances: num, executions: num, rejected: num, utilization: num, peakActiveThreads: num }),
   ),
-  timeline: z.array(scopeRow.extend({ pushes: num.optional() })),
+  timeline: z.array(
+    scopeRow.extend({ pushes: num.optional(), registryBytes: num.optional(), registryUtilization: num.optional(), pushLagP99Ms: num.optional(), sessionsExpired: num.optional() }),
+  ),
   timelineByZone: z.record(z.string(), z.array(scopeRow)).optional(),
   timelineByProviderGroup: z.record(z.string(), z.array(providerRow)).optional(),
   events: counts.optional(),

@@ -5,8 +5,10 @@
  * table. Over several seeds every figure reads `mean ± half-width` of its 95% interval (the
  * summaries' `ci95`). Rendered from the summaries alone, like every table.
  */
-import type { Summary } from '../metrics/summary.js';
+import type { ScopeSummary, Summary } from '../metrics/summary.js';
 import {
+  fmtCount,
+  fmtMs,
   FIGURE_COLUMNS,
   failuresText,
   mockedText,
@@ -17,6 +19,7 @@ import {
   zonePairTable,
   type FigureColumn,
 } from './format.js';
+import { registryOf, type RegistryWithServers } from './registry-servers.js';
 
 /** What `compare --by` may add: `zone`, one row per strategy and consumer zone. */
 export const COMPARE_BY = ['zone'] as const;
@@ -28,7 +31,8 @@ export interface CompareTableOptions {
 }
 
 /**
- * Strategies side by side: one row per strategy with the headline figures, then per strategy a
+ * Strategies side by side: one row per strategy with the headline figures (and, when the registry is
+ * a server, push lag p99 and stale calls), then per strategy a
  * `failures` line and a `registry` line (when it pushed), then the tables by consumer zone (when
  * asked), by method (several methods) and by zone pair (three or more zones).
  */
@@ -36,13 +40,15 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   const strategies = Object.entries(byStrategy);
   const summaries = strategies.map(([, s]) => s);
   const columns = figureColumns(summaries, { attemptsPerRequest: true });
+  // Push lag and stale calls per strategy when the registry is a server (the cures' effect); not in the scope tables.
+  const headline = [...columns, ...registryCompareColumns(summaries)];
   let out = '';
   const seeds = summaries[0]?.seeds ?? [];
   if (summaries.some((s) => s.ci95 !== undefined)) {
     out += `mean ± half-width of the 95% confidence interval (Student t) over ${seeds.length} seeds (${seeds.join(', ')})\n\n`;
   }
-  const rows: string[][] = [['strategy', ...columns.map((c) => c.header)]];
-  for (const [name, s] of strategies) rows.push([name, ...columns.map((c) => figureCell(c, s))]);
+  const rows: string[][] = [['strategy', ...headline.map((c) => c.header)]];
+  for (const [name, s] of strategies) rows.push([name, ...headline.map((c) => figureCell(c, s))]);
   out += renderTable(rows).join('\n') + '\n';
   const notes: string[] = [];
   for (const [name, s] of strategies) {
@@ -88,4 +94,18 @@ function scopeTable(
     }
   }
   return renderTable(rows, 2).join('\n');
+}
+
+/**
+ * The compare table's registry columns, when a strategy's summary has the push lag (the registry is
+ * a server): its p99 and the stale calls, with their 95% half-widths over several seeds.
+ */
+function registryCompareColumns(summaries: readonly Summary[]): FigureColumn[] {
+  if (!summaries.some((s) => registryOf(s)?.pushLagMs !== undefined)) return [];
+  // Zone and method rows are scopes without a registry block: their cells show a dash.
+  const registry = (s: ScopeSummary) => (s as Partial<Summary>).registry as RegistryWithServers | undefined;
+  return [
+    { header: 'push lag p99 ms', value: (s) => registry(s)?.pushLagMs?.p99, text: fmtMs, halfWidth: (s) => s.ci95?.['registry.pushLagMs.p99'] },
+    { header: 'stale calls', value: (s) => registry(s)?.staleCalls, text: fmtCount, halfWidth: (s) => s.ci95?.['registry.staleCalls'] },
+  ];
 }

@@ -15,6 +15,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
+import { REGISTRY_TIMELINE_COLUMNS, registryOf, type RegistryTimelineRow } from './registry-servers.js';
 
 const LATENCY_KEYS = ['mean', 'p50', 'p90', 'p99', 'p999', 'max'] as const satisfies ReadonlyArray<keyof LatencyStats>;
 
@@ -107,8 +108,12 @@ export function timelineCsv(summary: Summary): string {
   if (timeline.length > 0) {
     for (const m of summary.faults ?? []) markers[rowOfMarker(timeline, m)]!.push(markerText(m));
   }
-  const rows: Array<Array<string | number>> = [[...TIMELINE_COLUMNS, 'marker']];
-  timeline.forEach((row, i) => rows.push([...TIMELINE_COLUMNS.map((k) => row[k] ?? 0), markers[i]!.join(' | ')]));
+  // The registry-server columns (registry-servers.ts) only when the run has them: other files keep their layout.
+  const extra = REGISTRY_TIMELINE_COLUMNS.filter((k) => timeline.some((r) => (r as RegistryTimelineRow)[k] !== undefined));
+  const rows: Array<Array<string | number>> = [[...TIMELINE_COLUMNS, ...extra, 'marker']];
+  timeline.forEach((row, i) =>
+    rows.push([...TIMELINE_COLUMNS.map((k) => row[k] ?? 0), ...extra.map((k) => (row as RegistryTimelineRow)[k] ?? 0), markers[i]!.join(' | ')]),
+  );
   return stringify(rows);
 }
 
@@ -126,7 +131,8 @@ function markerText(m: FaultMarker): string {
 /**
  * The run command's table: overall and one row per consumer zone, then a `failures` line (every
  * outcome other than `ok` and `mock`, with rejected causes), a `mocked` line, the noProvider causes, the registry's pushes
- * when it pushed, the confidence half-widths of a multi-seed run, and with three or more zones the
+ * when it pushed, the registry servers' push lag and per-node block (registry-servers.ts) when the
+ * registry is a server, the confidence half-widths of a multi-seed run, and with three or more zones the
  * zone-pair table. Latency columns marked `ok` cover successful requests only; `p99 all ms` and
  * `error %` make sure that a run in which every request failed never reads as fast or as 0%. A
  * `dup writes` column shows when a method is not idempotent.
@@ -158,6 +164,8 @@ export function formatRunTable(summary: Summary): string {
   const registry = registryText(summary);
   if (registry !== undefined) notes.push(`registry: ${registry}`);
   if (notes.length > 0) lines.push('', ...notes);
+  const servers = registryServerLines(summary);
+  if (servers.length > 0) lines.push('', ...servers);
   const ci = summary.ci95;
   if (ci !== undefined) {
     lines.push(
@@ -317,6 +325,48 @@ export function registryText(s: Summary): string | undefined {
   const a = r.byLevel?.application;
   const split = i !== undefined && a !== undefined ? ` (interface ${fmtCount(i.pushes)}, application ${fmtCount(a.pushes)})` : '';
   return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}${split}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
+}
+
+const pct1 = (x: number): string => `${(x * 100).toFixed(1)}`;
+
+/**
+ * The run table's registry-server lines: `push lag ms: p50 …, p99 …` when pushes were delivered, then
+ * one row per node (NIC out and in, peak and mean %, peak queue, requests, sessions, registrations,
+ * pushes lost and merged); empty when the summary has neither.
+ */
+export function registryServerLines(s: Summary): string[] {
+  const r = registryOf(s);
+  const lines: string[] = [];
+  const lag = r?.pushLagMs;
+  if (lag !== undefined) {
+    lines.push(`registry push lag ms: p50 ${fmtMs(lag.p50)}, p90 ${fmtMs(lag.p90)}, p99 ${fmtMs(lag.p99)}, max ${fmtMs(lag.max)} (queueing + sending + network pushLag)`);
+  }
+  const nodes = Object.entries(r?.servers ?? {});
+  if (nodes.length > 0) {
+    const rows: string[][] = [
+      ['node', 'zone', 'out peak %', 'out mean %', 'in peak %', 'in mean %', 'peak queue', 'served', 'refused', 'sessions expired', 'reg failed', 'reg retried', 'pushes lost', 'pushes merged'],
+    ];
+    for (const [name, n] of nodes) {
+      rows.push([
+        name,
+        n.zone,
+        pct1(n.nicOut.peakUtilization),
+        pct1(n.nicOut.meanUtilization),
+        pct1(n.nicIn.peakUtilization),
+        pct1(n.nicIn.meanUtilization),
+        fmtBytes(n.peakQueueBytes),
+        fmtCount(n.requestsServed),
+        fmtCount(n.requestsRefused),
+        fmtCount(n.sessionsExpired),
+        fmtCount(n.registrationsFailed),
+        fmtCount(n.registrationsRetried),
+        fmtCount(n.pushesLost),
+        fmtCount(n.pushesMerged),
+      ]);
+    }
+    lines.push('registry servers (NIC utilization over the measured window; requests, sessions and pushes counted per node):', ...renderTable(rows, 2));
+  }
+  return lines;
 }
 
 function plural(n: number, one: string, many: string): string {

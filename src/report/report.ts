@@ -3,7 +3,8 @@
  * only. For each run or strategy: what the strategy is (compare), a generated paragraph on what
  * happened (`report-narrative.ts`), the headline figures, the per-zone split, the fault markers,
  * and timeline charts — p99 of all vs ok requests, failed requests, cross-zone share, registry
- * pushes, then per run the failures by outcome, the consumer zones and the provider groups
+ * pushes, the registry servers' bytes, NIC utilization, push lag p99 and sessions expired (when the
+ * registry is a server), then per run the failures by outcome, the consumer zones and the provider groups
  * (utilization, rejections, peak active threads). Every chart draws the fault markers as labelled
  * lines and has a PNG button (`report-client.ts`). Charts whose every value is zero are listed,
  * not drawn. Summaries written before `p99OkMs`, `pushes`, `timelineByZone` and
@@ -14,6 +15,7 @@ import { createRequire } from 'node:module';
 import { MAX_SCOPE_TIMELINE_ROWS } from '../metrics/recorder.js';
 import { FAILED_OUTCOMES, type FailedOutcome, type Summary } from '../metrics/summary.js';
 import { REPORT_CLIENT_JS } from './report-client.js';
+import type { RegistryTimelineRow } from './registry-servers.js';
 import { bucketWidthMs, compareLead, count, narrate, seconds } from './report-narrative.js';
 
 const require = createRequire(import.meta.url);
@@ -170,6 +172,7 @@ function charts(runs: Array<[string, Summary]>): { specs: ChartSpec[]; sections:
       }),
     );
   }
+  overview.push(...registryCharts(runs, add, color, bucket));
   sections.push(overview.join('\n'));
 
   // Per run: failures by outcome, consumer zones, provider groups.
@@ -252,6 +255,33 @@ function charts(runs: Array<[string, Summary]>): { specs: ChartSpec[]; sections:
     );
   });
   return { specs, sections, omitted };
+}
+
+/**
+ * The registry-server charts (SPEC 4.1 timeline columns, only in summaries of a registry modeled as a
+ * server): bytes the nodes sent, the busiest node's NIC utilization, push lag p99 and sessions
+ * expired per bucket; each only when some run's timeline has its column.
+ */
+function registryCharts(runs: Array<[string, Summary]>, add: (spec: Omit<ChartSpec, 'id'>) => string, color: (i: number) => string, bucket: string): string[] {
+  const rowsOf = (s: Summary) => s.timeline as RegistryTimelineRow[];
+  const has = (key: keyof RegistryTimelineRow) => runs.some(([, s]) => rowsOf(s).some((r) => r[key] !== undefined));
+  const series = (value: (r: RegistryTimelineRow) => number) => runs.map(([name, s], i) => ({ label: name, color: color(i), values: rowsOf(s).map(value) }));
+  const out: string[] = [];
+  if (has('registryBytes')) {
+    out.push(add({ title: `registry bytes sent per ${bucket} bucket (pushes and replies, every node)`, y: 'MB', unit: 'MB', run: 0, series: series((r) => round((r.registryBytes ?? 0) / 1e6)) }));
+  }
+  if (has('registryUtilization')) {
+    out.push(
+      add({ title: 'registry NIC utilization, outbound, of the busiest node', y: '% of the NIC', unit: '%', percent: true, run: 0, series: series((r) => round((r.registryUtilization ?? 0) * 100)) }),
+    );
+  }
+  if (has('pushLagP99Ms')) {
+    out.push(add({ title: 'registry push lag p99 (queueing + sending + network pushLag)', y: 'ms', unit: 'ms', run: 0, series: series((r) => r.pushLagP99Ms ?? 0) }));
+  }
+  if (has('sessionsExpired')) {
+    out.push(add({ title: `registry sessions expired per ${bucket} bucket`, y: 'sessions', kind: 'bars', run: 0, series: series((r) => r.sessionsExpired ?? 0) }));
+  }
+  return out;
 }
 
 function round(x: number): number {
