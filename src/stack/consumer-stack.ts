@@ -342,6 +342,7 @@ export class DubboConsumerStack implements ConsumerStack {
       consumerZone: instance.zone,
       isKnownGone: (p) => world.registry.isKnownGone(p),
       release: deps.runtime.release,
+      tracer: world.tracer,
     };
   }
 
