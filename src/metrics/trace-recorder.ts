@@ -101,6 +101,8 @@ export class TraceRecorder implements TraceObserver {
   readonly #live = new Map<number, Trace>();
   readonly #resources = new Map<string, TraceResource>();
   #roots = 0;
+  /** Traces still under way when the run finished. */
+  #unfinished = 0;
   #traces = 0;
   #spans = 0;
   /** When the cap was reached (simulated ms), null until then. */
@@ -126,6 +128,11 @@ export class TraceRecorder implements TraceObserver {
   /** Spans kept so far. */
   get spans(): number {
     return this.#spans;
+  }
+
+  /** Traces that had not ended when the run finished (kept with `zonesim.unfinished` spans). */
+  get unfinished(): number {
+    return this.#unfinished;
   }
 
   /** The simulated time at which the cap stopped the sampling, or null. */
@@ -184,6 +191,7 @@ export class TraceRecorder implements TraceObserver {
     if (cause !== undefined) span.attributes.push(['zonesim.cause', { s: cause }]);
     if (outcome !== 'ok') span.error = cause === undefined ? outcome : `${outcome}: ${cause}`;
     if (span.parentSpanId === '') r.trace.rootOutcome = outcome;
+    r.trace.pending--;
     this.#settle(r.trace);
   }
 
@@ -268,6 +276,7 @@ export class TraceRecorder implements TraceObserver {
    */
   finish(endMs: number): void {
     for (const trace of [...this.#live.values()]) {
+      this.#unfinished++;
       for (const s of trace.spans) {
         if (!s.open) continue;
         s.open = false;
