@@ -21,7 +21,7 @@ import { NO_PROGRESS, progressBars, type ProgressSink } from '../parallel/progre
 import { runSimTask, type SimTask } from '../parallel/sim-task.js';
 import type { Summary } from '../metrics/summary.js';
 import type { TraceRecorder } from '../metrics/trace-recorder.js';
-import { traceRecorder, tracesOut, writeTracesOrSay, type TracesOut } from './traces-out.js';
+import { traceRecorder, tracesOut, writeTracesOrSay } from './traces-out.js';
 import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 import { emitBody, jsonBody, type Body } from './json-out.js';
 
@@ -72,11 +72,11 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const progress = progressBars(io.progressStream, labels, scenario.durationMs);
-  const traced = traces === undefined ? undefined : traceRecorder(traces, scenario, seed);
+  const traced = traces === undefined ? undefined : { out: traces, recorder: traceRecorder(traces, scenario, seed) };
   const perSeed =
     traced === undefined
       ? await runSimTasks(tasks, opts.jobs, progress, opts.workers, pluginTasks)
-      : await runTraced(tasks, traced, opts, progress);
+      : await runTraced(tasks, traced.recorder, opts, progress);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = jsonBody(summary);
   const files: Record<string, Body> = {
@@ -93,7 +93,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     io.stdout(formatRunTable(summary));
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
-  const tracesWritten = traced === undefined || writeTracesOrSay(io, traces as TracesOut, traced, opts.json);
+  const tracesWritten = traced === undefined || writeTracesOrSay(io, traced.out, traced.recorder, opts.json);
   // The report comes last: whatever happens to it, the results are written and printed.
   if (opts.report && dir !== undefined) {
     const { renderReport } = await import('../report/report.js');
