@@ -11,7 +11,7 @@
 import type { Outcome, RequestHandle } from './observer.js';
 import type { AttemptResult, TraceObserver, TracedProvider } from './trace-observer.js';
 
-/** Spans a trace file holds at most by default (about 50 MB of OTLP JSON). */
+/** Spans a trace file holds at most by default (about 70 MB of OTLP JSON, within what `import traces` reads). */
 export const MAX_TRACE_SPANS = 100_000;
 
 /** Which requests to trace: a fraction of them, or every one whose outcome is not `ok`. */
