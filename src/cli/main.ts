@@ -87,6 +87,8 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('bucket', { type: 'string', describe: 'timeline bucket width (default 1s)' })
           .option('report', { type: 'boolean', default: false, describe: 'also write report.html into the results folder' })
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
+          .option('traces', { type: 'string', describe: 'also write sampled simulated requests of the first seed to this file as OTLP JSON' })
+          .option('trace-sample', { type: 'string', describe: 'with --traces: the fraction of requests traced (default 0.01), or "errors" (every request not ok)' })
           .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
@@ -104,6 +106,8 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               report: a.report as boolean,
               jobs,
               workers,
+              traces: a.traces as string | undefined,
+              traceSample: a['trace-sample'] as string | undefined,
               ...costOptionsFrom(a),
             },
             io,

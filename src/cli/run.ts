@@ -1,6 +1,8 @@
 /**
  * `zonesim run`: load a scenario (with `--set` overrides), run one or several seeds, write the
- * results folder and print the compact table (or only the summary JSON with `--json`).
+ * results folder and print the compact table (or only the summary JSON with `--json`). With
+ * `--traces`, the first seed runs in this thread with a trace recorder and its traces are written
+ * (traces-out.ts); the other seeds run as usual.
  */
 import { resolve } from 'node:path';
 import { loadScenarioWithRaw } from '../scenario/load.js';
@@ -15,7 +17,11 @@ import { preflightPlugins } from '../plugins/plugins.js';
 import { pluginTasks } from '../plugins/plugin-tasks.js';
 import type { WarmWorkers } from '../parallel/jobs.js';
 import { runSimTasks } from '../parallel/parallel.js';
-import { progressBars } from '../parallel/progress.js';
+import { NO_PROGRESS, progressBars, type ProgressSink } from '../parallel/progress.js';
+import { runSimTask, type SimTask } from '../parallel/sim-task.js';
+import type { Summary } from '../metrics/summary.js';
+import type { TraceRecorder } from '../metrics/trace-recorder.js';
+import { traceRecorder, tracesOut, writeTracesOrSay } from './traces-out.js';
 import { addReportOrSay, checkResultsDir, newRunId, resultsRoot, writeResultsOrSay } from './results.js';
 import { emitBody, jsonBody, type Body } from './json-out.js';
 
@@ -32,6 +38,10 @@ export interface RunCommandOptions extends CostOptions {
   jobs: number;
   /** Workers started before the scenario was read (`withWarmWorkers`); `runSimTasks` takes them. */
   workers?: WarmWorkers;
+  /** `--traces FILE`: write sampled simulated requests of the first seed as OTLP JSON. */
+  traces?: string;
+  /** `--trace-sample`: a fraction of requests, or `errors` (default 0.01). */
+  traceSample?: string;
 }
 
 /** Runs the command; returns the exit code. */
@@ -51,6 +61,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   const label = opts.seeds === 1 ? `seed ${seed}` : `seeds ${seed}..${seed + opts.seeds - 1}`;
   // --no-plugins refuses a plugin scenario in a dry run too (pipelines vet scenarios that way).
   preflightPlugins(scenario, path);
+  const traces = tracesOut(io.cwd, scenario, opts.traces, opts.traceSample);
   const dryRun = guardCost('run', [{ label, scenario, count: opts.seeds }], opts, io);
   if (dryRun !== undefined) return dryRun;
   // A measured distribution that draws a mean far from the data's changes every figure the run gives.
@@ -60,7 +71,12 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   checkResultsDir(root, scenario.name);
   const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
-  const perSeed = await runSimTasks(tasks, opts.jobs, progressBars(io.progressStream, labels, scenario.durationMs), opts.workers, pluginTasks);
+  const progress = progressBars(io.progressStream, labels, scenario.durationMs);
+  const traced = traces === undefined ? undefined : { out: traces, recorder: traceRecorder(traces, scenario, seed) };
+  const perSeed =
+    traced === undefined
+      ? await runSimTasks(tasks, opts.jobs, progress, opts.workers, pluginTasks)
+      : await runTraced(tasks, traced.recorder, opts, progress);
   const summary = perSeed.length === 1 ? perSeed[0]! : aggregateSummaries(perSeed);
   const summaryJson = jsonBody(summary);
   const files: Record<string, Body> = {
@@ -77,10 +93,42 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
     io.stdout(formatRunTable(summary));
     if (dir !== undefined) io.stdout(`\nresults: ${dir}\n`);
   }
+  const tracesWritten = traced === undefined || writeTracesOrSay(io, traced.out, traced.recorder, opts.json);
   // The report comes last: whatever happens to it, the results are written and printed.
   if (opts.report && dir !== undefined) {
     const { renderReport } = await import('../report/report.js');
     if (!addReportOrSay(io, dir, () => renderReport({ [scenario.name]: summary }))) return 1;
   }
-  return dir === undefined ? 1 : 0;
+  return dir === undefined || !tracesWritten ? 1 : 0;
+}
+
+/**
+ * The first seed in this thread with the trace recorder (traces are recorded in this thread only),
+ * then the others as `runSimTasks` runs them; summaries in seed order.
+ */
+async function runTraced(tasks: SimTask[], traced: TraceRecorder, opts: RunCommandOptions, progress: ProgressSink): Promise<Summary[]> {
+  const rest = tasks.slice(1);
+  // Workers started for the other seeds wait while this thread simulates the first.
+  if (rest.length === 0) opts.workers?.close();
+  let first: Summary;
+  try {
+    const watch = progress === NO_PROGRESS ? undefined : (simMs: number, requests: number) => progress.update(0, simMs, requests);
+    first = await runSimTask(tasks[0]!, watch, undefined, traced);
+    progress.done(0);
+  } catch (error) {
+    progress.stop();
+    await opts.workers?.release();
+    throw error;
+  }
+  if (rest.length === 0) {
+    progress.stop();
+    await opts.workers?.release();
+    return [first];
+  }
+  const shifted: ProgressSink = {
+    update: (i, simMs, requests) => progress.update(i + 1, simMs, requests),
+    done: (i) => progress.done(i + 1),
+    stop: () => progress.stop(),
+  };
+  return [first, ...(await runSimTasks(rest, opts.jobs, shifted, opts.workers, pluginTasks))];
 }

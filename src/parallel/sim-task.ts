@@ -6,6 +6,7 @@
  * task calls are given by the thread that runs it (`TaskPlugins`).
  */
 import type { Summary } from '../metrics/summary.js';
+import type { TraceRecorder } from '../metrics/trace-recorder.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
 import type { Scenario } from '../model/types.js';
 import { exitIfParentGone, watchingParent } from './parent-watch.js';
@@ -37,12 +38,14 @@ export const noPlugins: TaskPlugins = async () => ({ loadBalances: {}, clusters:
 
 /**
  * Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared
- * buffer; `plugins` gives the plugins the simulation calls (none by default).
+ * buffer; `plugins` gives the plugins the simulation calls (none by default); `traces` records its
+ * simulated traces (in this thread only: `run --traces`).
  */
 export async function runSimTask(
   task: SimTask,
   onProgress?: (simMs: number, requests: number) => void,
   plugins: TaskPlugins = noPlugins,
+  traces?: TraceRecorder,
 ): Promise<Summary> {
   let watch = onProgress;
   if (watch === undefined && task.progress !== undefined) {
@@ -60,7 +63,7 @@ export async function runSimTask(
   }
   const loaded = plugins(task);
   const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
-  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget }).summary;
+  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget, traces }).summary;
 }
 
 const CELL_FIELDS = 3;

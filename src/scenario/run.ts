@@ -16,6 +16,7 @@ import type { ZoneDistance } from '../dubbo/zone-order.js';
 import { aggregateSummaries } from '../metrics/aggregate.js';
 import { Recorder } from '../metrics/recorder.js';
 import type { Summary } from '../metrics/summary.js';
+import type { TraceRecorder } from '../metrics/trace-recorder.js';
 import { EPOCH_MS } from '../world/provider.js';
 import { scheduleFaults } from '../world/faults.js';
 import { providerFilterChain } from '../stack/provider-filter-chain.js';
@@ -65,10 +66,15 @@ export interface RunOptions {
    * summary is the same either way; the tests compare the two.
    */
   holdPushes?: boolean;
+  /**
+   * Records simulated traces of this run (`run --traces`). It draws nothing from the simulation's
+   * streams: the summary is the same with or without it.
+   */
+  traces?: TraceRecorder;
 }
 
 /** Builds the world for one seed without running it (for tools such as `check`). */
-export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder, plugins: Plugins = {}): World {
+export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder, plugins: Plugins = {}, traces?: TraceRecorder): World {
   // Envoy-style zone routing needs how the local (consumer) cluster spreads over zones.
   const perZone = new Map<string, number>();
   for (const c of scenario.consumers) perZone.set(c.zone, (perZone.get(c.zone) ?? 0) + c.instances);
@@ -93,6 +99,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
   return new World(scenario, {
     seed,
     observer: recorder,
+    tracer: traces ?? null,
     consumerStack: (instance, world) => {
       const runtime = createRuntime({
         sim: world.sim,
@@ -140,7 +147,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
         .map(([method]) => `${service}.${method}`),
     ),
   });
-  const world = buildWorld(scenario, seed, recorder, options.plugins);
+  const world = buildWorld(scenario, seed, recorder, options.plugins, options.traces);
   scheduleTimelineSampling(world, recorder);
   const watch = options.watch;
   if (watch !== undefined) {
@@ -159,6 +166,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
     })),
     inFlight: stats.inFlight,
   });
+  options.traces?.finish(world.sim.now);
   const violations = recorder.checkInvariants();
   if (violations.length > 0) throw new InvariantError(violations);
   return { summary: recorder.summary({ scenario: scenario.name, seed, seeds: [seed], version: options.version }), stats };

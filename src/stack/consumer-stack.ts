@@ -343,6 +343,7 @@ export class DubboConsumerStack implements ConsumerStack {
       isKnownGone: (p) => world.registry.isKnownGone(p),
       consumer: instance,
       release: deps.runtime.release,
+      tracer: world.tracer,
     };
   }
 

@@ -11,6 +11,7 @@ import { FixedDelayTimers } from '../engine/fixed-delay-timers.js';
 import type { Proc, SimEvent, Simulation } from '../engine/simulation.js';
 import { oneWayMsOn, type Link, type Network } from '../world/network.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
+import type { AttemptResult, TraceObserver } from '../metrics/trace-observer.js';
 import type { IncomingCall, Reply } from '../world/provider-call.js';
 import { EPOCH_MS, providerStateVersion, type ProviderExport } from '../world/provider.js';
 import { ASYNC_KEY, DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/constants.js';
@@ -68,6 +69,8 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
   timers: FixedDelayTimers | null = null;
   timerHandle = 0;
   timedOut = false;
+  /** Simulated traces' observer when this attempt's request may be traced, else null. */
+  tracer: TraceObserver | null = null;
   /** The invoker's URL as the consumer sees it (for the result's messages). */
   readonly url: ServiceAddressURL;
   // Whether the process has taken its first step (the wait).
@@ -113,6 +116,7 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
       this.#waiting = true;
       return { value: this.done, done: false };
     }
+    if (this.tracer !== null) this.tracer.attemptEnded(this, attemptResult(reply ?? null), this.done.sim.now);
     return { value: resultOf(this, reply ?? null), done: true };
   }
 
@@ -142,6 +146,8 @@ export interface ProtocolContext {
   consumer?: { readonly lost: WeakSet<RequestHandle> | null };
   /** The release the consumer group runs (default 3.3): how timeouts are read, written and detected. */
   release?: DubboRelease;
+  /** Simulated traces' observer (`run --traces`); absent or null: nothing is traced. */
+  tracer?: TraceObserver | null;
 }
 
 // PERF: the timeouts of one value, per simulation, wait in one FIFO (FixedDelayTimers) instead of one
@@ -269,7 +275,17 @@ export class DubboInvoker implements Invoker {
    * provider (its zone for crossZoneRatio, its registry state for staleCalls), never an execution.
    */
   refusedByFilter(invocation: RpcInvocation): void {
-    this.#recordAttempt((invocation.context as CallContext).request);
+    const request = (invocation.context as CallContext).request;
+    this.#recordAttempt(request);
+    this.#traceImmediate(request, invocation, this.timeoutMs(invocation), 'actives');
+  }
+
+  // An attempt that ended before anything was sent, for a traced request.
+  #traceImmediate(request: RequestHandle, invocation: RpcInvocation, timeoutMs: number, result: AttemptResult): void {
+    const tracer = this.#ctx.tracer;
+    if (tracer == null) return;
+    const p = this.provider;
+    tracer.attempt(request, null, p, p.service, invocation.getMethodName(), timeoutMs, p.zone !== this.#ctx.consumerZone, this.#ctx.sim.now, result);
   }
 
   #recordAttempt(request: RequestHandle): void {
@@ -325,6 +341,7 @@ export class DubboInvoker implements Invoker {
       // DIVERGENCE: 2.7's ConsumerContextFilter (order -10000) returns it outside ActiveLimitFilter, which
       // then counts nothing; here ActiveLimitFilter has counted the attempt (a 0 ms success under 2.7).
       const error = noTimeLeft(invocation.serviceName, method);
+      this.#traceImmediate(request, invocation, timeoutMs, 'noTimeLeft');
       return { kind: 'ok', bizException: error.message, rpcException: error };
     }
     // 2.7 DefaultFuture.java:81: a timeout of 0 or less becomes the channel URL's `timeout` (interface
@@ -335,6 +352,7 @@ export class DubboInvoker implements Invoker {
     // 2.7 writes an invocation attribute instead (DubboInvoker.java:100): each attempt reads its URL.
     if (release.retryTimeout === 'first') invocation.setAttachment(TIMEOUT_KEY, String(Math.trunc(timeoutMs)));
     if (!provider.connectable) {
+      this.#traceImmediate(request, invocation, timeoutMs, 'closed');
       // DIVERGENCE: Dubbo fails at once with "channel is closed" when the connection is gone and
       // reconnects in the background; zonesim fails the same way without modelling reconnects.
       return rpcError(
@@ -370,6 +388,12 @@ export class DubboInvoker implements Invoker {
       attempt.timerHandle = lane.add(attempt);
     } else attempt.timer = sim.schedule(timeoutMs, expire, undefined, attempt);
     const delay = links.out !== undefined ? oneWayMsOn(links.out) : ctx.network.oneWayMs(ctx.consumerZone, provider.zone);
+    const tracer = ctx.tracer;
+    if (tracer != null) {
+      attempt.tracer = tracer;
+      tracer.attempt(request, attempt, provider, provider.service, method, timeoutMs, provider.zone !== ctx.consumerZone, sim.now);
+      if (delay < 0) tracer.notExecuted(attempt);
+    }
     // PERF: sending is the step's last action before it waits: with zero RTT the provider may receive
     // the call at once (`scheduleLast`).
     if (delay >= 0) sim.scheduleLast(delay, deliverRequest, attempt);
@@ -391,6 +415,12 @@ export function attachedTimeout(text: string, release: DubboRelease): number {
     return release.version === '2.7' ? 0 : DEFAULT_TIMEOUT;
   }
   return n >= -(2 ** 31) && n < 2 ** 31 ? n : Number(BigInt.asIntN(32, BigInt(text.replace(/^\+/, ''))));
+}
+
+/** How an attempt ended, for its trace span (null: the timeout fired first). */
+function attemptResult(reply: Reply | null): AttemptResult {
+  if (reply === null) return 'timeout';
+  return reply.kind === 'ok' ? (reply.biz || reply.thrown !== undefined ? 'biz' : 'ok') : reply.kind;
 }
 
 /** The attempt's result from the provider's reply (null: the timeout fired first). */

@@ -12,6 +12,7 @@ import type { Rng } from '../engine/random.js';
 import type { Proc, Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import type { Outcome, RequestHandle, WorldObserver } from '../metrics/observer.js';
+import type { TraceObserver } from '../metrics/trace-observer.js';
 import type { ServerContext } from './provider-call.js';
 
 /**
@@ -104,6 +105,7 @@ export class ConsumerGroup {
   readonly instances: ConsumerInstance[];
   readonly #sim: Simulation;
   readonly #observer: WorldObserver;
+  readonly #tracer: TraceObserver | null;
   readonly #arrivalRng: Rng;
   readonly #pickRng: Rng;
   readonly #tagRng: Rng;
@@ -132,13 +134,14 @@ export class ConsumerGroup {
   started = 0;
 
   constructor(
-    init: { sim: Simulation; observer: WorldObserver; scenario: Scenario },
+    init: { sim: Simulation; observer: WorldObserver; tracer?: TraceObserver | null; scenario: Scenario },
     spec: ConsumerGroupSpec,
     instances: ConsumerInstance[],
     rng: { arrival: Rng; pick: Rng; tag: Rng },
   ) {
     this.#sim = init.sim;
     this.#observer = init.observer;
+    this.#tracer = init.tracer ?? null;
     this.spec = spec;
     this.instances = instances;
     this.#arrivalRng = rng.arrival;
@@ -296,11 +299,14 @@ export class ConsumerGroup {
       idempotent: choice.idempotent,
       startMs: sim.now,
     });
+    const tracer = this.#tracer;
+    if (tracer !== null) tracer.request(request, this.spec.application, inst.id, inst.ip, inst.zone, choice.service, choice.method, sim.now, null);
     this.started++;
     if (inst.entryThreadsInUse >= this.#entryThreads) {
       // Every entry thread of the instance is busy: the request ends at once (SPEC 2.4; Tomcat
       // would first hold it in its accept queue, which the scenario format does not model).
       this.#observer.endRequest(request, 'rejected', sim.now, ENTRY_CAUSE);
+      if (tracer !== null) tracer.requestEnded(request, 'rejected', sim.now, ENTRY_CAUSE);
       return;
     }
     inst.entryThreadsInUse++;
@@ -318,6 +324,7 @@ export class ConsumerGroup {
     this.#tracked?.delete(call);
     const result = outcomeOfCall(call.consumer!.stack, value);
     this.#observer.endRequest(call.request, result.outcome, this.#sim.now, result.cause);
+    if (this.#tracer !== null) this.#tracer.requestEnded(call.request, result.outcome, this.#sim.now, result.cause);
     call.consumer!.entryThreadsInUse--;
     this.inFlight--;
   };

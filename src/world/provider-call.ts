@@ -55,4 +55,6 @@ export interface ServerContext {
   readonly startedMs: number;
   /** SPEC 2.7 `propagation.tag`: the incoming attachment copied into the outgoing `dubbo.tag`. */
   readonly tagFrom?: string;
+  /** The incoming call being executed (what a trace hangs the downstream calls under). */
+  readonly call?: IncomingCall;
 }

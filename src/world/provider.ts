@@ -19,6 +19,7 @@ import { oneWayMsOn, type Link, type Network } from './network.js';
 import type { IncomingCall, Reply, ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
+import type { TraceObserver } from '../metrics/trace-observer.js';
 
 /** Dubbo release the simulated providers announce. */
 export const PROVIDER_RELEASE = '3.3.2';
@@ -179,6 +180,8 @@ export class ProviderInstance {
   readonly #sim: Simulation;
   readonly #network: Network;
   readonly #recorder: WorldObserver;
+  /** Simulated traces' observer, null when nothing is traced. */
+  readonly #tracer: TraceObserver | null;
   readonly #startExecution: (call: IncomingCall) => void;
   /** Several pools (isolated executors, dynamic isolation): the pool each running call holds. */
   readonly #poolOf: Map<IncomingCall, Resource<IncomingCall>> | null;
@@ -194,6 +197,7 @@ export class ProviderInstance {
     sim: Simulation;
     network: Network;
     recorder: WorldObserver;
+    tracer?: TraceObserver | null;
     application: string;
   }) {
     this.group = init.group;
@@ -204,6 +208,7 @@ export class ProviderInstance {
     this.#sim = init.sim;
     this.#network = init.network;
     this.#recorder = init.recorder;
+    this.#tracer = init.tracer ?? null;
     const spec = init.group.spec;
     // EagerThreadPool runs a call at once while fewer than `threads` are busy (TaskQueue.offer makes the
     // executor start a thread rather than queue), then queues it in a bounded TaskQueue: for admission
@@ -284,6 +289,11 @@ export class ProviderInstance {
 
   /** A request message arrived for `target` (default: the first export). */
   receive(call: IncomingCall, target: ProviderExport = this.exports[0]!): void {
+    const tracer = this.#tracer;
+    if (tracer !== null) {
+      if (this.state === 'up') tracer.received(call, this.#sim.now);
+      else tracer.notExecuted(call);
+    }
     switch (this.state) {
       case 'blackhole':
         return;
@@ -301,6 +311,7 @@ export class ProviderInstance {
       if (got === 'granted') this.#execute(call);
     } else {
       this.#recorder.rejected(this.group.spec.name, call.service);
+      if (tracer !== null) tracer.notExecuted(call);
       this.#reply(call, { kind: 'exhausted', detail: this.#exhaustedDetail(pool) });
     }
   }
@@ -345,6 +356,7 @@ export class ProviderInstance {
     if (this.state === 'crashed' || this.state === 'stopped') {
       // The process died while the call was queued: the thread never runs it.
       this.#release(call);
+      this.#tracer?.notExecuted(call);
       return;
     }
     // The provider filter chain runs on the thread (Dubbo: ChannelEventRunnable -> ... -> filters).
@@ -354,6 +366,7 @@ export class ProviderInstance {
       if (refused !== null) {
         this.#release(call);
         this.#recorder.rejected(this.group.spec.name, call.service);
+        this.#tracer?.notExecuted(call);
         this.#reply(call, refused);
         return;
       }
@@ -364,6 +377,7 @@ export class ProviderInstance {
     let factor = this.group.factor(call.method, call.service);
     if (this.slowdown.size > 0) factor *= slowdownFactor(this.slowdown, this.group.spec, call.service, call.method);
     const serviceMs = m.draw() * factor;
+    if (this.#tracer !== null) this.#tracer.executing(call, this.#sim.now, serviceMs);
     if (m.spec.calls.length > 0 && this.downstream !== null) {
       this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
       return;
@@ -381,7 +395,7 @@ export class ProviderInstance {
   readonly #onResponse = (arg: unknown): void => {
     const ex = arg as Exchange;
     if (ex.call.settled) {
-      if (ex.executed) this.#recorder.orphaned(ex.call.request);
+      if (ex.executed) this.#orphaned(ex.call);
       return;
     }
     ex.call.deliver(ex.reply);
@@ -392,7 +406,7 @@ export class ProviderInstance {
     const startedMs = this.#sim.now;
     yield this.#sim.timeout(serviceMs);
     const downstream = this.downstream!;
-    const server: ServerContext = { attachments: call.attachments, startedMs };
+    const server: ServerContext = { attachments: call.attachments, startedMs, call };
     // The first failure in call order is the exception the service rethrows.
     let failed: unknown = null;
     if (spec.parallel) {
@@ -414,10 +428,11 @@ export class ProviderInstance {
   // downstream call reaches the caller as an exception inside the result (Dubbo does not retry those).
   #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: unknown, startedMs: number, ex?: Exchange): void {
     this.#release(call);
+    if (this.#tracer !== null) this.#tracer.executed(call, this.#sim.now);
     this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs);
     this.#isolation?.finished(call.service, call.method, this.#sim.now - startedMs);
     if (this.state === 'crashed' || this.state === 'stopped') {
-      this.#recorder.orphaned(call.request);
+      this.#orphaned(call);
       return;
     }
     if (downstreamFailed !== null) {
@@ -428,16 +443,22 @@ export class ProviderInstance {
     this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true, ex);
   }
 
+  // An execution whose response no consumer will use.
+  #orphaned(call: IncomingCall): void {
+    this.#recorder.orphaned(call.request);
+    if (this.#tracer !== null) this.#tracer.orphaned(call);
+  }
+
   // Sends the response over the network; a lost or late response of an execution is an orphan.
   #reply(call: IncomingCall, reply: Reply, executed = false, ex?: Exchange): void {
     if (this.state === 'blackhole') {
-      if (executed) this.#recorder.orphaned(call.request);
+      if (executed) this.#orphaned(call);
       return;
     }
     const link = call.replyLink;
     const delay = link !== undefined ? oneWayMsOn(link) : this.#network.oneWayMs(this.zone, call.consumerZone);
     if (delay < 0) {
-      if (executed) this.#recorder.orphaned(call.request);
+      if (executed) this.#orphaned(call);
       return;
     }
     const response = ex ?? new Exchange(call, null, this.#sim.now);

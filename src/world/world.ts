@@ -12,6 +12,7 @@ import { AddressPool } from './addresses.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import { answeredWithValue, type WorldObserver } from '../metrics/observer.js';
+import type { TraceObserver } from '../metrics/trace-observer.js';
 import { ProviderGroup, ProviderInstance, type DownstreamCaller, type ProviderExport } from './provider.js';
 import type { ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
@@ -28,6 +29,8 @@ const TAG_ATTACHMENT = 'dubbo.tag';
 export interface WorldOptions {
   seed: number;
   observer: WorldObserver;
+  /** Receives what simulated traces need (`run --traces`); absent: nothing is traced. */
+  tracer?: TraceObserver | null;
   /** Builds the RPC stack of one consumer instance. */
   consumerStack(instance: ConsumerInstance, world: World): ConsumerStack;
   /** The registry model (default: static). */
@@ -55,6 +58,8 @@ export class World {
   readonly streams: RandomStreams;
   readonly network: Network;
   readonly observer: WorldObserver;
+  /** The trace observer, or null when nothing is traced (every call site checks). */
+  readonly tracer: TraceObserver | null;
   readonly registry: RegistryModel;
   /** The registries by name: the `registries:` entries of a multi-registry scenario, else `default`. */
   readonly registries: ReadonlyMap<string, RegistryModel>;
@@ -68,6 +73,7 @@ export class World {
     this.scenario = scenario;
     this.#options = options;
     this.observer = options.observer;
+    this.tracer = options.tracer ?? null;
     this.streams = new RandomStreams(options.seed);
     const zones = Object.keys(scenario.zones);
     for (const z of zones) this.addressPools.set(z, new AddressPool(scenario.zones[z]!.cidr));
@@ -90,7 +96,7 @@ export class World {
       const pool = this.addressPools.get(spec.zone)!;
       const instances: ConsumerInstance[] = [];
       for (let i = 0; i < spec.instances; i++) instances.push(new ConsumerInstance(spec, i, pool.allocate()));
-      const group = new ConsumerGroup({ sim: this.sim, observer: this.observer, scenario }, spec, instances, {
+      const group = new ConsumerGroup({ sim: this.sim, observer: this.observer, tracer: this.tracer, scenario }, spec, instances, {
         arrival: this.streams.stream(`arrival/${gi}`),
         pick: this.streams.stream(`pick/${gi}`),
         tag: this.streams.stream(`tag/${gi}`),
@@ -114,6 +120,7 @@ export class World {
       sim: this.sim,
       network: this.network,
       recorder: this.observer,
+      tracer: this.tracer,
       application: group.spec.application,
     });
     group.instances.push(p);
@@ -141,6 +148,7 @@ export class World {
     for (const service of Object.keys(spec.reference)) stack.refer(service);
     const sim = this.sim;
     const observer = this.observer;
+    const tracer = this.tracer;
     const services = this.scenario.services;
     const tag = { ...this.scenario.propagation, ...p.group.spec.propagation }.tag;
     const tagFrom = tag === true ? TAG_ATTACHMENT : typeof tag === 'string' ? tag : undefined;
@@ -156,10 +164,12 @@ export class World {
           idempotent: services[service]?.methods[method]?.idempotent ?? true,
           startMs: sim.now,
         });
+        if (tracer !== null) tracer.request(request, application, p.address, p.ip, p.zone, service, method, sim.now, incoming.call ?? null);
         const server = tagFrom === undefined ? incoming : { ...incoming, tagFrom };
         const value = yield* stack.call({ service, method, attachments: new Map(), request, server });
         const { outcome, cause } = outcomeOfCall(stack, value);
         observer.endRequest(request, outcome, sim.now, cause);
+        if (tracer !== null) tracer.requestEnded(request, outcome, sim.now, cause);
         return answeredWithValue(outcome, cause) ? null : (value ?? outcome);
       },
     };
