@@ -158,6 +158,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
       peakActiveThreads: g.peakActiveThreads(),
     })),
     inFlight: stats.inFlight,
+    registryServers: [...world.registries.values()].flatMap((r) => r.serverFigures?.() ?? []),
   });
   const violations = recorder.checkInvariants();
   if (violations.length > 0) throw new InvariantError(violations);

@@ -50,6 +50,7 @@ import type { Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 import type { Network } from './network.js';
 import type { WorldObserver } from '../metrics/observer.js';
+import type { RegistryNodeFigures } from '../metrics/registry-server-figures.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
 import { PushDelivery, type RegistryServer } from './registry-push-delivery.js';
@@ -59,6 +60,7 @@ import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 import { registerLevels, type DiscoveryLevel } from './discovery-levels.js';
+import { REQUEST_OVERHEAD_BYTES, RegistryServers, modelsServers, type RegistryClient } from './registry-servers.js';
 
 /** What a registry model needs from the world (the `World` satisfies it). */
 export interface RegistryHost {
@@ -70,7 +72,7 @@ export interface RegistryHost {
    * The scenario, when there is one: application-level registration reads the service-name
    * mapping (which applications export a service) from its provider groups.
    */
-  readonly scenario?: Pick<Scenario, 'providers' | 'registries'>;
+  readonly scenario?: Pick<Scenario, 'providers' | 'registries'> & Partial<Pick<Scenario, 'warmupMs' | 'durationMs' | 'bucketMs'>>;
 }
 
 /** How a registry model is named inside one world. */
@@ -124,6 +126,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #mapping: ServiceNameMapping;
   readonly #cut = new Set<string>();
   #down = false;
+  /** The registry's nodes when it is modeled as a server (`servers` or `capacity` set), else null. */
+  readonly servers: RegistryServers | null;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -134,6 +138,15 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     // One push-lag stream for both levels: with one level in use, its draws are those of a single-level registry.
     const lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
     this.#perGroup = registryType === 'nacos';
+    const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
+    this.servers = modelsServers(spec)
+      ? new RegistryServers(spec, {
+          network: host.network,
+          rng: host.streams.stream(`${options.streamPrefix}/servers`),
+          grid: timelineGrid(host.scenario),
+          namePrefix: multi ? `${options.name}/` : '',
+        })
+      : null;
     const level = (kind: DiscoveryLevel): Level => {
       const byKey = new Map<string, Set<Entry>>();
       const server: RegistryServer = {
@@ -143,6 +156,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         isDown: () => this.#down,
         isCut: (zone) => this.#cut.has(zone),
         netReachable: (zone) => this.#netReachable(zone),
+        servers: this.servers,
       };
       const appLevel = kind === 'application';
       const sizer = new PushSizer(kind, registryType);
@@ -158,7 +172,6 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#both = [this.#interface, this.#application];
     this.#defaultLevel = spec.registration === 'application' ? this.#application : this.#interface;
     // The provider groups of this registry that register at each level.
-    const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
     const groups = (host.scenario?.providers ?? []).filter((g) => !multi || g.registries === undefined || g.registries.includes(this.name));
     if (this.#perGroup) {
       // The services the Nacos server lists (`getServicesOfServer`): every provider group's, as a
@@ -185,6 +198,18 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** The provider process stopped without deregistering (crash, black hole); the default does nothing. */
   protected onCrash(_entry: RegistryEntry): void {}
+
+  /**
+   * The registry as a server: whether a client's liveness message speaks for its whole process (a
+   * ZooKeeper session's ping, a Nacos 2.x connection's keepalive: one request per tick however many
+   * records the process has) or for one record (a Nacos 1.x beat per instance). Default: the process.
+   */
+  protected livenessPerProcess(_entry: RegistryEntry): boolean {
+    return true;
+  }
+
+  /** The registry as a server: bytes of a liveness message and of its answer. */
+  protected abstract livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
 
   /** The registry is back after `registryDown`: detection clocks restart now. */
   protected onResume(): void {
@@ -261,10 +286,17 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       entry.timer = null;
     }
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
-    if (entry.registered && this.reachable(entry.provider.zone)) {
+    if (!entry.registered || !this.reachable(entry.provider.zone)) return;
+    const servers = this.servers;
+    if (servers === null) {
       this.remove(entry);
       this.publish();
+      return;
     }
+    this.#throughServer(servers, entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, () => {
+      this.remove(entry);
+      this.publish();
+    });
   }
 
   subscribe(
@@ -341,6 +373,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     for (const l of this.#levels()) l.pushes.held.catchUpAll();
   }
 
+  serverFigures(): RegistryNodeFigures[] {
+    return this.servers?.figures() ?? [];
+  }
+
   /** Both levels, interface first (the order every registry-wide step takes). */
   #levels(): readonly Level[] {
     return this.#both;
@@ -385,9 +421,13 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     return !this.#down && this.#netReachable(zone);
   }
 
-  /** True when messages between `zone` and the registry get through: no zone cut, no network partition. */
+  /**
+   * True when messages between `zone` and the registry get through: no zone cut, no network partition
+   * (with registry servers: some node is up and not partitioned from the zone).
+   */
   #netReachable(zone: string): boolean {
     if (this.#cut.size > 0 && this.#cut.has(zone)) return false;
+    if (this.servers !== null) return this.servers.anyReachable(zone);
     const home = this.spec.zone;
     return home === undefined || home === zone || !this.#network.isPartitioned(zone, home);
   }
@@ -460,20 +500,94 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (entry.left) return;
     const p = entry.provider;
     if (p.state === 'up' && this.reachable(p.zone)) {
-      // Heard: a heartbeat / keepalive / ping; an instance the server lost registers again
-      // (Nacos answers a beat for an unknown instance with 20404 and the client re-registers;
-      // Dubbo's ZooKeeper registry recovers its nodes on a new session; Nacos 2.x redoes them on reconnect).
-      entry.lastHeardMs = this.sim.now;
-      if (!entry.listed || !entry.healthy) {
-        this.register(entry);
-        this.publish();
-      }
+      if (this.servers === null) this.#heard(entry);
+      else this.#tickThroughServer(entry, this.servers);
     } else this.onSilentTick(entry);
     // A dead process whose record is gone has nothing left to tell the registry.
     if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
       entry.timer = this.sim.schedule(this.tickIntervalMs(), () => this.#tick(entry));
     }
   }
+
+  /**
+   * Heard: a heartbeat / keepalive / ping; an instance the server lost registers again (Nacos answers a
+   * beat for an unknown instance with 20404 and the client re-registers; Dubbo's ZooKeeper registry
+   * recovers its nodes on a new session; Nacos 2.x redoes them on reconnect).
+   */
+  #heard(entry: Entry): void {
+    entry.lastHeardMs = this.sim.now;
+    if (!entry.listed || !entry.healthy) {
+      this.register(entry);
+      this.publish();
+    }
+  }
+
+  /**
+   * The registry as a server: the tick is a request to the client's node (a registration carrying its URL
+   * while the record is not listed, else a liveness message, one per process where it speaks for the
+   * process), and the server hears it when its node has processed it.
+   */
+  #tickThroughServer(entry: Entry, servers: RegistryServers): void {
+    const now = this.sim.now;
+    const client = servers.clientOf(entry.instance, entry.provider.zone);
+    // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
+    // (ZooKeeperServer.submitRequest); here, when the node has processed it (the pipeline stands for the whole path).
+    const heard = (): void => {
+      if (!entry.left && !this.#down) this.#heard(entry);
+    };
+    if (entry.listed && this.livenessPerProcess(entry) && client.tickAtMs === now) {
+      // Another record of the same process ticked now: the same message.
+      this.#at(client.tickHeardAtMs, heard);
+      return;
+    }
+    const liveness = this.livenessBytes(entry);
+    const [bytes, replyBytes] = entry.listed
+      ? [liveness.request, liveness.reply]
+      : [REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES];
+    // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
+    // consumers subscribe (it still loads its node).
+    const processed = this.#throughServer(servers, entry, bytes, replyBytes, heard, now === 0);
+    if (processed === undefined) {
+      this.onSilentTick(entry);
+      return;
+    }
+    if (entry.listed) {
+      client.tickAtMs = now;
+      client.tickHeardAtMs = processed;
+    }
+  }
+
+  /**
+   * Sends a request of `entry`'s client to its node: `then` runs when the node has processed it (now, or
+   * from the agenda; `atOnce`: now, whatever the node's queues), and its reply leaves the node then. Returns when it is processed, or undefined when
+   * the client reaches no node (nothing runs).
+   */
+  #throughServer(servers: RegistryServers, entry: Entry, bytes: number, replyBytes: number, then: () => void, atOnce = false): number | undefined {
+    const client: RegistryClient = servers.clientOf(entry.instance, entry.provider.zone);
+    const node = servers.request(client, this.sim.now, bytes);
+    if (node === null) return undefined;
+    const processed = atOnce ? this.sim.now : servers.processedAtMs;
+    this.#at(processed, () => {
+      servers.reply(node, this.sim.now, replyBytes);
+      then();
+    });
+    return processed;
+  }
+
+  /** Runs `fn` at `atMs`: now when it is now, else from the agenda. */
+  #at(atMs: number, fn: () => void): void {
+    const now = this.sim.now;
+    if (atMs <= now) fn();
+    else this.sim.schedule(atMs - now, fn);
+  }
+}
+
+/** The accounting grid of registry server figures: the scenario's timeline buckets (none without a scenario). */
+function timelineGrid(scenario: RegistryHost['scenario']): { fromMs: number; bucketMs: number; buckets: number } {
+  const fromMs = scenario?.warmupMs ?? 0;
+  const bucketMs = scenario?.bucketMs ?? 1000;
+  const durationMs = scenario?.durationMs ?? 0;
+  return { fromMs, bucketMs, buckets: Math.max(0, Math.ceil((durationMs - fromMs) / bucketMs)) };
 }
 
 /** A registered URL's query parameter (provider URLs are built unencoded), or undefined. */

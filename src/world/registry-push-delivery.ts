@@ -42,6 +42,10 @@ import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-su
 import { parseNacosServiceName } from './nacos-service-name.js';
 import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
+import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+
+/** Bytes of a ZooKeeper watch event (WatcherEvent: type, state, path) besides its path. */
+const WATCH_EVENT_BYTES = 24;
 
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
@@ -58,6 +62,8 @@ export interface RegistryServer {
   isCut(zone: string): boolean;
   /** True when messages between `zone` and the registry get through (zone cuts, network partitions). */
   netReachable(zone: string): boolean;
+  /** The registry's nodes when it is modeled as a server (`servers` or `capacity`), else null: pushes cost nothing. */
+  readonly servers: RegistryServers | null;
 }
 
 /** How one registry's pushes are made. */
@@ -74,6 +80,11 @@ export interface PushOptions {
   readonly registryType: 'nacos' | 'zookeeper';
   /** Application level: what the consumers' metadata fetches need (none: lists take effect on arrival). */
   readonly metadata?: ListenerHost;
+}
+
+/** The registry client of `sub`'s consumer instance (kept on the subscription: one lookup per subscription). */
+function clientOf(sub: Subscription, servers: RegistryServers): RegistryClient {
+  return (sub.client ??= servers.clientOf(sub.subscriber, sub.subscriber.zone));
 }
 
 /** A node of the cache of union lists (a service exported by several applications). */
@@ -192,6 +203,7 @@ export class PushDelivery {
       heldEnd: 0,
       inHeldSubs: false,
       catchingUp: false,
+      client: null,
     };
     let list = this.#subs.get(key);
     if (list === undefined) this.#subs.set(key, (list = []));
@@ -216,9 +228,20 @@ export class PushDelivery {
       this.#miss(sub);
       return;
     }
+    const snapshot = this.#snapshot(sub.key);
+    const servers = this.#server.servers;
+    if (servers !== null) {
+      // DIVERGENCE: the read of `subscribe` is answered at once (the consumer's references are built before
+      // its traffic starts); its request and reply still load the node, as if both went through at once.
+      const node = servers.request(clientOf(sub, servers), this.#sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+      if (node === null) {
+        this.#miss(sub);
+        return;
+      }
+      servers.reply(node, this.#sim.now, snapshot.bytes);
+    }
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
-    const snapshot = this.#snapshot(sub.key);
     this.#received(sub, snapshot);
     this.#refresh(sub, snapshot, true);
   }
@@ -303,9 +326,24 @@ export class PushDelivery {
       zk.armed = false;
     }
     const now = this.#sim.now;
+    // The registry as a server: the push (a watch event) leaves the subscriber's node once its out NIC
+    // has sent everything queued before it.
+    const servers = this.#server.servers;
+    let leftMs = now;
+    if (servers !== null) {
+      const done = servers.push(clientOf(sub, servers), now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
+      if (done === undefined) {
+        if (zk !== null) zk.armed = true;
+        this.#miss(sub);
+        return;
+      }
+      leftMs = done;
+      if (zk !== null) zk.firedAtMs = now;
+    }
     const seq = zk !== null ? 0 : ++sub.sentSeq;
-    const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
+    const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
+    if (servers !== null && zk === null) this.#observer.registryPushLag?.(arrival - now, now);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
@@ -393,28 +431,72 @@ export class PushDelivery {
    */
   #runEventThread(thread: ZookeeperEventThread<Subscription>): void {
     for (let sub = thread.next(); sub !== undefined; sub = thread.next()) {
-      const zk = sub.zk!;
-      zk.armed = true;
+      sub.zk!.armed = true;
       if (!this.#canPush(sub.subscriber.zone)) {
         this.#miss(sub);
         continue;
       }
-      const snapshot = this.#snapshot(sub.key);
-      this.#received(sub, snapshot);
-      const now = this.#sim.now;
-      const at = zk.executeAt(now);
-      if (at === now) {
-        this.#refresh(sub, snapshot);
-        continue;
-      }
-      thread.busy = true;
-      this.#sim.schedule(at - now, () => {
-        thread.busy = false;
-        this.#refresh(sub, snapshot);
-        this.#runEventThread(thread);
-      });
-      return;
+      const servers = this.#server.servers;
+      if (servers !== null ? this.#readThroughServer(thread, sub, servers) : this.#readList(thread, sub, this.#snapshot(sub.key))) return;
     }
+  }
+
+  /**
+   * The event thread has read `snapshot` for `sub`'s watch event (the read counted as a push): true when
+   * the notifier then sleeps on the thread (the thread goes on after it), false when it notified at once.
+   */
+  #readList(thread: ZookeeperEventThread<Subscription>, sub: Subscription, snapshot: Snapshot): boolean {
+    this.#received(sub, snapshot);
+    const now = this.#sim.now;
+    const at = sub.zk!.executeAt(now);
+    if (at === now) {
+      this.#refresh(sub, snapshot);
+      return false;
+    }
+    thread.busy = true;
+    this.#sim.schedule(at - now, () => {
+      thread.busy = false;
+      this.#refresh(sub, snapshot);
+      this.#runEventThread(thread);
+    });
+    return true;
+  }
+
+  /**
+   * The registry as a server: the event thread's `getChildren` is a request to the consumer's node, and
+   * the thread waits for its reply (Curator's call is synchronous). The node reads the list when it
+   * processes the request; the reply is that list's bytes on its out NIC. True when the thread waits;
+   * false when the read could not be sent (missed) or was answered at once (then read as without a server).
+   */
+  #readThroughServer(thread: ZookeeperEventThread<Subscription>, sub: Subscription, servers: RegistryServers): boolean {
+    const now = this.#sim.now;
+    const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+    if (node === null) {
+      this.#miss(sub);
+      return false;
+    }
+    const firedAtMs = sub.zk!.firedAtMs;
+    const answer = (): boolean => {
+      const at = this.#sim.now;
+      const snapshot = this.#snapshot(sub.key);
+      const back = servers.reply(node, at, snapshot.bytes);
+      this.#observer.registryPushLag?.(back - firedAtMs, at);
+      if (back === at) return this.#readList(thread, sub, snapshot);
+      thread.busy = true;
+      this.#sim.schedule(back - at, () => {
+        thread.busy = false;
+        if (!this.#readList(thread, sub, snapshot)) this.#runEventThread(thread);
+      });
+      return true;
+    };
+    const processed = servers.processedAtMs;
+    if (processed === now) return answer();
+    thread.busy = true;
+    this.#sim.schedule(processed - now, () => {
+      thread.busy = false;
+      if (!answer()) this.#runEventThread(thread);
+    });
+    return true;
   }
 
   /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */

@@ -17,6 +17,8 @@
  */
 import type { RegistrySpec } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
+import type { RegistryEntry } from './registry-entry.js';
+import { ZK_PING_BYTES } from './registry-servers.js';
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
 export const ZK_TICK_TIME_MS = 2000;
@@ -58,13 +60,24 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
     return zookeeperPingIntervalMs(this.spec.sessionTimeoutMs);
   }
 
+  protected livenessBytes(): typeof ZK_PING_BYTES {
+    return ZK_PING_BYTES;
+  }
+
   #expireSessions(): void {
     if (!this.down) {
       const now = this.sim.now;
+      const servers = this.servers;
+      // One session per process, however many records it holds.
+      const expired = servers === null ? null : new Set<RegistryEntry['instance']>();
       for (const e of [...this.registered]) {
         if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
           this.remove(e);
           this.observer.count('registry.sessionExpired');
+          if (expired !== null && !expired.has(e.instance)) {
+            expired.add(e.instance);
+            servers!.nodeOf(servers!.clientOf(e.instance, e.provider.zone)).sessionExpired(now);
+          }
         }
       }
       this.publish();

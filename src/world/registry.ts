@@ -5,6 +5,7 @@
  * discovery levels: a subscription's `level` is ignored).
  */
 import type { DiscoveryLevel } from './discovery-levels.js';
+import type { RegistryNodeFigures } from '../metrics/registry-server-figures.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 
 /** Receives full provider lists for one service (an empty list is an empty push). */
@@ -70,6 +71,8 @@ export interface RegistryModel {
   catchUpAll?(): void;
   /** Pushes held off the agenda so far (a performance counter of the run). */
   readonly pushesHeld?: number;
+  /** The registry as a server: what each of its nodes did (none when it is not modeled as one). */
+  serverFigures?(): RegistryNodeFigures[];
 }
 
 /** Delivers a subscription's held pushes that have arrived before what runs now (see `RegistryModel.subscribe`). */

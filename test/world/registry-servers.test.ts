@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { RandomStreams } from '../../src/engine/random.js';
+import { Network } from '../../src/world/network.js';
+import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
+import { REQUEST_OVERHEAD_BYTES, RegistryServers, registryNodeNames } from '../../src/world/registry-servers.js';
+import { NO_NOTIFICATION_DELAY, at, constant, makeWorld, providers, registrySpec, scenario, type Delivery } from './registry-fixtures.js';
+
+const grid = { fromMs: 0, bucketMs: 1000, buckets: 10 };
+
+function nodes(servers: Record<string, number>, zones = ['zoneA', 'zoneB', 'zoneC']) {
+  const network = new Network({ sameZone: constant(0.2), default: constant(2), pairs: [] }, zones, new RandomStreams(1).stream('network'));
+  const set = new RegistryServers(registrySpec({ servers }), { network, rng: new RandomStreams(1).stream('registry/servers'), grid });
+  return { set, network };
+}
+
+describe('registry nodes', () => {
+  it('are named <zone>-<i> in the order of `servers`, one <zone>-1 or registry-1 without it, prefixed with several registries', () => {
+    expect(registryNodeNames({ servers: { zoneA: 2, zoneB: 1 } }).map((n) => n.name)).toEqual(['zoneA-1', 'zoneA-2', 'zoneB-1']);
+    expect(registryNodeNames({ zone: 'zoneB' })).toEqual([{ name: 'zoneB-1', zone: 'zoneB' }]);
+    expect(registryNodeNames({})).toEqual([{ name: 'registry-1', zone: undefined }]);
+    expect(registryNodeNames({ servers: { zoneC: 1 } }, 'east/').map((n) => n.name)).toEqual(['east/zoneC-1']);
+  });
+
+  it('spread clients evenly: each of three nodes gets a third of 3,000 clients within three binomial standard deviations', () => {
+    const { set } = nodes({ zoneA: 1, zoneB: 1, zoneC: 1 });
+    const count = new Map<string, number>();
+    for (let i = 0; i < 3000; i++) {
+      const node = set.connect(set.clientOf({}, 'zoneA'))!;
+      count.set(node.name, (count.get(node.name) ?? 0) + 1);
+    }
+    const sd = Math.sqrt(3000 * (1 / 3) * (2 / 3));
+    expect([...count.keys()].sort()).toEqual(['zoneA-1', 'zoneB-1', 'zoneC-1']);
+    for (const n of count.values()) expect(Math.abs(n - 1000)).toBeLessThan(3 * sd);
+  });
+
+  it('keep a client on its node, and move it to the next node of its own order once it loses it', () => {
+    const { set } = nodes({ zoneA: 2, zoneB: 1 });
+    const client = set.clientOf({}, 'zoneA');
+    const first = set.connect(client)!;
+    expect(set.connect(client)).toBe(first);
+    first.up = false;
+    const second = set.connect(client)!;
+    expect(second).toBe(set.nodes[client.order[1]!]);
+    first.up = true;
+    // Reconnected elsewhere, it stays there.
+    expect(set.connect(client)).toBe(second);
+  });
+
+  it('are out of reach of a client whose zone is partitioned from theirs', () => {
+    const { set, network } = nodes({ zoneB: 1, zoneC: 1 });
+    network.partition('zoneA', 'zoneB');
+    for (let i = 0; i < 50; i++) expect(set.connect(set.clientOf({}, 'zoneA'))!.zone).toBe('zoneC');
+    network.partition('zoneA', 'zoneC');
+    expect(set.connect(set.clientOf({}, 'zoneA'))).toBeNull();
+    expect(set.anyReachable('zoneA')).toBe(false);
+    expect(set.anyReachable('zoneB')).toBe(true);
+  });
+});
+
+describe('pushes through a registry node', () => {
+  // 1 MB/s per NIC direction, a constant 50 ms network push lag, ten consumer instances that see every push.
+  const BANDWIDTH = 1_000_000;
+  const LAG_MS = 50;
+  const world = (servers: boolean) =>
+    makeWorld(
+      scenario({
+        registry: {
+          pushLag: constant(LAG_MS),
+          ...(servers ? { servers: { zoneA: 1 }, capacity: { bandwidthBytesPerSec: BANDWIDTH } } : {}),
+        },
+        consumers: [{ instances: 10, dubbo: NO_NOTIFICATION_DELAY }],
+      }),
+    );
+
+  it('leave the node one after the other: the k-th push of a change arrives after k lists on the out NIC, plus the network lag', () => {
+    const { world: w, log, observer } = world(true);
+    const [p0] = providers(w);
+    const stopMs = 12_345;
+    at(w, stopMs, () => w.registry.providerStopped(p0!, true));
+    w.sim.run({ until: 20_000 });
+    const after = log.filter((d) => d.tMs > stopMs);
+    expect(after).toHaveLength(10);
+    const listBytes = observer.pushes.at(-1)!.bytes;
+    // The deregistration is read off the in NIC, processed, answered (its reply first on the out NIC), then pushed.
+    const processedMs = stopMs + ((REQUEST_OVERHEAD_BYTES + p0!.exports[0]!.url.length) / BANDWIDTH) * 1000;
+    const expected = after.map((_, k) => processedMs + ((REQUEST_OVERHEAD_BYTES + (k + 1) * listBytes) / BANDWIDTH) * 1000 + LAG_MS);
+    const arrivals = after.map((d) => d.tMs).sort((a, b) => a - b);
+    arrivals.forEach((t, k) => expect(t).toBeCloseTo(expected[k]!, 6));
+  });
+
+  it('cost nothing on a node without capacity: every consumer gets the same lists at the same times as with no server', () => {
+    const run = (servers: boolean): Delivery[] => {
+      const t = makeWorld(
+        scenario({
+          registry: { pushLag: constant(LAG_MS), ...(servers ? { servers: { zoneA: 1 } } : {}) },
+          providers: [{ count: 4 }],
+          consumers: [{ instances: 10, dubbo: NO_NOTIFICATION_DELAY }],
+        }),
+      );
+      const ps = providers(t.world);
+      at(t.world, 12_000, () => t.world.registry.providerStopped(ps[0]!, true));
+      at(t.world, 13_000, () => {
+        ps[1]!.state = 'crashed';
+        t.world.registry.providerStopped(ps[1]!, false);
+      });
+      t.world.sim.run({ until: 120_000 });
+      expect((t.world.registry as DiscoveryRegistry).servers === null).toBe(!servers);
+      return t.log;
+    };
+    const plain = run(false);
+    expect(plain.length).toBeGreaterThan(30);
+    expect(run(true)).toEqual(plain);
+  });
+});
