@@ -125,7 +125,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** Application level: the service-name mapping and the application subscriptions. */
   readonly #mapping: ServiceNameMapping;
   readonly #cut = new Set<string>();
+  /** Frozen: by `registryDown` or by a lost quorum (`#faultDown || #quorumLost`). */
   #down = false;
+  #faultDown = false;
+  #quorumLost = false;
   /** The registry's nodes when it is modeled as a server (`servers` or `capacity` set), else null. */
   readonly servers: RegistryServers | null;
 
@@ -207,6 +210,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   protected livenessPerProcess(_entry: RegistryEntry): boolean {
     return true;
   }
+
+  /** The registry as a server: false while `instance`'s client has no connection (its messages are not sent). Default: always. */
+  protected clientConnected(_client: RegistryClient, _instance: ProviderInstance): boolean {
+    return true;
+  }
+
+  /** The registry as a server: false while `client` may not register on its own (it waits for a retry). Default: never. */
+  protected registrationHeld(_client: RegistryClient): boolean {
+    return false;
+  }
+
+  /** The registry as a server: a reply to `client` leaves its node now and arrives at `backMs`. */
+  protected onReplied(_client: RegistryClient, _backMs: number): void {}
 
   /** The registry as a server: bytes of a liveness message and of its answer. */
   protected abstract livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
@@ -350,6 +366,30 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   setDown(down: boolean): void {
+    this.#faultDown = down;
+    this.#updateDown();
+  }
+
+  /**
+   * The registry as a server: the nodes of `zone` go down or come back. Their clients lose their
+   * connection and reconnect to another node they can reach; a ZooKeeper ensemble without a majority of
+   * its nodes up freezes as `registryDown` does (`quorumLost`) until it has one again.
+   */
+  setServerZoneDown(zone: string, down: boolean): void {
+    const servers = this.servers;
+    if (servers === null) return;
+    for (const n of servers.nodes) if (n.zone === zone) n.up = !down;
+    this.#quorumLost = this.quorumLost(servers);
+    this.#updateDown();
+  }
+
+  /** The registry as a server: true when its nodes cannot accept writes. Default: never (Nacos nodes serve on their own). */
+  protected quorumLost(_servers: RegistryServers): boolean {
+    return false;
+  }
+
+  #updateDown(): void {
+    const down = this.#faultDown || this.#quorumLost;
     if (down === this.#down) return;
     this.#down = down;
     if (down) return;
@@ -522,6 +562,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
+  /** A request of `entry`'s client, processed now: heard, unless it left or the registry froze meanwhile. */
+  #heardLater(entry: Entry): void {
+    if (!entry.left && !this.#down) this.#heard(entry);
+  }
+
   /**
    * The registry as a server: the tick is a request to the client's node (a registration carrying its URL
    * while the record is not listed, else a liveness message, one per process where it speaks for the
@@ -530,14 +575,19 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   #tickThroughServer(entry: Entry, servers: RegistryServers): void {
     const now = this.sim.now;
     const client = servers.clientOf(entry.instance, entry.provider.zone);
+    if (!this.clientConnected(client, entry.instance) || (!entry.listed && this.registrationHeld(client))) {
+      this.onSilentTick(entry);
+      return;
+    }
     // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
-    // (ZooKeeperServer.submitRequest); here, when the node has processed it (the pipeline stands for the whole path).
-    const heard = (): void => {
-      if (!entry.left && !this.#down) this.#heard(entry);
-    };
+    // (ZooKeeperServer.submitRequestNow, after the request queue); here, when the node has processed it.
+    const heard = (): void => this.#heardLater(entry);
     if (entry.listed && this.livenessPerProcess(entry) && client.tickAtMs === now) {
       // Another record of the same process ticked now: the same message.
-      this.#at(client.tickHeardAtMs, heard);
+      const epoch = client.epoch;
+      this.#at(client.tickHeardAtMs, () => {
+        if (client.epoch === epoch) heard();
+      });
       return;
     }
     const liveness = this.livenessBytes(entry);
@@ -567,11 +617,43 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     const node = servers.request(client, this.sim.now, bytes);
     if (node === null) return undefined;
     const processed = atOnce ? this.sim.now : servers.processedAtMs;
+    const epoch = client.epoch;
     this.#at(processed, () => {
-      servers.reply(node, this.sim.now, replyBytes);
+      // Sent on a connection the client has lost since: the server drops it with the connection.
+      if (client.epoch !== epoch) return;
+      this.onReplied(client, servers.reply(node, this.sim.now, replyBytes));
       then();
     });
     return processed;
+  }
+
+  /** The records of a provider process at both levels (interface first). */
+  protected recordsOf(instance: ProviderInstance): RegistryEntry[] {
+    const out: RegistryEntry[] = [];
+    for (const e of instance.exports) {
+      const entry = this.#interface.entries.get(e);
+      if (entry !== undefined) out.push(entry);
+    }
+    const app = this.#application.entries.get(instance.exports[0]!);
+    if (app !== undefined) out.push(app);
+    return out;
+  }
+
+  /**
+   * The registry as a server: the records of `instance` that are not listed register again now, each a
+   * request to its client's node (Dubbo's `FailbackRegistry.recover` run by the retry timer); returns how many.
+   */
+  protected registerAgain(instance: ProviderInstance): number {
+    const servers = this.servers;
+    if (servers === null) return 0;
+    let n = 0;
+    for (const e of this.recordsOf(instance)) {
+      const entry = e as Entry;
+      if (entry.listed || entry.left || entry.provider.state !== 'up') continue;
+      n++;
+      this.#throughServer(servers, entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, () => this.#heardLater(entry));
+    }
+    return n;
   }
 
   /** Runs `fn` at `atMs`: now when it is now, else from the agenda. */

@@ -107,6 +107,8 @@ export interface RegistryClient {
   /** When its last liveness message (one per process) was sent, and when its node processed it. */
   tickAtMs: number;
   tickHeardAtMs: number;
+  /** Connections lost so far: a request sent on an earlier connection has no effect once processed. */
+  epoch: number;
 }
 
 /** The names of a registry's nodes: `<zone>-<i>` per `servers` entry, else one `<zone>-1` (or `registry-1`). */
@@ -153,7 +155,7 @@ export class RegistryServers {
         order[i] = order[j]!;
         order[j] = t;
       }
-      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1 };
+      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, epoch: 0 };
       this.#clients.set(key, c);
     }
     return c;
@@ -180,6 +182,32 @@ export class RegistryServers {
     const n = client.order.length;
     // A client without a node starts with the one it tried last (the first of its order at first).
     for (let k = node === null ? 0 : 1; k < n + (node === null ? 0 : 1); k++) {
+      const pos = (client.pos + k) % n;
+      const next = this.nodes[client.order[pos]!]!;
+      if (this.reachable(next, client.zone)) {
+        client.pos = pos;
+        client.node = next;
+        return next;
+      }
+    }
+    client.node = null;
+    return null;
+  }
+
+  /** `client` loses its connection: its next `connect` or `nextNode` looks for a node from the one after it. */
+  disconnect(client: RegistryClient): void {
+    client.node = null;
+    client.epoch++;
+    client.tickAtMs = -1;
+  }
+
+  /**
+   * `client` connects to the next node of its order it can reach after the one it tried last
+   * (StaticHostProvider.next), or to none (null).
+   */
+  nextNode(client: RegistryClient): RegistryNode | null {
+    const n = client.order.length;
+    for (let k = 1; k <= n; k++) {
       const pos = (client.pos + k) % n;
       const next = this.nodes[client.order[pos]!]!;
       if (this.reachable(next, client.zone)) {

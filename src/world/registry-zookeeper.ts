@@ -18,7 +18,9 @@
 import type { RegistrySpec } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 import type { RegistryEntry } from './registry-entry.js';
-import { ZK_PING_BYTES } from './registry-servers.js';
+import type { ProviderInstance } from './provider.js';
+import { ZK_PING_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+import { ZookeeperClients } from './zookeeper-client.js';
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
 export const ZK_TICK_TIME_MS = 2000;
@@ -50,8 +52,25 @@ export function zookeeperExpiryMs(lastHeardMs: number, sessionTimeoutMs: number)
 
 /** A ZooKeeper ensemble as Dubbo's ZookeeperRegistry uses it. */
 export class ZookeeperRegistry extends DiscoveryRegistry {
+  /** The registry as a server: the provider processes' clients and their connections (else null). */
+  readonly #clients: ZookeeperClients | null;
+
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
     super(host, spec, options, 'zookeeper');
+    const servers = this.servers;
+    this.#clients =
+      servers === null
+        ? null
+        : new ZookeeperClients({
+            sim: this.sim,
+            observer: this.observer,
+            servers,
+            rng: host.streams.stream(`${options.streamPrefix}/zk-client`),
+            sessionTimeoutMs: spec.sessionTimeoutMs,
+            frozen: () => this.down,
+            reattach: (instance) => this.#reattach(instance),
+            recover: (instance) => this.registerAgain(instance),
+          });
     // SessionTrackerImpl wakes at each expiry bucket boundary.
     this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
   }
@@ -62,6 +81,32 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
 
   protected livenessBytes(): typeof ZK_PING_BYTES {
     return ZK_PING_BYTES;
+  }
+
+  protected override clientConnected(client: RegistryClient, instance: ProviderInstance): boolean {
+    return this.#clients === null || this.#clients.connected(client, instance);
+  }
+
+  protected override registrationHeld(client: RegistryClient): boolean {
+    return this.#clients !== null && this.#clients.registrationHeld(client);
+  }
+
+  protected override onReplied(client: RegistryClient, backMs: number): void {
+    this.#clients?.replied(client, backMs);
+  }
+
+  /** ZooKeeper writes (registrations, deletions, session expiry) need a majority of the ensemble up. */
+  protected override quorumLost(servers: RegistryServers): boolean {
+    let up = 0;
+    for (const n of servers.nodes) if (n.up) up++;
+    return 2 * up <= servers.nodes.length;
+  }
+
+  /** A reconnecting client's session: re-attached (touched) while the server holds any of its nodes. */
+  #reattach(instance: ProviderInstance): boolean {
+    const records = this.recordsOf(instance).filter((e) => e.registered);
+    for (const e of records) e.lastHeardMs = this.sim.now;
+    return records.length > 0;
   }
 
   #expireSessions(): void {
@@ -76,7 +121,10 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
           this.observer.count('registry.sessionExpired');
           if (expired !== null && !expired.has(e.instance)) {
             expired.add(e.instance);
-            servers!.nodeOf(servers!.clientOf(e.instance, e.provider.zone)).sessionExpired(now);
+            const client = servers!.clientOf(e.instance, e.provider.zone);
+            servers!.nodeOf(client).sessionExpired(now);
+            // The server closes the expired session's connection: the client learns it is Expired on reconnect.
+            this.#clients?.lose(client);
           }
         }
       }
