@@ -60,7 +60,7 @@ import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 import { registerLevels, type DiscoveryLevel } from './discovery-levels.js';
-import { REQUEST_OVERHEAD_BYTES, RegistryServers, modelsServers, type RegistryClient } from './registry-servers.js';
+import { REQUEST_OVERHEAD_BYTES, RegistryServers, modelsServers, type RegistryClient, type RegistryNode } from './registry-servers.js';
 
 /** What a registry model needs from the world (the `World` satisfies it). */
 export interface RegistryHost {
@@ -220,6 +220,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   protected registrationHeld(_client: RegistryClient): boolean {
     return false;
   }
+
+  /** The registry as a server: a registration of `instance` failed (its connection was lost); the default does nothing. */
+  protected onRegistrationFailed(_client: RegistryClient, _instance: ProviderInstance): void {}
 
   /** The registry as a server: a reply to `client` leaves its node now and arrives at `backMs`. */
   protected onReplied(_client: RegistryClient, _backMs: number): void {}
@@ -591,12 +594,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       return;
     }
     const liveness = this.livenessBytes(entry);
-    const [bytes, replyBytes] = entry.listed
-      ? [liveness.request, liveness.reply]
-      : [REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES];
     // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
     // consumers subscribe (it still loads its node).
-    const processed = this.#throughServer(servers, entry, bytes, replyBytes, heard, now === 0);
+    const processed = entry.listed
+      ? this.#throughServer(servers, entry, liveness.request, liveness.reply, heard)
+      : this.#registerThroughServer(servers, entry, now === 0);
     if (processed === undefined) {
       this.onSilentTick(entry);
       return;
@@ -612,7 +614,15 @@ export abstract class DiscoveryRegistry implements RegistryModel {
    * from the agenda; `atOnce`: now, whatever the node's queues), and its reply leaves the node then. Returns when it is processed, or undefined when
    * the client reaches no node (nothing runs).
    */
-  #throughServer(servers: RegistryServers, entry: Entry, bytes: number, replyBytes: number, then: () => void, atOnce = false): number | undefined {
+  #throughServer(
+    servers: RegistryServers,
+    entry: Entry,
+    bytes: number,
+    replyBytes: number,
+    then: () => void,
+    atOnce = false,
+    dropped?: (node: RegistryNode) => void,
+  ): number | undefined {
     const client: RegistryClient = servers.clientOf(entry.instance, entry.provider.zone);
     const node = servers.request(client, this.sim.now, bytes);
     if (node === null) return undefined;
@@ -620,11 +630,26 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     const epoch = client.epoch;
     this.#at(processed, () => {
       // Sent on a connection the client has lost since: the server drops it with the connection.
-      if (client.epoch !== epoch) return;
+      if (client.epoch !== epoch) {
+        dropped?.(node);
+        return;
+      }
       this.onReplied(client, servers.reply(node, this.sim.now, replyBytes));
       then();
     });
     return processed;
+  }
+
+  /**
+   * A registration of `entry` (its URL) through its client's node. One whose connection is lost before it
+   * is processed fails (`registrationsFailed`): Dubbo's FailbackRegistry retries it (`onRegistrationFailed`).
+   */
+  #registerThroughServer(servers: RegistryServers, entry: Entry, atOnce = false): number | undefined {
+    const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
+    return this.#throughServer(servers, entry, bytes, REQUEST_OVERHEAD_BYTES, () => this.#heardLater(entry), atOnce, (node) => {
+      node.registrationsFailed++;
+      this.onRegistrationFailed(servers.clientOf(entry.instance, entry.provider.zone), entry.instance);
+    });
   }
 
   /** The records of a provider process at both levels (interface first). */
@@ -651,7 +676,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       const entry = e as Entry;
       if (entry.listed || entry.left || entry.provider.state !== 'up') continue;
       n++;
-      this.#throughServer(servers, entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, () => this.#heardLater(entry));
+      this.#registerThroughServer(servers, entry);
     }
     return n;
   }

@@ -91,6 +91,10 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
     return this.#clients !== null && this.#clients.registrationHeld(client);
   }
 
+  protected override onRegistrationFailed(client: RegistryClient): void {
+    this.#clients?.registrationFailed(client);
+  }
+
   protected override onReplied(client: RegistryClient, backMs: number): void {
     this.#clients?.replied(client, backMs);
   }

@@ -204,10 +204,27 @@ export class ZookeeperClients {
     c.pending = [];
     this.#armCheck(c);
     host.observer.count(reattached ? 'registry.sessionReattached' : 'registry.sessionRenewed');
-    if (reattached) return;
     // Expired: a new session; Dubbo's recover() re-registers from the retry timer.
+    if (!reattached) this.#retryRegistrations(c);
+  }
+
+  /** A registration of `client`'s process failed (its connection was lost first): FailbackRegistry retries it. */
+  registrationFailed(client: RegistryClient): void {
+    const c = this.#connections.get(client);
+    if (c !== undefined) this.#retryRegistrations(c);
+  }
+
+  /**
+   * The FailbackRegistry retry timer registers the process's records that are not listed, 5 to 10 s from
+   * now; meanwhile its pings do not register them. A retry already pending covers this one (one task per URL).
+   */
+  #retryRegistrations(c: Connection): void {
+    const host = this.#host;
+    const now = host.sim.now;
+    if (c.registerAtMs > now) return;
     c.registerAtMs = failbackRetryAtMs(now);
     host.sim.schedule(c.registerAtMs - now, () => {
+      // Not connected: the connect that comes next re-attaches or renews, and retries then if need be.
       if (!c.connected) return;
       const n = host.recover(c.instance);
       if (n > 0) host.servers.nodeOf(c.client).registrationsRetried += n;

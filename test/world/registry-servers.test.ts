@@ -112,3 +112,65 @@ describe('pushes through a registry node', () => {
     expect(run(true)).toEqual(plain);
   });
 });
+
+describe('registry nodes going down (setServerZoneDown)', () => {
+  const world = (type: 'zookeeper' | 'nacos', servers: Record<string, number>) => {
+    const t = makeWorld(
+      scenario({
+        registry: { type, servers, pushLag: constant(LAG_MS) },
+        providers: [{ count: 3 }],
+        consumers: [{ instances: 6, dubbo: NO_NOTIFICATION_DELAY }],
+      }),
+    );
+    return { ...t, registry: t.world.registry as DiscoveryRegistry };
+  };
+  const LAG_MS = 50;
+
+  it('freeze a ZooKeeper ensemble that loses its majority: a crash is not detected until the nodes are back', () => {
+    const { world: w, log, registry } = world('zookeeper', { zoneA: 2, zoneB: 1 });
+    const [p0] = providers(w);
+    at(w, 10_000, () => registry.setServerZoneDown('zoneA', true));
+    at(w, 20_000.5, () => {
+      p0!.state = 'crashed';
+      w.registry.providerStopped(p0!, false);
+    });
+    w.sim.run({ until: 120_000 });
+    expect(registry.down).toBe(true);
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    // Back at 120 s: every session gets a full timeout from then (a new leader), so the crash shows 40-42 s later.
+    at(w, 120_000, () => registry.setServerZoneDown('zoneA', false));
+    w.sim.run({ until: 161_999 });
+    expect(registry.isKnownGone(p0!)).toBe(false);
+    w.sim.run({ until: 162_000 });
+    expect(registry.isKnownGone(p0!)).toBe(true);
+    w.sim.run({ until: 170_000 });
+    expect([...new Set(log.filter((d) => d.tMs > 162_000).map((d) => d.instance))]).toHaveLength(6);
+  });
+
+  it('keep a ZooKeeper ensemble that keeps its majority: the clients of the lost node move and changes still reach them', () => {
+    const { world: w, log, registry } = world('zookeeper', { zoneA: 1, zoneB: 1, zoneC: 1 });
+    const [p0] = providers(w);
+    at(w, 10_000, () => registry.setServerZoneDown('zoneC', true));
+    at(w, 20_000, () => w.registry.providerStopped(p0!, true));
+    w.sim.run({ until: 25_000 });
+    expect(registry.down).toBe(false);
+    const after = log.filter((d) => d.tMs > 20_000);
+    expect(after.map((d) => d.instance).sort()).toEqual([...new Set(log.map((d) => d.instance))].sort());
+    expect(after.every((d) => !d.addresses.includes(p0!.address))).toBe(true);
+    const zoneC = registry.servers!.nodes.find((n) => n.zone === 'zoneC')!;
+    const before = zoneC.out.figures().items;
+    w.sim.run({ until: 60_000 });
+    expect(zoneC.out.figures().items).toBe(before);
+  });
+
+  it('leave a Nacos cluster serving from the nodes that are up (each node serves its own clients)', () => {
+    const { world: w, log, registry } = world('nacos', { zoneA: 1, zoneB: 1 });
+    const [p0] = providers(w);
+    at(w, 10_000, () => registry.setServerZoneDown('zoneA', true));
+    at(w, 20_000, () => w.registry.providerStopped(p0!, true));
+    w.sim.run({ until: 25_000 });
+    expect(registry.down).toBe(false);
+    const after = log.filter((d) => d.tMs > 20_000);
+    expect(new Set(after.map((d) => d.instance)).size).toBe(6);
+  });
+});
