@@ -50,6 +50,25 @@ const WATCH_EVENT_BYTES = 24;
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
 
+/**
+ * When Dubbo's FailbackRegistry retry timer runs a task added at `atMs`: a HashedWheelTimer whose tick is
+ * the retry period fires it at the tick after next, 5 to 10 s later (research-40 §3).
+ */
+export function failbackRetryAtMs(atMs: number): number {
+  return (Math.floor(atMs / REGISTRY_RETRY_PERIOD_MS) + 2) * REGISTRY_RETRY_PERIOD_MS;
+}
+
+/**
+ * ZooKeeper's client refuses a reply frame (its bytes less the 4-byte length) longer than `jute.maxbuffer`:
+ * the 3.3 client (ZooKeeper 3.7) when it is longer than 0xfffff bytes, the 2.7 client (ZooKeeper 3.4.13)
+ * when it is 4 MiB or longer (ClientCnxnSocket.readLength; research-40 §2.4).
+ */
+export function juteRefuses(replyBytes: number, consumer: { version: '2.7' | '3.3' } | undefined, maxBufferBytes: number | undefined): boolean {
+  const frame = replyBytes - 4;
+  if (consumer?.version === '2.7') return frame >= (maxBufferBytes ?? 4 * 1024 * 1024);
+  return frame > (maxBufferBytes ?? 0xfffff);
+}
+
 /** What push delivery reads from its registry server (`DiscoveryRegistry`). */
 export interface RegistryServer {
   readonly sim: Simulation;
@@ -108,6 +127,9 @@ export class PushDelivery {
   readonly #appLevel: boolean;
   readonly #perGroup: boolean;
   readonly #registryType: 'nacos' | 'zookeeper';
+  /** ZooKeeper's `jute.maxbuffer` is enforced (registry servers modeled, or `juteMaxBuffer` set); its explicit value. */
+  readonly #jute: boolean;
+  readonly #juteMaxBufferBytes: number | undefined;
   readonly #subs = new Map<string, Subscription[]>();
   /** ZooKeeper at interface level: each consumer process's event thread for this registry. */
   readonly #zkThreads = new Map<Subscriber, ZookeeperEventThread<Subscription>>();
@@ -132,6 +154,8 @@ export class PushDelivery {
     this.#appLevel = options.appLevel;
     this.#perGroup = options.perGroup;
     this.#registryType = options.registryType;
+    this.#juteMaxBufferBytes = options.spec.juteMaxBufferBytes;
+    this.#jute = options.registryType === 'zookeeper' && (server.servers !== null || options.spec.juteMaxBufferBytes !== undefined);
     this.held = new HeldPushes(server.sim, options.spec, options.appLevel, {
       arrive: (sub, seq, snapshot, atMs) => this.#arrive(sub, seq, snapshot, atMs),
       deliver: this.#deliver,
@@ -240,6 +264,7 @@ export class PushDelivery {
       }
       servers.reply(node, this.#sim.now, snapshot.bytes);
     }
+    if (this.#refuses(sub, snapshot)) return;
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
     this.#received(sub, snapshot);
@@ -381,6 +406,7 @@ export class PushDelivery {
       this.#miss(sub);
       return;
     }
+    if (this.#refuses(sub, snapshot)) return;
     sub.deliveredSeq = seq;
     this.#received(sub, snapshot);
     const notifier = sub.notifier;
@@ -446,6 +472,10 @@ export class PushDelivery {
    * the notifier then sleeps on the thread (the thread goes on after it), false when it notified at once.
    */
   #readList(thread: ZookeeperEventThread<Subscription>, sub: Subscription, snapshot: Snapshot): boolean {
+    if (this.#refuses(sub, snapshot)) {
+      sub.zk!.armed = false;
+      return false;
+    }
     this.#received(sub, snapshot);
     const now = this.#sim.now;
     const at = sub.zk!.executeAt(now);
@@ -531,6 +561,31 @@ export class PushDelivery {
       if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
       else this.#miss(sub);
     });
+  }
+
+  /**
+   * ZooKeeper: true when `sub`'s client refuses the list's reply for its `jute.maxbuffer`. Its consumer keeps
+   * its last list: the read fails ("Packet len N is out of range!", a connection loss Curator recovers
+   * from), the watch is not set again, and Dubbo's FailbackRegistry subscribes again from its retry timer,
+   * every time (3.3 retries without end; each retry is another read of the whole list).
+   */
+  #refuses(sub: Subscription, snapshot: Snapshot): boolean {
+    if (!this.#jute) return false;
+    const consumer = (sub.subscriber as { group?: { dubbo?: { version: '2.7' | '3.3' } } }).group?.dubbo;
+    if (!juteRefuses(snapshot.bytes, consumer, this.#juteMaxBufferBytes)) return false;
+    this.#observer.count('registry.juteMaxBufferExceeded');
+    sub.missed = true;
+    if (!sub.retrying) {
+      sub.retrying = true;
+      const now = this.#sim.now;
+      this.#sim.schedule(failbackRetryAtMs(now) - now, () => {
+        sub.retrying = false;
+        if (sub.zk !== null) sub.zk.armed = true;
+        if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
+        else this.#miss(sub);
+      });
+    }
+    return true;
   }
 
   /** The subscription reads the current list again (reconnect, push switch on). */

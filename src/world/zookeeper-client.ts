@@ -24,15 +24,10 @@ import type { Simulation } from '../engine/simulation.js';
 import type { WorldObserver } from '../metrics/observer.js';
 import type { ProviderInstance } from './provider.js';
 import type { RegistryClient, RegistryServers } from './registry-servers.js';
-import { REGISTRY_RETRY_PERIOD_MS } from './registry-push-delivery.js';
+import { failbackRetryAtMs } from './registry-push-delivery.js';
 
 /** Bytes of a ZooKeeper ConnectRequest and ConnectResponse with their length prefix (zookeeper.jute). */
 export const ZK_CONNECT_BYTES = { request: 49, reply: 41 } as const;
-
-/** When Dubbo's FailbackRegistry retry timer runs a task added at `atMs`: the wheel tick after next. */
-export function failbackRetryAtMs(atMs: number): number {
-  return (Math.floor(atMs / REGISTRY_RETRY_PERIOD_MS) + 2) * REGISTRY_RETRY_PERIOD_MS;
-}
 
 /** What the ZooKeeper clients need from their registry. */
 export interface ZookeeperClientHost {

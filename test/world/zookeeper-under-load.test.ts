@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderInstance } from '../../src/world/provider.js';
 import type { ZookeeperRegistry } from '../../src/world/registry-zookeeper.js';
 import { zookeeperExpiryMs, zookeeperPingIntervalMs } from '../../src/world/registry-zookeeper.js';
-import { failbackRetryAtMs } from '../../src/world/zookeeper-client.js';
-import { at, makeWorld, providers, scenario } from './registry-fixtures.js';
+import { failbackRetryAtMs, juteRefuses } from '../../src/world/registry-push-delivery.js';
+import { NO_NOTIFICATION_DELAY, at, listsAt, makeWorld, providers, scenario } from './registry-fixtures.js';
 
 const SESSION_MS = 40_000;
 const RATE = 1000; // requests per second on the one node
@@ -65,5 +65,40 @@ describe('ZooKeeper under load', () => {
     world.sim.run({ until: failbackRetryAtMs(floodEndMs + 1000) + 100 });
     for (const { p } of everyone) expect(registry.entryOf(p)?.registered).toBe(true);
     expect(registry.servers!.nodes[0]!.registrationsRetried).toBe(expected.length);
+  });
+});
+
+describe('jute.maxbuffer', () => {
+  it("defaults to each client's limit: over 0xfffff bytes of frame for 3.3 (ZooKeeper 3.7), 4 MiB or more for 2.7 (3.4.13)", () => {
+    // A reply's bytes include the frame's 4-byte length.
+    expect(juteRefuses(0xfffff + 4, { version: '3.3' }, undefined)).toBe(false);
+    expect(juteRefuses(0xfffff + 5, { version: '3.3' }, undefined)).toBe(true);
+    expect(juteRefuses(4 * 1024 * 1024 + 3, { version: '2.7' }, undefined)).toBe(false);
+    expect(juteRefuses(4 * 1024 * 1024 + 4, { version: '2.7' }, undefined)).toBe(true);
+    expect(juteRefuses(1004, { version: '3.3' }, 1000)).toBe(false);
+    expect(juteRefuses(1005, { version: '3.3' }, 1000)).toBe(true);
+  });
+
+  it.each([
+    ['a 3.3 consumer (watch event, then its read)', {}],
+    ['a consumer without a notification delay (each change its read)', { dubbo: NO_NOTIFICATION_DELAY }],
+  ])('refuses a list one byte over it for %s: the consumer keeps its last list and reads again from the retry timer', (_label, consumer) => {
+    // The two providers' list, as the first read carries it, sets the limit: its frame fits exactly.
+    const probe = makeWorld(scenario({ registry: { type: 'zookeeper' }, consumers: [{ instances: 3, ...consumer }] }));
+    const listBytes = probe.observer.pushes[0]!.bytes;
+    const t = makeWorld(scenario({ registry: { type: 'zookeeper', juteMaxBufferBytes: listBytes - 4 }, consumers: [{ instances: 3, ...consumer }] }));
+    const group = t.world.providerGroups[0]!;
+    const original = providers(t.world).map((p) => p.address).sort();
+    let third: ProviderInstance | undefined;
+    at(t.world, 10_000, () => (third = t.world.startProvider(group)));
+    at(t.world, 30_000, () => t.world.registry.providerStopped(third!, true));
+    t.world.sim.run({ until: 29_000 });
+    expect(t.observer.counters.get('registry.juteMaxBufferExceeded')).toBeGreaterThanOrEqual(3);
+    expect(t.log.every((d) => d.addresses.length <= 2)).toBe(true);
+    // Refused reads are retried on the FailbackRegistry grid: none delivered the three-provider list.
+    t.world.sim.run({ until: 60_000 });
+    expect(t.log.every((d) => !d.addresses.includes(third!.address))).toBe(true);
+    for (const addresses of listsAt(t.log, 60_000).values()) expect([...addresses].sort()).toEqual(original);
+    expect(listsAt(t.log, 60_000).size).toBe(3);
   });
 });
