@@ -47,6 +47,11 @@ import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } fro
 /** Bytes of a ZooKeeper watch event (WatcherEvent: type, state, path) besides its path. */
 const WATCH_EVENT_BYTES = 24;
 
+/** Nacos 2.x: a gRPC stream with more than this many bytes queued refuses a push (GrpcConnection, ConnectionBusyException). */
+export const NACOS_BUSY_BYTES = 32 * 1024;
+/** Nacos 2.x: a failed push to one subscriber is tried again this much later, with the list then (`pushTaskRetryDelay`). */
+export const NACOS_PUSH_RETRY_MS = 1000;
+
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
 
@@ -99,6 +104,11 @@ export interface PushOptions {
   readonly registryType: 'nacos' | 'zookeeper';
   /** Application level: what the consumers' metadata fetches need (none: lists take effect on arrival). */
   readonly metadata?: ListenerHost;
+}
+
+/** The Nacos client `sub`'s consumer instance ships (its Dubbo profile; 2.x when it has none). */
+function nacosClientOf(sub: Subscription): '1.x' | '2.x' {
+  return (sub.subscriber as { group?: { dubbo?: { nacosClient?: '1.x' | '2.x' } } }).group?.dubbo?.nacosClient ?? '2.x';
 }
 
 /** The registry client of `sub`'s consumer instance (kept on the subscription: one lookup per subscription). */
@@ -356,7 +366,12 @@ export class PushDelivery {
     const servers = this.#server.servers;
     let leftMs = now;
     if (servers !== null) {
-      const done = servers.push(clientOf(sub, servers), now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
+      const client = clientOf(sub, servers);
+      if (this.#registryType === 'nacos' && servers.unsentBytes(client, now) > NACOS_BUSY_BYTES && nacosClientOf(sub) === '2.x') {
+        this.#busy(sub);
+        return;
+      }
+      const done = servers.push(client, now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
       if (done === undefined) {
         if (zk !== null) zk.armed = true;
         this.#miss(sub);
@@ -574,18 +589,33 @@ export class PushDelivery {
     const consumer = (sub.subscriber as { group?: { dubbo?: { version: '2.7' | '3.3' } } }).group?.dubbo;
     if (!juteRefuses(snapshot.bytes, consumer, this.#juteMaxBufferBytes)) return false;
     this.#observer.count('registry.juteMaxBufferExceeded');
-    sub.missed = true;
-    if (!sub.retrying) {
-      sub.retrying = true;
-      const now = this.#sim.now;
-      this.#sim.schedule(failbackRetryAtMs(now) - now, () => {
-        sub.retrying = false;
-        if (sub.zk !== null) sub.zk.armed = true;
-        if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
-        else this.#miss(sub);
-      });
-    }
+    const now = this.#sim.now;
+    this.#readAgainAt(sub, failbackRetryAtMs(now) - now);
     return true;
+  }
+
+  /** `sub` missed a list: it reads the current one `delayMs` from now (one retry pending at a time). */
+  #readAgainAt(sub: Subscription, delayMs: number): void {
+    sub.missed = true;
+    if (sub.retrying) return;
+    sub.retrying = true;
+    this.#sim.schedule(delayMs, () => {
+      sub.retrying = false;
+      if (sub.zk !== null) sub.zk.armed = true;
+      if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
+      else this.#miss(sub);
+    });
+  }
+
+  /**
+   * Nacos 2.x with registry servers: the consumer's connection has more than 32 KB queued, so the push
+   * fails at once (ConnectionBusyException) and the server pushes the then current list to this subscriber
+   * 1 s later (PushExecuteTask, `pushTaskRetryDelay`), again and again while the connection stays busy.
+   * This bounds what waits for one consumer instance on its node's NIC to about one list.
+   */
+  #busy(sub: Subscription): void {
+    this.#observer.count('registry.pushBusy');
+    this.#readAgainAt(sub, NACOS_PUSH_RETRY_MS);
   }
 
   /** The subscription reads the current list again (reconnect, push switch on). */

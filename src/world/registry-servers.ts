@@ -109,6 +109,9 @@ export interface RegistryClient {
   tickHeardAtMs: number;
   /** Connections lost so far: a request sent on an earlier connection has no effect once processed. */
   epoch: number;
+  /** When the last push to it is off its node's out NIC, and its bytes (how much of it is unsent). */
+  pushLeftMs: number;
+  pushBytes: number;
 }
 
 /** The names of a registry's nodes: `<zone>-<i>` per `servers` entry, else one `<zone>-1` (or `registry-1`). */
@@ -155,7 +158,7 @@ export class RegistryServers {
         order[i] = order[j]!;
         order[j] = t;
       }
-      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, epoch: 0 };
+      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, epoch: 0, pushLeftMs: -1, pushBytes: 0 };
       this.#clients.set(key, c);
     }
     return c;
@@ -232,7 +235,19 @@ export class RegistryServers {
       this.nodeOf(client).pushesLost++;
       return undefined;
     }
-    return node.out.serve(nowMs, bytes);
+    const leftMs = node.out.serve(nowMs, bytes);
+    client.pushLeftMs = leftMs;
+    client.pushBytes = bytes;
+    return leftMs;
+  }
+
+  /**
+   * Bytes pushed to `client` and not yet sent at `nowMs`, at least: what is left of its last push (the
+   * pushes before it have left the NIC by then, FIFO).
+   */
+  unsentBytes(client: RegistryClient, nowMs: number): number {
+    if (client.pushLeftMs <= nowMs || client.node === null) return 0;
+    return Math.min(client.pushBytes, (client.pushLeftMs - nowMs) * client.node.out.ratePerMs);
   }
 
   /**

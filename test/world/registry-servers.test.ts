@@ -174,3 +174,55 @@ describe('registry nodes going down (setServerZoneDown)', () => {
     expect(new Set(after.map((d) => d.instance)).size).toBe(6);
   });
 });
+
+describe('Nacos 2.x pushes to a busy connection', () => {
+  // 200 providers make a list of about 47 KB; a 100 kB/s NIC sends it in about 0.5 s.
+  const BANDWIDTH = 100_000;
+  const world = (nacosClient: '1.x' | '2.x') =>
+    makeWorld(
+      scenario({
+        registry: { type: 'nacos', pushLag: constant(10), capacity: { bandwidthBytesPerSec: BANDWIDTH } },
+        providers: [{ count: 200 }],
+        consumers: [{ instances: 2, dubbo: { ...NO_NOTIFICATION_DELAY, nacosClient } }],
+      }),
+    );
+
+  it('fail while more than 32 KB wait for the consumer, and the consumer gets the list of then 1 s later (2.x)', () => {
+    const { world: w, log, observer } = world('2.x');
+    const listBytes = observer.pushes[0]!.bytes;
+    expect(listBytes).toBeGreaterThan(40_000);
+    const [p0, p1] = providers(w);
+    at(w, 11_000, () => w.registry.providerStopped(p0!, true));
+    // 50 ms later both consumers still have more than 32 KB of the first push unsent (no beat in between:
+    // the providers' 400-byte beats, every 5 s, would hold the deregistration on the in NIC).
+    at(w, 11_050, () => w.registry.providerStopped(p1!, true));
+    w.sim.run({ until: 20_000 });
+    const after = log.filter((d) => d.tMs > 11_000);
+    for (const instance of new Set(after.map((d) => d.instance))) {
+      const lists = after.filter((d) => d.instance === instance);
+      expect(lists.map((d) => d.addresses.length)).toEqual([199, 198]);
+      // The retry starts 1 s after the refused push.
+      expect(lists[1]!.tMs).toBeGreaterThan(12_050 + 10);
+    }
+    expect(observer.counters.get('registry.pushBusy')).toBe(2);
+  });
+
+  it('queue behind each other for a 1.x consumer (UDP, no flow control): each change is its own push', () => {
+    const { world: w, log, observer } = world('1.x');
+    const [p0, p1] = providers(w);
+    at(w, 11_000, () => w.registry.providerStopped(p0!, true));
+    at(w, 11_050, () => w.registry.providerStopped(p1!, true));
+    w.sim.run({ until: 20_000 });
+    const after = log.filter((d) => d.tMs > 11_000);
+    for (const instance of new Set(after.map((d) => d.instance))) {
+      expect(after.filter((d) => d.instance === instance).map((d) => d.addresses.length)).toEqual([199, 198]);
+    }
+    expect(observer.counters.get('registry.pushBusy')).toBeUndefined();
+    // FIFO: the four pushes leave one after the other, the last about 4 lists after the first change.
+    expect(Math.max(...after.map((d) => d.tMs))).toBeLessThan(11_000 + 4 * ((listBytes(observer) + 2000) / BANDWIDTH) * 1000 + 100);
+  });
+});
+
+function listBytes(observer: { pushes: Array<{ bytes: number }> }): number {
+  return observer.pushes[0]!.bytes;
+}
