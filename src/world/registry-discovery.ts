@@ -60,7 +60,8 @@ import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 import { registerLevels, type DiscoveryLevel } from './discovery-levels.js';
-import { REQUEST_OVERHEAD_BYTES, RegistryServers, modelsServers, type RegistryClient, type RegistryNode } from './registry-servers.js';
+import { RegistryServers, modelsServers, timelineGrid, type RegistryClient } from './registry-servers.js';
+import { ServerRequests, type ServerRequestsHost } from './registry-server-requests.js';
 
 /** What a registry model needs from the world (the `World` satisfies it). */
 export interface RegistryHost {
@@ -131,6 +132,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   #quorumLost = false;
   /** The registry's nodes when it is modeled as a server (`servers` or `capacity` set), else null. */
   readonly servers: RegistryServers | null;
+  /** With registry servers: the provider clients' requests to their nodes. */
+  readonly #requests: ServerRequests | null;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -150,6 +153,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
           namePrefix: multi ? `${options.name}/` : '',
         })
       : null;
+    this.#requests = this.servers === null ? null : new ServerRequests(this.#requestsHost(this.servers));
     const level = (kind: DiscoveryLevel): Level => {
       const byKey = new Map<string, Set<Entry>>();
       const server: RegistryServer = {
@@ -230,6 +234,25 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** The registry as a server: bytes of a liveness message and of its answer. */
   protected abstract livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
 
+  /** What the provider clients' requests need of this registry (its hooks bound late: a subclass overrides them). */
+  #requestsHost(servers: RegistryServers): ServerRequestsHost {
+    return {
+      sim: this.sim,
+      servers,
+      heard: (entry) => {
+        // A request processed now: heard, unless the client left or the registry froze meanwhile.
+        if (!entry.left && !this.#down) this.#heard(entry as Entry);
+      },
+      silent: (entry) => this.onSilentTick(entry),
+      connected: (client, instance) => this.clientConnected(client, instance),
+      registrationHeld: (client) => this.registrationHeld(client),
+      replied: (client, backMs) => this.onReplied(client, backMs),
+      registrationFailed: (client, instance) => this.onRegistrationFailed(client, instance),
+      livenessPerProcess: (entry) => this.livenessPerProcess(entry),
+      livenessBytes: (entry) => this.livenessBytes(entry),
+    };
+  }
+
   /** The registry is back after `registryDown`: detection clocks restart now. */
   protected onResume(): void {
     for (const e of this.registered) e.lastHeardMs = this.sim.now;
@@ -306,16 +329,12 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
     if (!entry.registered || !this.reachable(entry.provider.zone)) return;
-    const servers = this.servers;
-    if (servers === null) {
+    const drop = (): void => {
       this.remove(entry);
       this.publish();
-      return;
-    }
-    this.#throughServer(servers, entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, () => {
-      this.remove(entry);
-      this.publish();
-    });
+    };
+    if (this.#requests === null) drop();
+    else this.#requests.deregister(entry, drop);
   }
 
   subscribe(
@@ -543,8 +562,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (entry.left) return;
     const p = entry.provider;
     if (p.state === 'up' && this.reachable(p.zone)) {
-      if (this.servers === null) this.#heard(entry);
-      else this.#tickThroughServer(entry, this.servers);
+      if (this.#requests === null) this.#heard(entry);
+      else this.#requests.tick(entry);
     } else this.onSilentTick(entry);
     // A dead process whose record is gone has nothing left to tell the registry.
     if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
@@ -565,93 +584,6 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
-  /** A request of `entry`'s client, processed now: heard, unless it left or the registry froze meanwhile. */
-  #heardLater(entry: Entry): void {
-    if (!entry.left && !this.#down) this.#heard(entry);
-  }
-
-  /**
-   * The registry as a server: the tick is a request to the client's node (a registration carrying its URL
-   * while the record is not listed, else a liveness message, one per process where it speaks for the
-   * process), and the server hears it when its node has processed it.
-   */
-  #tickThroughServer(entry: Entry, servers: RegistryServers): void {
-    const now = this.sim.now;
-    const client = servers.clientOf(entry.instance, entry.provider.zone);
-    if (!this.clientConnected(client, entry.instance) || (!entry.listed && this.registrationHeld(client))) {
-      this.onSilentTick(entry);
-      return;
-    }
-    // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
-    // (ZooKeeperServer.submitRequestNow, after the request queue); here, when the node has processed it.
-    const heard = (): void => this.#heardLater(entry);
-    if (entry.listed && this.livenessPerProcess(entry) && client.tickAtMs === now) {
-      // Another record of the same process ticked now: the same message.
-      const epoch = client.epoch;
-      this.#at(client.tickHeardAtMs, () => {
-        if (client.epoch === epoch) heard();
-      });
-      return;
-    }
-    const liveness = this.livenessBytes(entry);
-    // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
-    // consumers subscribe (it still loads its node).
-    const processed = entry.listed
-      ? this.#throughServer(servers, entry, liveness.request, liveness.reply, heard)
-      : this.#registerThroughServer(servers, entry, now === 0);
-    if (processed === undefined) {
-      this.onSilentTick(entry);
-      return;
-    }
-    if (entry.listed) {
-      client.tickAtMs = now;
-      client.tickHeardAtMs = processed;
-    }
-  }
-
-  /**
-   * Sends a request of `entry`'s client to its node: `then` runs when the node has processed it (now, or
-   * from the agenda; `atOnce`: now, whatever the node's queues), and its reply leaves the node then. Returns when it is processed, or undefined when
-   * the client reaches no node (nothing runs).
-   */
-  #throughServer(
-    servers: RegistryServers,
-    entry: Entry,
-    bytes: number,
-    replyBytes: number,
-    then: () => void,
-    atOnce = false,
-    dropped?: (node: RegistryNode) => void,
-  ): number | undefined {
-    const client: RegistryClient = servers.clientOf(entry.instance, entry.provider.zone);
-    const node = servers.request(client, this.sim.now, bytes);
-    if (node === null) return undefined;
-    const processed = atOnce ? this.sim.now : servers.processedAtMs;
-    const epoch = client.epoch;
-    this.#at(processed, () => {
-      // Sent on a connection the client has lost since: the server drops it with the connection.
-      if (client.epoch !== epoch) {
-        dropped?.(node);
-        return;
-      }
-      this.onReplied(client, servers.reply(node, this.sim.now, replyBytes));
-      then();
-    });
-    return processed;
-  }
-
-  /**
-   * A registration of `entry` (its URL) through its client's node. One whose connection is lost before it
-   * is processed fails (`registrationsFailed`): Dubbo's FailbackRegistry retries it (`onRegistrationFailed`).
-   */
-  #registerThroughServer(servers: RegistryServers, entry: Entry, atOnce = false): number | undefined {
-    const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
-    return this.#throughServer(servers, entry, bytes, REQUEST_OVERHEAD_BYTES, () => this.#heardLater(entry), atOnce, (node) => {
-      node.registrationsFailed++;
-      this.onRegistrationFailed(servers.clientOf(entry.instance, entry.provider.zone), entry.instance);
-    });
-  }
-
   /** The records of a provider process at both levels (interface first). */
   protected recordsOf(instance: ProviderInstance): RegistryEntry[] {
     const out: RegistryEntry[] = [];
@@ -669,32 +601,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
    * request to its client's node (Dubbo's `FailbackRegistry.recover` run by the retry timer); returns how many.
    */
   protected registerAgain(instance: ProviderInstance): number {
-    const servers = this.servers;
-    if (servers === null) return 0;
+    if (this.#requests === null) return 0;
     let n = 0;
     for (const e of this.recordsOf(instance)) {
       const entry = e as Entry;
       if (entry.listed || entry.left || entry.provider.state !== 'up') continue;
       n++;
-      this.#registerThroughServer(servers, entry);
+      this.#requests!.register(entry);
     }
     return n;
   }
-
-  /** Runs `fn` at `atMs`: now when it is now, else from the agenda. */
-  #at(atMs: number, fn: () => void): void {
-    const now = this.sim.now;
-    if (atMs <= now) fn();
-    else this.sim.schedule(atMs - now, fn);
-  }
-}
-
-/** The accounting grid of registry server figures: the scenario's timeline buckets (none without a scenario). */
-function timelineGrid(scenario: RegistryHost['scenario']): { fromMs: number; bucketMs: number; buckets: number } {
-  const fromMs = scenario?.warmupMs ?? 0;
-  const bucketMs = scenario?.bucketMs ?? 1000;
-  const durationMs = scenario?.durationMs ?? 0;
-  return { fromMs, bucketMs, buckets: Math.max(0, Math.ceil((durationMs - fromMs) / bucketMs)) };
 }
 
 /** A registered URL's query parameter (provider URLs are built unencoded), or undefined. */

@@ -122,6 +122,14 @@ export function registryNodeNames(spec: Pick<RegistrySpec, 'servers' | 'zone'>, 
   return out;
 }
 
+/** The accounting grid of registry server figures: the scenario's timeline buckets (none without a scenario). */
+export function timelineGrid(scenario: { warmupMs?: number; durationMs?: number; bucketMs?: number } | undefined): LinkBuckets {
+  const fromMs = scenario?.warmupMs ?? 0;
+  const bucketMs = scenario?.bucketMs ?? 1000;
+  const durationMs = scenario?.durationMs ?? 0;
+  return { fromMs, bucketMs, buckets: Math.max(0, Math.ceil((durationMs - fromMs) / bucketMs)) };
+}
+
 /** True when the scenario models this registry as a server (`servers` or `capacity` set). */
 export function modelsServers(spec: Pick<RegistrySpec, 'servers' | 'capacity'>): boolean {
   return spec.servers !== undefined || spec.capacity !== undefined;
