@@ -8,9 +8,9 @@ import { NO_NOTIFICATION_DELAY, scenario } from './registry-fixtures.js';
 const stop: FaultSpec = { atMs: 12_500, action: { kind: 'restart', count: 1 }, label: 'faults[0]' };
 
 // 59 s: the last beats (55 s, 57.5 s) are answered before the end.
-function run(registry: Partial<RegistrySpec>, faults: FaultSpec[] = [stop], durationMs = 59_000) {
+function run(registry: Partial<RegistrySpec>, faults: FaultSpec[] = [stop], durationMs = 59_000, seed = 1) {
   const s = scenario({ registry, consumers: [{ instances: 4, dubbo: NO_NOTIFICATION_DELAY }] });
-  return runScenario({ ...s, durationMs, warmupMs: 0, faults }, { version: 'test' }).summary;
+  return runScenario({ ...s, durationMs, warmupMs: 0, faults }, { version: 'test', seed }).summary;
 }
 
 describe('registry servers in the summary', () => {
@@ -56,5 +56,13 @@ describe('registry servers in the summary', () => {
     expect(summary.timeline.filter((r) => r.sessionsExpired! > 0).map((r) => [r.tMs, r.sessionsExpired])).toEqual([[62_000, 1]]);
     // Without capacity the nodes queue nothing.
     expect(servers['zoneA-1']!.nicOut.peakUtilization).toBe(0);
+  });
+
+  it('are deterministic: the same seed gives the same summary bytes, another seed other push lags', () => {
+    const registry: Partial<RegistrySpec> = { servers: { zoneA: 1, zoneB: 2 }, capacity: { bandwidthBytesPerSec: 5000, requestsPerSec: 50 } };
+    const a = JSON.stringify(run(registry));
+    expect(JSON.stringify(run(registry))).toBe(a);
+    const other = run(registry, [stop], 59_000, 2);
+    expect(JSON.stringify(other.registry.pushLagMs)).not.toBe(JSON.stringify(JSON.parse(a).registry.pushLagMs));
   });
 });
