@@ -584,6 +584,11 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
   }
 
+  /** The discovery level `entry` is a record of. */
+  protected levelOf(entry: RegistryEntry): DiscoveryLevel {
+    return (entry as Entry).level.kind;
+  }
+
   /** The records of a provider process at both levels (interface first). */
   protected recordsOf(instance: ProviderInstance): RegistryEntry[] {
     const out: RegistryEntry[] = [];

@@ -117,14 +117,17 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
     if (!this.down) {
       const now = this.sim.now;
       const servers = this.servers;
-      // One session per process, however many records it holds.
-      const expired = servers === null ? null : new Set<RegistryEntry['instance']>();
+      // One session per process and level (a 3.3 process registers each level over its own ZooKeeper
+      // client), however many records it holds there.
+      const expired = servers === null ? null : new Map<ProviderInstance, Set<string>>();
       for (const e of [...this.registered]) {
         if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
           this.remove(e);
           this.observer.count('registry.sessionExpired');
-          if (expired !== null && !expired.has(e.instance)) {
-            expired.add(e.instance);
+          let levels = expired?.get(e.instance);
+          if (expired !== null && levels === undefined) expired.set(e.instance, (levels = new Set()));
+          if (levels !== undefined && !levels.has(this.levelOf(e))) {
+            levels.add(this.levelOf(e));
             const client = servers!.clientOf(e.instance, e.provider.zone);
             servers!.nodeOf(client).sessionExpired(now);
             // The server closes the expired session's connection: the client learns it is Expired on reconnect.

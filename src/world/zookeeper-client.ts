@@ -26,6 +26,9 @@ import type { ProviderInstance } from './provider.js';
 import type { RegistryClient, RegistryServers } from './registry-servers.js';
 import { failbackRetryAtMs } from './registry-push-delivery.js';
 
+/** Times closer than this are one instant (agenda times are sums of doubles). */
+const TIME_EPSILON_MS = 1e-6;
+
 /** Bytes of a ZooKeeper ConnectRequest and ConnectResponse with their length prefix (zookeeper.jute). */
 export const ZK_CONNECT_BYTES = { request: 49, reply: 41 } as const;
 
@@ -144,7 +147,8 @@ export class ZookeeperClients {
     const state = c.instance.state;
     // A dead process's connection closes with it; nothing to check any more.
     if (state === 'crashed' || state === 'stopped') return;
-    if (now - c.heardMs >= this.#readTimeoutMs) this.lose(c.client);
+    // The check was set for `heardMs + readTimeout`: the agenda's time may miss it by a rounding error.
+    if (now - c.heardMs >= this.#readTimeoutMs - TIME_EPSILON_MS) this.lose(c.client);
     else this.#armCheck(c);
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runScenario } from '../../src/scenario/run.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { FaultSpec, RegistrySpec } from '../../src/model/types.js';
 import { NACOS_BEAT_BYTES, REQUEST_OVERHEAD_BYTES } from '../../src/world/registry-servers.js';
 import { NO_NOTIFICATION_DELAY, scenario } from './registry-fixtures.js';
@@ -64,5 +65,20 @@ describe('registry servers in the summary', () => {
     expect(JSON.stringify(run(registry))).toBe(a);
     const other = run(registry, [stop], 59_000, 2);
     expect(JSON.stringify(other.registry.pushLagMs)).not.toBe(JSON.stringify(JSON.parse(a).registry.pushLagMs));
+  });
+
+  it('run a shipped ZooKeeper scenario on a three-node 10 Mbps ensemble to its end, each node serving its share', () => {
+    const scenario = loadScenarioFile('scenarios/zk-session-expiry.yaml', ['registry.servers={ zoneA: 2, zoneB: 1 }', 'registry.capacity.bandwidth=10Mbps']);
+    // Seed 2 once hung: a read-timeout check fell a rounding error short of its deadline and was set again at once.
+    const plain = runScenario(loadScenarioFile('scenarios/zk-session-expiry.yaml'), { version: 'test', seed: 2 }).summary;
+    const summary = runScenario(scenario, { version: 'test', seed: 2 }).summary;
+    const nodes = Object.values(summary.registry.servers!);
+    expect(nodes).toHaveLength(3);
+    for (const n of nodes) expect(n.requestsServed).toBeGreaterThan(0);
+    // zoneB's hosts go dark at 35 s: their 12 sessions (6 processes, two levels each) expire on the
+    // ensemble as on the single server, counted once each on the node their client was on.
+    expect(summary.events['registry.sessionExpired']).toBe(plain.events['registry.sessionExpired']);
+    expect(nodes.reduce((s, n) => s + n.sessionsExpired, 0)).toBe(12);
+    expect(summary.timeline.reduce((s, r) => s + r.sessionsExpired!, 0)).toBe(12);
   });
 });
