@@ -63,6 +63,10 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.registries.values()) r.setPushSwitch(on);
   }
 
+  setServerZoneDown(zone: string, down: boolean): void {
+    for (const r of this.registries.values()) r.setServerZoneDown?.(zone, down);
+  }
+
   holdPushes(on: boolean): void {
     for (const r of this.registries.values()) r.holdPushes?.(on);
   }

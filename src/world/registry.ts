@@ -73,6 +73,11 @@ export interface RegistryModel {
   readonly pushesHeld?: number;
   /** The registry as a server: what each of its nodes did (none when it is not modeled as one). */
   serverFigures?(): RegistryNodeFigures[];
+  /**
+   * The registry as a server: the nodes in `zone` go down or come back (a room fault); their clients
+   * reconnect to other nodes, a ZooKeeper ensemble without a majority up freezes. No effect without servers.
+   */
+  setServerZoneDown?(zone: string, down: boolean): void;
 }
 
 /** Delivers a subscription's held pushes that have arrived before what runs now (see `RegistryModel.subscribe`). */
