@@ -44,8 +44,11 @@ import { ServiceInstancesChangedListeners, type ListenerHost } from './service-i
 import type { Subscriber } from './registry.js';
 import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
 
-/** Bytes of a ZooKeeper watch event (WatcherEvent: type, state, path) besides its path. */
-const WATCH_EVENT_BYTES = 24;
+/**
+ * Bytes of a ZooKeeper watch event besides the service name: 32 (length, reply header, WatcherEvent's type,
+ * state and path length) plus the path `/dubbo/<service>/providers` (research-40 §6).
+ */
+const WATCH_EVENT_BYTES = 32 + '/dubbo/'.length + '/providers'.length;
 
 /** Nacos 2.x: a gRPC stream with more than this many bytes queued refuses a push (GrpcConnection, ConnectionBusyException). */
 export const NACOS_BUSY_BYTES = 32 * 1024;
