@@ -57,6 +57,46 @@ describe('registry nodes', () => {
   });
 });
 
+describe('a registry node under Poisson pushes of one size', () => {
+  /**
+   * An M/D/1 queue: the mean wait of a push on the out NIC is Pollaczek–Khinchine's ρ·S / (2(1 − ρ)). As in
+   * test/engine/fifo-link.test.ts, batch means bound the standard error to 1% of it, so 3% is a 3-sigma miss.
+   */
+  it.each([
+    { rho: 0.5, arrivals: 1_000_000 },
+    { rho: 0.9, arrivals: 8_000_000 },
+  ])('delays a push by the M/D/1 mean within 3% at utilization $rho', ({ rho, arrivals }) => {
+    const bandwidth = 125_000_000; // 1 Gbit/s
+    const bytes = 50_000;
+    const serviceMs = (bytes / bandwidth) * 1000;
+    const network = new Network({ sameZone: constant(0.2), default: constant(2), pairs: [] }, ['zoneA'], new RandomStreams(1).stream('network'));
+    const set = new RegistryServers(registrySpec({ capacity: { bandwidthBytesPerSec: bandwidth }, zone: 'zoneA' }), {
+      network,
+      rng: new RandomStreams(1).stream('registry/servers'),
+      grid: { fromMs: 0, bucketMs: 1000, buckets: 0 },
+    });
+    const clients = Array.from({ length: 100 }, () => set.clientOf({}, 'zoneA'));
+    const rng = new RandomStreams(41).stream('md1');
+    const expected = (rho * serviceMs) / (2 * (1 - rho));
+    const batches = 100;
+    const perBatch = arrivals / batches;
+    const means: number[] = [];
+    let t = 0;
+    for (let b = 0; b < batches; b++) {
+      let wait = 0;
+      for (let i = 0; i < perBatch; i++) {
+        t += -Math.log(1 - rng.next()) * (serviceMs / rho);
+        wait += set.push(clients[i % 100]!, t, bytes)! - t - serviceMs;
+      }
+      means.push(wait / perBatch);
+    }
+    const mean = means.reduce((s, m) => s + m, 0) / batches;
+    const sd = Math.sqrt(means.reduce((s, m) => s + (m - mean) ** 2, 0) / (batches - 1));
+    expect(sd / Math.sqrt(batches) / expected).toBeLessThan(0.01);
+    expect(Math.abs(mean - expected) / expected).toBeLessThan(0.03);
+  });
+});
+
 describe('pushes through a registry node', () => {
   // 1 MB/s per NIC direction, a constant 50 ms network push lag, ten consumer instances that see every push.
   const BANDWIDTH = 1_000_000;
