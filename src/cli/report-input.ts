@@ -64,7 +64,7 @@ const providerRow = z.object({ tMs: num, executions: num, rejected: num, utiliza
 /** One registry node (SPEC 4 `registry.servers.<node>`), as the tables and the report read it. */
 const utilization = z.object({ peakUtilization: num, meanUtilization: num });
 const registryServer = z.object({
-  zone: z.string(),
+  zone: z.string().optional(),
   nicOut: utilization,
   nicIn: utilization,
   peakQueueBytes: num,

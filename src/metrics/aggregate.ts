@@ -80,8 +80,8 @@ const MAP_KEYS = new Set([
   'timelineByProviderGroup',
 ]);
 // Keys whose values are milliseconds (rounded to 3 decimals rather than 6).
-const MS_KEYS = new Set(['tMs', 'p99Ms', 'p99OkMs', 'simulatedMs', 'measuredFromMs']);
-const LATENCY_PARENTS = new Set(['latencyMs', 'latencyAllMs']);
+const MS_KEYS = new Set(['tMs', 'p99Ms', 'p99OkMs', 'simulatedMs', 'measuredFromMs', 'pushLagP99Ms']);
+const LATENCY_PARENTS = new Set(['latencyMs', 'latencyAllMs', 'pushLagMs']);
 
 /** The mean of several seeds' summaries of one scenario, with `ci95` when there are at least two. */
 export function aggregateSummaries(summaries: Summary[]): Summary {

@@ -49,6 +49,12 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
   /** One registry notification delivered to a consumer instance; `level`: the discovery level it belongs to (default interface). */
   push(consumerInstance: string, bytes: number, level?: DiscoveryLevelName): void;
+  /**
+   * The registry as a server (`servers` or `capacity` set): one push reported at `atMs` (now: when it
+   * is sent, or when the node answers a ZooKeeper watch's read) reaches its consumer instance `lagMs` later (node queueing + transmission + network `pushLag`; with ZooKeeper's watch, the
+   * change to the list read back). Optional: observers that do not measure registry servers leave it out.
+   */
+  registryPushLag?(lagMs: number, atMs: number): void;
   count(name: string, by?: number): void;
   marker(m: { tMs: number; kind: 'start' | 'end'; label: string }): void;
 }

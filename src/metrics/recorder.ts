@@ -25,11 +25,12 @@
  *   the order they showed up), so its shape is the same for every seed.
  */
 import { ScopeCell } from './scope-cell.js';
-import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary } from './summary.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary, type TimelineRow } from './summary.js';
 import { RequestRecord } from './request-record.js';
 import { Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
 import { EMPTY_RESULT_CAUSE, type DiscoveryLevelName } from './observer.js';
+import { PushLagMeter, registryServersSummary, registryTimelineColumns, type RegistryNodeFigures } from './registry-server-figures.js';
 
 export type { Outcome, Summary } from './summary.js';
 
@@ -56,6 +57,8 @@ interface FinalState {
   simulatedMs: number;
   providerGroups: Array<{ name: string; busyMs: number; peakActiveThreads: number }>;
   inFlight: number;
+  /** The registry nodes, when a registry is modeled as a server (summary `registry.servers`); none otherwise. */
+  registryServers?: readonly RegistryNodeFigures[];
 }
 
 /** What `sample` reads from the world for one provider group. */
@@ -125,6 +128,7 @@ export class Recorder {
   #negativeLatencies = 0;
   #okWithoutAttempt = 0;
   #final: FinalState | null = null;
+  readonly #pushLag: PushLagMeter;
 
   constructor(opts: {
     warmupMs: number;
@@ -148,6 +152,7 @@ export class Recorder {
     this.#nonIdempotentMethods = [...new Set(opts.nonIdempotentMethods ?? [])].sort();
     this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs, { perScope: this.#perScope });
     this.#pushTimeline = new Float64Array(buckets);
+    this.#pushLag = new PushLagMeter(opts.warmupMs, opts.bucketMs, buckets);
     this.#providerTimeline = new Float64Array(this.#perScope ? opts.providerGroups.length * buckets * P_COLS : 0);
     this.#lastGroup = new Float64Array(opts.providerGroups.length * P_COLS);
     for (const g of opts.providerGroups) {
@@ -314,6 +319,11 @@ export class Recorder {
     c.pushBytes += bytes;
   }
 
+  /** With registry servers: a push reported at `atMs` reaches its consumer `lagMs` later. */
+  registryPushLag(lagMs: number, atMs: number): void {
+    this.#pushLag.record(atMs, lagMs);
+  }
+
   /** Adds `by` to the free-form counter `name` (summary `events`). */
   count(name: string, by = 1): void {
     this.#events.set(name, (this.#events.get(name) ?? 0) + by);
@@ -374,6 +384,7 @@ export class Recorder {
       simulatedMs: final.simulatedMs,
       providerGroups: final.providerGroups.map((g) => ({ ...g })),
       inFlight: final.inFlight,
+      registryServers: final.registryServers,
     };
     for (const g of final.providerGroups) {
       const acc = this.#group(g.name);
@@ -447,6 +458,7 @@ export class Recorder {
       mergeInto(byService, cell.serviceKey, cell);
     }
     const figures = total.toSummary();
+    const servers = final.registryServers !== undefined && final.registryServers.length > 0 ? final.registryServers : undefined;
     const byProviderGroup: Summary['byProviderGroup'] = {};
     for (const name of [...this.#groups.keys()].sort()) {
       const g = this.#groups.get(name)!;
@@ -485,16 +497,30 @@ export class Recorder {
           ...(this.#interfacePushes.pushes > 0 ? { interface: { ...this.#interfacePushes } } : {}),
           ...(this.#applicationPushes.pushes > 0 ? { application: { ...this.#applicationPushes } } : {}),
         },
+        ...(servers === undefined
+          ? {}
+          : { servers: registryServersSummary(servers, { bucketMs: this.bucketMs, windowMs: this.durationMs - this.warmupMs }), pushLagMs: this.#pushLag.stats() }),
       },
       byConsumerZone: scopes(byZone),
       byService: scopes(byService),
       byProviderGroup,
-      timeline: this.#timeline.rows().map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]! })),
+      timeline: this.#timelineRows(servers),
       events,
       faults,
       nonIdempotentMethods: [...this.#nonIdempotentMethods],
       ...(this.#perScope ? { timelineByZone: this.#timeline.scopeRows(), timelineByProviderGroup: this.#providerRows() } : {}),
     };
+  }
+
+  /** The run's timeline rows, with the registry columns when there are registry servers. */
+  #timelineRows(servers: readonly RegistryNodeFigures[] | undefined): TimelineRow[] {
+    const rows = this.#timeline.rows();
+    if (servers === undefined) return rows.map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]! }));
+    const p99 = this.#pushLag.p99ByBucket();
+    return rows.map((row, b) => {
+      const widthMs = Math.min(this.bucketMs, this.durationMs - (this.warmupMs + b * this.bucketMs));
+      return { ...row, pushes: this.#pushTimeline[b]!, ...registryTimelineColumns(servers, p99, b, widthMs) };
+    });
   }
 
   #providerRows(): Record<string, ProviderTimelineRow[]> {

@@ -110,6 +110,40 @@ export interface ScopeTimelineRow {
 export interface TimelineRow extends ScopeTimelineRow {
   /** Registry notifications delivered to consumer instances during the bucket (SPEC 4). */
   pushes: number;
+  /** With registry servers: bytes the registry nodes sent during the bucket. */
+  registryBytes?: number;
+  /** With registry servers: the busiest node's out-NIC utilization during the bucket, 0..1. */
+  registryUtilization?: number;
+  /** With registry servers: p99 push lag of the pushes reported during the bucket (ms). */
+  pushLagP99Ms?: number;
+  /** With registry servers: ZooKeeper sessions the servers expired during the bucket. */
+  sessionsExpired?: number;
+}
+
+/** One NIC direction of a registry node over the measured window (0 for a NIC without a bandwidth). */
+export interface NicUtilization {
+  /** The highest utilization of one timeline bucket, 0..1. */
+  peakUtilization: number;
+  meanUtilization: number;
+}
+
+/** SPEC 4 `registry.servers.<node>`: what one registry node did (utilizations over the measured window, counts over the run). */
+export interface RegistryServerSummary {
+  /** The node's zone (absent for the one node of a registry without a zone). */
+  zone?: string;
+  nicOut: NicUtilization;
+  nicIn: NicUtilization;
+  /** Most bytes waiting or being sent on the out NIC at once. */
+  peakQueueBytes: number;
+  requestsServed: number;
+  requestsRefused: number;
+  sessionsExpired: number;
+  registrationsFailed: number;
+  registrationsRetried: number;
+  pushesLost: number;
+  pushesMerged: number;
+  bytesOut: number;
+  bytesIn: number;
 }
 
 /**
@@ -174,6 +208,10 @@ export interface Summary extends ScopeSummary {
     staleCalls: number;
     byConsumer: Record<string, { pushes: number; pushBytes: number }>;
     byLevel?: { interface?: { pushes: number; pushBytes: number }; application?: { pushes: number; pushBytes: number } };
+    /** Only with registry servers (`servers` or `capacity`): each node's figures, by node name. */
+    servers?: Record<string, RegistryServerSummary>;
+    /** Only with registry servers: lags of the pushes of the measured window (node queueing + transmission + network). */
+    pushLagMs?: LatencyStats;
   };
   byConsumerZone: Record<string, ScopeSummary>;
   byService: Record<string, ScopeSummary>;

@@ -349,7 +349,7 @@ export function registryServerLines(s: Summary): string[] {
     for (const [name, n] of nodes) {
       rows.push([
         name,
-        n.zone,
+        n.zone ?? '',
         pct1(n.nicOut.peakUtilization),
         pct1(n.nicOut.meanUtilization),
         pct1(n.nicIn.peakUtilization),

@@ -5,24 +5,10 @@
  * renders exactly as before. The run table's block and `timeline.csv` are format.ts's, the compare
  * columns compare-table.ts's, the charts report.ts's. The figures are the recorder's.
  */
-import type { LatencyStats, Summary, TimelineRow } from '../metrics/summary.js';
+import type { LatencyStats, RegistryServerSummary, Summary, TimelineRow } from '../metrics/summary.js';
 
 /** One registry node's figures (SPEC 4 `registry.servers.<node>`); utilizations are 0..1. */
-export interface RegistryServerFigures {
-  zone: string;
-  nicOut: { peakUtilization: number; meanUtilization: number };
-  nicIn: { peakUtilization: number; meanUtilization: number };
-  peakQueueBytes: number;
-  requestsServed: number;
-  requestsRefused: number;
-  sessionsExpired: number;
-  registrationsFailed: number;
-  registrationsRetried: number;
-  pushesLost: number;
-  pushesMerged: number;
-  bytesOut: number;
-  bytesIn: number;
-}
+export type RegistryServerFigures = RegistryServerSummary;
 
 /** The registry block of a summary with the server outputs it may carry. */
 export type RegistryWithServers = Summary['registry'] & { servers?: Record<string, RegistryServerFigures>; pushLagMs?: LatencyStats };

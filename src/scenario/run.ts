@@ -165,6 +165,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
       peakActiveThreads: g.peakActiveThreads(),
     })),
     inFlight: stats.inFlight,
+    registryServers: [...world.registries.values()].flatMap((r) => r.serverFigures?.() ?? []),
   });
   options.traces?.finish(world.sim.now);
   const violations = recorder.checkInvariants();

@@ -55,6 +55,7 @@ import type { Simulation } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 import type { Network } from './network.js';
 import type { WorldObserver } from '../metrics/observer.js';
+import type { RegistryNodeFigures } from '../metrics/registry-server-figures.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
 import { PushDelivery, type RegistryServer } from './registry-push-delivery.js';
@@ -66,6 +67,8 @@ import { ServiceNameMapping } from './service-name-mapping.js';
 import { nacosServiceName, subscribedNames } from './nacos-service-name.js';
 import type { CatchUp, ProviderListener, RegistryModel, SubscribeQuery, Subscriber } from './registry.js';
 import { registerLevels, type DiscoveryLevel } from './discovery-levels.js';
+import { RegistryServers, modelsServers, timelineGrid, type RegistryClient } from './registry-servers.js';
+import { ServerRequests, type ServerRequestsHost } from './registry-server-requests.js';
 
 /** What a registry model needs from the world (the `World` satisfies it). */
 export interface RegistryHost {
@@ -77,7 +80,7 @@ export interface RegistryHost {
    * The scenario, when there is one: application-level registration reads the service-name
    * mapping (which applications export a service) from its provider groups.
    */
-  readonly scenario?: Pick<Scenario, 'providers' | 'registries'>;
+  readonly scenario?: Pick<Scenario, 'providers' | 'registries'> & Partial<Pick<Scenario, 'warmupMs' | 'durationMs' | 'bucketMs'>>;
 }
 
 /** How a registry model is named inside one world. */
@@ -136,9 +139,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly #simplified = new WeakMap<ProviderExport, string>();
   /** Dark rooms (`roomDown`): cut off like `#cut`, kept apart so that the two faults do not undo each other. */
   readonly #darkRooms = new Set<string>();
+  /** Frozen: by `registryDown`, by a lost quorum or by its own room going dark (`#faultDown || #quorumLost || #roomDark`). */
   #down = false;
+  #faultDown = false;
+  #quorumLost = false;
   /** The registry's own room is dark (`roomDown` of its `zone`, no `servers`): down as with `registryDown`. */
   #roomDark = false;
+  /** The registry's nodes when it is modeled as a server (`servers` or `capacity` set), else null. */
+  readonly servers: RegistryServers | null;
+  /** With registry servers: the provider clients' requests to their nodes. */
+  readonly #requests: ServerRequests | null;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -149,6 +159,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     // One push-lag stream for both levels: with one level in use, its draws are those of a single-level registry.
     const lag = sampler(spec.pushLag, host.streams.stream(`${options.streamPrefix}/push`));
     this.#perGroup = registryType === 'nacos';
+    const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
+    this.servers = modelsServers(spec)
+      ? new RegistryServers(spec, {
+          network: host.network,
+          rng: host.streams.stream(`${options.streamPrefix}/servers`),
+          grid: timelineGrid(host.scenario),
+          namePrefix: multi ? `${options.name}/` : '',
+        })
+      : null;
+    this.#requests = this.servers === null ? null : new ServerRequests(this.#requestsHost(this.servers));
     const level = (kind: DiscoveryLevel): Level => {
       const byKey = new Map<string, Set<Entry>>();
       const server: RegistryServer = {
@@ -158,6 +178,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         isDown: () => this.down,
         isCut: (zone) => this.#cut.has(zone) || this.#darkRooms.has(zone),
         netReachable: (zone) => this.#netReachable(zone),
+        servers: this.servers,
       };
       const appLevel = kind === 'application';
       const sizer = new PushSizer(kind, registryType, (p) => this.registeredUrl(p));
@@ -174,7 +195,6 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     this.#defaultLevel = spec.registration === 'application' ? this.#application : this.#interface;
     if (spec.pushRate !== undefined) this.#mergePushes({ kind: 'window', intervalMs: spec.pushRate.intervalMs });
     // The provider groups of this registry that register at each level.
-    const multi = host.scenario !== undefined && Object.keys(host.scenario.registries).length > 0;
     const groups = (host.scenario?.providers ?? []).filter((g) => !multi || g.registries === undefined || g.registries.includes(this.name));
     if (this.#perGroup) {
       // The services the Nacos server lists (`getServicesOfServer`): every provider group's, as a
@@ -206,7 +226,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       const pushes = level.pushes;
       level.merger = new PushMerger(this.sim, this.observer, rule, {
         publish: (keys) => pushes.publish(keys),
-        subscriptionCount: (key) => pushes.subscriptionCount(key),
+        pushMerged: (key) => pushes.pushMerged(key),
       });
     }
   }
@@ -219,6 +239,53 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** The provider process stopped without deregistering (crash, black hole); the default does nothing. */
   protected onCrash(_entry: RegistryEntry): void {}
+
+  /**
+   * The registry as a server: whether a client's liveness message speaks for its whole process (a
+   * ZooKeeper session's ping, a Nacos 2.x connection's keepalive: one request per tick however many
+   * records the process has) or for one record (a Nacos 1.x beat per instance). Default: the process.
+   */
+  protected livenessPerProcess(_entry: RegistryEntry): boolean {
+    return true;
+  }
+
+  /** The registry as a server: false while `instance`'s client has no connection (its messages are not sent). Default: always. */
+  protected clientConnected(_client: RegistryClient, _instance: ProviderInstance): boolean {
+    return true;
+  }
+
+  /** The registry as a server: false while `client` may not register on its own (it waits for a retry). Default: never. */
+  protected registrationHeld(_client: RegistryClient): boolean {
+    return false;
+  }
+
+  /** The registry as a server: a registration of `instance` failed (its connection was lost); the default does nothing. */
+  protected onRegistrationFailed(_client: RegistryClient, _instance: ProviderInstance): void {}
+
+  /** The registry as a server: a reply to `client` leaves its node now and arrives at `backMs`. */
+  protected onReplied(_client: RegistryClient, _backMs: number): void {}
+
+  /** The registry as a server: bytes of a liveness message and of its answer. */
+  protected abstract livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
+
+  /** What the provider clients' requests need of this registry (its hooks bound late: a subclass overrides them). */
+  #requestsHost(servers: RegistryServers): ServerRequestsHost {
+    return {
+      sim: this.sim,
+      servers,
+      heard: (entry) => {
+        // A request processed now: heard, unless the client left or the registry froze meanwhile.
+        if (!entry.left && !this.#down) this.#heard(entry as Entry);
+      },
+      silent: (entry) => this.onSilentTick(entry),
+      connected: (client, instance) => this.clientConnected(client, instance),
+      registrationHeld: (client) => this.registrationHeld(client),
+      replied: (client, backMs) => this.onReplied(client, backMs),
+      registrationFailed: (client, instance) => this.onRegistrationFailed(client, instance),
+      livenessPerProcess: (entry) => this.livenessPerProcess(entry),
+      livenessBytes: (entry) => this.livenessBytes(entry),
+    };
+  }
 
   /** The registry is back after `registryDown`: detection clocks restart now. */
   protected onResume(): void {
@@ -295,10 +362,13 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       entry.timer = null;
     }
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
-    if (entry.registered && this.reachable(entry.provider.zone)) {
+    if (!entry.registered || !this.reachable(entry.provider.zone)) return;
+    const drop = (): void => {
       this.remove(entry);
       this.publish();
-    }
+    };
+    if (this.#requests === null) drop();
+    else this.#requests.deregister(entry, drop);
   }
 
   subscribe(
@@ -365,6 +435,30 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   setDown(down: boolean): void {
+    this.#faultDown = down;
+    this.#updateDown();
+  }
+
+  /**
+   * The registry as a server: the nodes of `zone` go down or come back. Their clients lose their
+   * connection and reconnect to another node they can reach; a ZooKeeper ensemble without a majority of
+   * its nodes up freezes as `registryDown` does (`quorumLost`) until it has one again.
+   */
+  setServerZoneDown(zone: string, down: boolean): void {
+    const servers = this.servers;
+    if (servers === null) return;
+    for (const n of servers.nodes) if (n.zone === zone) n.up = !down;
+    this.#quorumLost = this.quorumLost(servers);
+    this.#updateDown();
+  }
+
+  /** The registry as a server: true when its nodes cannot accept writes. Default: never (Nacos nodes serve on their own). */
+  protected quorumLost(_servers: RegistryServers): boolean {
+    return false;
+  }
+
+  #updateDown(): void {
+    const down = this.#faultDown || this.#quorumLost;
     if (down === this.#down) return;
     this.#down = down;
     if (!this.down) this.#resume();
@@ -381,12 +475,12 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       if (this.#darkRooms.has(zone)) return;
       for (const l of this.#levels()) l.pushes.held.queueAllHeld();
       this.#darkRooms.add(zone);
-      if (this.spec.zone === zone && this.spec.servers === undefined) this.#roomDark = true;
-      this.roomNodes(zone, true);
+      if (this.spec.zone === zone && this.servers === null) this.#roomDark = true;
+      this.setServerZoneDown(zone, true);
       return;
     }
     if (!this.#darkRooms.delete(zone)) return;
-    this.roomNodes(zone, false);
+    this.setServerZoneDown(zone, false);
     if (this.#roomDark && this.spec.zone === zone) {
       this.#roomDark = false;
       if (!this.#down) this.#resume();
@@ -395,13 +489,6 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     // The room's consumer processes start again: each subscription reads the current list (unless still cut).
     if (!this.#cut.has(zone)) for (const l of this.#levels()) l.pushes.resyncZone(zone);
   }
-
-  /**
-   * The registry's nodes in `zone` go down with their room, or come back. A registry without `servers`
-   * has no nodes of its own (its `zone` going dark takes it down as a whole, above); the server model,
-   * which places nodes per zone, takes them down here.
-   */
-  protected roomNodes(_zone: string, _down: boolean): void {}
 
   setPushSwitch(on: boolean): void {
     for (const l of this.#levels()) l.pushes.setPushSwitch(on);
@@ -417,6 +504,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   catchUpAll(): void {
     for (const l of this.#levels()) l.pushes.held.catchUpAll();
+  }
+
+  serverFigures(): RegistryNodeFigures[] {
+    return this.servers?.figures() ?? [];
   }
 
   /** Both levels, interface first (the order every registry-wide step takes). */
@@ -463,10 +554,14 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     return !this.down && this.#netReachable(zone);
   }
 
-  /** True when messages between `zone` and the registry get through: no zone cut, no network partition. */
+  /**
+   * True when messages between `zone` and the registry get through: no zone cut, no network partition
+   * (with registry servers: some node is up and not partitioned from the zone).
+   */
   #netReachable(zone: string): boolean {
     if (this.#cut.size > 0 && this.#cut.has(zone)) return false;
     if (this.#darkRooms.size > 0 && this.#darkRooms.has(zone)) return false;
+    if (this.servers !== null) return this.servers.anyReachable(zone);
     const home = this.spec.zone;
     return home === undefined || home === zone || !this.#network.isPartitioned(zone, home);
   }
@@ -543,19 +638,59 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (entry.left) return;
     const p = entry.provider;
     if (p.state === 'up' && this.reachable(p.zone)) {
-      // Heard: a heartbeat / keepalive / ping; an instance the server lost registers again
-      // (Nacos answers a beat for an unknown instance with 20404 and the client re-registers;
-      // Dubbo's ZooKeeper registry recovers its nodes on a new session; Nacos 2.x redoes them on reconnect).
-      entry.lastHeardMs = this.sim.now;
-      if (!entry.listed || !entry.healthy) {
-        this.register(entry);
-        this.publish();
-      }
+      if (this.#requests === null) this.#heard(entry);
+      else this.#requests.tick(entry);
     } else this.onSilentTick(entry);
     // A dead process whose record is gone has nothing left to tell the registry.
     if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
       entry.timer = this.sim.schedule(this.tickIntervalMs(), () => this.#tick(entry));
     }
+  }
+
+  /**
+   * Heard: a heartbeat / keepalive / ping; an instance the server lost registers again (Nacos answers a
+   * beat for an unknown instance with 20404 and the client re-registers; Dubbo's ZooKeeper registry
+   * recovers its nodes on a new session; Nacos 2.x redoes them on reconnect).
+   */
+  #heard(entry: Entry): void {
+    entry.lastHeardMs = this.sim.now;
+    if (!entry.listed || !entry.healthy) {
+      this.register(entry);
+      this.publish();
+    }
+  }
+
+  /** The discovery level `entry` is a record of. */
+  protected levelOf(entry: RegistryEntry): DiscoveryLevel {
+    return (entry as Entry).level.kind;
+  }
+
+  /** The records of a provider process at both levels (interface first). */
+  protected recordsOf(instance: ProviderInstance): RegistryEntry[] {
+    const out: RegistryEntry[] = [];
+    for (const e of instance.exports) {
+      const entry = this.#interface.entries.get(e);
+      if (entry !== undefined) out.push(entry);
+    }
+    const app = this.#application.entries.get(instance.exports[0]!);
+    if (app !== undefined) out.push(app);
+    return out;
+  }
+
+  /**
+   * The registry as a server: the records of `instance` that are not listed register again now, each a
+   * request to its client's node (Dubbo's `FailbackRegistry.recover` run by the retry timer); returns how many.
+   */
+  protected registerAgain(instance: ProviderInstance): number {
+    if (this.#requests === null) return 0;
+    let n = 0;
+    for (const e of this.recordsOf(instance)) {
+      const entry = e as Entry;
+      if (entry.listed || entry.left || entry.provider.state !== 'up') continue;
+      n++;
+      this.#requests!.register(entry);
+    }
+    return n;
   }
 }
 

@@ -67,6 +67,10 @@ export class MultiRegistry implements RegistryModel {
     for (const r of this.registries.values()) r.setRoomDown(zone, down);
   }
 
+  setServerZoneDown(zone: string, down: boolean): void {
+    for (const r of this.registries.values()) r.setServerZoneDown?.(zone, down);
+  }
+
   holdPushes(on: boolean): void {
     for (const r of this.registries.values()) r.holdPushes?.(on);
   }

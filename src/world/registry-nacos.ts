@@ -37,6 +37,7 @@ import type { RegistrySpec, Scenario } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 import type { RegistryEntry } from './registry-entry.js';
 import { NACOS_DELAY_ENGINE_INTERVAL_MS, NACOS_PUSH_TASK_DELAY_MS } from './registry-push-merge.js';
+import { NACOS_BEAT_BYTES, NACOS_KEEPALIVE_BYTES } from './registry-servers.js';
 
 /** Nacos 1.x: the server checks instance beats this often (`ClientBeatCheckTask`, every 5 s). */
 export const NACOS_BEAT_CHECK_PERIOD_MS = 5000;
@@ -75,6 +76,15 @@ export class NacosRegistry extends DiscoveryRegistry {
 
   protected tickIntervalMs(): number {
     return this.spec.heartbeatMs;
+  }
+
+  // 1.x: BeatReactor beats per registered instance; 2.x: one keepalive per gRPC connection (process).
+  protected override livenessPerProcess(entry: RegistryEntry): boolean {
+    return this.#connectionBound(entry);
+  }
+
+  protected livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number } {
+    return this.#connectionBound(entry) ? NACOS_KEEPALIVE_BYTES : NACOS_BEAT_BYTES;
   }
 
   /** The instance's client is 2.x (connection-bound): the registry's `connectionBound`, else its provider group's profile. */

@@ -99,6 +99,8 @@ export class ZookeeperRegistryNotifier<S> {
   #lastExecuteMs = -Infinity;
   /** The child watch is set: the next change of the list fires an event (one-shot, set again by each read). */
   armed = true;
+  /** When the change that fired the pending watch event left the server (push lag of the read it makes). */
+  firedAtMs = 0;
 
   constructor(delayMs: number, thread: ZookeeperEventThread<S>) {
     this.delayMs = delayMs;

@@ -42,9 +42,40 @@ import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-su
 import { parseNacosServiceName } from './nacos-service-name.js';
 import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
+import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+
+/**
+ * Bytes of a ZooKeeper watch event besides the service name: 32 (length, reply header, WatcherEvent's type,
+ * state and path length) plus the path `/dubbo/<service>/providers` (research-40 §6).
+ */
+const WATCH_EVENT_BYTES = 32 + '/dubbo/'.length + '/providers'.length;
+
+/** Nacos 2.x: a gRPC stream with more than this many bytes queued refuses a push (GrpcConnection, ConnectionBusyException). */
+export const NACOS_BUSY_BYTES = 32 * 1024;
+/** Nacos 2.x: a failed push to one subscriber is tried again this much later, with the list then (`pushTaskRetryDelay`). */
+export const NACOS_PUSH_RETRY_MS = 1000;
 
 /** Dubbo's FailbackRegistry retry period (`registry.retry.period`, 5000 ms): re-subscribe after a failure. */
 export const REGISTRY_RETRY_PERIOD_MS = 5000;
+
+/**
+ * When Dubbo's FailbackRegistry retry timer runs a task added at `atMs`: a HashedWheelTimer whose tick is
+ * the retry period fires it at the tick after next, 5 to 10 s later (research-40 §3).
+ */
+export function failbackRetryAtMs(atMs: number): number {
+  return (Math.floor(atMs / REGISTRY_RETRY_PERIOD_MS) + 2) * REGISTRY_RETRY_PERIOD_MS;
+}
+
+/**
+ * ZooKeeper's client refuses a reply frame (its bytes less the 4-byte length) longer than `jute.maxbuffer`:
+ * the 3.3 client (ZooKeeper 3.7) when it is longer than 0xfffff bytes, the 2.7 client (ZooKeeper 3.4.13)
+ * when it is 4 MiB or longer (ClientCnxnSocket.readLength; research-40 §2.4).
+ */
+export function juteRefuses(replyBytes: number, consumer: { version: '2.7' | '3.3' } | undefined, maxBufferBytes: number | undefined): boolean {
+  const frame = replyBytes - 4;
+  if (consumer?.version === '2.7') return frame >= (maxBufferBytes ?? 4 * 1024 * 1024);
+  return frame > (maxBufferBytes ?? 0xfffff);
+}
 
 /** What push delivery reads from its registry server (`DiscoveryRegistry`). */
 export interface RegistryServer {
@@ -58,6 +89,8 @@ export interface RegistryServer {
   isCut(zone: string): boolean;
   /** True when messages between `zone` and the registry get through (zone cuts, network partitions). */
   netReachable(zone: string): boolean;
+  /** The registry's nodes when it is modeled as a server (`servers` or `capacity`), else null: pushes cost nothing. */
+  readonly servers: RegistryServers | null;
 }
 
 /** How one registry's pushes are made. */
@@ -74,6 +107,16 @@ export interface PushOptions {
   readonly registryType: 'nacos' | 'zookeeper';
   /** Application level: what the consumers' metadata fetches need (none: lists take effect on arrival). */
   readonly metadata?: ListenerHost;
+}
+
+/** The Nacos client `sub`'s consumer instance ships (its Dubbo profile; 2.x when it has none). */
+function nacosClientOf(sub: Subscription): '1.x' | '2.x' {
+  return (sub.subscriber as { group?: { dubbo?: { nacosClient?: '1.x' | '2.x' } } }).group?.dubbo?.nacosClient ?? '2.x';
+}
+
+/** The registry client of `sub`'s consumer instance (kept on the subscription: one lookup per subscription). */
+function clientOf(sub: Subscription, servers: RegistryServers): RegistryClient {
+  return (sub.client ??= servers.clientOf(sub.subscriber, sub.subscriber.zone));
 }
 
 /** A node of the cache of union lists (a service exported by several applications). */
@@ -97,6 +140,9 @@ export class PushDelivery {
   readonly #appLevel: boolean;
   readonly #perGroup: boolean;
   readonly #registryType: 'nacos' | 'zookeeper';
+  /** ZooKeeper's `jute.maxbuffer` is enforced (registry servers modeled, or `juteMaxBuffer` set); its explicit value. */
+  readonly #jute: boolean;
+  readonly #juteMaxBufferBytes: number | undefined;
   readonly #subs = new Map<string, Subscription[]>();
   /** ZooKeeper at interface level: each consumer process's event thread for this registry. */
   readonly #zkThreads = new Map<Subscriber, ZookeeperEventThread<Subscription>>();
@@ -121,6 +167,8 @@ export class PushDelivery {
     this.#appLevel = options.appLevel;
     this.#perGroup = options.perGroup;
     this.#registryType = options.registryType;
+    this.#juteMaxBufferBytes = options.spec.juteMaxBufferBytes;
+    this.#jute = options.registryType === 'zookeeper' && (server.servers !== null || options.spec.juteMaxBufferBytes !== undefined);
     this.held = new HeldPushes(server.sim, options.spec, options.appLevel, {
       arrive: (sub, seq, snapshot, atMs) => this.#arrive(sub, seq, snapshot, atMs),
       deliver: this.#deliver,
@@ -148,9 +196,17 @@ export class PushDelivery {
     }
   }
 
-  /** How many subscriptions the list `key` has (what merging one of its pushes saves). */
-  subscriptionCount(key: string): number {
-    return this.#subs.get(key)?.length ?? 0;
+  /**
+   * A push of the list `key` was merged into a later one (push rate control, Nacos's push delay): one
+   * push saved per subscription, counted on each subscriber's node when the registry is a server.
+   * Returns the number of subscriptions.
+   */
+  pushMerged(key: string): number {
+    const subs = this.#subs.get(key);
+    if (subs === undefined) return 0;
+    const servers = this.#server.servers;
+    if (servers !== null) for (const sub of subs) servers.nodeOf(clientOf(sub, servers)).pushesMerged++;
+    return subs.length;
   }
 
   /** Fault `pushSwitch`: off stops every push; on, each subscription reads the current list. */
@@ -197,6 +253,7 @@ export class PushDelivery {
       heldEnd: 0,
       inHeldSubs: false,
       catchingUp: false,
+      client: null,
     };
     let list = this.#subs.get(key);
     if (list === undefined) this.#subs.set(key, (list = []));
@@ -221,9 +278,21 @@ export class PushDelivery {
       this.#miss(sub);
       return;
     }
+    const snapshot = this.#snapshot(sub.key);
+    const servers = this.#server.servers;
+    if (servers !== null) {
+      // DIVERGENCE: the read of `subscribe` is answered at once (the consumer's references are built before
+      // its traffic starts); its request and reply still load the node, as if both went through at once.
+      const node = servers.request(clientOf(sub, servers), this.#sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+      if (node === null) {
+        this.#miss(sub);
+        return;
+      }
+      servers.reply(node, this.#sim.now, snapshot.bytes);
+    }
+    if (this.#refuses(sub, snapshot)) return;
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
-    const snapshot = this.#snapshot(sub.key);
     this.#received(sub, snapshot);
     this.#refresh(sub, snapshot, true);
   }
@@ -308,9 +377,29 @@ export class PushDelivery {
       zk.armed = false;
     }
     const now = this.#sim.now;
+    // The registry as a server: the push (a watch event) leaves the subscriber's node once its out NIC
+    // has sent everything queued before it.
+    const servers = this.#server.servers;
+    let leftMs = now;
+    if (servers !== null) {
+      const client = clientOf(sub, servers);
+      if (this.#registryType === 'nacos' && servers.unsentBytes(client, now) > NACOS_BUSY_BYTES && nacosClientOf(sub) === '2.x') {
+        this.#busy(sub);
+        return;
+      }
+      const done = servers.push(client, now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
+      if (done === undefined) {
+        if (zk !== null) zk.armed = true;
+        this.#miss(sub);
+        return;
+      }
+      leftMs = done;
+      if (zk !== null) zk.firedAtMs = now;
+    }
     const seq = zk !== null ? 0 : ++sub.sentSeq;
-    const arrival = Math.max(now + Math.max(0, this.#lag()), sub.lastArrivalMs);
+    const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
+    if (servers !== null && zk === null) this.#observer.registryPushLag?.(arrival - now, now);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
@@ -348,6 +437,7 @@ export class PushDelivery {
       this.#miss(sub);
       return;
     }
+    if (this.#refuses(sub, snapshot)) return;
     sub.deliveredSeq = seq;
     this.#received(sub, snapshot);
     const notifier = sub.notifier;
@@ -398,28 +488,76 @@ export class PushDelivery {
    */
   #runEventThread(thread: ZookeeperEventThread<Subscription>): void {
     for (let sub = thread.next(); sub !== undefined; sub = thread.next()) {
-      const zk = sub.zk!;
-      zk.armed = true;
+      sub.zk!.armed = true;
       if (!this.#canPush(sub.subscriber.zone)) {
         this.#miss(sub);
         continue;
       }
-      const snapshot = this.#snapshot(sub.key);
-      this.#received(sub, snapshot);
-      const now = this.#sim.now;
-      const at = zk.executeAt(now);
-      if (at === now) {
-        this.#refresh(sub, snapshot);
-        continue;
-      }
-      thread.busy = true;
-      this.#sim.schedule(at - now, () => {
-        thread.busy = false;
-        this.#refresh(sub, snapshot);
-        this.#runEventThread(thread);
-      });
-      return;
+      const servers = this.#server.servers;
+      if (servers !== null ? this.#readThroughServer(thread, sub, servers) : this.#readList(thread, sub, this.#snapshot(sub.key))) return;
     }
+  }
+
+  /**
+   * The event thread has read `snapshot` for `sub`'s watch event (the read counted as a push): true when
+   * the notifier then sleeps on the thread (the thread goes on after it), false when it notified at once.
+   */
+  #readList(thread: ZookeeperEventThread<Subscription>, sub: Subscription, snapshot: Snapshot): boolean {
+    if (this.#refuses(sub, snapshot)) {
+      sub.zk!.armed = false;
+      return false;
+    }
+    this.#received(sub, snapshot);
+    const now = this.#sim.now;
+    const at = sub.zk!.executeAt(now);
+    if (at === now) {
+      this.#refresh(sub, snapshot);
+      return false;
+    }
+    thread.busy = true;
+    this.#sim.schedule(at - now, () => {
+      thread.busy = false;
+      this.#refresh(sub, snapshot);
+      this.#runEventThread(thread);
+    });
+    return true;
+  }
+
+  /**
+   * The registry as a server: the event thread's `getChildren` is a request to the consumer's node, and
+   * the thread waits for its reply (Curator's call is synchronous). The node reads the list when it
+   * processes the request; the reply is that list's bytes on its out NIC. True when the thread waits;
+   * false when the read could not be sent (missed) or was answered at once (then read as without a server).
+   */
+  #readThroughServer(thread: ZookeeperEventThread<Subscription>, sub: Subscription, servers: RegistryServers): boolean {
+    const now = this.#sim.now;
+    const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+    if (node === null) {
+      this.#miss(sub);
+      return false;
+    }
+    const firedAtMs = sub.zk!.firedAtMs;
+    const answer = (): boolean => {
+      const at = this.#sim.now;
+      const snapshot = this.#snapshot(sub.key);
+      const back = servers.reply(node, at, snapshot.bytes);
+      this.#observer.registryPushLag?.(back - firedAtMs, at);
+      if (back === at) return this.#readList(thread, sub, snapshot);
+      thread.busy = true;
+      this.#sim.schedule(back - at, () => {
+        thread.busy = false;
+        if (!this.#readList(thread, sub, snapshot)) this.#runEventThread(thread);
+      });
+      return true;
+    };
+    const processed = servers.processedAtMs;
+    if (processed === now) return answer();
+    thread.busy = true;
+    this.#sim.schedule(processed - now, () => {
+      thread.busy = false;
+      if (!answer()) this.#runEventThread(thread);
+    });
+    return true;
   }
 
   /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */
@@ -454,6 +592,46 @@ export class PushDelivery {
       if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
       else this.#miss(sub);
     });
+  }
+
+  /**
+   * ZooKeeper: true when `sub`'s client refuses the list's reply for its `jute.maxbuffer`. Its consumer keeps
+   * its last list: the read fails ("Packet len N is out of range!", a connection loss Curator recovers
+   * from), the watch is not set again, and Dubbo's FailbackRegistry subscribes again from its retry timer,
+   * every time (3.3 retries without end; each retry is another read of the whole list).
+   */
+  #refuses(sub: Subscription, snapshot: Snapshot): boolean {
+    if (!this.#jute) return false;
+    const consumer = (sub.subscriber as { group?: { dubbo?: { version: '2.7' | '3.3' } } }).group?.dubbo;
+    if (!juteRefuses(snapshot.bytes, consumer, this.#juteMaxBufferBytes)) return false;
+    this.#observer.count('registry.juteMaxBufferExceeded');
+    const now = this.#sim.now;
+    this.#readAgainAt(sub, failbackRetryAtMs(now) - now);
+    return true;
+  }
+
+  /** `sub` missed a list: it reads the current one `delayMs` from now (one retry pending at a time). */
+  #readAgainAt(sub: Subscription, delayMs: number): void {
+    sub.missed = true;
+    if (sub.retrying) return;
+    sub.retrying = true;
+    this.#sim.schedule(delayMs, () => {
+      sub.retrying = false;
+      if (sub.zk !== null) sub.zk.armed = true;
+      if (this.#canPush(sub.subscriber.zone)) this.#resync(sub);
+      else this.#miss(sub);
+    });
+  }
+
+  /**
+   * Nacos 2.x with registry servers: the consumer's connection has more than 32 KB queued, so the push
+   * fails at once (ConnectionBusyException) and the server pushes the then current list to this subscriber
+   * 1 s later (PushExecuteTask, `pushTaskRetryDelay`), again and again while the connection stays busy.
+   * This bounds what waits for one consumer instance on its node's NIC to about one list.
+   */
+  #busy(sub: Subscription): void {
+    this.#observer.count('registry.pushBusy');
+    this.#readAgainAt(sub, NACOS_PUSH_RETRY_MS);
   }
 
   /** The subscription reads the current list again (reconnect, push switch on). */

@@ -40,10 +40,10 @@ export type PushMergeRule =
       readonly phaseMs: number;
     };
 
-/** What the merger drives: the push of some lists now, and how many subscriptions a list has. */
+/** What the merger drives: the push of some lists now, and the count of a push merged away (returns its subscriptions). */
 export interface MergedPushTarget {
   publish(keys: readonly string[]): void;
-  subscriptionCount(key: string): number;
+  pushMerged(key: string): number;
 }
 
 /** Delays and merges the pushes of one discovery level's lists by a `PushMergeRule`. */
@@ -73,7 +73,7 @@ export class PushMerger {
   }
 
   #merged(key: string): void {
-    const n = this.#target.subscriptionCount(key);
+    const n = this.#target.pushMerged(key);
     if (n > 0) this.#observer.count('registry.pushesMerged', n);
   }
 

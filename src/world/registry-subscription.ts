@@ -11,6 +11,7 @@ import type { RegistryNotifier, ZookeeperRegistryNotifier } from './registry-not
 import type { ProviderExport } from './provider.js';
 import type { MetadataRevision } from './registry-push-size.js';
 import type { ProviderListener, Subscriber } from './registry.js';
+import type { RegistryClient } from './registry-servers.js';
 
 /** One consumer instance's watch on one list: a service (interface level) or an application. */
 export interface Subscription {
@@ -58,6 +59,8 @@ export interface Subscription {
   inHeldSubs: boolean;
   /** Delivering its held pushes (a listener that reads back does not start again). */
   catchingUp: boolean;
+  /** The registry as a server: its consumer instance's registry client (found on first use). */
+  client: RegistryClient | null;
 }
 
 /** One `subscribe` call: a consumer instance's listener for one service. */

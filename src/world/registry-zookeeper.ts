@@ -17,6 +17,10 @@
  */
 import type { RegistrySpec } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
+import type { RegistryEntry } from './registry-entry.js';
+import type { ProviderInstance } from './provider.js';
+import { ZK_PING_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+import { ZookeeperClients } from './zookeeper-client.js';
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
 export const ZK_TICK_TIME_MS = 2000;
@@ -48,8 +52,25 @@ export function zookeeperExpiryMs(lastHeardMs: number, sessionTimeoutMs: number)
 
 /** A ZooKeeper ensemble as Dubbo's ZookeeperRegistry uses it. */
 export class ZookeeperRegistry extends DiscoveryRegistry {
+  /** The registry as a server: the provider processes' clients and their connections (else null). */
+  readonly #clients: ZookeeperClients | null;
+
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
     super(host, spec, options, 'zookeeper');
+    const servers = this.servers;
+    this.#clients =
+      servers === null
+        ? null
+        : new ZookeeperClients({
+            sim: this.sim,
+            observer: this.observer,
+            servers,
+            rng: host.streams.stream(`${options.streamPrefix}/zk-client`),
+            sessionTimeoutMs: spec.sessionTimeoutMs,
+            frozen: () => this.down,
+            reattach: (instance) => this.#reattach(instance),
+            recover: (instance) => this.registerAgain(instance),
+          });
     // SessionTrackerImpl wakes at each expiry bucket boundary.
     this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
   }
@@ -58,13 +79,60 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
     return zookeeperPingIntervalMs(this.spec.sessionTimeoutMs);
   }
 
+  protected livenessBytes(): typeof ZK_PING_BYTES {
+    return ZK_PING_BYTES;
+  }
+
+  protected override clientConnected(client: RegistryClient, instance: ProviderInstance): boolean {
+    return this.#clients === null || this.#clients.connected(client, instance);
+  }
+
+  protected override registrationHeld(client: RegistryClient): boolean {
+    return this.#clients !== null && this.#clients.registrationHeld(client);
+  }
+
+  protected override onRegistrationFailed(client: RegistryClient): void {
+    this.#clients?.registrationFailed(client);
+  }
+
+  protected override onReplied(client: RegistryClient, backMs: number): void {
+    this.#clients?.replied(client, backMs);
+  }
+
+  /** ZooKeeper writes (registrations, deletions, session expiry) need a majority of the ensemble up. */
+  protected override quorumLost(servers: RegistryServers): boolean {
+    let up = 0;
+    for (const n of servers.nodes) if (n.up) up++;
+    return 2 * up <= servers.nodes.length;
+  }
+
+  /** A reconnecting client's session: re-attached (touched) while the server holds any of its nodes. */
+  #reattach(instance: ProviderInstance): boolean {
+    const records = this.recordsOf(instance).filter((e) => e.registered);
+    for (const e of records) e.lastHeardMs = this.sim.now;
+    return records.length > 0;
+  }
+
   #expireSessions(): void {
     if (!this.down) {
       const now = this.sim.now;
+      const servers = this.servers;
+      // One session per process and level (a 3.3 process registers each level over its own ZooKeeper
+      // client), however many records it holds there.
+      const expired = servers === null ? null : new Map<ProviderInstance, Set<string>>();
       for (const e of [...this.registered]) {
         if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
           this.remove(e);
           this.observer.count('registry.sessionExpired');
+          let levels = expired?.get(e.instance);
+          if (expired !== null && levels === undefined) expired.set(e.instance, (levels = new Set()));
+          if (levels !== undefined && !levels.has(this.levelOf(e))) {
+            levels.add(this.levelOf(e));
+            const client = servers!.clientOf(e.instance, e.provider.zone);
+            servers!.nodeOf(client).sessionExpired(now);
+            // The server closes the expired session's connection: the client learns it is Expired on reconnect.
+            this.#clients?.lose(client);
+          }
         }
       }
       this.publish();

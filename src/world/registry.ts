@@ -5,6 +5,7 @@
  * discovery levels: a subscription's `level` is ignored).
  */
 import type { DiscoveryLevel } from './discovery-levels.js';
+import type { RegistryNodeFigures } from '../metrics/registry-server-figures.js';
 import type { ProviderExport, ProviderInstance } from './provider.js';
 
 /** Receives full provider lists for one service (an empty list is an empty push). */
@@ -80,6 +81,13 @@ export interface RegistryModel {
   catchUpAll?(): void;
   /** Pushes held off the agenda so far (a performance counter of the run). */
   readonly pushesHeld?: number;
+  /** The registry as a server: what each of its nodes did (none when it is not modeled as one). */
+  serverFigures?(): RegistryNodeFigures[];
+  /**
+   * The registry as a server: the nodes in `zone` go down or come back (a room fault); their clients
+   * reconnect to other nodes, a ZooKeeper ensemble without a majority up freezes. No effect without servers.
+   */
+  setServerZoneDown?(zone: string, down: boolean): void;
 }
 
 /** Delivers a subscription's held pushes that have arrived before what runs now (see `RegistryModel.subscribe`). */

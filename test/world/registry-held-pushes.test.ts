@@ -120,6 +120,10 @@ describe('held pushes: the same summary as every push on the agenda', () => {
       ],
     ],
     ['an empty:// push (the whole service stopped)', ['faults[1]={ at: 3s, for: 2s, zoneDown: zoneA, mode: crash }', 'faults[2]={ at: 3s, for: 2s, zoneDown: zoneB, mode: crash }']],
+    // The registry as a server: pushes wait on the nodes' NICs (Nacos 2.x consumers: busy connections retry).
+    ['registry servers, Nacos at 200 kB/s', ["registry.servers={ zoneA: 1, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s, requests: 2000/s }']],
+    ['registry servers, Nacos 1.x consumers (FIFO)', ["registry.servers={ zoneA: 1, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s }', 'dubbo={ nacosClient: 1.x }']],
+    ['registry servers, ZooKeeper (2.7) at 200 kB/s', ['dubbo=2.7', 'registry.type=zookeeper', "registry.servers={ zoneA: 2, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s, requests: 500/s }']],
   ])('%s', (_name, overrides) => {
     const { held, queued, pushesHeld } = bothWays(variant(overrides));
     expect(pushesHeld).toBeGreaterThan(500);

@@ -1,0 +1,139 @@
+/**
+ * What a provider's registry client sends to its registry node when the registry is modeled as a
+ * server: registrations, deregistrations and liveness messages (Nacos beats and keepalives, ZooKeeper
+ * pings), each a request through the node's in NIC and request pipeline whose effect (the server hears
+ * the client, lists or drops a record) comes when the node has processed it, and whose answer then
+ * leaves on the node's out NIC. It owns the requests' plumbing; what hearing a client does is the
+ * registry's (`DiscoveryRegistry`), how a connection is lost and found again the client's (ZooKeeper:
+ * `zookeeper-client.ts`).
+ */
+import type { Simulation } from '../engine/simulation.js';
+import type { ProviderInstance } from './provider.js';
+import type { RegistryEntry } from './registry-entry.js';
+import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryNode, type RegistryServers } from './registry-servers.js';
+
+/** What the requests need from their registry (`DiscoveryRegistry` and its subclass's rules). */
+export interface ServerRequestsHost {
+  readonly sim: Simulation;
+  readonly servers: RegistryServers;
+  /** The node processed a request of `entry`'s client now: the server hears it (registers it if need be). */
+  heard(entry: RegistryEntry): void;
+  /** `entry`'s client could not make itself heard at its tick. */
+  silent(entry: RegistryEntry): void;
+  /** False while the client has no connection (it sends nothing). */
+  connected(client: RegistryClient, instance: ProviderInstance): boolean;
+  /** True while the client waits for a retry before it registers again. */
+  registrationHeld(client: RegistryClient): boolean;
+  /** An answer to the client leaves its node now and arrives at `backMs`. */
+  replied(client: RegistryClient, backMs: number): void;
+  /** A registration was lost with its connection. */
+  registrationFailed(client: RegistryClient, instance: ProviderInstance): void;
+  /** The liveness message speaks for the whole process (one per tick), not for one record. */
+  livenessPerProcess(entry: RegistryEntry): boolean;
+  livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
+}
+
+/** The requests of a registry's provider clients (see the module note). */
+export class ServerRequests {
+  readonly #host: ServerRequestsHost;
+
+  constructor(host: ServerRequestsHost) {
+    this.#host = host;
+  }
+
+  /**
+   * A liveness tick of `entry`'s client: a registration carrying its URL while the record is not listed,
+   * else a liveness message (one per process where it speaks for the process); heard once processed.
+   */
+  tick(entry: RegistryEntry): void {
+    const host = this.#host;
+    const now = host.sim.now;
+    const client = host.servers.clientOf(entry.instance, entry.provider.zone);
+    if (!host.connected(client, entry.instance) || (!entry.listed && host.registrationHeld(client))) {
+      host.silent(entry);
+      return;
+    }
+    // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
+    // (ZooKeeperServer.submitRequestNow, after the request queue); here, when the node has processed it.
+    const heard = (): void => host.heard(entry);
+    if (entry.listed && host.livenessPerProcess(entry) && client.tickAtMs === now) {
+      // Another record of the same process ticked now: the same message.
+      const epoch = client.epoch;
+      this.#at(client.tickHeardAtMs, () => {
+        if (client.epoch === epoch) heard();
+      });
+      return;
+    }
+    const liveness = host.livenessBytes(entry);
+    // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
+    // consumers subscribe (it still loads its node).
+    const processed = entry.listed ? this.#send(entry, liveness.request, liveness.reply, heard) : this.register(entry, now === 0);
+    if (processed === undefined) {
+      host.silent(entry);
+      return;
+    }
+    if (entry.listed) {
+      client.tickAtMs = now;
+      client.tickHeardAtMs = processed;
+    }
+  }
+
+  /**
+   * A registration of `entry` (its URL) through its client's node (`atOnce`: in effect now, whatever the
+   * node's queues). One whose connection is lost before it is processed fails (`registrationsFailed`) and
+   * the client is told (FailbackRegistry retries it). Returns when it is processed, or undefined when the
+   * client reaches no node.
+   */
+  register(entry: RegistryEntry, atOnce = false): number | undefined {
+    const host = this.#host;
+    const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
+    return this.#send(entry, bytes, REQUEST_OVERHEAD_BYTES, () => host.heard(entry), atOnce, (node) => {
+      node.registrationsFailed++;
+      host.registrationFailed(host.servers.clientOf(entry.instance, entry.provider.zone), entry.instance);
+    });
+  }
+
+  /** A deregistration of `entry` (its URL): `then` drops the record once the node has processed it. */
+  deregister(entry: RegistryEntry, then: () => void): void {
+    this.#send(entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, then);
+  }
+
+  /**
+   * Sends a request of `entry`'s client to its node: `then` runs when the node has processed it (now, or
+   * from the agenda; `atOnce`: now), and its answer leaves the node then. A request sent on a connection
+   * the client has lost since is dropped with it (`dropped`). Returns when it is processed, or undefined
+   * when the client reaches no node (nothing runs).
+   */
+  #send(
+    entry: RegistryEntry,
+    bytes: number,
+    replyBytes: number,
+    then: () => void,
+    atOnce = false,
+    dropped?: (node: RegistryNode) => void,
+  ): number | undefined {
+    const host = this.#host;
+    const servers = host.servers;
+    const client = servers.clientOf(entry.instance, entry.provider.zone);
+    const node = servers.request(client, host.sim.now, bytes);
+    if (node === null) return undefined;
+    const processed = atOnce ? host.sim.now : servers.processedAtMs;
+    const epoch = client.epoch;
+    this.#at(processed, () => {
+      if (client.epoch !== epoch) {
+        dropped?.(node);
+        return;
+      }
+      host.replied(client, servers.reply(node, host.sim.now, replyBytes));
+      then();
+    });
+    return processed;
+  }
+
+  /** Runs `fn` at `atMs`: now when it is now, else from the agenda. */
+  #at(atMs: number, fn: () => void): void {
+    const sim = this.#host.sim;
+    if (atMs <= sim.now) fn();
+    else sim.schedule(atMs - sim.now, fn);
+  }
+}
