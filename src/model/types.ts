@@ -90,6 +90,8 @@ export interface RegistrySpec {
   capacity?: RegistryCapacitySpec;
   /** SPEC 2.5 push rate control: changes to one list within `intervalMs` are merged into one push per subscriber. */
   pushRate?: { intervalMs: number };
+  /** Nacos `nacos.naming.push.pushTaskDelay` (ms): the server's push delay; unset: 500 ms when the registry is a server. */
+  pushDelayMs?: number;
   /** `dubbo.registry.simplified`: interface-level provider URLs carry only the keys Dubbo keeps (and `extraKeys`). */
   simplified?: boolean;
   /** `dubbo.registry.extra-keys`: parameters a simplified URL keeps besides Dubbo's own. */

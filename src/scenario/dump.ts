@@ -73,6 +73,7 @@ function registryToRaw(r: Partial<RegistrySpec>): Raw {
             requests: r.capacity.requestsPerSec,
           }),
     pushRate: r.pushRate === undefined ? undefined : { interval: r.pushRate.intervalMs },
+    pushDelay: r.pushDelayMs,
     simplified: r.simplified,
     extraKeys: r.extraKeys,
     juteMaxBuffer: r.juteMaxBufferBytes,

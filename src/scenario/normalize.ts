@@ -137,6 +137,7 @@ function serverFields(r: RawPartialRegistry): Partial<RegistrySpec> {
         ? undefined
         : compact({ bandwidthBytesPerSec: r.capacity.bandwidth, requestsPerSec: r.capacity.requests }),
     pushRate: r.pushRate === undefined ? undefined : { intervalMs: r.pushRate.interval },
+    pushDelayMs: r.pushDelay,
     simplified: r.simplified,
     extraKeys: r.extraKeys,
     juteMaxBufferBytes: r.juteMaxBuffer,

@@ -58,6 +58,9 @@ function registryShape(defaults: boolean) {
       )
       .optional()
       .describe('Push rate control: changes to one list within an interval are merged into one push per subscriber.'),
+    pushDelay: durationSchema
+      .optional()
+      .describe("nacos: the server's push delay (nacos.naming.push.pushTaskDelay); default 500ms when the registry is a server, 0 pushes at once."),
     simplified: bool().optional().describe('dubbo.registry.simplified: interface-level URLs carry only the keys Dubbo keeps.'),
     extraKeys: z
       .array(str('a URL parameter name'), { error: onType('expected a list of URL parameter names') })

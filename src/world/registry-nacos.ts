@@ -66,12 +66,11 @@ export class NacosRegistry extends DiscoveryRegistry {
     // whose ProcessRunnable ticks are another server timer (the same drawn phase). Only when the
     // registry is modelled as a server (SPEC 2.5 `servers` / `capacity`): without them the registry is
     // the idealised one whose pushes leave at once, and every such scenario keeps its summary.
-    if (spec.servers !== undefined || spec.capacity !== undefined) this.delayPushes({
-      kind: 'nacosDelay',
-      delayMs: NACOS_PUSH_TASK_DELAY_MS,
-      tickMs: NACOS_DELAY_ENGINE_INTERVAL_MS,
-      phaseMs: phase * NACOS_DELAY_ENGINE_INTERVAL_MS,
-    });
+    // `pushDelay` (Nacos's `pushTaskDelay`) sets the delay; 0 pushes at once.
+    const delayMs = spec.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS;
+    if ((spec.servers !== undefined || spec.capacity !== undefined) && delayMs > 0) {
+      this.delayPushes({ kind: 'nacosDelay', delayMs, tickMs: NACOS_DELAY_ENGINE_INTERVAL_MS, phaseMs: phase * NACOS_DELAY_ENGINE_INTERVAL_MS });
+    }
   }
 
   protected tickIntervalMs(): number {

@@ -106,7 +106,8 @@ describe('pushes through a registry node', () => {
       scenario({
         registry: {
           pushLag: constant(LAG_MS),
-          ...(servers ? { servers: { zoneA: 1 }, capacity: { bandwidthBytesPerSec: BANDWIDTH } } : {}),
+          // Nacos's own push delay off (pushTaskDelay 0): the node's queues alone.
+          ...(servers ? { servers: { zoneA: 1 }, capacity: { bandwidthBytesPerSec: BANDWIDTH }, pushDelayMs: 0 } : {}),
         },
         consumers: [{ instances: 10, dubbo: NO_NOTIFICATION_DELAY }],
       }),
@@ -132,7 +133,7 @@ describe('pushes through a registry node', () => {
     const run = (servers: boolean): Delivery[] => {
       const t = makeWorld(
         scenario({
-          registry: { pushLag: constant(LAG_MS), ...(servers ? { servers: { zoneA: 1 } } : {}) },
+          registry: { pushLag: constant(LAG_MS), ...(servers ? { servers: { zoneA: 1 }, pushDelayMs: 0 } : {}) },
           providers: [{ count: 4 }],
           consumers: [{ instances: 10, dubbo: NO_NOTIFICATION_DELAY }],
         }),
@@ -221,7 +222,7 @@ describe('Nacos 2.x pushes to a busy connection', () => {
   const world = (nacosClient: '1.x' | '2.x') =>
     makeWorld(
       scenario({
-        registry: { type: 'nacos', pushLag: constant(10), capacity: { bandwidthBytesPerSec: BANDWIDTH } },
+        registry: { type: 'nacos', pushLag: constant(10), capacity: { bandwidthBytesPerSec: BANDWIDTH }, pushDelayMs: 0 },
         providers: [{ count: 200 }],
         consumers: [{ instances: 2, dubbo: { ...NO_NOTIFICATION_DELAY, nacosClient } }],
       }),
