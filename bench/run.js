@@ -67,6 +67,15 @@ const cases = [
     sets: ['registry.capacity.bandwidth=1Gbps', 'registry.capacity.requests=20000/s'],
     times: repeat,
   },
+  // scenarios/release-day-registry-meltdown.yaml (300 providers x 10 interfaces, 3,000 consumer instances, ZooKeeper):
+  // the unlimited registry of before, then the three 1 Gbps nodes it is written with (issue 40: within 1.5x).
+  {
+    label: 'meltdown, unlimited registry',
+    file: '../scenarios/release-day-registry-meltdown.yaml',
+    sets: ['registry={type: zookeeper, registration: interface}'],
+    times: 1,
+  },
+  { label: 'meltdown, 3 x 1 Gbps ZooKeeper', file: '../scenarios/release-day-registry-meltdown.yaml', sets: [], times: 1 },
   // 100,000 providers under Nacos, 10 simulated seconds: wall time includes start-up.
   { label: '10^5 providers, 10 s', file: '../bench/many-providers.yaml', sets: [], times: 1 },
   // About 10 million requests: peak RSS must not grow with the run's length.
