@@ -20,6 +20,7 @@ import { consumerMigrationStep, registerLevels, subscribedLevels } from '../worl
 import { nacosServiceName } from '../world/nacos-service-name.js';
 import type { ProviderGroup } from '../world/provider.js';
 import { PushSizer } from '../world/registry-push-size.js';
+import { simplifiedUrl } from '../world/registry-simplified-url.js';
 import { NACOS_DETECTION_TIMEOUT_MS, NACOS_EJECT_PERIOD_MS, NACOS_KEEP_ALIVE_TIME_MS } from '../world/registry-nacos.js';
 import { targetGroups } from '../scenario/estimate-provider-churn.js';
 import { quorumLostSpans } from './check-registry-quorum.js';
@@ -101,7 +102,8 @@ function listsOf(scenario: Scenario, name: string, spec: RegistrySpec, groups: r
   const uses = (registries: string[] | undefined) => registries === undefined || registries.includes(name);
   const subscribers = new Map<string, number>();
   const add = (key: string, n: number) => subscribers.set(key, (subscribers.get(key) ?? 0) + n);
-  const iface = new PushSizer('interface', type);
+  // Interface-level URLs as the registry holds them (`simplified` shortens them, as DiscoveryRegistry.registeredUrl does).
+  const iface = new PushSizer('interface', type, spec.simplified === true ? (p) => simplifiedUrl(p.url, p.group.spec.dubbo.version, spec.extraKeys) : undefined);
   const app = new PushSizer('application', type);
   // Consumer sides: the consumer groups, then every provider group's downstream calls.
   const sides: Array<{ instances: number; services: string[]; dubbo: DubboProfile; reference: Record<string, ReferenceSpec | undefined>; defaults?: Record<string, string> }> = scenario.consumers

@@ -208,3 +208,18 @@ faults: ${faults}
     expect(loads('{ roomA: 1, roomB: 1, roomC: 1 }', '[{ at: 20s, roomDown: roomA }, { at: 50s, roomUp: roomA }]')).toEqual([]);
   });
 });
+
+describe('release-day-push-storm with simplified URLs: estimate against the run', () => {
+  it('sizes the pushes from the simplified URLs the registry holds, within the same per-provider spread', () => {
+    const full = load('interface');
+    const simplified = load('interface', ['registry.simplified=true']);
+    const [estimate] = registryPushLoads(simplified, groupsOf(simplified));
+    const [fullEstimate] = registryPushLoads(full, groupsOf(full));
+    const storm = run(simplified);
+    const quiet = run(load('interface', ['registry.simplified=true', 'faults[0].at=100s']));
+    const bytes = storm.registry.pushBytes - quiet.registry.pushBytes;
+    // A simplified URL drops most of the scenario's parameters: the estimate follows the run, not the full URLs.
+    expect(estimate!.bytes).toBeLessThan(fullEstimate!.bytes * 0.8);
+    expect(Math.abs(estimate!.bytes - bytes) / bytes).toBeLessThan(0.01);
+  });
+});
