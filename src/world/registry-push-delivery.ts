@@ -19,7 +19,9 @@
  * it supersedes (every push that arrives is still counted); with ZooKeeper at interface level, a
  * change fires the subscription's one-shot watch, and the watch event, after its `pushLag`, waits for
  * the consumer's ZooKeeper event thread, reads the current list there (that read is the push counted)
- * and notifies it once the ZookeeperRegistryNotifier's sleep is over. At application level the
+ * and notifies it once the ZookeeperRegistryNotifier's sleep is over. With ZooKeeper at application level and
+ * registry servers, a change is a watch event too, and the consumer's ServiceCache thread reads the list for each
+ * event, one read at a time (the read counted), before the RegistryNotifier. At application level the
  * ServiceInstancesChangedListener comes after the notifier: a notification, not a push, starts its
  * metadata fetches (pushes are counted when they arrive).
  */
