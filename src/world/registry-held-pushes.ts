@@ -237,8 +237,9 @@ export class HeldPushes {
 
   /** Whether `sub` may hold pushes; one that no longer may puts those it holds on the agenda. */
   refreshHoldable(sub: Subscription): void {
-    // A ZooKeeper watch event reads the list when the event thread gets to it: it goes through the agenda.
-    const holdable = sub.zk === null && sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
+    // A ZooKeeper watch event (interface level, or application level through a server) reads the list when
+    // its thread gets to it, through the registry's node: it goes through the agenda.
+    const holdable = sub.zk === null && sub.cache === null && sub.refs.every((r) => r.onHeld !== undefined && r.subs.length === 1);
     if (sub.holdable && !holdable) this.#queueHeld(sub);
     sub.holdable = holdable;
   }

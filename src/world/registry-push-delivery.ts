@@ -19,7 +19,9 @@
  * it supersedes (every push that arrives is still counted); with ZooKeeper at interface level, a
  * change fires the subscription's one-shot watch, and the watch event, after its `pushLag`, waits for
  * the consumer's ZooKeeper event thread, reads the current list there (that read is the push counted)
- * and notifies it once the ZookeeperRegistryNotifier's sleep is over. At application level the
+ * and notifies it once the ZookeeperRegistryNotifier's sleep is over. With ZooKeeper at application level and
+ * registry servers, a change is a watch event too, and the consumer's ServiceCache thread reads the list for each
+ * event, one read at a time (the read counted), before the RegistryNotifier. At application level the
  * ServiceInstancesChangedListener comes after the notifier: a notification, not a push, starts its
  * metadata fetches (pushes are counted when they arrive).
  */
@@ -38,7 +40,7 @@ import {
   notificationDelayOf,
 } from './registry-notifier.js';
 import type { MetadataRevision, PushSizer } from './registry-push-size.js';
-import type { Delivery, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
+import type { Delivery, ServiceCacheThread, ServiceRef, Snapshot, Subscription } from './registry-subscription.js';
 import { parseNacosServiceName } from './nacos-service-name.js';
 import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
@@ -49,6 +51,12 @@ import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } fro
  * state and path length) plus the path `/dubbo/<service>/providers` (research-40 §6).
  */
 const WATCH_EVENT_BYTES = 32 + '/dubbo/'.length + '/providers'.length;
+/**
+ * The same at application level, for `/services/<application>`.
+ * DIVERGENCE: the ServiceCache's persistent recursive watch names the changed child, `/services/<app>/<ip:port>`
+ * (some 20 bytes more).
+ */
+const APP_WATCH_EVENT_BYTES = 32 + '/services/'.length;
 
 /** Nacos 2.x: a gRPC stream with more than this many bytes queued refuses a push (GrpcConnection, ConnectionBusyException). */
 export const NACOS_BUSY_BYTES = 32 * 1024;
@@ -234,6 +242,8 @@ export class PushDelivery {
     const zookeeper = this.#registryType === 'zookeeper';
     const zk = delayMs > 0 && zookeeper && !this.#appLevel ? new ZookeeperRegistryNotifier(delayMs, this.#zkThread(subscriber)) : null;
     const notifier = delayMs > 0 && zk === null && (zookeeper || !this.#appLevel) ? new RegistryNotifier<Snapshot>(delayMs) : null;
+    // ZooKeeper at application level through a server: changes are watch events, each read by the ServiceCache.
+    const cache = zookeeper && this.#appLevel && this.#server.servers !== null ? { firedAtMs: [], head: 0, ready: 0, reading: false } : null;
     const sub: Subscription = {
       subscriber,
       key,
@@ -246,6 +256,7 @@ export class PushDelivery {
       delivered: null,
       notifier,
       zk,
+      cache,
       holdable: false,
       heldAt: [],
       heldSnapshots: [],
@@ -387,7 +398,8 @@ export class PushDelivery {
         this.#busy(sub);
         return;
       }
-      const done = servers.push(client, now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
+      const event = zk !== null ? WATCH_EVENT_BYTES : sub.cache !== null ? APP_WATCH_EVENT_BYTES : -1;
+      const done = servers.push(client, now, event >= 0 ? event + sub.key.length : snapshot.bytes);
       if (done === undefined) {
         if (zk !== null) zk.armed = true;
         this.#miss(sub);
@@ -395,11 +407,13 @@ export class PushDelivery {
       }
       leftMs = done;
       if (zk !== null) zk.firedAtMs = now;
+      if (sub.cache !== null) sub.cache.firedAtMs.push(now);
     }
-    const seq = zk !== null ? 0 : ++sub.sentSeq;
+    const watchEvent = zk !== null || sub.cache !== null;
+    const seq = watchEvent ? 0 : ++sub.sentSeq;
     const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-    if (servers !== null && zk === null) this.#observer.registryPushLag?.(arrival - now, now);
+    if (servers !== null && !watchEvent) this.#observer.registryPushLag?.(arrival - now, now);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
@@ -427,6 +441,15 @@ export class PushDelivery {
       this.#watchEvent(sub, zk);
       return;
     }
+    if (sub.cache !== null) {
+      this.#cacheEvent(sub, sub.cache);
+      return;
+    }
+    this.#take(sub, seq, snapshot, atMs);
+  }
+
+  /** `snapshot` (push number `seq`) reaches `sub`'s consumer instance at `atMs`: counted, then its notifier. */
+  #take(sub: Subscription, seq: number, snapshot: Snapshot, atMs: number): void {
     // At application level a subscription may hold some pushes (and a deferred notification) and not
     // others: those due first go first.
     if (this.#listeners !== undefined && !sub.catchingUp) this.held.catchUp(sub);
@@ -466,6 +489,57 @@ export class PushDelivery {
   /** `sub`'s deferred notification runs: its latest list (RegistryNotifier's NotificationTask). */
   #runDeferred(sub: Subscription): void {
     this.#refresh(sub, sub.notifier!.takePending());
+  }
+
+  /**
+   * ZooKeeper at application level through a server: a watch event of `sub` arrives at its consumer's
+   * ServiceCache, whose thread reads the list for it once the reads before it are back.
+   */
+  #cacheEvent(sub: Subscription, cache: ServiceCacheThread): void {
+    cache.ready++;
+    // An event that arrives cut off is lost with the connection: its read finds the zone unreachable and
+    // misses; the cache reads the list again when the client reconnects (a resync).
+    if (!cache.reading) this.#readForCache(sub, cache);
+  }
+
+  /**
+   * The ServiceCache thread's `cacheChanged` for its next waiting event: `getInstances` through the consumer's
+   * node (request, then the list's bytes on the node's out NIC, read when the node processes the request;
+   * the read is the push counted), then the RegistryNotifier as for a push (ZookeeperServiceDiscoveryChangeWatcher
+   * .java:85-94, 3.3). The thread waits for the reply (Curator's calls are blocking), then goes on.
+   * DIVERGENCE: `getInstances` is a getChildren of /services/<app> and then one getData per instance, one
+   * round trip each (Curator ServiceDiscoveryImpl.queryForInstances): modeled as one request whose reply
+   * carries every instance; the cache's own getData of the changed child is left out.
+   */
+  #readForCache(sub: Subscription, cache: ServiceCacheThread): void {
+    const servers = this.#server.servers!;
+    while (cache.head < cache.ready) {
+      const firedAtMs = cache.firedAtMs[cache.head++]!;
+      if (cache.head === cache.firedAtMs.length) cache.firedAtMs.length = cache.head = cache.ready = 0;
+      if (!this.#canPush(sub.subscriber.zone)) {
+        this.#miss(sub);
+        continue;
+      }
+      const now = this.#sim.now;
+      const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+      if (node === null) {
+        this.#miss(sub);
+        continue;
+      }
+      cache.reading = true;
+      this.#sim.schedule(servers.processedAtMs - now, () => {
+        const at = this.#sim.now;
+        const snapshot = this.#snapshot(sub.key);
+        const back = servers.reply(node, at, snapshot.bytes);
+        this.#observer.registryPushLag?.(back - firedAtMs, at);
+        this.#sim.schedule(back - at, () => {
+          cache.reading = false;
+          if (!this.#refuses(sub, snapshot)) this.#take(sub, ++sub.sentSeq, snapshot, this.#sim.now);
+          this.#readForCache(sub, cache);
+        });
+      });
+      return;
+    }
   }
 
   /** A watch event of `sub` arrives at its consumer's ZooKeeper client: it waits for the event thread. */

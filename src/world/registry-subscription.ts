@@ -40,6 +40,11 @@ export interface Subscription {
    */
   readonly zk: ZookeeperRegistryNotifier<Subscription> | null;
   /**
+   * ZooKeeper at application level with registry servers: the consumer's Curator ServiceCache of the
+   * application, whose thread reads the whole list once per watch event (see `ServiceCacheThread`), or null.
+   */
+  readonly cache: ServiceCacheThread | null;
+  /**
    * Its pushes may be held (see `HeldPushes.hold`): each of its listeners takes late lists (`ServiceRef.onHeld`)
    * and is fed by this subscription alone, so a list it gets depends on this subscription only.
    */
@@ -61,6 +66,24 @@ export interface Subscription {
   catchingUp: boolean;
   /** The registry as a server: its consumer instance's registry client (found on first use). */
   client: RegistryClient | null;
+}
+
+/**
+ * 3.3 ZookeeperServiceDiscoveryChangeWatcher on a Curator ServiceCache (one per consumer process and
+ * application, with its own single thread): every child event calls `cacheChanged`, which reads the
+ * instances (`getInstances`, blocking) and hands them to the RegistryNotifier. Events wait while a read
+ * is on its way; each makes its own read (a persistent watch: nothing merges them).
+ */
+export interface ServiceCacheThread {
+  /**
+   * When each event sent and not yet read left the server, `firedAtMs[head..]` in order (the push lag of its
+   * read); those before `firedAtMs[ready]` have arrived (events arrive in the order they are sent).
+   */
+  readonly firedAtMs: number[];
+  head: number;
+  ready: number;
+  /** A read is on its way: the thread waits for its reply. */
+  reading: boolean;
 }
 
 /** One `subscribe` call: a consumer instance's listener for one service. */

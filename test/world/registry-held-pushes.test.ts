@@ -124,6 +124,12 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     ['registry servers, Nacos at 200 kB/s', ["registry.servers={ zoneA: 1, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s, requests: 2000/s }']],
     ['registry servers, Nacos 1.x consumers (FIFO)', ["registry.servers={ zoneA: 1, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s }', 'dubbo={ nacosClient: 1.x }']],
     ['registry servers, ZooKeeper (2.7) at 200 kB/s', ['dubbo=2.7', 'registry.type=zookeeper', "registry.servers={ zoneA: 2, zoneB: 1 }", 'registry.capacity={ bandwidth: 200kB/s, requests: 500/s }']],
+    // 3.3 application level through the nodes (watch events read by the ServiceCache, never held) beside 2.7
+    // interface-level consumers, whose pushes are held.
+    [
+      'registry servers, ZooKeeper application level (3.3) beside 2.7 consumers',
+      ['registry.type=zookeeper', 'registry.servers={ zoneA: 2, zoneB: 1 }', 'registry.capacity={ bandwidth: 200kB/s, requests: 500/s }', "consumers[1].dubbo='2.7'"],
+    ],
   ])('%s', (_name, overrides) => {
     const { held, queued, pushesHeld } = bothWays(variant(overrides));
     expect(pushesHeld).toBeGreaterThan(500);
