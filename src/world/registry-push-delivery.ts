@@ -43,6 +43,7 @@ import { parseNacosServiceName } from './nacos-service-name.js';
 import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
 import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+import { NacosPushAcks } from './nacos-push-acks.js';
 
 /**
  * Bytes of a ZooKeeper watch event besides the service name: 32 (length, reply header, WatcherEvent's type,
@@ -150,6 +151,8 @@ export class PushDelivery {
   /** Application level: the consumers' ServiceInstancesChangedListeners, which fetch metadata before a list takes effect. */
   readonly #listeners: ServiceInstancesChangedListeners | undefined;
   readonly #unions: UnionNode = { next: new WeakMap() };
+  /** Nacos with registry servers: the ack timeouts and the 1.x clients' queries (`nacos-push-acks.ts`), else null. */
+  readonly #nacos: NacosPushAcks | null;
   #pushOn = true;
   readonly #deliver = (arg: unknown): void => {
     const { sub, seq, snapshot } = arg as Delivery;
@@ -175,6 +178,19 @@ export class PushDelivery {
       runDeferred: (sub) => this.#runDeferred(sub),
       deferredFire: this.#deferredFire,
     });
+    const servers = server.servers;
+    this.#nacos =
+      options.registryType === 'nacos' && servers !== null
+        ? new NacosPushAcks({
+            sim: server.sim,
+            observer: server.observer,
+            servers,
+            canReach: (zone) => !server.isDown() && server.netReachable(zone),
+            snapshot: (key) => this.#snapshot(key),
+            retry: (sub, delayMs) => this.#readAgainAt(sub, delayMs),
+            arrive: (sub, seq, snapshot) => this.#arrive(sub, seq, snapshot, this.#sim.now),
+          })
+        : null;
     this.#listeners =
       options.appLevel && options.metadata !== undefined
         ? new ServiceInstancesChangedListeners(options.metadata, this.#sizer, this.held, (sub, snapshot) => this.#hand(sub, snapshot))
@@ -258,6 +274,8 @@ export class PushDelivery {
     let list = this.#subs.get(key);
     if (list === undefined) this.#subs.set(key, (list = []));
     list.push(sub);
+    // A Nacos 1.x client queries every service it subscribes to (HostReactor.UpdateTask).
+    if (this.#nacos !== null && nacosClientOf(sub) === '1.x') this.#nacos.subscribed(sub, clientOf(sub, this.#server.servers!));
     return sub;
   }
 
@@ -291,6 +309,7 @@ export class PushDelivery {
       servers.reply(node, this.#sim.now, snapshot.bytes);
     }
     if (this.#refuses(sub, snapshot)) return;
+    this.#nacos?.sent(sub, snapshot);
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
     this.#received(sub, snapshot);
@@ -387,7 +406,8 @@ export class PushDelivery {
         this.#busy(sub);
         return;
       }
-      const done = servers.push(client, now, zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes);
+      const bytes = zk !== null ? WATCH_EVENT_BYTES + sub.key.length : snapshot.bytes;
+      const done = servers.push(client, now, bytes);
       if (done === undefined) {
         if (zk !== null) zk.armed = true;
         this.#miss(sub);
@@ -400,6 +420,7 @@ export class PushDelivery {
     const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
     if (servers !== null && zk === null) this.#observer.registryPushLag?.(arrival - now, now);
+    if (this.#nacos !== null) this.#nacos.pushed(sub, clientOf(sub, servers!), nacosClientOf(sub), snapshot, snapshot.bytes, leftMs, arrival);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
