@@ -397,7 +397,9 @@ export class PushDelivery {
     }
     const now = this.#sim.now;
     // The registry as a server: the push (a watch event) leaves the subscriber's node once its out NIC
-    // has sent everything queued before it.
+    // has sent everything queued before it. DIVERGENCE: a ZooKeeper consumer's read timeout is not modeled
+    // (it would need each consumer's pings on the agenda): more than 2/3 of a session queued for it would
+    // drop its connection and the backlog, and it would read its lists again on reconnecting.
     const servers = this.#server.servers;
     let leftMs = now;
     if (servers !== null) {
