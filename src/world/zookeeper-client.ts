@@ -145,14 +145,16 @@ export class ZookeeperClients {
   /** Curator's injected expiration: a new handle, connecting at once without a session. */
   #injectExpiration(c: Connection): void {
     c.suspension = null;
-    if (c.connected) return;
+    const state = c.instance.state;
+    // A dead process has no Curator left to give anything up.
+    if (c.connected || state === 'crashed' || state === 'stopped') return;
     const host = this.#host;
     host.observer.count('registry.sessionAbandoned');
     host.abandon(c.instance);
     c.handle++;
     c.fresh = true;
-    // A dead or black-holed process has no Curator running: it tries again when it is heard from.
-    if (c.instance.state !== 'up') {
+    // A black-holed process's new handle reaches no node: it tries when it is heard from again (`connected`).
+    if (state !== 'up') {
       c.reconnecting = false;
       return;
     }

@@ -105,3 +105,40 @@ describe("Curator's own session expiry", () => {
     for (const addresses of after.values()) expect([...addresses].sort()).toEqual(rules.map((r) => r.p.address).sort());
   });
 });
+
+describe("Curator's own session expiry across an election", () => {
+  it('gives up sessions the frozen ensemble still holds; the new sessions re-register them before the new leader expires the old ones', () => {
+    const DOWN_AT_MS = 30_000;
+    const UP_AT_MS = 100_000;
+    const t = makeWorld(scenario({ registry: { type: 'zookeeper', sessionTimeoutMs: SESSION_MS, capacity: { bandwidthBytesPerSec: BANDWIDTH } } }));
+    const registry = t.world.registry as ZookeeperRegistry;
+    at(t.world, DOWN_AT_MS, () => registry.setDown(true));
+    at(t.world, UP_AT_MS, () => registry.setDown(false));
+    const both = providers(t.world);
+    // Both providers ping at 0, 10, 20 s; nothing is answered from 30 s: loss a read timeout after 20 s,
+    // Curator gives up a session later, before the ensemble is back.
+    const pingMs = zookeeperPingIntervalMs(SESSION_MS);
+    const abandonMs = pingMs * Math.floor(DOWN_AT_MS / pingMs) + READ_TIMEOUT_MS + SESSION_MS;
+    expect(abandonMs).toBeLessThan(UP_AT_MS);
+    t.world.sim.run({ until: UP_AT_MS - 1 });
+    expect(t.observer.counters.get('registry.sessionAbandoned')).toBe(2);
+    // The new leader gives every session a full timeout from its start: the old nodes would go at expiryMs(100 s).
+    // The new handles connect within 2 s of it (attempts every 1 to 2 s while frozen), and recover()
+    // re-registers 5 to 10 s after that, before then.
+    const recoverMs = failbackRetryAtMs(UP_AT_MS + 2000);
+    expect(failbackRetryAtMs(UP_AT_MS)).toBe(recoverMs);
+    expect(recoverMs).toBeLessThan(zookeeperExpiryMs(UP_AT_MS, SESSION_MS));
+    t.world.sim.run({ until: recoverMs + 100 });
+    expect(t.observer.counters.get('registry.sessionRenewed')).toBe(2);
+    expect(t.observer.counters.get('registry.sessionReattached')).toBeUndefined();
+    const node = registry.servers!.nodes[0]!;
+    expect(node.registrationsRetried).toBe(2);
+    // Re-created under the new sessions, the nodes outlive the old sessions' expiry, and nothing was ever unlisted.
+    t.world.sim.run({ until: zookeeperExpiryMs(UP_AT_MS, SESSION_MS) + 20_000 });
+    expect(node.sessionsExpired).toBe(0);
+    for (const p of both) {
+      expect(registry.isKnownGone(p)).toBe(false);
+      expect(registry.entryOf(p)?.registered).toBe(true);
+    }
+  });
+});
