@@ -262,6 +262,14 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** The registry as a server: a registration of `instance` failed (its connection was lost); the default does nothing. */
   protected onRegistrationFailed(_client: RegistryClient, _instance: ProviderInstance): void {}
 
+  /**
+   * The registry as a server: whether a processed request of `entry`'s client (`registration`: carrying its
+   * URL) touches the record. Default: always; ZooKeeper: not a record its client's current session does not own.
+   */
+  protected touches(_entry: RegistryEntry, _registration: boolean): boolean {
+    return true;
+  }
+
   /** The registry as a server: a reply to `client` leaves its node now and arrives at `backMs`. */
   protected onReplied(_client: RegistryClient, _backMs: number): void {}
 
@@ -273,9 +281,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     return {
       sim: this.sim,
       servers,
-      heard: (entry) => {
+      heard: (entry, registration) => {
         // A request processed now: heard, unless the client left or the registry froze meanwhile.
-        if (!entry.left && !this.#down) this.#heard(entry as Entry);
+        if (!entry.left && !this.#down && this.touches(entry, registration)) this.#heard(entry as Entry);
       },
       silent: (entry) => this.onSilentTick(entry),
       connected: (client, instance) => this.clientConnected(client, instance),
@@ -678,15 +686,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   }
 
   /**
-   * The registry as a server: the records of `instance` that are not listed register again now, each a
-   * request to its client's node (Dubbo's `FailbackRegistry.recover` run by the retry timer); returns how many.
+   * The registry as a server: the records of `instance` that are not listed (and those `also` names)
+   * register again now, each a request to its client's node (Dubbo's `FailbackRegistry.recover` run by
+   * the retry timer); returns how many.
    */
-  protected registerAgain(instance: ProviderInstance): number {
+  protected registerAgain(instance: ProviderInstance, also?: (e: RegistryEntry) => boolean): number {
     if (this.#requests === null) return 0;
     let n = 0;
     for (const e of this.recordsOf(instance)) {
       const entry = e as Entry;
-      if (entry.listed || entry.left || entry.provider.state !== 'up') continue;
+      if ((entry.listed && also?.(entry) !== true) || entry.left || entry.provider.state !== 'up') continue;
       n++;
       this.#requests!.register(entry);
     }

@@ -45,6 +45,7 @@ import { parseNacosServiceName } from './nacos-service-name.js';
 import { ServiceInstancesChangedListeners, type ListenerHost } from './service-instances-changed.js';
 import type { Subscriber } from './registry.js';
 import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
+import { NacosPushAcks } from './nacos-push-acks.js';
 
 /**
  * Bytes of a ZooKeeper watch event besides the service name: 32 (length, reply header, WatcherEvent's type,
@@ -158,6 +159,8 @@ export class PushDelivery {
   /** Application level: the consumers' ServiceInstancesChangedListeners, which fetch metadata before a list takes effect. */
   readonly #listeners: ServiceInstancesChangedListeners | undefined;
   readonly #unions: UnionNode = { next: new WeakMap() };
+  /** Nacos with registry servers: the ack timeouts and the 1.x clients' queries (`nacos-push-acks.ts`), else null. */
+  readonly #nacos: NacosPushAcks | null;
   #pushOn = true;
   readonly #deliver = (arg: unknown): void => {
     const { sub, seq, snapshot } = arg as Delivery;
@@ -183,6 +186,19 @@ export class PushDelivery {
       runDeferred: (sub) => this.#runDeferred(sub),
       deferredFire: this.#deferredFire,
     });
+    const servers = server.servers;
+    this.#nacos =
+      options.registryType === 'nacos' && servers !== null
+        ? new NacosPushAcks({
+            sim: server.sim,
+            observer: server.observer,
+            servers,
+            canReach: (zone) => !server.isDown() && server.netReachable(zone),
+            snapshot: (key) => this.#snapshot(key),
+            retry: (sub, delayMs) => this.#readAgainAt(sub, delayMs),
+            arrive: (sub, seq, snapshot) => this.#arrive(sub, seq, snapshot, this.#sim.now),
+          })
+        : null;
     this.#listeners =
       options.appLevel && options.metadata !== undefined
         ? new ServiceInstancesChangedListeners(options.metadata, this.#sizer, this.held, (sub, snapshot) => this.#hand(sub, snapshot))
@@ -269,6 +285,8 @@ export class PushDelivery {
     let list = this.#subs.get(key);
     if (list === undefined) this.#subs.set(key, (list = []));
     list.push(sub);
+    // A Nacos 1.x client queries every service it subscribes to (HostReactor.UpdateTask).
+    if (this.#nacos !== null && nacosClientOf(sub) === '1.x') this.#nacos.subscribed(sub, clientOf(sub, this.#server.servers!));
     return sub;
   }
 
@@ -302,6 +320,7 @@ export class PushDelivery {
       servers.reply(node, this.#sim.now, snapshot.bytes);
     }
     if (this.#refuses(sub, snapshot)) return;
+    this.#nacos?.sent(sub, snapshot);
     sub.sentSeq = sub.deliveredSeq = 1;
     sub.lastArrivalMs = this.#sim.now;
     this.#received(sub, snapshot);
@@ -389,7 +408,9 @@ export class PushDelivery {
     }
     const now = this.#sim.now;
     // The registry as a server: the push (a watch event) leaves the subscriber's node once its out NIC
-    // has sent everything queued before it.
+    // has sent everything queued before it. DIVERGENCE: a ZooKeeper consumer's read timeout is not modeled
+    // (it would need each consumer's pings on the agenda): more than 2/3 of a session queued for it would
+    // drop its connection and the backlog, and it would read its lists again on reconnecting.
     const servers = this.#server.servers;
     let leftMs = now;
     if (servers !== null) {
@@ -399,7 +420,8 @@ export class PushDelivery {
         return;
       }
       const event = zk !== null ? WATCH_EVENT_BYTES : sub.cache !== null ? APP_WATCH_EVENT_BYTES : -1;
-      const done = servers.push(client, now, event >= 0 ? event + sub.key.length : snapshot.bytes);
+      const bytes = event >= 0 ? event + sub.key.length : snapshot.bytes;
+      const done = servers.push(client, now, bytes);
       if (done === undefined) {
         if (zk !== null) zk.armed = true;
         this.#miss(sub);
@@ -413,7 +435,9 @@ export class PushDelivery {
     const seq = watchEvent ? 0 : ++sub.sentSeq;
     const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-    if (servers !== null && !watchEvent) this.#observer.registryPushLag?.(arrival - now, now);
+      const event = zk !== null ? WATCH_EVENT_BYTES : sub.cache !== null ? APP_WATCH_EVENT_BYTES : -1;
+      const bytes = event >= 0 ? event + sub.key.length : snapshot.bytes;
+      const done = servers.push(client, now, bytes);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {

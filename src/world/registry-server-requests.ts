@@ -16,8 +16,11 @@ import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryNode, type Re
 export interface ServerRequestsHost {
   readonly sim: Simulation;
   readonly servers: RegistryServers;
-  /** The node processed a request of `entry`'s client now: the server hears it (registers it if need be). */
-  heard(entry: RegistryEntry): void;
+  /**
+   * The node processed a request of `entry`'s client now (`registration`: one carrying its URL): the server
+   * hears it (registers it if need be).
+   */
+  heard(entry: RegistryEntry, registration: boolean): void;
   /** `entry`'s client could not make itself heard at its tick. */
   silent(entry: RegistryEntry): void;
   /** False while the client has no connection (it sends nothing). */
@@ -55,7 +58,7 @@ export class ServerRequests {
     }
     // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
     // (ZooKeeperServer.submitRequestNow, after the request queue); here, when the node has processed it.
-    const heard = (): void => host.heard(entry);
+    const heard = (): void => host.heard(entry, false);
     if (entry.listed && host.livenessPerProcess(entry) && client.tickAtMs === now) {
       // Another record of the same process ticked now: the same message.
       const epoch = client.epoch;
@@ -87,7 +90,7 @@ export class ServerRequests {
   register(entry: RegistryEntry, atOnce = false): number | undefined {
     const host = this.#host;
     const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
-    return this.#send(entry, bytes, REQUEST_OVERHEAD_BYTES, () => host.heard(entry), atOnce, (node) => {
+    return this.#send(entry, bytes, REQUEST_OVERHEAD_BYTES, () => host.heard(entry, true), atOnce, (node) => {
       node.registrationsFailed++;
       host.registrationFailed(host.servers.clientOf(entry.instance, entry.provider.zone), entry.instance);
     });

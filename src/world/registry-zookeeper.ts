@@ -54,6 +54,11 @@ export function zookeeperExpiryMs(lastHeardMs: number, sessionTimeoutMs: number)
 export class ZookeeperRegistry extends DiscoveryRegistry {
   /** The registry as a server: the provider processes' clients and their connections (else null). */
   readonly #clients: ZookeeperClients | null;
+  /**
+   * Records held by a session Curator gave up (its own expiry): nobody touches them any more; they go
+   * when the server expires that session, unless Dubbo's `recover()` creates them again first.
+   */
+  readonly #abandoned = new WeakSet<RegistryEntry>();
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
     super(host, spec, options, 'zookeeper');
@@ -69,7 +74,10 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
             sessionTimeoutMs: spec.sessionTimeoutMs,
             frozen: () => this.down,
             reattach: (instance) => this.#reattach(instance),
-            recover: (instance) => this.registerAgain(instance),
+            recover: (instance) => this.registerAgain(instance, (e) => this.#abandoned.has(e)),
+            abandon: (instance) => {
+              for (const e of this.recordsOf(instance)) if (e.registered) this.#abandoned.add(e);
+            },
           });
     // SessionTrackerImpl wakes at each expiry bucket boundary.
     this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
@@ -95,6 +103,16 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
     this.#clients?.registrationFailed(client);
   }
 
+  /**
+   * A ping of the current session does not touch a record an abandoned session holds; a registration
+   * does: Dubbo deletes the node it finds and creates it again under the new session (NodeExists, faultTolerant).
+   */
+  protected override touches(entry: RegistryEntry, registration: boolean): boolean {
+    if (!this.#abandoned.has(entry)) return true;
+    if (registration) this.#abandoned.delete(entry);
+    return registration;
+  }
+
   protected override onReplied(client: RegistryClient, backMs: number): void {
     this.#clients?.replied(client, backMs);
   }
@@ -108,7 +126,7 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
 
   /** A reconnecting client's session: re-attached (touched) while the server holds any of its nodes. */
   #reattach(instance: ProviderInstance): boolean {
-    const records = this.recordsOf(instance).filter((e) => e.registered);
+    const records = this.recordsOf(instance).filter((e) => e.registered && !this.#abandoned.has(e));
     for (const e of records) e.lastHeardMs = this.sim.now;
     return records.length > 0;
   }
@@ -124,14 +142,17 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
         if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
           this.remove(e);
           this.observer.count('registry.sessionExpired');
+          // An abandoned session has no connection left to close: the process's new one is not touched.
+          const abandoned = this.#abandoned.delete(e);
           let levels = expired?.get(e.instance);
           if (expired !== null && levels === undefined) expired.set(e.instance, (levels = new Set()));
-          if (levels !== undefined && !levels.has(this.levelOf(e))) {
-            levels.add(this.levelOf(e));
+          const session = `${this.levelOf(e)}${abandoned ? '/abandoned' : ''}`;
+          if (levels !== undefined && !levels.has(session)) {
+            levels.add(session);
             const client = servers!.clientOf(e.instance, e.provider.zone);
             servers!.nodeOf(client).sessionExpired(now);
             // The server closes the expired session's connection: the client learns it is Expired on reconnect.
-            this.#clients?.lose(client);
+            if (!abandoned) this.#clients?.lose(client);
           }
         }
       }

@@ -14,9 +14,17 @@
  * - The server re-attaches the session if it still holds it (touching it); otherwise the client is told
  *   Expired, opens a new session, and Dubbo's `recover()` re-registers every URL from the
  *   FailbackRegistry retry timer, 5 to 10 s later (a 5 s wheel: it fires at `(⌊t/5 s⌋ + 2) · 5 s`).
+ * - Curator's own expiry (research-40 rule 6; ConnectionStateManager, `simulatedSessionExpirationPercent`
+ *   100): a whole negotiated session spent SUSPENDED (from the loss, without a connect answered) and
+ *   Curator injects an expiration: the old ZooKeeper handle is closed (its connect attempt on the way is
+ *   dropped) and a new one connects at once, without a session, so it opens a new one whatever the server
+ *   still holds. The old session is touched by nobody from then on: the server expires it a session after
+ *   its last touch and deletes its nodes (`abandon`), unless Dubbo's `recover()` has created them again
+ *   under the new session first. A new handle's first connect waits `requested / nodes` (Dubbo asks 60 s),
+ *   not the negotiated timeout's share (ClientCnxn recomputes it only once connected).
  *
- * DIVERGENCE: the extra 1 s sleep when StaticHostProvider comes round to the last node, and Curator's
- * own session expiry after `sessionTimeout` SUSPENDED, are not modeled.
+ * DIVERGENCE: the extra 1 s sleep when StaticHostProvider comes round to the last node is not modeled;
+ * a new handle keeps its process's node order (ZooKeeper shuffles the connect string again).
  */
 import type { QueueEntry } from '../engine/event-queue.js';
 import type { Rng } from '../engine/random.js';
@@ -28,6 +36,9 @@ import { failbackRetryAtMs } from './registry-push-delivery.js';
 
 /** Times closer than this are one instant (agenda times are sums of doubles). */
 const TIME_EPSILON_MS = 1e-6;
+
+/** The session timeout Dubbo asks for (AbstractZookeeperClient `DEFAULT_SESSION_TIMEOUT_MS`, both lines). */
+export const DUBBO_REQUESTED_SESSION_MS = 60_000;
 
 /** Bytes of a ZooKeeper ConnectRequest and ConnectResponse with their length prefix (zookeeper.jute). */
 export const ZK_CONNECT_BYTES = { request: 49, reply: 41 } as const;
@@ -45,6 +56,8 @@ export interface ZookeeperClientHost {
   reattach(instance: ProviderInstance): boolean;
   /** Dubbo's `recover()`: registers the process's URLs again; returns how many. */
   recover(instance: ProviderInstance): number;
+  /** Curator gave the process's session up: the records the server holds for it now belong to nobody. */
+  abandon(instance: ProviderInstance): void;
 }
 
 /** One provider process's connection. */
@@ -62,6 +75,12 @@ interface Connection {
   reconnecting: boolean;
   /** A new session waits for Dubbo's retry timer to register again until then. */
   registerAtMs: number;
+  /** Curator's SUSPENDED clock: the injected expiration, while disconnected. */
+  suspension: QueueEntry | null;
+  /** The ZooKeeper handle: a new one (Curator's reset) drops the old one's connect attempt on the way. */
+  handle: number;
+  /** The current handle has never connected: it opens a new session, with the requested timeout's connect timeout. */
+  fresh: boolean;
 }
 
 /** The ZooKeeper clients of a registry's provider processes (see the module note). */
@@ -70,11 +89,14 @@ export class ZookeeperClients {
   readonly #connections = new WeakMap<RegistryClient, Connection>();
   readonly #readTimeoutMs: number;
   readonly #connectTimeoutMs: number;
+  readonly #freshConnectTimeoutMs: number;
 
   constructor(host: ZookeeperClientHost) {
     this.#host = host;
     this.#readTimeoutMs = (host.sessionTimeoutMs * 2) / 3;
-    this.#connectTimeoutMs = host.sessionTimeoutMs / host.servers.nodes.length;
+    const nodes = host.servers.nodes.length;
+    this.#connectTimeoutMs = host.sessionTimeoutMs / nodes;
+    this.#freshConnectTimeoutMs = Math.max(DUBBO_REQUESTED_SESSION_MS, host.sessionTimeoutMs) / nodes;
   }
 
   /**
@@ -115,7 +137,29 @@ export class ZookeeperClients {
     }
     this.#host.servers.disconnect(client);
     this.#host.observer.count('registry.connectionLoss');
+    // Curator: SUSPENDED now; LOST (an injected expiration) a whole session later unless connected again.
+    if (c.suspension === null) c.suspension = sim.schedule(this.#host.sessionTimeoutMs, () => this.#injectExpiration(c));
     this.#scheduleReconnect(c, this.#host.rng.next() * 1000);
+  }
+
+  /** Curator's injected expiration: a new handle, connecting at once without a session. */
+  #injectExpiration(c: Connection): void {
+    c.suspension = null;
+    const state = c.instance.state;
+    // A dead process has no Curator left to give anything up.
+    if (c.connected || state === 'crashed' || state === 'stopped') return;
+    const host = this.#host;
+    host.observer.count('registry.sessionAbandoned');
+    host.abandon(c.instance);
+    c.handle++;
+    c.fresh = true;
+    // A black-holed process's new handle reaches no node: it tries when it is heard from again (`connected`).
+    if (state !== 'up') {
+      c.reconnecting = false;
+      return;
+    }
+    c.reconnecting = true;
+    this.#attempt(c, c.handle);
   }
 
   #of(client: RegistryClient, instance: ProviderInstance): Connection {
@@ -123,7 +167,19 @@ export class ZookeeperClients {
     if (c === undefined) {
       // Connected when the process starts, to the first node of its order it reaches.
       this.#host.servers.connect(client);
-      c = { instance, client, connected: true, pending: [], heardMs: this.#host.sim.now, check: null, reconnecting: false, registerAtMs: -1 };
+      c = {
+        instance,
+        client,
+        connected: true,
+        pending: [],
+        heardMs: this.#host.sim.now,
+        check: null,
+        reconnecting: false,
+        registerAtMs: -1,
+        suspension: null,
+        handle: 0,
+        fresh: false,
+      };
       this.#connections.set(client, c);
       this.#armCheck(c);
     }
@@ -154,13 +210,15 @@ export class ZookeeperClients {
 
   #scheduleReconnect(c: Connection, delayMs: number): void {
     c.reconnecting = true;
-    this.#host.sim.schedule(delayMs, () => this.#attempt(c));
+    const handle = c.handle;
+    this.#host.sim.schedule(delayMs, () => this.#attempt(c, handle));
   }
 
-  /** One connect attempt to the next node of the client's order. */
-  #attempt(c: Connection): void {
+  /** One connect attempt of `handle` to the next node of the client's order (nothing once Curator replaced it). */
+  #attempt(c: Connection, handle: number): void {
     const host = this.#host;
     const sim = host.sim;
+    if (handle !== c.handle) return;
     if (c.instance.state !== 'up') {
       // Dead or black-holed: it tries again when it is heard from (`connected`).
       c.reconnecting = false;
@@ -174,29 +232,38 @@ export class ZookeeperClients {
     const startMs = sim.now;
     host.servers.request(c.client, startMs, ZK_CONNECT_BYTES.request);
     const processedMs = host.servers.processedAtMs;
-    const deadlineMs = startMs + this.#connectTimeoutMs;
+    const deadlineMs = startMs + (c.fresh ? this.#freshConnectTimeoutMs : this.#connectTimeoutMs);
+    const retry = (afterMs: number): void => {
+      sim.schedule(afterMs, () => this.#attempt(c, handle));
+    };
     const answer = (): void => {
+      // Curator closed the handle that sent it: the server finds its socket closed.
+      if (handle !== c.handle) return;
       if (host.frozen()) {
         this.#scheduleReconnect(c, host.rng.next() * 1000);
         return;
       }
-      const reattached = host.reattach(c.instance);
+      // A new handle asks for no session: it touches nothing and always gets a new one.
+      const reattached = !c.fresh && host.reattach(c.instance);
       const backMs = host.servers.reply(node, sim.now, ZK_CONNECT_BYTES.reply);
-      if (backMs > deadlineMs) {
-        // Not answered within the connect timeout: the next node.
-        sim.schedule(Math.max(0, deadlineMs - sim.now) + host.rng.next() * 1000, () => this.#attempt(c));
-        return;
-      }
-      sim.schedule(backMs - sim.now, () => this.#connected(c, reattached));
+      // Not answered within the connect timeout: the next node.
+      if (backMs > deadlineMs) retry(Math.max(0, deadlineMs - sim.now) + host.rng.next() * 1000);
+      else sim.schedule(backMs - sim.now, () => this.#connected(c, handle, reattached));
     };
-    if (processedMs > deadlineMs) sim.schedule(deadlineMs - startMs + host.rng.next() * 1000, () => this.#attempt(c));
+    if (processedMs > deadlineMs) retry(deadlineMs - startMs + host.rng.next() * 1000);
     else sim.schedule(processedMs - startMs, answer);
   }
 
   /** The connect answer arrived: connected again, with the same session or a new one. */
-  #connected(c: Connection, reattached: boolean): void {
+  #connected(c: Connection, handle: number, reattached: boolean): void {
     const host = this.#host;
     const now = host.sim.now;
+    if (handle !== c.handle) return;
+    if (c.suspension !== null) {
+      host.sim.cancel(c.suspension);
+      c.suspension = null;
+    }
+    c.fresh = false;
     c.reconnecting = false;
     c.connected = true;
     c.heardMs = now;

@@ -232,6 +232,20 @@ export function at(world: World, atMs: number, fn: () => void): void {
   world.sim.schedule(atMs - world.sim.now, fn);
 }
 
+/**
+ * Starts one more provider of the first group at 1.25 s, 2.25 s, ... (`count` of them), so that their
+ * liveness ticks are out of step; the returned list fills as they start.
+ */
+export function startStaggered(world: World, count: number): Array<{ p: ProviderInstance; startMs: number }> {
+  const group = world.providerGroups[0]!;
+  const late: Array<{ p: ProviderInstance; startMs: number }> = [];
+  for (let i = 1; i <= count; i++) {
+    const startMs = i * 1000 + 250;
+    at(world, startMs, () => late.push({ p: world.startProvider(group), startMs }));
+  }
+  return late;
+}
+
 /** The last list each consumer instance got at or before `tMs`. */
 export function listsAt(log: Delivery[], tMs: number): Map<string, string[]> {
   const out = new Map<string, string[]>();

@@ -3,7 +3,7 @@ import type { ProviderInstance } from '../../src/world/provider.js';
 import type { ZookeeperRegistry } from '../../src/world/registry-zookeeper.js';
 import { zookeeperExpiryMs, zookeeperPingIntervalMs } from '../../src/world/registry-zookeeper.js';
 import { failbackRetryAtMs, juteRefuses } from '../../src/world/registry-push-delivery.js';
-import { NO_NOTIFICATION_DELAY, at, listsAt, makeWorld, providers, scenario } from './registry-fixtures.js';
+import { NO_NOTIFICATION_DELAY, at, listsAt, makeWorld, providers, scenario, startStaggered } from './registry-fixtures.js';
 
 const SESSION_MS = 40_000;
 const RATE = 1000; // requests per second on the one node
@@ -19,12 +19,7 @@ const FLOOD = 36_050; // requests: the pipeline is busy until 67.05 s
 function flooded() {
   const t = makeWorld(scenario({ registry: { type: 'zookeeper', sessionTimeoutMs: SESSION_MS, capacity: { requestsPerSec: RATE } } }));
   const registry = t.world.registry as ZookeeperRegistry;
-  const group = t.world.providerGroups[0]!;
-  const late: Array<{ p: ProviderInstance; startMs: number }> = [];
-  for (let i = 1; i <= 10; i++) {
-    const startMs = i * 1000 + 250;
-    at(t.world, startMs, () => late.push({ p: t.world.startProvider(group), startMs }));
-  }
+  const late = startStaggered(t.world, 10);
   at(t.world, FLOOD_AT_MS, () => {
     const servers = registry.servers!;
     const flood = servers.clientOf({}, 'zoneA');
