@@ -435,9 +435,8 @@ export class PushDelivery {
     const seq = watchEvent ? 0 : ++sub.sentSeq;
     const arrival = Math.max(leftMs + Math.max(0, this.#lag()), sub.lastArrivalMs);
     sub.lastArrivalMs = arrival;
-      const event = zk !== null ? WATCH_EVENT_BYTES : sub.cache !== null ? APP_WATCH_EVENT_BYTES : -1;
-      const bytes = event >= 0 ? event + sub.key.length : snapshot.bytes;
-      const done = servers.push(client, now, bytes);
+    if (servers !== null && !watchEvent) this.#observer.registryPushLag?.(arrival - now, now);
+    if (this.#nacos !== null) this.#nacos.pushed(sub, clientOf(sub, servers!), nacosClientOf(sub), snapshot, snapshot.bytes, leftMs, arrival);
     // The agenda time `schedule` would give it, to the last bit. A push that starts a metadata fetch, or
     // reaches a listener that is fetching, goes through the agenda: its effect depends on when it arrives.
     if (this.held.holding && sub.holdable && !this.#mustQueue(sub, snapshot)) {
