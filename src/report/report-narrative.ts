@@ -27,6 +27,7 @@ const WORDS: Record<Failed, { episode: string; split: string }> = {
   network: { episode: 'Network errors', split: 'network' },
   forbidden: { episode: '"No provider available" errors on an emptied list (forbidden)', split: 'forbidden' },
   biz: { episode: 'Business errors', split: 'business error' },
+  blocked: { episode: 'Calls blocked by Sentinel', split: 'blocked' },
   lost: { episode: 'Requests lost with their dark room', split: 'lost' },
 };
 

@@ -19,6 +19,7 @@ import type { Summary } from '../metrics/summary.js';
 import { EPOCH_MS } from '../world/provider.js';
 import { scheduleFaults } from '../world/faults.js';
 import { providerFilterChain } from '../stack/provider-filter-chain.js';
+import { sentinelHubOf } from '../stack/sentinel-hub.js';
 import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';
@@ -106,10 +107,12 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         zoneDistance: (zoneDistance ??= (from, to) => world.network.medianRttMs(from, to)),
         release: releaseOf(instance.group.dubbo),
       });
+      const sentinel = sentinelHubOf(world)?.consumerFilter(instance);
       return new DubboConsumerStack(instance, world, {
         runtime,
         extraParams,
         shared,
+        ...(sentinel !== undefined ? { sentinel } : {}),
         routerChain: (service) =>
           buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers, sharedCache: routeCacheOf(service) }),
         cluster: (name) => {
@@ -120,8 +123,12 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
       });
     },
     makeRegistry: (world) => createRegistry(world),
-    providerFilters: (instance) => providerFilterChain(instance),
-    scheduleFaults: (world) => scheduleFaults(world, { onRule: (action) => applyRuleFault(world, action, plugins.routers) }),
+    providerFilters: (instance, world) => providerFilterChain(instance, sentinelHubOf(world)?.providerFilter(instance)),
+    scheduleFaults: (world) =>
+      scheduleFaults(world, {
+        onRule: (action) => applyRuleFault(world, action, plugins.routers),
+        onSentinel: (action) => sentinelHubOf(world)!.apply(action),
+      }),
   });
 }
 

@@ -29,6 +29,7 @@ import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode,
 import { DynamicDirectory, StaticDirectory, type Directory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
 import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
+import { sentinelBlockOf } from './sentinel-resources.js';
 import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from './dubbo-invoker.js';
 import { VersionChain } from '../dubbo/per-list.js';
@@ -53,6 +54,11 @@ export interface ConsumerStackDeps {
   extraParams?: Record<string, string>;
   /** Invokers shared by the instances of a consumer group (one per world); a private one when absent. */
   shared?: SharedInvokers;
+  /**
+   * Sentinel's consumer filter of this JVM (stack/sentinel-hub.ts), a ClusterFilter around the whole
+   * reference call; absent when the JVM loads no Sentinel rules.
+   */
+  sentinel?: { invoke(service: string, method: string, inner: () => Proc<Result>): Proc<Result> };
 }
 
 /** The cluster of a multi-group reference (RegistryProtocol's `MERGEABLE_CLUSTER_NAME`). */
@@ -265,6 +271,8 @@ const TIMEOUT_OUTCOME = Object.freeze({ outcome: 'timeout' as Outcome });
 export function classify(result: Result): { readonly outcome: Outcome; readonly cause?: string } {
   const mocked = mockCauseOf(result);
   if (mocked !== undefined) return { outcome: 'mock', cause: mocked };
+  const blocked = sentinelBlockOf(result);
+  if (blocked !== undefined) return { outcome: 'blocked', cause: blocked };
   if (result.kind === 'ok') {
     if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
     if (result.failedFuture !== undefined) return classify({ kind: 'error', error: result.failedFuture });
@@ -552,6 +560,12 @@ export class DubboConsumerStack implements ConsumerStack {
   // Called as the process starts (ConsumerStack.call), so the cluster invoker's own checks and list run now
   // too, and its `doInvoke` is the process (`invokeAtStart`).
   call(call: ServiceCall): Proc<Result> {
+    const sentinel = this.#deps.sentinel;
+    if (sentinel !== undefined) return sentinel.invoke(call.service, call.method, () => this.#call(call));
+    return this.#call(call);
+  }
+
+  #call(call: ServiceCall): Proc<Result> {
     let ref = this.#lastRef;
     if (ref === undefined || ref.service !== call.service) this.#lastRef = ref = this.references.get(call.service)!;
     const invocation = this.#invocationOf(call, ref);

@@ -158,7 +158,7 @@ describe('summaryCsv', () => {
 describe('timelineCsv', () => {
   it('has one row per bucket and puts fault markers in the bucket where they happen', () => {
     const rows = csvRows(timelineCsv(sampleSummary()));
-    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'lost', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
+    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'blocked', 'lost', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
     // Buckets start at the warmup's end; a marker before the first bucket goes to the first row.
     const starts = Array.from({ length: (DURATION_MS - WARMUP_MS) / BUCKET_MS }, (_, i) => WARMUP_MS + i * BUCKET_MS);
     const inBucket = (t: number) => CALLS.filter((c) => c.startMs >= t && c.startMs < t + BUCKET_MS).length;
