@@ -48,7 +48,7 @@ export const flowRuleSchema = z
     {
       resource,
       limitApp,
-      grade: z.union([z.literal(0), z.literal(1)], { error: 'expected 0 (thread count) or 1 (QPS)' }).optional().describe('0 thread count, 1 QPS (default).'),
+      grade: z.literal([0, 1], { error: 'expected 0 (thread count) or 1 (QPS)' }).optional().describe('0 thread count, 1 QPS (default).'),
       count: nonNegative('a threshold').describe('The threshold: QPS or threads.'),
       strategy: z.literal(0, { error: 'expected 0 (direct): relate and chain are not modelled' }).optional().describe('0 direct (the only one modelled).'),
       refResource: z.unknown().optional().describe('Ignored (relate and chain strategies are not modelled).'),
@@ -65,7 +65,8 @@ export const flowRuleSchema = z
     },
     { error: onType('expected a flow rule { resource, count, grade?, controlBehavior?, ... }') },
   )
-  .superRefine(refineWith(flowRuleProblem, flowRule));
+  .superRefine(refineWith(flowRuleProblem, flowRule))
+  .meta({ id: 'SentinelFlowRule' });
 
 /** `DegradeRule`. */
 export const degradeRuleSchema = z
@@ -86,7 +87,8 @@ export const degradeRuleSchema = z
     },
     { error: onType('expected a degrade rule { resource, grade, count, timeWindow, ... }') },
   )
-  .superRefine(refineWith(degradeRuleProblem, degradeRule));
+  .superRefine(refineWith(degradeRuleProblem, degradeRule))
+  .meta({ id: 'SentinelDegradeRule' });
 
 /** `SystemRule`: -1 (or absent) leaves a threshold off. */
 export const systemRuleSchema = z.strictObject(
@@ -99,7 +101,7 @@ export const systemRuleSchema = z.strictObject(
     ...dashboardFields,
   },
   { error: onType('expected a system rule { qps?, maxThread?, avgRt?, highestCpuUsage?, highestSystemLoad? }') },
-);
+).meta({ id: 'SentinelSystemRule' });
 
 /** `ParamFlowRule` (QPS grade, default behaviour). */
 export const paramFlowRuleSchema = z.strictObject(
@@ -129,7 +131,7 @@ export const paramFlowRuleSchema = z.strictObject(
     ...dashboardFields,
   },
   { error: onType('expected a hot-parameter rule { resource, paramIdx, count, ... }') },
-);
+).meta({ id: 'SentinelParamFlowRule' });
 
 const FALLBACK = /^(default|throw|return\s+\S.*)$/;
 
@@ -146,7 +148,7 @@ export const sentinelSchema = z.strictObject(
       .describe('What the adapter does with a blocked call: default (a result carrying the block exception), throw, return null, return <value>.'),
   },
   { error: onType('expected a sentinel map { flowRules?, degradeRules?, systemRules?, paramFlowRules?, fallback? }') },
-);
+).meta({ id: 'Sentinel', description: 'Sentinel rules in its JSON field names, and the adapter fallback (SPEC 2.13).' });
 
 /** The `sentinel` fault: a datasource update for one application's JVMs (all when absent). */
 export const sentinelFaultSchema = sentinelSchema.extend({
