@@ -1,0 +1,125 @@
+/**
+ * Sentinel's Dubbo adapter through the whole stack: where the filters sit (a consumer ClusterFilter
+ * once per call, a provider filter per execution), what a blocked call becomes under each fallback
+ * (and whether failover retries it), the origin a provider rule limits, the rate limiter's wait in
+ * simulated time, and a datasource update pushed by a `sentinel` fault.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+import type { Summary } from '../../src/metrics/summary.js';
+
+const S = 'com.example.UserService';
+const yaml = (extra: string, consumer = '', rate = '100/s') => `
+name: sentinel-adapter
+seed: 5
+duration: 20s
+warmup: 0s
+zones: { dc: {} }
+network: { rtt: { same-zone: 0.2ms } }
+registry: { type: static }
+services:
+  ${S}: { methods: { getUserById: { serviceTime: 2ms } } }
+providers:
+  - { name: users, service: ${S}, zone: dc, count: 2 }
+consumers:
+  - { application: web, zone: dc, instances: 1, rate: ${rate}, calls: { ${S}.getUserById: 1 }${consumer} }
+${extra}`;
+const run = (extra: string, consumer = '', rate?: string): Summary => runScenario(parseScenario(yaml(extra, consumer, rate), 'a.yaml'), { version: 'test' }).summary;
+
+// One consumer JVM at 100 calls/s, limited to 20 QPS on the method resource: ~80% blocked.
+const FLOW_20 = `{ resource: "${S}:getUserById(java.lang.Long)", count: 20 }`;
+
+describe('Sentinel consumer filter (a ClusterFilter: once per call)', () => {
+  it('a QPS flow rule on the method resource blocks what exceeds it, as outcome blocked (consumer:flow), before any attempt', () => {
+    const s = run(`sentinel: { flowRules: [${FLOW_20}] }`);
+    // 20 passes per second over 20 s, give or take the window's edges.
+    expect(s.ok).toBeGreaterThan(380);
+    expect(s.ok).toBeLessThan(420);
+    expect(s.outcomes.blocked).toBe(s.requests - s.ok);
+    expect(s.blockedCauses).toEqual({ 'consumer:flow': s.outcomes.blocked });
+    // A blocked call never reaches the cluster: attempts are the passed calls only.
+    expect(s.attempts).toBe(s.ok);
+    expect(s.errorRate).toBeCloseTo(s.outcomes.blocked / s.requests, 6);
+  });
+
+  it('a fallback returning a value answers the blocked call: still blocked (…:fallback), but not a failure', () => {
+    const s = run(`sentinel: { flowRules: [${FLOW_20}], fallback: return null }`);
+    expect(s.blockedCauses).toEqual({ 'consumer:flow:fallback': s.outcomes.blocked });
+    expect(s.outcomes.blocked).toBeGreaterThan(1000);
+    expect(s.errorRate).toBe(0);
+  });
+
+  it('the rate limiter queues calls in simulated time instead of blocking them, up to maxQueueingTimeMs', () => {
+    // 20 calls/s against 25/s: each waits for its 40 ms slot when it comes early; none waits beyond 500 ms.
+    const s = run(`sentinel: { flowRules: [{ resource: ${S}, count: 25, controlBehavior: 2, maxQueueingTimeMs: 500 }] }`, '', '20/s');
+    expect(s.outcomes.blocked).toBe(0);
+    expect(s.latencyMs.max).toBeGreaterThan(20);
+    expect(s.latencyMs.max).toBeLessThan(500 + 10);
+    const plain = run('', '', '20/s');
+    expect(s.latencyMs.mean).toBeGreaterThan(plain.latencyMs.mean + 5);
+  });
+
+  it('a group`s own block replaces the top-level kinds for its JVMs (the top level applies to providers too)', () => {
+    const top = run(`sentinel: { flowRules: [${FLOW_20}] }`, `, sentinel: { flowRules: [] }`);
+    // The consumer JVM loads no flow rule; the two provider JVMs load the top-level one (20 QPS each).
+    expect(Object.keys(top.blockedCauses ?? {})).toEqual(['provider:flow']);
+    expect(top.ok).toBeGreaterThan(760);
+    expect(top.ok).toBeLessThan(840);
+  });
+});
+
+describe('Sentinel provider filter', () => {
+  it('limitApp names the consumer application: the provider counts and limits web`s calls only', () => {
+    const limited = run(`sentinel: { flowRules: [{ resource: ${S}, count: 5, limitApp: web }] }`);
+    expect(limited.blockedCauses).toEqual({ 'provider:flow': limited.outcomes.blocked });
+    // Two provider JVMs, 5 QPS each: about 10 of the 100 calls a second pass.
+    expect(limited.ok).toBeGreaterThan(150);
+    expect(limited.ok).toBeLessThan(260);
+    const other = run(`sentinel: { flowRules: [{ resource: ${S}, count: 5, limitApp: batch }] }`);
+    expect(other.outcomes.blocked).toBe(0);
+  });
+
+  it('the default fallback`s result is not retried by failover; a fallback that throws is (a SERVICE_ERROR reply)', () => {
+    const returned = run(`sentinel: { flowRules: [{ resource: ${S}, count: 5, limitApp: web }] }`);
+    expect(returned.attempts).toBe(returned.requests);
+    const thrown = run(`sentinel: { flowRules: [{ resource: ${S}, count: 5, limitApp: web }], fallback: throw }`);
+    // Failover's two retries: a call blocked on both providers is tried three times.
+    expect(thrown.attempts).toBeGreaterThan(2.5 * thrown.requests);
+    expect(thrown.blockedCauses).toEqual({ 'provider:flow': thrown.outcomes.blocked });
+    // The providers' windows bound what passes, retried or not.
+    expect(thrown.ok).toBe(returned.ok);
+  });
+
+  it('a system rule (max QPS of all inbound calls) blocks as provider:system', () => {
+    const s = run(`sentinel: { systemRules: [{ qps: 10 }] }`);
+    expect(Object.keys(s.blockedCauses ?? {})).toEqual(['provider:system']);
+  });
+});
+
+describe('a sentinel fault (datasource update)', () => {
+  it('pushes rules at a time and takes them back after for:', () => {
+    const s = run(`faults:\n  - { at: 5s, for: 5s, sentinel: { application: web, flowRules: [${FLOW_20}] } }`);
+    const blockedIn = (from: number, to: number) => s.timeline.filter((r) => r.tMs >= from && r.tMs < to).reduce((n, r) => n + r.blocked, 0);
+    expect(blockedIn(0, 5000)).toBe(0);
+    expect(blockedIn(5000, 10_000)).toBeGreaterThan(300);
+    expect(blockedIn(10_000, 20_000)).toBe(0);
+  });
+
+  it('an update keeps an open breaker whose rule is unchanged', () => {
+    // Every call fails (a business error): the error-count breaker opens and stays open across an update of
+    // the flow rules only, then closes never (every probe fails too).
+    const s = runScenario(
+      parseScenario(
+        yaml(
+          `sentinel: { degradeRules: [{ resource: ${S}, grade: 2, count: 3, minRequestAmount: 1, timeWindow: 100 }] }\nfaults:\n  - { at: 5s, sentinel: { flowRules: [] } }`,
+        ).replace('serviceTime: 2ms', 'serviceTime: 2ms, bizErrorRate: 1'),
+        'a.yaml',
+      ),
+      { version: 'test' },
+    ).summary;
+    expect(s.events['sentinel:consumer:open']).toBe(1);
+    expect(s.outcomes.biz).toBe(4);
+    expect(s.outcomes.blocked).toBe(s.requests - 4);
+  });
+});
