@@ -2,7 +2,7 @@
  * Sentinel in one simulated world: a Sph (Sentinel's statics) per JVM that loads rules, built from the
  * scenario's `sentinel:` blocks (top level, consumer group, provider group), with the adapter's consumer
  * filter on consumer instances and provider filter on provider processes; the datasource updates of
- * `sentinel` faults; breaker state changes counted as events (`sentinel:<side>:<state>`) and the open
+ * `sentinel` faults; breaker state changes counted as events (`sentinel.<side>.<state>`) and the open
  * breakers of consumer JVMs per zone, which the timeline samples.
  */
 import type { Proc } from '../engine/simulation.js';
@@ -99,7 +99,7 @@ export class SentinelHub {
   #sph(application: string, side: Jvm['side'], zone: string, spec: SentinelSpec): Sph {
     const observer = this.#world.observer;
     return new Sph(sentinelRules(spec), (prev, next) => {
-      observer.count(`sentinel:${side}:${STATE_EVENT[next]}`);
+      observer.count(`sentinel.${side}.${STATE_EVENT[next]}`);
       if (side !== 'consumer') return;
       // Open breakers: not CLOSED (OPEN or HALF_OPEN).
       const delta = prev === 'CLOSED' ? 1 : next === 'CLOSED' ? -1 : 0;

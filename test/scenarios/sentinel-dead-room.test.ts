@@ -46,8 +46,8 @@ describe('scenarios/sentinel-dead-room.yaml', () => {
   it('breakers open within two seconds of the outage on every zone, and half-open probes close them after zoneA is gone', () => {
     const open = rows(slow, 60, 62).map((r) => r.openBreakers ?? 0);
     expect(Math.max(...open)).toBeGreaterThan(0);
-    expect(slow.events['sentinel:consumer:open']).toBeGreaterThanOrEqual(slow.events['sentinel:consumer:half-open']!);
-    expect(slow.events['sentinel:consumer:closed']).toBeGreaterThan(0);
+    expect(slow.events['sentinel.consumer.open']).toBeGreaterThanOrEqual(slow.events['sentinel.consumer.half-open']!);
+    expect(slow.events['sentinel.consumer.closed']).toBeGreaterThan(0);
     // Recovery costs blocked calls after the timeouts stopped, and ends before the room returns.
     const lastTimeout = Math.max(...rows(slow, 60, 120).filter((r) => r.timeout > 0).map((r) => r.tMs));
     expect(sum(slow, 'blocked', lastTimeout / 1000 + 1, 120)).toBeGreaterThan(0);
@@ -66,6 +66,6 @@ describe('scenarios/sentinel-dead-room.yaml', () => {
     expect(sum(flow, 'blocked', 10, 60)).toBe(0);
     expect(sum(flow, 'blocked', 78, 84)).toBeGreaterThan(100);
     // No consumer breaker exists in this strategy.
-    expect(flow.events['sentinel:consumer:open'] ?? 0).toBe(0);
+    expect(flow.events['sentinel.consumer.open'] ?? 0).toBe(0);
   });
 });

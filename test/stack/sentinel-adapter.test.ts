@@ -118,7 +118,7 @@ describe('a sentinel fault (datasource update)', () => {
       ),
       { version: 'test' },
     ).summary;
-    expect(s.events['sentinel:consumer:open']).toBe(1);
+    expect(s.events['sentinel.consumer.open']).toBe(1);
     expect(s.outcomes.biz).toBe(4);
     expect(s.outcomes.blocked).toBe(s.requests - 4);
   });
