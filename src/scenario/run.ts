@@ -95,19 +95,22 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
     seed,
     observer: recorder,
     consumerStack: (instance, world) => {
+      const sentinel = sentinelHubOf(world)?.consumerFilter(instance);
       const runtime = createRuntime({
         sim: world.sim,
         random: world.streams.stream(`lb/${instance.id}`),
         consumerHost: instance.ip,
         clock: (clock ??= { now: () => EPOCH_MS + world.sim.now }),
-        filters: consumerFilters(),
+        // The 2.7 Sentinel adapter's consumer filter is a plain Filter, around each attempt. Its order (0) ties
+        // ActiveLimitFilter's, which 2.7's ActivateComparator leaves to loading order: zonesim puts it outside,
+        // so a blocked attempt never took an `actives` slot (a refusal skips the filters' `after`).
+        filters: sentinel?.attemptFilter !== undefined ? [sentinel.attemptFilter, ...consumerFilters()] : consumerFilters(),
         filtersFixed,
         events,
         plugins: plugins.loadBalances,
         zoneDistance: (zoneDistance ??= (from, to) => world.network.medianRttMs(from, to)),
         release: releaseOf(instance.group.dubbo),
       });
-      const sentinel = sentinelHubOf(world)?.consumerFilter(instance);
       return new DubboConsumerStack(instance, world, {
         runtime,
         extraParams,

@@ -55,10 +55,13 @@ export interface ConsumerStackDeps {
   /** Invokers shared by the instances of a consumer group (one per world); a private one when absent. */
   shared?: SharedInvokers;
   /**
-   * Sentinel's consumer filter of this JVM (stack/sentinel-hub.ts), a ClusterFilter around the whole
-   * reference call; absent when the JVM loads no Sentinel rules.
+   * Sentinel in this JVM (stack/sentinel-hub.ts): the calls' arguments, and under 3.x its ClusterFilter
+   * around the whole reference call (`invoke`); absent when the scenario gives this JVM no Sentinel.
    */
-  sentinel?: { invoke(service: string, method: string, inner: () => Proc<Result>): Proc<Result> };
+  sentinel?: {
+    argumentsOf(): readonly unknown[];
+    readonly invoke: ((service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>) => Proc<Result>) | undefined;
+  };
 }
 
 /** The cluster of a multi-group reference (RegistryProtocol's `MERGEABLE_CLUSTER_NAME`). */
@@ -561,14 +564,16 @@ export class DubboConsumerStack implements ConsumerStack {
   // too, and its `doInvoke` is the process (`invokeAtStart`).
   call(call: ServiceCall): Proc<Result> {
     const sentinel = this.#deps.sentinel;
-    if (sentinel !== undefined) return sentinel.invoke(call.service, call.method, () => this.#call(call));
-    return this.#call(call);
+    if (sentinel === undefined) return this.#call(call);
+    const args = sentinel.argumentsOf();
+    const invoke = sentinel.invoke;
+    return invoke === undefined ? this.#call(call, args) : invoke(call.service, call.method, args, () => this.#call(call, args));
   }
 
-  #call(call: ServiceCall): Proc<Result> {
+  #call(call: ServiceCall, args?: readonly unknown[]): Proc<Result> {
     let ref = this.#lastRef;
     if (ref === undefined || ref.service !== call.service) this.#lastRef = ref = this.references.get(call.service)!;
-    const invocation = this.#invocationOf(call, ref);
+    const invocation = this.#invocationOf(call, ref, args);
     if (!(invocation instanceof RpcInvocation)) {
       // ConsumerContextFilter, a ClusterFilter, runs inside MockClusterInvoker in Dubbo: the mock sees its result.
       if (ref.mock === undefined) return ended(invocation);
@@ -583,7 +588,7 @@ export class DubboConsumerStack implements ConsumerStack {
   }
 
   /** The call's invocation, or its result when ConsumerContextFilter ends it first. */
-  #invocationOf(call: ServiceCall, ref: ServiceReference): RpcInvocation | Result {
+  #invocationOf(call: ServiceCall, ref: ServiceReference, args?: readonly unknown[]): RpcInvocation | Result {
     const context: CallContext = { request: call.request, timer: this.#timer };
     // The world's shared empty map becomes the port's read-only one, which an invocation copies on write.
     let attachments = call.attachments === NO_CALL_ATTACHMENTS ? NO_ATTACHMENTS : call.attachments;
@@ -599,6 +604,7 @@ export class DubboConsumerStack implements ConsumerStack {
       serviceName: call.service,
       attachments,
       context,
+      ...(args !== undefined && args.length > 0 ? { arguments: [...args] } : {}),
     });
   }
 }

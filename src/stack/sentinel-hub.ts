@@ -16,9 +16,9 @@ import type { Result } from '../dubbo/rpc.js';
 import { Sph } from '../sentinel/sph.js';
 import type { State } from '../sentinel/degrade/abstract-circuit-breaker.js';
 import { classify } from './consumer-stack.js';
-import { SentinelConsumerFilter } from './sentinel-consumer-filter.js';
+import { SentinelAttemptFilter, SentinelConsumerFilter } from './sentinel-consumer-filter.js';
 import { SentinelProviderFilter } from './sentinel-provider-filter.js';
-import { effectiveSentinel, hasSentinelRules, parseFallback, sentinelRules } from './sentinel-resources.js';
+import { effectiveSentinel, hasSentinelRules, parseFallback, sentinelRules, type Fallback } from './sentinel-resources.js';
 
 /** Whether a scenario uses Sentinel anywhere (a `sentinel:` block with rules, or a `sentinel` fault). */
 export function usesSentinel(s: Scenario): boolean {
@@ -45,31 +45,42 @@ interface Jvm {
   zone: string;
   spec: SentinelSpec;
   sph: Sph;
-  filter: SentinelConsumerFilter | SentinelProviderFilter;
+  filter: { fallback: Fallback };
 }
 
-/** A consumer filter that also draws the call's hot parameter (a user id) when the scenario has hot-parameter rules. */
-class ConsumerSentinel {
-  readonly filter: SentinelConsumerFilter;
+const NO_ARGUMENTS: readonly unknown[] = Object.freeze([]);
+
+/**
+ * What a consumer instance's stack gets: the call's arguments (a user id when the scenario has
+ * hot-parameter rules), and the 3.x ClusterFilter (`invoke`) or the 2.7 per-attempt filter (`attemptFilter`,
+ * for the runtime's consumer filters), whichever its release registers; neither when its JVM loads no rules.
+ */
+export class ConsumerSentinel {
+  readonly #cluster: SentinelConsumerFilter | undefined;
+  readonly attemptFilter: SentinelAttemptFilter | undefined;
   readonly #rng: Rng | null;
   readonly #userIds: number;
 
-  constructor(filter: SentinelConsumerFilter, rng: Rng | null, userIds: number) {
-    this.filter = filter;
+  constructor(filter: SentinelConsumerFilter | SentinelAttemptFilter | undefined, rng: Rng | null, userIds: number) {
+    this.#cluster = filter instanceof SentinelConsumerFilter ? filter : undefined;
+    this.attemptFilter = filter instanceof SentinelAttemptFilter ? filter : undefined;
     this.#rng = rng;
     this.#userIds = userIds;
   }
 
-  /** The call through the consumer filter; `inner` makes it. */
-  invoke(service: string, method: string, inner: () => Proc<Result>): Proc<Result> {
-    // DIVERGENCE: zonesim's calls carry no arguments. With hot-parameter rules, argument 0 is a user id
-    // drawn uniformly from the group's `userIds` (its own stream, not the draw of `when:` attachments).
-    const args = this.#rng === null ? [] : [this.#rng.nextInt(this.#userIds)];
-    return this.filter.invoke(service, method, args, inner);
+  /** The call's arguments. */
+  // DIVERGENCE: zonesim's calls carry no arguments. With hot-parameter rules, argument 0 is a user id
+  // drawn uniformly from the group's `userIds` (its own stream, not the draw of `when:` attachments).
+  argumentsOf(): readonly unknown[] {
+    return this.#rng === null ? NO_ARGUMENTS : [this.#rng.nextInt(this.#userIds)];
+  }
+
+  /** The 3.x ClusterFilter around the call `inner` makes; absent under 2.7 or without rules. */
+  get invoke(): ((service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>) => Proc<Result>) | undefined {
+    const f = this.#cluster;
+    return f === undefined ? undefined : (service, method, args, inner) => f.invoke(service, method, args, inner);
   }
 }
-
-export type { ConsumerSentinel };
 
 /** Sentinel across one world. */
 export class SentinelHub {
@@ -107,17 +118,22 @@ export class SentinelHub {
     });
   }
 
-  /** The consumer filter of a consumer instance (undefined: no Sentinel in its JVM, or a provider's own downstream calls). */
+  /**
+   * The Sentinel side of a consumer instance: its filter as its release registers it (none when its JVM
+   * loads no rules) and its calls' arguments; undefined when it has neither, and for a provider's own
+   * downstream calls.
+   */
   consumerFilter(instance: ConsumerInstance): ConsumerSentinel | undefined {
     const group = instance.group;
-    // DIVERGENCE: a provider's own downstream calls go through no Sentinel consumer filter.
+    // DIVERGENCE: a provider's own downstream calls go through no Sentinel consumer filter and carry no arguments.
     if (!this.#consumerSpecs.has(group)) return undefined;
     const spec = effectiveSentinel(this.#world.scenario.sentinel, group.sentinel);
-    if (!this.#needed(group.application, spec)) return undefined;
-    const sph = this.#sph(group.application, 'consumer', instance.zone, spec);
-    const filter = new SentinelConsumerFilter(sph, parseFallback(spec.fallback), this.#world.sim, failed);
-    this.#jvms.push({ application: group.application, side: 'consumer', zone: instance.zone, spec, sph, filter });
     const rng = this.#hotParams ? this.#world.streams.stream(`sentinel/userId/${instance.id}`) : null;
+    if (!this.#needed(group.application, spec)) return rng === null ? undefined : new ConsumerSentinel(undefined, rng, group.userIds);
+    const sph = this.#sph(group.application, 'consumer', instance.zone, spec);
+    const Filter = group.dubbo.version === '2.7' ? SentinelAttemptFilter : SentinelConsumerFilter;
+    const filter = new Filter(sph, parseFallback(spec.fallback), this.#world.sim, failed);
+    this.#jvms.push({ application: group.application, side: 'consumer', zone: instance.zone, spec, sph, filter });
     return new ConsumerSentinel(filter, rng, group.userIds);
   }
 

@@ -123,3 +123,58 @@ describe('a sentinel fault (datasource update)', () => {
     expect(s.outcomes.blocked).toBe(s.requests - 4);
   });
 });
+
+describe('the 2.7 adapter: the consumer filter around each attempt', () => {
+  const dubbo27 = `, dubbo: '2.7'`;
+
+  it('counts attempts, not calls: a flow rule of 20 QPS passes 20 attempts a second', () => {
+    const s = run(`sentinel: { flowRules: [${FLOW_20}] }`, dubbo27);
+    expect(s.blockedCauses).toEqual({ 'consumer:flow': s.outcomes.blocked });
+    expect(s.ok).toBeGreaterThan(380);
+    expect(s.ok).toBeLessThan(420);
+    // A blocked attempt is an attempt (an invoke of the provider invoker's chain) that reached no provider.
+    expect(s.attempts).toBe(s.requests);
+    expect(s.providerExecutions).toBe(s.ok);
+  });
+
+  it('the default fallback`s result ends the call; a fallback that throws is retried by failover, on the same JVM`s window', () => {
+    const returned = run(`sentinel: { flowRules: [${FLOW_20}] }`, dubbo27);
+    const thrown = run(`sentinel: { flowRules: [${FLOW_20}], fallback: throw }`, dubbo27);
+    // Every retry enters the same resource again: blocked calls make three attempts.
+    expect(thrown.attempts).toBeGreaterThan(2.5 * thrown.requests);
+    expect(returned.attempts).toBe(returned.requests);
+  });
+
+  it('a timeout is traced per attempt: an error-count breaker opens on timed-out attempts that failover rescued', () => {
+    // One provider black-holed from 5 s: its attempts time out (1000 ms), failover then succeeds on the other.
+    const faults = `\nfaults:\n  - { at: 5s, zoneDown: { group: slow } }`;
+    const twoGroups = (consumer: string) =>
+      runScenario(
+        parseScenario(
+          yaml(`sentinel: { degradeRules: [{ resource: ${S}, grade: 2, count: 5, minRequestAmount: 1, statIntervalMs: 10000, timeWindow: 60 }] }${faults}`, consumer).replace(
+            `  - { name: users, service: ${S}, zone: dc, count: 2 }`,
+            `  - { name: users, service: ${S}, zone: dc, count: 1 }\n  - { name: slow, service: ${S}, zone: dc, count: 1 }`,
+          ),
+          'a.yaml',
+        ),
+        { version: 'test' },
+      ).summary;
+    // 2.7: the attempts' timeouts are errors of the resource: the breaker opens.
+    expect(twoGroups(dubbo27).events['sentinel.consumer.open']).toBe(1);
+    // 3.x: the calls end ok after failover: no error is traced, the breaker stays closed.
+    expect(twoGroups('').events['sentinel.consumer.open'] ?? 0).toBe(0);
+  });
+});
+
+describe('hot parameters', () => {
+  it('argument 0 is the call`s user id: 5 users, 1 call per user a second on each of 2 providers', () => {
+    // On the provider group only: ParamFlowSlot does not read limitApp, so a top-level rule would block on the consumer first.
+    const rule = `{ resource: "${S}:getUserById(java.lang.Long)", paramIdx: 0, count: 1 }`;
+    const text = yaml('', ', userIds: 5').replace(`count: 2 }`, `count: 2, sentinel: { paramFlowRules: [${rule}] } }`);
+    const s = runScenario(parseScenario(text, 'a.yaml'), { version: 'test' }).summary;
+    expect(s.blockedCauses).toEqual({ 'provider:param': s.outcomes.blocked });
+    // At most 2 providers × 5 users × 20 s (+ the first second's full buckets) pass.
+    expect(s.ok).toBeLessThanOrEqual(2 * 5 * 21);
+    expect(s.ok).toBeGreaterThan(150);
+  });
+});
