@@ -21,9 +21,13 @@ export class ArrayMetric {
   }
 
   #sum(counter: Counter, nowMs: number): number {
-    this.data.currentWindow(nowMs);
+    const data = this.data;
+    data.currentWindow(nowMs);
     let n = 0;
-    for (const b of this.data.values(nowMs)) n += b[counter];
+    for (let i = 0; i < data.sampleCount; i++) {
+      const b = data.validAt(i, nowMs);
+      if (b !== null) n += b[counter];
+    }
     return n;
   }
 
@@ -66,24 +70,25 @@ export class ArrayMetric {
     return wrap === null ? 0 : wrap.value.pass;
   }
 
-  #bucket(nowMs: number): MetricBucket {
+  /** The current bucket (`data.currentWindow(now).value()`), to add several counts with one lookup. */
+  bucket(nowMs: number): MetricBucket {
     return this.data.currentWindow(nowMs)!.value;
   }
 
   addPass(n: number, nowMs: number): void {
-    this.#bucket(nowMs).pass += n;
+    this.bucket(nowMs).pass += n;
   }
   addBlock(n: number, nowMs: number): void {
-    this.#bucket(nowMs).block += n;
+    this.bucket(nowMs).block += n;
   }
   addException(n: number, nowMs: number): void {
-    this.#bucket(nowMs).exception += n;
+    this.bucket(nowMs).exception += n;
   }
   addSuccess(n: number, nowMs: number): void {
-    this.#bucket(nowMs).success += n;
+    this.bucket(nowMs).success += n;
   }
   addRT(rt: number, nowMs: number): void {
-    this.#bucket(nowMs).addRT(rt);
+    this.bucket(nowMs).addRT(rt);
   }
 
   /** The window's length in seconds (`getWindowIntervalInSec`). */

@@ -113,6 +113,15 @@ export abstract class LeapArray<T> {
     return out;
   }
 
+  /**
+   * The buckets not deprecated at `timeMillis` (what `values` lists), in slot order, or null for an
+   * empty slot or a deprecated bucket. PERF: the sums read the ring without building `values`'s list.
+   */
+  validAt(i: number, timeMillis: number): T | null {
+    const w = this.#array[i]!;
+    return w === null || this.isWindowDeprecated(timeMillis, w) ? null : w.value;
+  }
+
   /** `values(timeMillis)`: the values of the buckets not deprecated at `timeMillis`. */
   values(timeMillis: number): T[] {
     const out: T[] = [];

@@ -58,16 +58,22 @@ export function generateRater(rule: FlowRule): TrafficShapingController {
 
 /** What one resource holds in this JVM: its cluster node, origin nodes, rules and their state. */
 class ResourceState {
-  readonly clusterNode = new StatisticNode();
+  readonly clusterNode: StatisticNode;
   readonly originNodes = new Map<string, StatisticNode>();
+  readonly #minuteWindow: boolean;
   flow: { rule: FlowRule; rater: TrafficShapingController }[] = [];
   breakers: AbstractCircuitBreaker[] = [];
   param: ParamFlowChecker[] = [];
 
+  constructor(minuteWindow: boolean) {
+    this.#minuteWindow = minuteWindow;
+    this.clusterNode = new StatisticNode(minuteWindow);
+  }
+
   originNode(origin: string): StatisticNode | null {
     if (origin === '') return null;
     let node = this.originNodes.get(origin);
-    if (node === undefined) this.originNodes.set(origin, (node = new StatisticNode()));
+    if (node === undefined) this.originNodes.set(origin, (node = new StatisticNode(this.#minuteWindow)));
     return node;
   }
 }
@@ -86,6 +92,8 @@ export class Entry {
   blockError: BlockCause | null = null;
   /** Passed the checks and counted (thread, pass): exit must count it out. */
   passed = false;
+  /** The nodes it is counted on (Sph's `#nodes`), once asked. */
+  nodes: readonly StatisticNode[] | undefined = undefined;
   #hooks: ((blocked: boolean) => void)[] | null = null;
 
   constructor(resource: string, type: EntryType, createTimestamp: number, state: ResourceState, originNode: StatisticNode | null, args: readonly unknown[], usage: SystemUsage) {
@@ -117,18 +125,44 @@ export type EntryResult = { entry: Entry; waitMs: number; blocked: null } | { en
 /** A breaker's state change, for the simulation's counters and timeline. */
 export type BreakerObserver = StateChangeObserver;
 
+/**
+ * What a JVM's rules can ever read (all the rules it may load, a datasource update's included): PERF,
+ * statistics nothing reads are not kept. Absent: everything is kept.
+ */
+export interface SphScope {
+  /** The resources any rule names: entries of other resources are not made (see `tracks`). */
+  resources: ReadonlySet<string>;
+  /** Whether a warm-up controller (the only reader of the minute window) may be loaded. */
+  minuteWindow: boolean;
+  /** Whether a system rule may be loaded (it reads every inbound entry). */
+  system: boolean;
+}
+
 /** One JVM's Sentinel (`Env.sph`, the rule managers' statics and the node tree). */
 export class Sph {
   readonly #resources = new Map<string, ResourceState>();
   /** `Constants.ENTRY_NODE`: every inbound entry. */
-  readonly entryNode = new StatisticNode();
+  readonly entryNode: StatisticNode;
+  readonly #scope: SphScope | undefined;
   #system: SystemRuleManager = new SystemRuleManager([]);
   #rules: SentinelRules = { flowRules: [], degradeRules: [], systemRules: [], paramFlowRules: [] };
   readonly #observer: BreakerObserver | undefined;
 
-  constructor(rules: SentinelRules, observer?: BreakerObserver) {
+  constructor(rules: SentinelRules, observer?: BreakerObserver, scope?: SphScope) {
     this.#observer = observer;
+    this.#scope = scope;
+    this.entryNode = new StatisticNode(scope?.minuteWindow ?? true);
     this.loadRules(rules);
+  }
+
+  /**
+   * Whether an entry of `resource` (`type`) can change what any rule of this JVM will ever see: no rule
+   * names the resource, and for an inbound entry no system rule counts it, means its entry, statistics and
+   * exit change nothing, and the adapter may skip them.
+   */
+  tracks(resource: string, type: EntryType): boolean {
+    const s = this.#scope;
+    return s === undefined || s.resources.has(resource) || (type === 'IN' && s.system);
   }
 
   get rules(): SentinelRules {
@@ -164,7 +198,7 @@ export class Sph {
 
   #state(resource: string): ResourceState {
     let s = this.#resources.get(resource);
-    if (s === undefined) this.#resources.set(resource, (s = new ResourceState()));
+    if (s === undefined) this.#resources.set(resource, (s = new ResourceState(this.#scope?.minuteWindow ?? true)));
     return s;
   }
 
@@ -220,9 +254,10 @@ export class Sph {
     }
     // StatisticSlot after the checks passed: thread and pass on the resource, origin and inbound nodes.
     entry.passed = true;
-    for (const node of this.#nodes(entry)) {
-      node.increaseThreadNum();
-      node.addPassRequest(1, nowMs);
+    const nodes = this.#nodes(entry);
+    for (let i = 0; i < nodes.length; i++) {
+      nodes[i]!.increaseThreadNum();
+      nodes[i]!.addPassRequest(1, nowMs);
     }
     return null;
   }
@@ -231,35 +266,41 @@ export class Sph {
   traceEntry(entry: Entry, nowMs: number): void {
     if (entry.blockError !== null) return;
     entry.error = true;
-    for (const node of this.#nodes(entry)) node.increaseExceptionQps(1, nowMs);
+    const nodes = this.#nodes(entry);
+    for (let i = 0; i < nodes.length; i++) nodes[i]!.increaseExceptionQps(1, nowMs);
   }
 
   /** `Entry.exit`: RT and success counted, thread released, breakers told, terminate hooks run. */
   exit(entry: Entry, nowMs: number): void {
     if (entry.blockError === null && entry.passed) {
       const rt = nowMs - entry.createTimestamp;
-      for (const node of this.#nodes(entry)) {
-        node.addRtAndSuccess(rt, 1, nowMs);
-        node.decreaseThreadNum();
+      const nodes = this.#nodes(entry);
+      for (let i = 0; i < nodes.length; i++) {
+        nodes[i]!.addRtAndSuccess(rt, 1, nowMs);
+        nodes[i]!.decreaseThreadNum();
       }
-      const done = { createTimestamp: entry.createTimestamp, completeTimestamp: nowMs, error: entry.error };
-      for (const cb of entry.state.breakers) cb.onRequestComplete(done, nowMs);
+      const breakers = entry.state.breakers;
+      if (breakers.length > 0) {
+        const done = { createTimestamp: entry.createTimestamp, completeTimestamp: nowMs, error: entry.error };
+        for (const cb of breakers) cb.onRequestComplete(done, nowMs);
+      }
     }
     entry.terminate();
   }
 
   #block(entry: Entry, cause: BlockCause, nowMs: number): EntryResult {
     entry.blockError = cause;
-    for (const node of this.#nodes(entry)) node.increaseBlockQps(1, nowMs);
+    const nodes = this.#nodes(entry);
+    for (let i = 0; i < nodes.length; i++) nodes[i]!.increaseBlockQps(1, nowMs);
     // CtSph: a blocked entry exits at once (its terminate hooks reopen a half-open breaker).
     entry.terminate();
     return { entry, waitMs: 0, blocked: cause };
   }
 
-  *#nodes(entry: Entry): Generator<StatisticNode> {
-    yield entry.state.clusterNode;
-    if (entry.originNode !== null) yield entry.originNode;
-    if (entry.type === 'IN') yield this.entryNode;
+  /** The nodes StatisticSlot counts an entry on: the resource's, its origin's, and all inbound traffic's. */
+  #nodes(entry: Entry): readonly StatisticNode[] {
+    // PERF: one array per entry, made once (an entry is counted at pass, exit, and maybe trace).
+    return (entry.nodes ??= [entry.state.clusterNode, ...(entry.originNode !== null ? [entry.originNode] : []), ...(entry.type === 'IN' ? [this.entryNode] : [])]);
   }
 
   /** `FlowRuleChecker.selectNodeByRequesterAndStrategy` for the direct strategy. */

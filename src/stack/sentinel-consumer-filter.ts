@@ -14,15 +14,24 @@
 // the reference as a whole, mock included.
 import type { Proc, Simulation } from '../engine/simulation.js';
 import { RpcCode } from '../dubbo/constants.js';
-import type { Invoker, Result, RpcError, RpcInvocation } from '../dubbo/rpc.js';
+import { ended, type Invoker, type Result, type RpcError, type RpcInvocation } from '../dubbo/rpc.js';
 import type { ConsumerFilter } from '../dubbo/runtime.js';
 import type { BlockCause, Entry, Sph } from '../sentinel/sph.js';
 import { blockMessage, consumerFallbackResult, interfaceResourceName, methodResourceName, type Fallback } from './sentinel-resources.js';
 
-/** The two entries of a call (or attempt) in progress. */
+/** The two entries of a call (or attempt) in progress; null: a resource no rule names, not entered. */
 interface Entries {
-  iface: Entry;
-  method: Entry;
+  iface: Entry | null;
+  method: Entry | null;
+}
+
+/** An entry a rate limiter queues: wait `waitMs`, then `afterWait`; `stage` says which of the two it is. */
+interface Waiting {
+  waiting: Entry;
+  waitMs: number;
+  stage: 'iface' | 'method';
+  /** The interface entry taken before (stage `method`), or null. */
+  iface: Entry | null;
 }
 
 /** What both placements share: entering, tracing and exiting one JVM's two resources. */
@@ -40,41 +49,77 @@ abstract class SentinelDubboConsumerFilter {
     this.#failed = failed;
   }
 
-  /** Both entries, or the slot that blocked one (only the interface entry exits then, as Java's finally). */
-  protected *enterBoth(service: string, method: string, args: readonly unknown[]): Proc<Entries | BlockCause> {
-    const iface = yield* this.#enter(interfaceResourceName(service), []);
-    if (typeof iface === 'string') return iface;
-    const m = yield* this.#enter(methodResourceName(service, method), args);
-    if (typeof m === 'string') {
-      this.sph.exit(iface, this.nowMs());
-      return m;
+  /** Whether any rule can see this call (PERF: a call no rule can see skips the filter). */
+  tracksCall(service: string, method: string): boolean {
+    return this.sph.tracks(interfaceResourceName(service), 'OUT') || this.sph.tracks(methodResourceName(service, method), 'OUT');
+  }
+
+  /**
+   * Both entries, or the slot that blocked one (only the interface entry exits then, as Java's finally).
+   * PERF: made at once when no rate limiter makes the call wait (nearly always); `wait` then goes on as a process.
+   */
+  protected enterBothNow(service: string, method: string, args: readonly unknown[]): Entries | BlockCause | Waiting {
+    const ifaceName = interfaceResourceName(service);
+    let iface: Entry | null = null;
+    if (this.sph.tracks(ifaceName, 'OUT')) {
+      const r = this.#entryNow(ifaceName, []);
+      if (r.blocked !== null) return r.blocked;
+      if (r.waitMs > 0) return { waiting: r.entry, waitMs: r.waitMs, stage: 'iface', iface: null };
+      iface = r.entry;
     }
-    return { iface, method: m };
+    return this.#enterMethod(service, method, args, iface);
+  }
+
+  /** The method entry after the interface one (`iface`, null when not entered). */
+  #enterMethod(service: string, method: string, args: readonly unknown[], iface: Entry | null): Entries | BlockCause | Waiting {
+    const methodName = methodResourceName(service, method);
+    if (!this.sph.tracks(methodName, 'OUT')) return { iface, method: null };
+    const r = this.#entryNow(methodName, args);
+    if (r.blocked !== null) {
+      if (iface !== null) this.sph.exit(iface, this.nowMs());
+      return r.blocked;
+    }
+    if (r.waitMs > 0) return { waiting: r.entry, waitMs: r.waitMs, stage: 'method', iface };
+    return { iface, method: r.entry };
+  }
+
+  /** `enterBothNow`, waiting out each rate limiter's queueing (the caller's thread sleeps) as it comes. */
+  protected *enterBoth(service: string, method: string, args: readonly unknown[]): Proc<Entries | BlockCause> {
+    return yield* this.waitOut(service, method, args, this.enterBothNow(service, method, args));
+  }
+
+  /** Goes on from `e`: each wait, then the rest of that entry's chain, then the method entry. */
+  protected *waitOut(service: string, method: string, args: readonly unknown[], e: Entries | BlockCause | Waiting): Proc<Entries | BlockCause> {
+    while (typeof e !== 'string' && 'waiting' in e) {
+      yield this.sim.timeout(e.waitMs);
+      const blocked = this.sph.afterWait(e.waiting, this.nowMs());
+      if (e.stage === 'iface') {
+        if (blocked !== null) return blocked;
+        e = this.#enterMethod(service, method, args, e.waiting);
+      } else {
+        if (blocked !== null) {
+          if (e.iface !== null) this.sph.exit(e.iface, this.nowMs());
+          return blocked;
+        }
+        e = { iface: e.iface, method: e.waiting };
+      }
+    }
+    return e;
+  }
+
+  #entryNow(resource: string, args: readonly unknown[]): ReturnType<Sph['entry']> {
+    return this.sph.entry(resource, 'OUT', '', args, this.nowMs(), Math.round(this.sim.now * 1e6));
   }
 
   /** The call (attempt) returned `result`: trace its failure, exit both entries. */
   protected exitBoth(e: Entries, result: Result): void {
     const now = this.nowMs();
-    if (this.#failed(result)) {
-      this.sph.traceEntry(e.iface, now);
-      this.sph.traceEntry(e.method, now);
+    const failed = this.#failed(result);
+    for (const entry of [e.method, e.iface]) {
+      if (entry === null) continue;
+      if (failed) this.sph.traceEntry(entry, now);
+      this.sph.exit(entry, now);
     }
-    this.sph.exit(e.method, now);
-    this.sph.exit(e.iface, now);
-  }
-
-  /** `SphU.entry(resource, COMMON_RPC, OUT, args)`: the entry, or the slot that blocked it. */
-  *#enter(resource: string, args: readonly unknown[]): Proc<Entry | BlockCause> {
-    const sim = this.sim;
-    const r = this.sph.entry(resource, 'OUT', '', args, this.nowMs(), Math.round(sim.now * 1e6));
-    if (r.blocked !== null) return r.blocked;
-    if (r.waitMs > 0) {
-      // The rate limiter's sleep: the caller's thread waits, then the rest of the chain runs.
-      yield sim.timeout(r.waitMs);
-      const blocked = this.sph.afterWait(r.entry, this.nowMs());
-      if (blocked !== null) return blocked;
-    }
-    return r.entry;
   }
 
   // TimeUtil.currentTimeMillis: whole milliseconds of the simulated clock.
@@ -86,9 +131,20 @@ abstract class SentinelDubboConsumerFilter {
 /** The 3.x adapter's ClusterFilter: once per call, outside the cluster. */
 export class SentinelConsumerFilter extends SentinelDubboConsumerFilter {
   /** `syncInvoke`: the entries, the call `inner` makes, the traces and exits. */
-  *invoke(service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>): Proc<Result> {
-    const e = yield* this.enterBoth(service, method, args);
+  invoke(service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>): Proc<Result> {
+    const e = this.enterBothNow(service, method, args);
+    if (typeof e === 'string') return ended(consumerFallbackResult(this.fallback, e));
+    if ('waiting' in e) return this.#invokeAfterWait(service, method, args, e, inner);
+    return this.#around(e, inner);
+  }
+
+  *#invokeAfterWait(service: string, method: string, args: readonly unknown[], waiting: Waiting, inner: () => Proc<Result>): Proc<Result> {
+    const e = yield* this.waitOut(service, method, args, waiting);
     if (typeof e === 'string') return consumerFallbackResult(this.fallback, e);
+    return yield* this.#around(e, inner);
+  }
+
+  *#around(e: Entries, inner: () => Proc<Result>): Proc<Result> {
     const result = yield* inner();
     this.exitBoth(e, result);
     return result;

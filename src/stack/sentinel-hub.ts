@@ -13,12 +13,13 @@ import type { FaultUndo, SentinelFaultAction } from '../world/faults.js';
 import type { ProviderInstance } from '../world/provider.js';
 import type { World } from '../world/world.js';
 import type { Result } from '../dubbo/rpc.js';
-import { Sph } from '../sentinel/sph.js';
+import { Sph, type SphScope } from '../sentinel/sph.js';
+import { CONTROL_BEHAVIOR_WARM_UP, CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER } from '../sentinel/rules.js';
 import type { State } from '../sentinel/degrade/abstract-circuit-breaker.js';
 import { classify } from './consumer-stack.js';
 import { SentinelAttemptFilter, SentinelConsumerFilter } from './sentinel-consumer-filter.js';
 import { SentinelProviderFilter } from './sentinel-provider-filter.js';
-import { effectiveSentinel, hasSentinelRules, parseFallback, sentinelRules, type Fallback } from './sentinel-resources.js';
+import { canonicalResource, effectiveSentinel, hasSentinelRules, parseFallback, sentinelRules, type Fallback } from './sentinel-resources.js';
 
 /** Whether a scenario uses Sentinel anywhere (a `sentinel:` block with rules, or a `sentinel` fault). */
 export function usesSentinel(s: Scenario): boolean {
@@ -28,6 +29,22 @@ export function usesSentinel(s: Scenario): boolean {
     s.providers.some((p) => hasSentinelRules(p.sentinel)) ||
     s.faults.some((f) => f.action.kind === 'sentinel')
   );
+}
+
+/** Every `sentinel:` spec of a scenario: top level, groups, faults (a strategy's is already the top level). */
+function allSpecs(s: Scenario): SentinelSpec[] {
+  const specs = [s.sentinel, ...s.consumers.map((c) => c.sentinel), ...s.providers.map((p) => p.sentinel)];
+  for (const f of s.faults) if (f.action.kind === 'sentinel') specs.push(f.action.rules);
+  return specs.filter((x): x is SentinelSpec => x !== undefined);
+}
+
+/** What any rule of the scenario can read, for every JVM (`SphScope`). */
+function sphScope(s: Scenario): SphScope {
+  const specs = allSpecs(s);
+  const resources = new Set<string>();
+  for (const spec of specs) for (const r of [...(spec.flowRules ?? []), ...(spec.degradeRules ?? []), ...(spec.paramFlowRules ?? [])]) resources.add(canonicalResource(String(r.resource)));
+  const warmUp = specs.some((spec) => (spec.flowRules ?? []).some((r) => r.controlBehavior === CONTROL_BEHAVIOR_WARM_UP || r.controlBehavior === CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER));
+  return { resources, minuteWindow: warmUp, system: specs.some((spec) => (spec.systemRules ?? []).length > 0) };
 }
 
 const STATE_EVENT: Record<State, string> = { OPEN: 'open', HALF_OPEN: 'half-open', CLOSED: 'closed' };
@@ -78,7 +95,7 @@ export class ConsumerSentinel {
   /** The 3.x ClusterFilter around the call `inner` makes; absent under 2.7 or without rules. */
   get invoke(): ((service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>) => Proc<Result>) | undefined {
     const f = this.#cluster;
-    return f === undefined ? undefined : (service, method, args, inner) => f.invoke(service, method, args, inner);
+    return f === undefined ? undefined : (service, method, args, inner) => (f.tracksCall(service, method) ? f.invoke(service, method, args, inner) : inner());
   }
 }
 
@@ -90,6 +107,7 @@ export class SentinelHub {
   readonly #consumerSpecs: Set<ConsumerGroupSpec>;
   readonly #hotParams: boolean;
   readonly #targeted: Set<string | undefined>;
+  #scope: SphScope | undefined;
 
   constructor(world: World) {
     this.#world = world;
@@ -109,13 +127,14 @@ export class SentinelHub {
 
   #sph(application: string, side: Jvm['side'], zone: string, spec: SentinelSpec): Sph {
     const observer = this.#world.observer;
+    const scope = (this.#scope ??= sphScope(this.#world.scenario));
     return new Sph(sentinelRules(spec), (prev, next) => {
       observer.count(`sentinel.${side}.${STATE_EVENT[next]}`);
       if (side !== 'consumer') return;
       // Open breakers: not CLOSED (OPEN or HALF_OPEN).
       const delta = prev === 'CLOSED' ? 1 : next === 'CLOSED' ? -1 : 0;
       if (delta !== 0) this.#openByZone.set(zone, (this.#openByZone.get(zone) ?? 0) + delta);
-    });
+    }, scope);
   }
 
   /**

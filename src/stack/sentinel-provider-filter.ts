@@ -42,17 +42,21 @@ export class SentinelProviderFilter {
   // happen when the call is queued (the provider's filter chain does not suspend).
   admit(call: IncomingCall, nowMs: number): Reply | null | number {
     const sph = this.sph;
+    const ifaceName = interfaceResourceName(call.service);
+    const methodName = methodResourceName(call.service, call.method);
+    // PERF: a call no rule can see (no rule names its resources, no system rule counts it) is not entered.
+    if (!sph.tracks(ifaceName, 'IN') && !sph.tracks(methodName, 'IN')) return null;
     const now = Math.floor(nowMs);
     const origin = call.remoteApplication ?? '';
     const usage = this.#usage();
-    const iface = sph.entry(interfaceResourceName(call.service), 'IN', origin, [], now, Math.round(nowMs * 1e6), usage);
+    const iface = sph.entry(ifaceName, 'IN', origin, [], now, Math.round(nowMs * 1e6), usage);
     let waitMs = iface.waitMs;
     if (iface.blocked === null && iface.waitMs > 0) {
       const b = sph.afterWait(iface.entry, now);
       if (b !== null) return this.#fallback(b);
     }
     if (iface.blocked !== null) return this.#fallback(iface.blocked);
-    const method = sph.entry(methodResourceName(call.service, call.method), 'IN', origin, call.arguments ?? [], now, Math.round(nowMs * 1e6), usage);
+    const method = sph.entry(methodName, 'IN', origin, call.arguments ?? [], now, Math.round(nowMs * 1e6), usage);
     if (method.blocked === null && method.waitMs > 0) {
       const b = sph.afterWait(method.entry, now);
       if (b !== null) {
