@@ -83,7 +83,8 @@ export abstract class LeapArray<T> {
 
   /** `getPreviousWindow`: the bucket just before the one holding `timeMillis`, if still valid. */
   getPreviousWindow(timeMillis: number): WindowWrap<T> | null {
-    if (timeMillis < 0) return null;
+    // Java's epoch milliseconds are never within a window of 0; the simulated clock starts there.
+    if (timeMillis - this.windowLengthInMs < 0) return null;
     const idx = this.#timeIdx(timeMillis - this.windowLengthInMs);
     const t = timeMillis - this.windowLengthInMs;
     const wrap = this.#array[idx]!;

@@ -16,6 +16,7 @@ import type { Proc, Simulation } from '../engine/simulation.js';
 import { RpcCode } from '../dubbo/constants.js';
 import { ended, type Invoker, type Result, type RpcError, type RpcInvocation } from '../dubbo/rpc.js';
 import type { ConsumerFilter } from '../dubbo/runtime.js';
+import { EPOCH_MS } from '../world/provider.js';
 import type { BlockCause, Entry, Sph } from '../sentinel/sph.js';
 import { blockMessage, consumerFallbackResult, interfaceResourceName, methodResourceName, type Fallback } from './sentinel-resources.js';
 
@@ -122,9 +123,10 @@ abstract class SentinelDubboConsumerFilter {
     }
   }
 
-  // TimeUtil.currentTimeMillis: whole milliseconds of the simulated clock.
+  // TimeUtil.currentTimeMillis: whole milliseconds of the simulated epoch clock (a warm-up starts cold, as
+  // its first refill is counted from 0, and no window reaches before 0).
   protected nowMs(): number {
-    return Math.floor(this.sim.now);
+    return Math.floor(EPOCH_MS + this.sim.now);
   }
 }
 

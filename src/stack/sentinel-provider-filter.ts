@@ -7,6 +7,7 @@
  * call's exception (a business error, a failed downstream call) is traced when it completes.
  */
 import type { IncomingCall, Reply } from '../world/provider-call.js';
+import { EPOCH_MS } from '../world/provider.js';
 import type { BlockCause, Entry, Sph } from '../sentinel/sph.js';
 import type { SystemUsage } from '../sentinel/system-rule-manager.js';
 import { blockMessage, interfaceResourceName, methodResourceName, type Fallback } from './sentinel-resources.js';
@@ -46,7 +47,8 @@ export class SentinelProviderFilter {
     const methodName = methodResourceName(call.service, call.method);
     // PERF: a call no rule can see (no rule names its resources, no system rule counts it) is not entered.
     if (!sph.tracks(ifaceName, 'IN') && !sph.tracks(methodName, 'IN')) return null;
-    const now = Math.floor(nowMs);
+    // TimeUtil.currentTimeMillis: the simulated epoch clock, as the consumer filter's.
+    const now = Math.floor(EPOCH_MS + nowMs);
     const origin = call.remoteApplication ?? '';
     const usage = this.#usage();
     const iface = sph.entry(ifaceName, 'IN', origin, [], now, Math.round(nowMs * 1e6), usage);
@@ -78,7 +80,7 @@ export class SentinelProviderFilter {
     const e = this.#entries.get(call);
     if (e === undefined) return;
     this.#entries.delete(call);
-    const now = Math.floor(this.#now());
+    const now = Math.floor(EPOCH_MS + this.#now());
     if (failed) {
       this.sph.traceEntry(e.iface, now);
       this.sph.traceEntry(e.method, now);

@@ -66,3 +66,12 @@ strategies:
     expect(errorOf(group)).toMatch(/^bad\.yaml:7:\d+: consumers\[0\]\.sentinel\.fallback: expected default, throw, return null or return <value>/);
   });
 });
+
+describe('a sentinel fault', () => {
+  it('names an application that has JVMs, a consumer`s or a provider`s', () => {
+    expect(errorOf(`${BASE}faults:\n  - { at: 5s, sentinel: { application: webb, flowRules: [] } }\n`)).toMatch(
+      /^bad\.yaml:9:\d+: faults\[0\]\.sentinel\.application: expected a consumer or provider application declared under consumers or providers \(application\) \(web, UserService-provider\), found "webb"; did you mean "web"\?$/,
+    );
+    expect(() => parseScenario(`${BASE}faults:\n  - { at: 5s, sentinel: { application: UserService-provider, flowRules: [] } }\n`, 'ok.yaml')).not.toThrow();
+  });
+});

@@ -95,3 +95,12 @@ describe('StatisticNode', () => {
     expect(n.avgRt(3_000)).toBe(0);
   });
 });
+
+describe('LeapArray at the start of simulated time', () => {
+  it('has no previous window in the first window (Java`s epoch clock is never there)', () => {
+    const a = new BucketLeapArray(60, 60_000);
+    a.currentWindow(500)!.value.pass += 1;
+    expect(a.getPreviousWindow(500)).toBeNull();
+    expect(a.getPreviousWindow(1000)!.value.pass).toBe(1);
+  });
+});

@@ -129,3 +129,42 @@ describe('the rate limiter under Poisson arrivals', () => {
     expect(Math.abs(mean - 50)).toBeLessThan(6);
   });
 });
+
+describe('the scope (statistics only for what a rule can read)', () => {
+  it('gives the same pass, block and breaker states as keeping everything, with entries of unnamed resources skipped', () => {
+    const rules: SentinelRules = {
+      ...NONE,
+      flowRules: [flowRule({ resource: 'r', count: 30 }), flowRule({ resource: 'r', count: 12, controlBehavior: 1, warmUpPeriodSec: 2 })],
+      degradeRules: [degradeRule({ resource: 'r', grade: 1, count: 0.4, minRequestAmount: 5, timeWindow: 1 })],
+    };
+    const full = new Sph(rules);
+    const scoped = new Sph(rules, undefined, { resources: new Set(['r']), minuteWindow: true, system: false });
+    const log = (sph: Sph, skip: boolean): string[] => {
+      const out: string[] = [];
+      const r2 = new RandomStreams(3).stream('scope');
+      let t = 0;
+      for (let i = 0; i < 3000; i++) {
+        t += Math.floor(r2.next() * 40);
+        // The same draws whatever is skipped: one failure draw per resource.
+        const failed = [r2.next() < 0.3, r2.next() < 0.3];
+        ['x', 'r'].forEach((res, k) => {
+          if (skip && !sph.tracks(res, 'OUT')) return;
+          const e = sph.entry(res, 'OUT', '', [], t, t * 1e6);
+          if (res === 'r') out.push(e.blocked ?? 'pass');
+          if (e.blocked === null) {
+            if (failed[k]) sph.traceEntry(e.entry, t);
+            sph.exit(e.entry, t + 5);
+          }
+        });
+      }
+      return out;
+    };
+    const a = log(full, false);
+    const b = log(scoped, true);
+    expect(b).toEqual(a);
+    // The sequence exercises all three outcomes.
+    expect(new Set(a)).toEqual(new Set(['pass', 'flow', 'degrade']));
+    expect(scoped.tracks('x', 'OUT')).toBe(false);
+    expect(scoped.tracks('x', 'IN')).toBe(false);
+  });
+});

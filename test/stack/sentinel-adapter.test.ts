@@ -178,3 +178,15 @@ describe('hot parameters', () => {
     expect(s.ok).toBeGreaterThan(150);
   });
 });
+
+describe('warm up through the stack', () => {
+  it('starts cold: count/coldFactor at first, the full count once the stored tokens are spent', () => {
+    const s = run(`sentinel: { flowRules: [{ resource: ${S}, count: 60, controlBehavior: 1, warmUpPeriodSec: 5 }] }`, '', '200/s');
+    const okIn = (fromS: number, toS: number) => s.timeline.filter((r) => r.tMs >= fromS * 1000 && r.tMs < toS * 1000).reduce((n, r) => n + r.ok, 0);
+    // Cold: 60 / 3 = 20 QPS with full tokens, about 22 a second later (20 tokens spent); the two 500 ms
+    // buckets slide, so a timeline second may hold a few more. Without a cold start it would be 120.
+    expect(okIn(1, 3)).toBeLessThan(2 * 25);
+    // Warm, 15 s on: the full 60 QPS.
+    expect(okIn(15, 20)).toBeGreaterThanOrEqual(5 * 58);
+  });
+});
