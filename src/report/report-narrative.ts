@@ -100,6 +100,17 @@ export function narrate(s: Summary): string {
     );
   }
 
+  const blocked = s.outcomes?.blocked ?? 0;
+  if (blocked > 0 && s.requests > 0) {
+    const causes = Object.entries(s.blockedCauses ?? {}).map(([cause, n]) => `${count(n)} ${cause}`);
+    const opened = s.events?.['sentinel.consumer.open'] ?? 0;
+    sentences.push(
+      `Sentinel blocked ${percent(blocked / s.requests)} of requests (${causes.join(', ')})` +
+        (opened > 0 ? `; consumer circuit breakers opened ${count(opened)} times and closed ${count(s.events?.['sentinel.consumer.closed'] ?? 0)} times` : '') +
+        '.',
+    );
+  }
+
   // Latency: every request against the successful ones.
   if (s.requests > 0) {
     const all = `${count(s.latencyAllMs.p99)} ms`;

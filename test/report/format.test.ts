@@ -358,6 +358,18 @@ describe('formatRunTable', () => {
     expect(lines).toContain(`noProvider causes: registry:forbidden ${n}`);
   });
 
+  it('counts blocked calls with their causes; one a fallback answered is no failure, on a line of its own', () => {
+    const s = outcomeSummary([
+      { outcome: 'ok', n: 6, latencyMs: 10 },
+      { outcome: 'blocked', n: 3, latencyMs: 0, cause: 'consumer:degrade' },
+      { outcome: 'blocked', n: 1, latencyMs: 0, cause: 'provider:flow:fallback' },
+    ]);
+    const text = formatRunTable(s);
+    expect(text).toContain('\nfailures (3 of 10 requests): 3 blocked (consumer:degrade 3)\n');
+    expect(text).toContain('\nanswered by Sentinel fallbacks (1 of 10 requests): 1 provider:flow:fallback');
+    expect(s.errorRate).toBe(0.3);
+  });
+
   it('counts every failed outcome in SPEC order, with the rejected causes', () => {
     const s = outcomeSummary([
       { outcome: 'ok', n: 5, latencyMs: 10 },

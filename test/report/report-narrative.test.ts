@@ -73,6 +73,13 @@ describe('narrate', () => {
     expect(text).toContain('p99 of all requests 1,020 ms vs 45 ms for ok ones.');
   });
 
+  it('says what Sentinel blocked, by cause, and how often the consumer breakers opened and closed', () => {
+    const s = summary({ timeline: timeline(20, { 5: { blocked: 300 }, 6: { blocked: 100 } }) });
+    s.blockedCauses = { 'consumer:degrade': 400 };
+    s.events = { 'sentinel.consumer.open': 12, 'sentinel.consumer.half-open': 10, 'sentinel.consumer.closed': 9 };
+    expect(narrate(s)).toContain('Sentinel blocked 2% of requests (400 consumer:degrade); consumer circuit breakers opened 12 times and closed 9 times.');
+  });
+
   it('says when a push came before the failures stopped, and when failures ran to the end of the run', () => {
     const s = summary({ timeline: timeline(10, { 2: { timeout: 5 }, 3: { timeout: 5 }, 8: { noProvider: 7 }, 9: { noProvider: 9 } }, { 2: 4 }) });
     const text = narrate(s);
