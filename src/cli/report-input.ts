@@ -16,7 +16,7 @@ import { JsonBytesError, lineAndColumn, locateJsonBytes, parseJsonBytes } from '
 
 const num = z.number();
 const latency = z.object({ mean: num, p50: num, p90: num, p99: num, p999: num, max: num });
-const outcomes = z.object({ ok: num, timeout: num, noProvider: num, rejected: num, network: num, forbidden: num, biz: num, mock: num.optional(), lost: num.optional() });
+const outcomes = z.object({ ok: num, timeout: num, noProvider: num, rejected: num, network: num, forbidden: num, biz: num, mock: num.optional(), blocked: num.optional(), lost: num.optional() });
 const counts = z.record(z.string(), num);
 
 const scope = z.object({
@@ -39,6 +39,7 @@ const scope = z.object({
   noProviderCauses: counts.optional(),
   rejectedCauses: counts.optional(),
   mockCauses: counts.optional(),
+  blockedCauses: counts.optional(),
   ci95: counts.optional(),
 });
 
@@ -53,6 +54,7 @@ const scopeRow = z.object({
   forbidden: num,
   biz: num.optional(),
   mock: num.optional(),
+  blocked: num.optional(),
   lost: num.optional(),
   p99Ms: num,
   p99OkMs: num.optional(),

@@ -48,6 +48,11 @@ export type Result =
       failedFuture?: RpcError;
       /** MockClusterInvoker answered the call: `<force|fail>:<return|throw|impl>` (the outcome `mock`'s cause). */
       mocked?: string;
+      /**
+       * zonesim addition: Sentinel's Dubbo adapter blocked the call and its fallback made this result
+       * (the outcome `blocked`'s cause, `<consumer|provider>:<flow|degrade|system|param>[:fallback]`).
+       */
+      sentinelBlocked?: string;
     }
   | { kind: 'error'; error: RpcError };
 

@@ -74,6 +74,7 @@ const MAP_KEYS = new Set([
   'noProviderCauses',
   'rejectedCauses',
   'mockCauses',
+  'blockedCauses',
   'events',
   'byStrategy',
   'timelineByZone',

@@ -6,16 +6,24 @@
  */
 
 /** The one outcome of a request (SPEC 4). */
-export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz' | 'mock' | 'lost';
+export type Outcome = 'ok' | 'timeout' | 'noProvider' | 'rejected' | 'network' | 'forbidden' | 'biz' | 'mock' | 'blocked' | 'lost';
 
 /**
  * Whether the caller got a value: `ok`, or `mock` answered by a `return` or an implementation mock
  * (a `throw` mock's cause ends in `:throw`: its caller gets an exception). A provider whose downstream
- * call did not answer fails the call it is executing.
+ * call did not answer fails the call it is executing. A `blocked` call answered by a Sentinel fallback
+ * with a value (cause ending in `:fallback`) counts as answered too.
  */
 export function answeredWithValue(outcome: Outcome, cause: string | undefined): boolean {
-  return outcome === 'ok' || (outcome === 'mock' && !(cause ?? '').endsWith(':throw'));
+  return (
+    outcome === 'ok' ||
+    (outcome === 'mock' && !(cause ?? '').endsWith(':throw')) ||
+    (outcome === 'blocked' && (cause ?? '').endsWith(BLOCKED_ANSWERED_SUFFIX))
+  );
 }
+
+/** The suffix of a `blocked` cause whose Sentinel fallback answered the call with a value. */
+export const BLOCKED_ANSWERED_SUFFIX = ':fallback';
 
 /**
  * The `cause` of an `ok` ending that is Dubbo's empty result: a cluster (failsafe, failback,

@@ -25,7 +25,7 @@
  *   the order they showed up), so its shape is the same for every seed.
  */
 import { ScopeCell } from './scope-cell.js';
-import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type Summary, type TimelineRow } from './summary.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type ScopeTimelineRow, type Summary, type TimelineRow } from './summary.js';
 import { RequestRecord } from './request-record.js';
 import { Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
@@ -109,6 +109,8 @@ export class Recorder {
   #lastPushed: { pushes: number; pushBytes: number } | undefined;
   /** Pushes per timeline bucket, then per (declared group, bucket) executions, rejections, busy ms, peak. */
   readonly #pushTimeline: Float64Array;
+  /** Open Sentinel breakers per consumer zone at each bucket's end; null without Sentinel. */
+  #openBreakers: Map<string, number>[] | null = null;
   readonly #providerTimeline: Float64Array;
   /** Samples taken so far; the cumulative values of the last one. */
   #samples = 0;
@@ -299,6 +301,7 @@ export class Recorder {
       if (outcome === 'noProvider' || outcome === 'forbidden') cell.addCause(cause ?? 'unspecified');
       else if (outcome === 'rejected') cell.addRejectedCause(cause ?? 'unspecified');
       else if (outcome === 'mock') cell.addMockCause(cause ?? 'unspecified');
+      else if (outcome === 'blocked') cell.addBlockedCause(cause ?? 'unspecified');
     }
     this.#timeline.end(req.bucket, req.scope, index, latencyMs);
   }
@@ -344,13 +347,14 @@ export class Recorder {
    * the baseline (none when the window starts at 0), each later one closes a bucket with the pushes, executions, rejections, busy
    * time and peak threads since the previous call. Groups not declared to the recorder are ignored.
    */
-  sample(groups: readonly ProviderGroupSample[]): void {
+  sample(groups: readonly ProviderGroupSample[], openBreakers?: ReadonlyMap<string, number>): void {
     const k = this.#samples++;
     const buckets = this.#timeline.buckets;
     if (k > buckets) return;
     // A window that starts at 0 has no baseline: what the world did while being built counts too.
     if (k === 0 && this.warmupMs <= 0) return;
     const b = k - 1;
+    if (b >= 0 && openBreakers !== undefined) (this.#openBreakers ??= [])[b] = new Map(openBreakers);
     if (b >= 0) this.#pushTimeline[b] = this.#pushes - this.#lastPushes;
     this.#lastPushes = this.#pushes;
     const last = this.#lastGroup;
@@ -508,19 +512,37 @@ export class Recorder {
       events,
       faults,
       nonIdempotentMethods: [...this.#nonIdempotentMethods],
-      ...(this.#perScope ? { timelineByZone: this.#timeline.scopeRows(), timelineByProviderGroup: this.#providerRows() } : {}),
+      ...(this.#perScope ? { timelineByZone: this.#zoneRows(), timelineByProviderGroup: this.#providerRows() } : {}),
     };
   }
 
   /** The run's timeline rows, with the registry columns when there are registry servers. */
   #timelineRows(servers: readonly RegistryNodeFigures[] | undefined): TimelineRow[] {
     const rows = this.#timeline.rows();
-    if (servers === undefined) return rows.map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]! }));
+    if (servers === undefined) return rows.map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]!, ...this.#openBreakersAt(b) }));
     const p99 = this.#pushLag.p99ByBucket();
     return rows.map((row, b) => {
       const widthMs = Math.min(this.bucketMs, this.durationMs - (this.warmupMs + b * this.bucketMs));
-      return { ...row, pushes: this.#pushTimeline[b]!, ...registryTimelineColumns(servers, p99, b, widthMs) };
+      return { ...row, pushes: this.#pushTimeline[b]!, ...this.#openBreakersAt(b), ...registryTimelineColumns(servers, p99, b, widthMs) };
     });
+  }
+
+  /** `openBreakers` of bucket `b` (all zones, or one), only when the run sampled Sentinel. */
+  #openBreakersAt(b: number, zone?: string): { openBreakers?: number } {
+    if (this.#openBreakers === null) return {};
+    const m = this.#openBreakers[b];
+    if (m === undefined) return { openBreakers: 0 };
+    if (zone !== undefined) return { openBreakers: m.get(zone) ?? 0 };
+    let n = 0;
+    for (const v of m.values()) n += v;
+    return { openBreakers: n };
+  }
+
+  #zoneRows(): Record<string, ScopeTimelineRow[]> {
+    const rows = this.#timeline.scopeRows();
+    if (this.#openBreakers === null) return rows;
+    for (const [zone, list] of Object.entries(rows)) rows[zone] = list.map((row, b) => ({ ...row, ...this.#openBreakersAt(b, zone) }));
+    return rows;
   }
 
   #providerRows(): Record<string, ProviderTimelineRow[]> {

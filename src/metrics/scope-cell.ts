@@ -4,6 +4,7 @@
  * at summary time. It owns the arithmetic of one scope's figures, not attribution or timing.
  */
 import { LatencyHistogram } from './histogram.js';
+import { BLOCKED_ANSWERED_SUFFIX } from './observer.js';
 import { OUTCOMES, ratio, roundRatio, type ScopeSummary } from './summary.js';
 
 /** Counters and latency distributions of the measured requests of one cell (or of a merge of cells). */
@@ -33,6 +34,8 @@ export class ScopeCell {
   rejectedCauses: Map<string, number> | null = null;
   /** Causes of mock outcomes; null until the first one. */
   mockCauses: Map<string, number> | null = null;
+  /** Causes of blocked outcomes; null until the first one. */
+  blockedCauses: Map<string, number> | null = null;
 
   constructor(zone: string, serviceKey: string) {
     this.zone = zone;
@@ -57,6 +60,12 @@ export class ScopeCell {
     causes.set(cause, (causes.get(cause) ?? 0) + by);
   }
 
+  /** Counts a cause of a blocked outcome. */
+  addBlockedCause(cause: string, by = 1): void {
+    const causes = (this.blockedCauses ??= new Map());
+    causes.set(cause, (causes.get(cause) ?? 0) + by);
+  }
+
   /** Adds every figure of `other` to this cell. */
   add(other: ScopeCell): void {
     this.requests += other.requests;
@@ -73,6 +82,7 @@ export class ScopeCell {
     if (other.causes !== null) for (const [cause, n] of other.causes) this.addCause(cause, n);
     if (other.rejectedCauses !== null) for (const [cause, n] of other.rejectedCauses) this.addRejectedCause(cause, n);
     if (other.mockCauses !== null) for (const [cause, n] of other.mockCauses) this.addMockCause(cause, n);
+    if (other.blockedCauses !== null) for (const [cause, n] of other.blockedCauses) this.addBlockedCause(cause, n);
   }
 
   /** The SPEC 4.1 figures of this scope, with deterministic key order and rounding. */
@@ -83,14 +93,17 @@ export class ScopeCell {
     const o = this.outcomes;
     const n = this.requests;
     const mock = o[7]!;
+    // A blocked call a Sentinel fallback answered with a value is degraded, as a mocked one.
+    let answered = 0;
+    if (this.blockedCauses !== null) for (const [cause, k] of this.blockedCauses) if (cause.endsWith(BLOCKED_ANSWERED_SUFFIX)) answered += k;
     return {
       requests: n,
       ok: o[0]!,
-      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]!, mock, lost: o[8]! },
+      outcomes: { ok: o[0]!, timeout: o[1]!, noProvider: o[2]!, rejected: o[3]!, network: o[4]!, forbidden: o[5]!, biz: o[6]!, mock, blocked: o[8]!, lost: o[9]! },
       timeoutRate: roundRatio(ratio(o[1]!, n)),
       noProviderRate: roundRatio(ratio(o[2]!, n)),
       // A mocked request is degraded, not failed: it is neither ok nor an error (SPEC 4).
-      errorRate: roundRatio(ratio(n - o[0]! - mock, n)),
+      errorRate: roundRatio(ratio(n - o[0]! - mock - answered, n)),
       latencyMs: this.okLatency.stats(),
       latencyAllMs: all.stats(),
       attempts: this.attempts,
@@ -105,6 +118,7 @@ export class ScopeCell {
       // zonesim additions after SPEC 4.1's figures.
       mockRate: roundRatio(ratio(mock, n)),
       mockCauses: sortedCounts(this.mockCauses),
+      ...(this.blockedCauses !== null ? { blockedCauses: sortedCounts(this.blockedCauses) } : {}),
     };
   }
 }

@@ -5,7 +5,7 @@
  */
 
 /** The outcomes of a request, in the order of SPEC 4.1 `outcomes`. */
-export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'lost'] as const;
+export const OUTCOMES = ['ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'blocked', 'lost'] as const;
 
 /** How one request ended (SPEC 4). */
 export type Outcome = (typeof OUTCOMES)[number];
@@ -39,7 +39,7 @@ export interface ScopeSummary {
   outcomes: OutcomeCounts;
   timeoutRate: number;
   noProviderRate: number;
-  /** Requests that ended other than `ok` or `mock`, / requests. */
+  /** Requests that ended other than `ok` or `mock` (or `blocked` answered by a fallback), / requests. */
   errorRate: number;
   latencyMs: LatencyStats;
   latencyAllMs: LatencyStats;
@@ -64,6 +64,12 @@ export interface ScopeSummary {
   mockCauses: Record<string, number>;
   /** zonesim addition: `outcomes.mock / requests`, the requests MockClusterInvoker answered. */
   mockRate: number;
+  /**
+   * zonesim addition, present once a call was blocked: `blocked` outcomes (Sentinel) by cause,
+   * `<side>:<slot>` (side `consumer` or `provider`, slot `flow`, `degrade`, `system` or `param`), with
+   * `:fallback` appended when a configured fallback answered the call with a value (not a failure).
+   */
+  blockedCauses?: Record<string, number>;
   /**
    * Only in summaries over several seeds: the 95% confidence half-widths of this scope's main
    * figures (`CI95_FIGURES`), by figure path.
@@ -97,6 +103,8 @@ export interface ScopeTimelineRow {
   biz: number;
   /** Requests MockClusterInvoker answered. */
   mock: number;
+  /** Requests Sentinel blocked. */
+  blocked: number;
   /** Requests ended because their consumer's room went dark (`roomDown`). */
   lost: number;
   /** p99 latency of all the bucket's requests (like `latencyAllMs`, so timeouts show). */
@@ -104,6 +112,11 @@ export interface ScopeTimelineRow {
   /** zonesim addition: p99 latency of the bucket's `ok` requests only (like `latencyMs`); 0 when none. */
   p99OkMs: number;
   crossZoneRatio: number;
+  /**
+   * zonesim addition, only when the scenario uses Sentinel: Sentinel circuit breakers of the scope's
+   * consumer JVMs not CLOSED (OPEN or HALF_OPEN) at the bucket's end.
+   */
+  openBreakers?: number;
 }
 
 /** One timeline bucket: the requests that started in `[tMs, tMs + bucketMs)`. */

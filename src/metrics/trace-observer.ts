@@ -20,7 +20,7 @@ export interface TracedProvider {
  * its timeout, or at once without sending (`closed`: the channel is closed; `noTimeLeft`: the timeout
  * countdown left nothing; `actives`: the consumer's ActiveLimitFilter refused it).
  */
-export type AttemptResult = 'ok' | 'biz' | 'refused' | 'exhausted' | 'limited' | 'timeout' | 'closed' | 'noTimeLeft' | 'actives';
+export type AttemptResult = 'ok' | 'biz' | 'refused' | 'exhausted' | 'limited' | 'blocked' | 'timeout' | 'closed' | 'noTimeLeft' | 'actives';
 
 /** Receives the world's events for traces; every method ignores requests and calls it does not trace. */
 export interface TraceObserver {

@@ -33,6 +33,8 @@ export interface Scenario {
   dubbo?: DubboProfileSettings;
   /** SPEC 2.12: present when some group had `repeat: N`; what the lists hold after expansion (for `--dry-run`). */
   templates?: Record<'providers' | 'consumers', TemplateCounts>;
+  /** SPEC 2.13: Sentinel rules every application's JVMs load (a group's own `sentinel:` replaces them kind by kind). */
+  sentinel?: SentinelSpec;
 }
 
 /** One list's groups after `repeat:` expansion, and the `repeat` of each template in it, in file order. */
@@ -188,6 +190,8 @@ export interface ProviderGroupSpec {
   dubbo: DubboProfile;
   /** Its own `dubbo:` settings as written (strategies re-resolve from them). */
   dubboSettings?: DubboProfileSettings;
+  /** SPEC 2.13: the Sentinel rules its JVMs load, kind by kind over the top-level ones. */
+  sentinel?: SentinelSpec;
 }
 
 /** `<dubbo:reference>` attributes (SPEC 2.4). Values stay as Dubbo writes them on the consumer URL. */
@@ -234,7 +238,29 @@ export interface ConsumerGroupSpec {
   dubbo: DubboProfile;
   /** Its own `dubbo:` settings as written (strategies re-resolve from them). */
   dubboSettings?: DubboProfileSettings;
+  /** SPEC 2.13: the Sentinel rules its JVMs load, kind by kind over the top-level ones. */
+  sentinel?: SentinelSpec;
 }
+
+/**
+ * SPEC 2.13: a `sentinel:` block: rules in Sentinel's own JSON field names, as validated (defaults are
+ * Sentinel's and filled in by the port, `sentinel/rules.ts`), and the adapter's fallback.
+ */
+export interface SentinelSpec {
+  flowRules?: SentinelRuleSpec[];
+  degradeRules?: SentinelRuleSpec[];
+  systemRules?: SentinelRuleSpec[];
+  paramFlowRules?: SentinelRuleSpec[];
+  /**
+   * What the adapter's fallback does with a blocked call (`DubboAdapterGlobalConfig.setConsumerFallback` /
+   * `setProviderFallback`): `default` (DefaultDubboFallback: a result carrying the block exception),
+   * `throw` (an RpcException thrown), `return null` or `return <value>` (a value: the call is answered).
+   */
+  fallback?: string;
+}
+
+/** One Sentinel rule as written (field names and values of Sentinel's JSON). */
+export type SentinelRuleSpec = Readonly<Record<string, string | number | boolean | ReadonlyArray<unknown> | Readonly<Record<string, unknown>>>>;
 
 export type RouterSpec =
   | { type: 'condition'; rule: string | Record<string, unknown>; force?: boolean; service?: string }
@@ -266,7 +292,9 @@ export type FaultAction =
    * consumers' traffic to other rooms by weight (a GSLB), normalized to shares summing to 1.
    */
   | { kind: 'roomDown'; zone: string; shift?: Record<string, number> }
-  | { kind: 'roomUp'; zone: string };
+  | { kind: 'roomUp'; zone: string }
+  /** SPEC 2.13: a Sentinel datasource update: the kinds of rules given replace those of `application`'s JVMs (all when absent). */
+  | { kind: 'sentinel'; application?: string; rules: SentinelSpec };
 
 export interface FaultSpec {
   atMs: number;
@@ -294,6 +322,8 @@ export interface StrategySpec {
   providers?: Record<string, ProviderOverrides>;
   /** SPEC 2.11: Dubbo release and switches applied to every group, over the groups' own settings. */
   dubbo?: DubboProfileSettings;
+  /** SPEC 2.13: replaces the top-level `sentinel:` block (an empty one: no top-level rules). */
+  sentinel?: SentinelSpec;
 }
 
 /** What a strategy may change on a provider group. */

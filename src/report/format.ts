@@ -14,6 +14,7 @@
  *   the first row, after the last bucket to the last row).
  */
 import { stringify } from 'csv-stringify/sync';
+import { BLOCKED_ANSWERED_SUFFIX } from '../metrics/observer.js';
 import { FAILED_OUTCOMES, type FaultMarker, type LatencyStats, type ScopeSummary, type Summary, type TimelineRow } from '../metrics/summary.js';
 import { REGISTRY_TIMELINE_COLUMNS, registryOf, type RegistryTimelineRow } from './registry-servers.js';
 
@@ -29,6 +30,7 @@ const SCOPE_COLUMNS = [
   'forbidden',
   'biz',
   'mock',
+  'blocked',
   'lost',
   'timeoutRate',
   'noProviderRate',
@@ -57,6 +59,7 @@ function scopeRow(s: ScopeSummary): number[] {
     o.forbidden,
     o.biz,
     o.mock ?? 0,
+    o.blocked ?? 0,
     o.lost ?? 0,
     s.timeoutRate,
     s.noProviderRate,
@@ -94,6 +97,7 @@ const TIMELINE_COLUMNS = [
   'forbidden',
   'biz',
   'mock',
+  'blocked',
   'lost',
   'p99Ms',
   'p99OkMs',
@@ -159,6 +163,8 @@ export function formatRunTable(summary: Summary): string {
   if (failures !== undefined) notes.push(`failures ${failures}`);
   const mocked = mockedText(summary);
   if (mocked !== undefined) notes.push(`mocked ${mocked}`);
+  const fallback = fallbackText(summary);
+  if (fallback !== undefined) notes.push(`answered by Sentinel fallbacks ${fallback}`);
   const causes = Object.entries(summary.noProviderCauses ?? {});
   if (causes.length > 0) notes.push(`noProvider causes: ${causes.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')}`);
   const registry = registryText(summary);
@@ -287,21 +293,45 @@ export const NO_FIGURE = '-';
 
 /**
  * `(F of N requests): 3 timeout, 1200 rejected (entry 1000, provider:threadpool 200), 56 forbidden`:
- * every outcome other than `ok` and `mock` that happened, in SPEC order, with the rejected causes; undefined
+ * every outcome other than `ok` and `mock` that happened, in SPEC order, with the rejected and blocked causes; undefined
  * when no request failed.
  */
 export function failuresText(s: ScopeSummary): string | undefined {
-  const failed = FAILED_OUTCOMES.filter((o) => s.outcomes[o] > 0);
+  // A blocked call a Sentinel fallback answered is no failure (errorRate leaves it out): see `fallbackText`.
+  const answered = fallbackCauses(s);
+  const failedOf = (o: (typeof FAILED_OUTCOMES)[number]) => (s.outcomes[o] ?? 0) - (o === 'blocked' ? answered.reduce((n, [, k]) => n + k, 0) : 0);
+  const failed = FAILED_OUTCOMES.filter((o) => failedOf(o) > 0);
   if (failed.length === 0) return undefined;
-  const total = failed.reduce((sum, o) => sum + s.outcomes[o], 0);
+  const total = failed.reduce((sum, o) => sum + failedOf(o), 0);
   const parts = failed.map((o) => {
-    const text = `${fmtCount(s.outcomes[o])} ${o}`;
-    const causes = o === 'rejected' ? Object.entries(s.rejectedCauses ?? {}) : [];
+    const text = `${fmtCount(failedOf(o))} ${o}`;
+    const causes =
+      o === 'rejected'
+        ? Object.entries(s.rejectedCauses ?? {})
+        : o === 'blocked'
+          ? Object.entries(s.blockedCauses ?? {}).filter(([cause]) => !cause.endsWith(BLOCKED_ANSWERED_SUFFIX))
+          : [];
     return causes.length === 0 ? text : `${text} (${causes.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')})`;
   });
   return `(${fmtCount(total)} of ${fmtCount(s.requests)} requests): ${parts.join(', ')}`;
 }
 
+
+/** The `blockedCauses` a Sentinel fallback answered with a value. */
+function fallbackCauses(s: ScopeSummary): [string, number][] {
+  return Object.entries(s.blockedCauses ?? {}).filter(([cause]) => cause.endsWith(BLOCKED_ANSWERED_SUFFIX));
+}
+
+/**
+ * `(M of N requests): 3 consumer:flow:fallback`: the blocked calls a Sentinel fallback answered with a value,
+ * by cause; undefined when none was. Like mocked ones, they are neither ok nor failures.
+ */
+export function fallbackText(s: ScopeSummary): string | undefined {
+  const causes = fallbackCauses(s);
+  const n = causes.reduce((sum, [, k]) => sum + k, 0);
+  if (!(n > 0)) return undefined;
+  return `(${fmtCount(n)} of ${fmtCount(s.requests)} requests): ${causes.map(([cause, k]) => `${fmtCount(k)} ${cause}`).join(', ')}`;
+}
 
 /**
  * `(M of N requests): 40 fail:return, 2 force:throw`: the requests MockClusterInvoker answered, by

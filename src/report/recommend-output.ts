@@ -104,7 +104,7 @@ export function recommendLines(name: string, target: number, result: { recommend
 
 const emptyScope = {
   requests: 0,
-  outcomes: { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0, lost: 0 },
+  outcomes: { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0, blocked: 0, lost: 0 },
   latencyAllMs: { p99: 0 },
   duplicateExecutions: 0,
   duplicateWrites: 0,

@@ -27,6 +27,7 @@ const WORDS: Record<Failed, { episode: string; split: string }> = {
   network: { episode: 'Network errors', split: 'network' },
   forbidden: { episode: '"No provider available" errors on an emptied list (forbidden)', split: 'forbidden' },
   biz: { episode: 'Business errors', split: 'business error' },
+  blocked: { episode: 'Calls blocked by Sentinel', split: 'blocked' },
   lost: { episode: 'Requests lost with their dark room', split: 'lost' },
 };
 
@@ -96,6 +97,17 @@ export function narrate(s: Summary): string {
       `The mock (MockClusterInvoker) answered ${percent(mocked / s.requests)} of requests (${count(mocked)})` +
         (causes.length > 0 ? `: ${causes.join(', ')}` : '') +
         '; they are neither ok nor failed.',
+    );
+  }
+
+  const blocked = s.outcomes?.blocked ?? 0;
+  if (blocked > 0 && s.requests > 0) {
+    const causes = Object.entries(s.blockedCauses ?? {}).map(([cause, n]) => `${count(n)} ${cause}`);
+    const opened = s.events?.['sentinel.consumer.open'] ?? 0;
+    sentences.push(
+      `Sentinel blocked ${percent(blocked / s.requests)} of requests (${causes.join(', ')})` +
+        (opened > 0 ? `; consumer circuit breakers opened ${count(opened)} times and closed ${count(s.events?.['sentinel.consumer.closed'] ?? 0)} times` : '') +
+        '.',
     );
   }
 

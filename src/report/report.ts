@@ -38,6 +38,7 @@ const OUTCOME_COLORS: Record<FailedOutcome, string> = {
   network: '#8c564b',
   forbidden: '#e377c2',
   biz: '#7f7f7f',
+  blocked: '#bcbd22',
   lost: '#17becf',
 };
 const FAILED = FAILED_OUTCOMES;

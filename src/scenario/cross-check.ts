@@ -409,6 +409,17 @@ export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[
     }
   });
 
+  // A `sentinel` fault names an application whose JVMs load the rules: a consumer's or a provider's.
+  const providerApps = providers.map((p) => {
+    if (typeof p.application === 'string') return p.application;
+    const first = Array.isArray(p.services) ? p.services[0] : p.service;
+    return typeof first === 'string' ? `${first.slice(first.lastIndexOf('.') + 1)}-provider` : '';
+  });
+  list(raw.faults).forEach((f, i) => {
+    if (!isObj(f) || !isObj(f.sentinel)) return;
+    name(f.sentinel.application, [...new Set([...consumerApps, ...providerApps])], 'consumer or provider application', 'consumers or providers (application)', ['faults', i, 'sentinel', 'application']);
+  });
+
   // Strategies: reference overrides keyed by attribute or by service.
   if (isObj(raw.strategies)) {
     for (const [n, st] of Object.entries(raw.strategies)) {

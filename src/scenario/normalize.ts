@@ -28,6 +28,8 @@ import type {
   ReferenceSpec,
   RegistrySpec,
   RouterSpec,
+  SentinelRuleSpec,
+  SentinelSpec,
   Scenario,
   StrategySpec,
   ZoneSpec,
@@ -201,6 +203,10 @@ function faultAction(f: RawFault): FaultAction {
   if (f.zoneUp !== undefined) return { kind: 'zoneUp', zone: f.zoneUp };
   if (f.roomDown !== undefined) return compact({ kind: 'roomDown' as const, zone: f.roomDown, shift: f.shift });
   if (f.roomUp !== undefined) return { kind: 'roomUp', zone: f.roomUp };
+  if (f.sentinel !== undefined) {
+    const { application, ...rules } = f.sentinel;
+    return compact({ kind: 'sentinel' as const, application, rules: sentinelSpec(rules)! });
+  }
   if (f.crash !== undefined) return { kind: 'crash', ...compact(f.crash) };
   if (f.restart !== undefined) return { kind: 'restart', ...compact(f.restart) };
   if (f.slowdown !== undefined) return { kind: 'slowdown', ...compact(f.slowdown) };
@@ -248,6 +254,7 @@ function strategy(s: RawScenario['strategies'][string]): StrategySpec {
   if (s.addRouters !== undefined) out.addRouters = s.addRouters.map(router);
   if (s.registry !== undefined) out.registry = partialRegistry(s.registry);
   if (s.dubbo !== undefined) out.dubbo = s.dubbo;
+  if (s.sentinel !== undefined) out.sentinel = sentinelSpec(s.sentinel);
   if (s.providers !== undefined) {
     out.providers = Object.fromEntries(
       Object.entries(s.providers).map(([g, o]) => [
@@ -355,6 +362,7 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         propagation: p.propagation === undefined ? undefined : compact(p.propagation),
         dubbo: resolveProfile(raw.dubbo, p.dubbo),
         dubboSettings: p.dubbo,
+        sentinel: sentinelSpec(p.sentinel),
       });
     }),
     consumers: raw.consumers.map((c, i) =>
@@ -373,6 +381,7 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         threads: c.threads,
         dubbo: resolveProfile(raw.dubbo, c.dubbo),
         dubboSettings: c.dubbo,
+        sentinel: sentinelSpec(c.sentinel),
       }),
     ),
     routers: raw.routers.map(router),
@@ -380,5 +389,23 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
     strategies: Object.fromEntries(Object.entries(raw.strategies).map(([n, s]) => [n, strategy(s)])),
     ...(raw.propagation === undefined ? {} : { propagation: compact(raw.propagation) }),
     ...(raw.dubbo === undefined ? {} : { dubbo: raw.dubbo }),
+    ...(raw.sentinel === undefined ? {} : { sentinel: sentinelSpec(raw.sentinel) }),
   };
+}
+
+/** A `sentinel:` block as the model holds it: the rule kinds given, rules as written (the port fills in defaults). */
+function sentinelSpec(s: RawScenario['sentinel']): SentinelSpec | undefined {
+  if (s === undefined) return undefined;
+  // What Sentinel's dashboard adds to a rule, and the cluster fields (validated as off), change nothing here.
+  const rule = (r: object): SentinelRuleSpec => {
+    const { id: _i, app: _a, ip: _ip, port: _p, gmtCreate: _c, gmtModified: _m, clusterMode: _cm, clusterConfig: _cc, refResource: _r, ...own } = r as Record<string, unknown>;
+    return compact(own) as SentinelRuleSpec;
+  };
+  return compact({
+    flowRules: s.flowRules?.map(rule),
+    degradeRules: s.degradeRules?.map(rule),
+    systemRules: s.systemRules?.map(rule),
+    paramFlowRules: s.paramFlowRules?.map(rule),
+    fallback: s.fallback,
+  });
 }

@@ -20,6 +20,7 @@ import type { TraceRecorder } from '../metrics/trace-recorder.js';
 import { EPOCH_MS } from '../world/provider.js';
 import { scheduleFaults } from '../world/faults.js';
 import { providerFilterChain } from '../stack/provider-filter-chain.js';
+import { sentinelHubOf } from '../stack/sentinel-hub.js';
 import { createRegistry } from '../world/registry-factory.js';
 import { World, type RunStats } from '../world/world.js';
 import { applyRuleFault } from './rule-fault.js';
@@ -101,12 +102,16 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
     observer: recorder,
     tracer: traces ?? null,
     consumerStack: (instance, world) => {
+      const sentinel = sentinelHubOf(world)?.consumerFilter(instance);
       const runtime = createRuntime({
         sim: world.sim,
         random: world.streams.stream(`lb/${instance.id}`),
         consumerHost: instance.ip,
         clock: (clock ??= { now: () => EPOCH_MS + world.sim.now }),
-        filters: consumerFilters(),
+        // The 2.7 Sentinel adapter's consumer filter is a plain Filter, around each attempt. Its order (0) ties
+        // ActiveLimitFilter's, which 2.7's ActivateComparator leaves to loading order: zonesim puts it outside,
+        // so a blocked attempt never took an `actives` slot (a refusal skips the filters' `after`).
+        filters: sentinel?.attemptFilter !== undefined ? [sentinel.attemptFilter, ...consumerFilters()] : consumerFilters(),
         filtersFixed,
         events,
         plugins: plugins.loadBalances,
@@ -117,6 +122,7 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
         runtime,
         extraParams,
         shared,
+        ...(sentinel !== undefined ? { sentinel } : {}),
         routerChain: (service) =>
           buildRouterChain(scenario.routers, { runtime, service, plugins: plugins.routers, sharedCache: routeCacheOf(service) }),
         cluster: (name) => {
@@ -127,8 +133,12 @@ export function buildWorld(scenario: Scenario, seed: number, recorder: Recorder,
       });
     },
     makeRegistry: (world) => createRegistry(world),
-    providerFilters: (instance) => providerFilterChain(instance),
-    scheduleFaults: (world) => scheduleFaults(world, { onRule: (action) => applyRuleFault(world, action, plugins.routers) }),
+    providerFilters: (instance, world) => providerFilterChain(instance, sentinelHubOf(world)?.providerFilter(instance)),
+    scheduleFaults: (world) =>
+      scheduleFaults(world, {
+        onRule: (action) => applyRuleFault(world, action, plugins.routers),
+        onSentinel: (action) => sentinelHubOf(world)!.apply(action),
+      }),
   });
 }
 

@@ -9,6 +9,7 @@ import { fraction, int, onType, repeatSchema, str } from './schema-fields.js';
 import { methodReferenceSchema, referenceSchema } from './schema-reference.js';
 import { rateSchema } from './units.js';
 import { dubboSchema } from './dubbo-schema.js';
+import { sentinelSchema } from './schema-sentinel.js';
 
 const attachmentSchema = z
   .union(
@@ -64,6 +65,7 @@ export const consumerSchema = z.strictObject(
         "Entry pool per instance (e.g. Tomcat's 200): requests one instance serves at once; an arrival finding all busy ends at once as rejected (cause entry). Default: unbounded.",
       ),
     dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
+    sentinel: sentinelSchema.optional().describe("Sentinel rules this group's JVMs load (SPEC 2.13), kind by kind over the top-level ones."),
   },
   { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );

@@ -5,6 +5,7 @@
  * fraction) the actions pick providers by. The names a fault refers to are checked by cross-check.ts.
  */
 import { z } from 'zod';
+import { sentinelFaultSchema } from './schema-sentinel.js';
 import { fraction, int, onType, str } from './schema-fields.js';
 import { routerSchema } from './schema-routers.js';
 import { distSchema, durationSchema, rateSchema } from './units.js';
@@ -48,7 +49,7 @@ const crashTarget = () =>
 /** The action keys of a fault entry; exactly one per entry. */
 export const FAULT_ACTIONS = [
   'zoneDown', 'zoneUp', 'crash', 'restart', 'slowdown', 'partition', 'heal', 'registryPartition',
-  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart', 'traffic', 'roomDown', 'roomUp',
+  'registryDown', 'rtt', 'scale', 'rule', 'pushSwitch', 'rollingRestart', 'traffic', 'roomDown', 'roomUp', 'sentinel',
 ] as const;
 
 const zoneDownMode = z.enum(['blackhole', 'crash'], { error: 'expected blackhole or crash' });
@@ -85,6 +86,9 @@ export const faultSchema = z
         .optional()
         .describe("The whole room goes dark: the zone's providers, consumers (in-flight calls lost) and registry nodes."),
       roomUp: str('a zone name').optional().describe('The room comes back (undoes roomDown).'),
+      sentinel: sentinelFaultSchema
+        .optional()
+        .describe("A Sentinel datasource update (SPEC 2.13): the rule kinds given replace those of `application`'s JVMs (default all)."),
       shift: z
         .record(
           str('a zone name'),

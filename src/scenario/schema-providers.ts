@@ -9,6 +9,7 @@ import { int, onType, repeatSchema, str, urlParams } from './schema-fields.js';
 import { propagationSchema } from './schema-services.js';
 import { durationSchema } from './units.js';
 import { dubboSchema } from './dubbo-schema.js';
+import { sentinelSchema } from './schema-sentinel.js';
 
 const executorSchema = z.strictObject(
   {
@@ -97,6 +98,7 @@ export const providerSchema = z.strictObject(
     params: urlParams().default({}).describe('Extra URL parameters on the registered URL (zone overrides the zone).'),
     propagation: propagationSchema.optional().describe("This group's tag propagation (SPEC 2.7); wins over the top-level one."),
     dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
+    sentinel: sentinelSchema.optional().describe("Sentinel rules this group's JVMs load (SPEC 2.13), kind by kind over the top-level ones."),
   },
   { error: onType('expected a provider group map { service, zone, count, ... }') },
 ).superRefine((v, ctx) => {

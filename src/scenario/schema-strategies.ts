@@ -10,6 +10,7 @@ import { partialReferenceSchema } from './schema-reference.js';
 import { partialRegistrySchema } from './schema-registry.js';
 import { routerSchema } from './schema-routers.js';
 import { dubboSchema } from './dubbo-schema.js';
+import { sentinelSchema } from './schema-sentinel.js';
 
 /** One strategy (`strategies.<name>`): overrides of references, routers, registry and provider groups. */
 export const strategySchema = z.strictObject(
@@ -26,6 +27,9 @@ export const strategySchema = z.strictObject(
       .describe("Appended to the scenario's routers."),
     registry: partialRegistrySchema.optional().describe('Merged into the registry (e.g. emptyProtection: true).'),
     dubbo: dubboSchema.optional().describe("Dubbo release and switches applied to every group, over the groups' own (SPEC 2.11)."),
+    sentinel: sentinelSchema
+      .optional()
+      .describe("Replaces the top-level sentinel: block (SPEC 2.13); {} runs without top-level Sentinel rules. Groups' own blocks stay."),
     providers: z
       .record(
         z.string(),

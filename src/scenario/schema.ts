@@ -25,6 +25,7 @@ import { faultSchema } from './schema-faults.js';
 import { strategySchema } from './schema-strategies.js';
 import { bucketSchema, distSchema, simulatedTimeSchema } from './units.js';
 import { dubboSchema } from './dubbo-schema.js';
+import { sentinelSchema } from './schema-sentinel.js';
 
 const zoneSchema = z.strictObject(
   {
@@ -82,6 +83,7 @@ export const rawScenarioSchema = z
       faults: z.array(faultSchema, { error: 'expected a list of faults' }).default([]).describe('Fault timeline (SPEC 2.8).'),
       propagation: propagationSchema.optional().describe('Tag propagation of every provider group through call graphs (SPEC 2.7).'),
       dubbo: dubboSchema.optional().describe("The estate's Dubbo release: '3.3' (default) or '2.7', or { version, <switch>: ... } (SPEC 2.11)."),
+      sentinel: sentinelSchema.optional().describe("Sentinel rules every application's JVMs load (SPEC 2.13): flowRules, degradeRules, systemRules, paramFlowRules, fallback."),
       strategies: z
         .record(z.string(), strategySchema, { error: 'expected a map of strategy name to overrides' })
         .default({})

@@ -88,6 +88,7 @@ export function applyStrategy(scenario: Scenario, strategy: StrategySpec): Scena
       group.dubbo = resolveProfile(copy.dubbo, group.dubboSettings, strategy.dubbo);
     }
   }
+  if (strategy.sentinel !== undefined) copy.sentinel = structuredClone(strategy.sentinel);
   for (const [name, o] of Object.entries(strategy.providers ?? {})) {
     const group = copy.providers.find((p) => p.name === name);
     if (group === undefined) throw new Error(`strategy names unknown provider group "${name}"`);

@@ -8,6 +8,7 @@
  */
 import type { Recorder, ProviderGroupSample } from '../metrics/recorder.js';
 import type { World } from '../world/world.js';
+import { sentinelHubOf } from '../stack/sentinel-hub.js';
 
 /** Runs before the kernel's URGENT (0) and NORMAL (1) entries of the same instant. */
 const BEFORE_EVERYTHING = -1;
@@ -15,6 +16,8 @@ const BEFORE_EVERYTHING = -1;
 /** Schedules the samples of `recorder`'s timeline on `world`'s simulation (one pending at a time). */
 export function scheduleTimelineSampling(world: World, recorder: Recorder): void {
   const sim = world.sim;
+  // Open Sentinel breakers per consumer zone, sampled with the rest when the scenario uses Sentinel.
+  const sentinel = sentinelHubOf(world);
   let k = 0;
   const read = (): ProviderGroupSample[] =>
     world.providerGroups.map((g) => {
@@ -33,7 +36,7 @@ export function scheduleTimelineSampling(world: World, recorder: Recorder): void
   const fire = (): void => {
     // Pushes the registry holds off the agenda count once delivered (`RegistryModel.holdPushes`).
     world.registry.catchUpAll?.();
-    recorder.sample(read());
+    recorder.sample(read(), sentinel?.openBreakersByZone());
     k++;
     next();
   };

@@ -29,6 +29,7 @@ import { CLUSTER_KEY, DEFAULT_CLUSTER, PREFERRED_KEY, REGISTRY_SERVICE, RpcCode,
 import { DynamicDirectory, StaticDirectory, type Directory } from '../dubbo/directory/directory.js';
 import { concurrentHashMapKeyOrder, hashMapKeyOrder, objectsHash, stringHashCode } from '../dubbo/directory/java-hash-order.js';
 import { consumerContext } from '../dubbo/filter/consumer-context-filter.js';
+import { sentinelBlockOf } from './sentinel-resources.js';
 import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
 import { DubboInvoker, type CallContext, type ProtocolContext } from './dubbo-invoker.js';
 import { VersionChain } from '../dubbo/per-list.js';
@@ -53,6 +54,14 @@ export interface ConsumerStackDeps {
   extraParams?: Record<string, string>;
   /** Invokers shared by the instances of a consumer group (one per world); a private one when absent. */
   shared?: SharedInvokers;
+  /**
+   * Sentinel in this JVM (stack/sentinel-hub.ts): the calls' arguments, and under 3.x its ClusterFilter
+   * around the whole reference call (`invoke`); absent when the scenario gives this JVM no Sentinel.
+   */
+  sentinel?: {
+    argumentsOf(): readonly unknown[];
+    readonly invoke: ((service: string, method: string, args: readonly unknown[], inner: () => Proc<Result>) => Proc<Result>) | undefined;
+  };
 }
 
 /** The cluster of a multi-group reference (RegistryProtocol's `MERGEABLE_CLUSTER_NAME`). */
@@ -265,6 +274,8 @@ const TIMEOUT_OUTCOME = Object.freeze({ outcome: 'timeout' as Outcome });
 export function classify(result: Result): { readonly outcome: Outcome; readonly cause?: string } {
   const mocked = mockCauseOf(result);
   if (mocked !== undefined) return { outcome: 'mock', cause: mocked };
+  const blocked = sentinelBlockOf(result);
+  if (blocked !== undefined) return { outcome: 'blocked', cause: blocked };
   if (result.kind === 'ok') {
     if (result.rpcException !== undefined) return classify({ kind: 'error', error: result.rpcException });
     if (result.failedFuture !== undefined) return classify({ kind: 'error', error: result.failedFuture });
@@ -553,9 +564,17 @@ export class DubboConsumerStack implements ConsumerStack {
   // Called as the process starts (ConsumerStack.call), so the cluster invoker's own checks and list run now
   // too, and its `doInvoke` is the process (`invokeAtStart`).
   call(call: ServiceCall): Proc<Result> {
+    const sentinel = this.#deps.sentinel;
+    if (sentinel === undefined) return this.#call(call);
+    const args = sentinel.argumentsOf();
+    const invoke = sentinel.invoke;
+    return invoke === undefined ? this.#call(call, args) : invoke(call.service, call.method, args, () => this.#call(call, args));
+  }
+
+  #call(call: ServiceCall, args?: readonly unknown[]): Proc<Result> {
     let ref = this.#lastRef;
     if (ref === undefined || ref.service !== call.service) this.#lastRef = ref = this.references.get(call.service)!;
-    const invocation = this.#invocationOf(call, ref);
+    const invocation = this.#invocationOf(call, ref, args);
     if (!(invocation instanceof RpcInvocation)) {
       // ConsumerContextFilter, a ClusterFilter, runs inside MockClusterInvoker in Dubbo: the mock sees its result.
       if (ref.mock === undefined) return ended(invocation);
@@ -570,7 +589,7 @@ export class DubboConsumerStack implements ConsumerStack {
   }
 
   /** The call's invocation, or its result when ConsumerContextFilter ends it first. */
-  #invocationOf(call: ServiceCall, ref: ServiceReference): RpcInvocation | Result {
+  #invocationOf(call: ServiceCall, ref: ServiceReference, args?: readonly unknown[]): RpcInvocation | Result {
     const context: CallContext = { request: call.request, timer: this.#timer };
     // The world's shared empty map becomes the port's read-only one, which an invocation copies on write.
     let attachments = call.attachments === NO_CALL_ATTACHMENTS ? NO_ATTACHMENTS : call.attachments;
@@ -586,6 +605,7 @@ export class DubboConsumerStack implements ConsumerStack {
       serviceName: call.service,
       attachments,
       context,
+      ...(args !== undefined && args.length > 0 ? { arguments: [...args] } : {}),
     });
   }
 }

@@ -73,6 +73,8 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
   tracer: TraceObserver | null = null;
   /** The invoker's URL as the consumer sees it (for the result's messages). */
   readonly url: ServiceAddressURL;
+  /** The invocation's arguments (Sentinel's hot-parameter rules on the provider read them). */
+  arguments: readonly unknown[] | undefined = undefined;
   // Whether the process has taken its first step (the wait).
   #waiting = false;
 
@@ -95,6 +97,11 @@ class Attempt implements IncomingCall, Generator<SimEvent<Reply | null>, Result,
     this.consumerZone = consumerZone;
     this.request = request;
     this.done = done;
+  }
+
+  /** The `remote.application` attachment: the consumer URL's application. */
+  get remoteApplication(): string | undefined {
+    return this.url.consumerUrl.getParameter('application');
   }
 
   get settled(): boolean {
@@ -367,6 +374,7 @@ export class DubboInvoker implements Invoker {
     const links = this.#links ?? this.#linksOf(ctx);
     const attempt = new Attempt(provider, method, ctx.consumerZone, request, done, attachments, links.back, this.#url);
     attempt.timeoutMs = timeoutMs;
+    if (invocation.arguments.length > 0) attempt.arguments = invocation.arguments;
     const timer = (invocation.context as CallContext).timer ?? new HashedWheelTimer('127.0.0.1');
     attempt.requestId = timer.sent(sim.now);
     attempt.startMs = sim.now;
@@ -447,6 +455,12 @@ function resultOf(attempt: Attempt, reply: Reply | null): Result {
       // TpsLimitFilter returns a result carrying the RpcException: a normal response whose value is the
       // exception, so the cluster sees a result, not a failure (failover does not retry it).
       return { kind: 'ok', bizException: reply.detail, limited: 'tps' };
+    case 'blocked':
+      // Sentinel's provider fallback threw (a SERVICE_ERROR response, retried by failover as a RemotingException),
+      // or returned a result: carrying the block exception (ExceptionFilter wraps it), or a value.
+      if (reply.thrown === true) return failure(attempt, RpcCode.NETWORK_EXCEPTION, REMOTING_EXCEPTION + reply.detail, `sentinel:${reply.cause}`);
+      if (reply.answered === true) return { kind: 'ok', value: reply.value, sentinelBlocked: `${reply.cause}:fallback` };
+      return { kind: 'ok', bizException: reply.detail, sentinelBlocked: reply.cause };
   }
 }
 

@@ -1,10 +1,13 @@
 /**
- * The provider filter chain of one simulated provider process: Dubbo's ExecuteLimitFilter outside
- * TpsLimitFilter (both order 0; ActivateComparator then sorts by class name), each activated per
- * exported service by its URL (`executes`, `tps`, or a method-level value). One filter instance per
- * process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a singleton extension.
- * TpsLimitFilter returns its refusal (3.2.5+) or throws it (2.7), as the provider group's profile says.
+ * The provider filter chain of one simulated provider process: Dubbo's ExecuteLimitFilter, Sentinel's
+ * SentinelDubboProviderFilter when the process loads Sentinel rules, and TpsLimitFilter (all order 0;
+ * 3.3's ActivateComparator then sorts by simple class name: Execute…, Sentinel…, Tps…), each activated per
+ * exported service by its URL (`executes`, `tps`, or a method-level value; Sentinel's for every call).
+ * One filter instance per process: Dubbo's RpcStatus is JVM-wide and TpsLimitFilter's limiter is a
+ * singleton extension. TpsLimitFilter returns its refusal (3.2.5+) or throws it (2.7), as the provider
+ * group's profile says.
  */
+// DIVERGENCE: 2.7's ActivateComparator leaves filters of equal order in loading order; the 3.3 order is kept.
 import type { IncomingCall, Reply } from '../world/provider-call.js';
 import type { ProviderExport, ProviderInstance } from '../world/provider.js';
 import type { ProviderFilterChain } from '../world/provider-filters.js';
@@ -13,11 +16,12 @@ import type { RpcError } from '../dubbo/rpc.js';
 import type { DubboProfile } from '../model/dubbo-profile.js';
 import { ExecuteLimitFilter } from '../dubbo/filter/execute-limit-filter.js';
 import { TpsLimitFilter } from '../dubbo/filter/tps-limit-filter.js';
+import type { SentinelProviderFilter } from './sentinel-provider-filter.js';
 
-/** The process's chain, or null when none of its exports activates a filter. */
-export function providerFilterChain(instance: ProviderInstance): ProviderFilterChain<ProviderExport> | null {
+/** The process's chain, or null when none of its exports activates a filter and it loads no Sentinel. */
+export function providerFilterChain(instance: ProviderInstance, sentinel?: SentinelProviderFilter): ProviderFilterChain<ProviderExport> | null {
   // PERF: most processes have neither key on any URL; skip parsing them.
-  if (!instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) return null;
+  if (sentinel === undefined && !instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) return null;
   const executes = new ExecuteLimitFilter();
   const tps = new TpsLimitFilter();
   const urls = new Map<ProviderExport, URL>();
@@ -27,7 +31,7 @@ export function providerFilterChain(instance: ProviderInstance): ProviderFilterC
     urls.set(e, url);
     if (executes.isActive(url) || tps.isActive(url)) any = true;
   }
-  return any ? new DubboProviderFilterChain(executes, tps, urls, instance.group.spec.dubbo) : null;
+  return any || sentinel !== undefined ? new DubboProviderFilterChain(executes, tps, urls, instance.group.spec.dubbo, sentinel) : null;
 }
 
 // The stack frames where the filters throw their refusals (the `throw new RpcException(` lines).
@@ -55,8 +59,10 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
   readonly #tpsThrown: boolean;
   /** Where ExecuteLimitFilter throws, in the provider's release. */
   readonly #executesFrame: string;
+  readonly #sentinel: SentinelProviderFilter | undefined;
 
-  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>, profile: DubboProfile) {
+  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>, profile: DubboProfile, sentinel?: SentinelProviderFilter) {
+    this.#sentinel = sentinel;
     this.#executes = executes;
     this.#tps = tps;
     this.#urls = urls;
@@ -64,12 +70,25 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
     this.#executesFrame = profile.version === '2.7' ? EXECUTE_LIMIT_FRAME_2_7 : EXECUTE_LIMIT_FRAME_3_3;
   }
 
-  admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null {
+  admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null | number {
     const url = this.#urls.get(target)!;
     const refused = this.#executes.admit(url, call.method);
     if (refused !== null) return { kind: 'limited', filter: 'executes', detail: serviceError(refused, this.#executesFrame) };
+    let heldMs: number | null = null;
+    if (this.#sentinel !== undefined) {
+      const s = this.#sentinel.admit(call, nowMs);
+      if (typeof s === 'number') heldMs = s;
+      else if (s !== null) {
+        // The fallback's result (or its throw) ends ExecuteLimitFilter's count as Dubbo's listener would.
+        if (s.kind === 'blocked' && s.thrown === true) this.#executes.onError({ code: 0, message: s.detail }, url, call.method, 0);
+        else this.#executes.onResponse(url, call.method, 0);
+        return s;
+      }
+    }
     const limited = this.#tps.admit(url, call.method, nowMs);
     if (limited !== null) {
+      // TpsLimitFilter sits inside Sentinel's filter: Sentinel sees its refusal as the call's exception.
+      this.#sentinel?.done(call, true);
       if (this.#tpsThrown) {
         // 2.7 TpsLimitFilter.java:48 throws: ExecuteLimitFilter's onError ends its count as a failure, and
         // HeaderExchangeHandler answers SERVICE_ERROR, which the consumer's failover retries (code 1).
@@ -80,10 +99,11 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
       this.#executes.onResponse(url, call.method, 0);
       return { kind: 'limited', filter: 'tps', detail: limited.message };
     }
-    return null;
+    return heldMs;
   }
 
-  done(call: IncomingCall, target: ProviderExport, elapsedMs: number): void {
+  done(call: IncomingCall, target: ProviderExport, elapsedMs: number, failed: boolean): void {
+    this.#sentinel?.done(call, failed);
     this.#executes.onResponse(this.#urls.get(target)!, call.method, elapsedMs);
   }
 }

@@ -34,6 +34,9 @@ export type FaultUndo = () => void;
 /** A `rule` fault action. */
 export type RuleFaultAction = Extract<FaultAction, { kind: 'rule' }>;
 
+/** A `sentinel` fault action (a Sentinel datasource update). */
+export type SentinelFaultAction = Extract<FaultAction, { kind: 'sentinel' }>;
+
 /** What the layers above implement for faults the world cannot apply itself. */
 export interface FaultHooks {
   /**
@@ -41,6 +44,8 @@ export interface FaultHooks {
    * `atMs`; returns how to undo it (used when the fault has `for:`).
    */
   onRule?(action: RuleFaultAction, atMs: number): FaultUndo | void;
+  /** Applies a `sentinel` fault (new rules for the JVMs of an application, or of all); returns its undo. */
+  onSentinel?(action: SentinelFaultAction, atMs: number): FaultUndo | void;
 }
 
 /**
@@ -112,6 +117,10 @@ export function faultLabel(action: FaultAction): string {
         : `rule ${action.op} routers[${action.index}]`;
     case 'pushSwitch':
       return `pushSwitch ${action.on ? 'on' : 'off'}`;
+    case 'sentinel': {
+      const kinds = (['flowRules', 'degradeRules', 'systemRules', 'paramFlowRules'] as const).filter((k) => action.rules[k] !== undefined);
+      return `sentinel ${kinds.map((k) => `${k}[${action.rules[k]!.length}]`).join(' ')}${action.application !== undefined ? ` for ${action.application}` : ''}`.trimEnd();
+    }
     case 'rollingRestart':
       return `rollingRestart ${targetLabel(action)} (batch ${action.batch} every ${msLabel(action.intervalMs)})`;
     case 'traffic': {
@@ -173,6 +182,9 @@ class FaultTimeline {
 
   schedule(fault: FaultSpec): void {
     const world = this.#world;
+    if (fault.action.kind === 'sentinel' && this.#hooks.onSentinel === undefined) {
+      throw new Error(`${fault.label}: a sentinel fault needs the onSentinel hook of scheduleFaults`);
+    }
     if (fault.action.kind === 'rule' && this.#hooks.onRule === undefined) {
       throw new Error(`${fault.label}: a rule fault needs the onRule hook of scheduleFaults`);
     }
@@ -285,6 +297,8 @@ class FaultTimeline {
         const undo = this.#hooks.onRule!(action, world.sim.now);
         return undo ?? undefined;
       }
+      case 'sentinel':
+        return this.#hooks.onSentinel!(action, world.sim.now) ?? undefined;
       case 'pushSwitch':
         world.registry.setPushSwitch(action.on);
         return () => world.registry.setPushSwitch(!action.on);

@@ -21,7 +21,12 @@ export type Reply =
    * always throws (a SERVICE_ERROR reply); TpsLimitFilter returns its refusal as a result, or throws it
    * when `thrown` (2.7).
    */
-  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string; thrown?: boolean };
+  | { kind: 'limited'; filter: 'executes' | 'tps'; detail: string; thrown?: boolean }
+  /**
+   * Sentinel's provider filter blocked the call (`cause`: `provider:<slot>`): its fallback returned a result
+   * carrying `detail` (or `value`, answered), or threw it (`thrown`: a SERVICE_ERROR reply).
+   */
+  | { kind: 'blocked'; cause: string; detail: string; thrown?: boolean; value?: unknown; answered?: boolean };
 
 /** What a provider needs to answer one attempt. */
 export interface IncomingCall {
@@ -36,6 +41,13 @@ export interface IncomingCall {
    * budget from `_TO` when the caller sent one (timeout countdown).
    */
   readonly attachments: ReadonlyMap<string, string>;
+  /**
+   * The consumer's application (the `remote.application` attachment Dubbo sends with every call), which
+   * Sentinel's provider filter takes as the origin; absent when unknown.
+   */
+  readonly remoteApplication?: string;
+  /** The invocation's arguments (Sentinel's hot-parameter rules read them); absent: none. */
+  readonly arguments?: readonly unknown[];
   /** Delivers the provider's answer to the consumer (called when the response message arrives). */
   deliver(reply: Reply): void;
   /** The response was lost or came too late: the execution was orphaned. */

@@ -10,8 +10,11 @@ import type { IncomingCall, Reply } from './provider-call.js';
 
 /** One process's provider filters; `Target` is the export called (provider.ts's `ProviderExport`). */
 export interface ProviderFilterChain<Target> {
-  /** Null when the call may run now, else the reply that refuses it (the thread is then released). */
-  admit(call: IncomingCall, target: Target, nowMs: number): Reply | null;
-  /** An admitted call finished after `elapsedMs` on its thread. */
-  done(call: IncomingCall, target: Target, elapsedMs: number): void;
+  /**
+   * Null when the call may run now, else the reply that refuses it (the thread is then released), or a
+   * number: the call runs after holding its thread that many ms (a filter's queueing, Sentinel's rate limiter).
+   */
+  admit(call: IncomingCall, target: Target, nowMs: number): Reply | null | number;
+  /** An admitted call finished after `elapsedMs` on its thread; `failed`: its result carries an exception. */
+  done(call: IncomingCall, target: Target, elapsedMs: number, failed: boolean): void;
 }

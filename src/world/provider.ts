@@ -361,9 +361,11 @@ export class ProviderInstance {
     }
     // The provider filter chain runs on the thread (Dubbo: ChannelEventRunnable -> ... -> filters).
     const target = this.#exportOf(call.service);
+    let heldMs = 0;
     if (this.filters !== null) {
       const refused = this.filters.admit(call, target, this.#sim.now);
-      if (refused !== null) {
+      if (typeof refused === 'number') heldMs = refused;
+      else if (refused !== null) {
         this.#release(call);
         this.#recorder.rejected(this.group.spec.name, call.service);
         this.#tracer?.notExecuted(call);
@@ -376,7 +378,9 @@ export class ProviderInstance {
     const m = this.group.methodsByService.get(call.service)!.get(call.method)!;
     let factor = this.group.factor(call.method, call.service);
     if (this.slowdown.size > 0) factor *= slowdownFactor(this.slowdown, this.group.spec, call.service, call.method);
-    const serviceMs = m.draw() * factor;
+    // DIVERGENCE: a filter's queueing (Sentinel's rate limiter sleeping on the provider thread) is added to
+    // the service time: the execution is counted when the thread takes the call, before the wait.
+    const serviceMs = m.draw() * factor + heldMs;
     if (this.#tracer !== null) this.#tracer.executing(call, this.#sim.now, serviceMs);
     if (m.spec.calls.length > 0 && this.downstream !== null) {
       this.#sim.process(this.#executeWithCalls(call, m.spec, serviceMs));
@@ -429,9 +433,12 @@ export class ProviderInstance {
   #complete(call: IncomingCall, spec: MethodSpec, downstreamFailed: unknown, startedMs: number, ex?: Exchange): void {
     this.#release(call);
     if (this.#tracer !== null) this.#tracer.executed(call, this.#sim.now);
-    this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs);
+    const dead = this.state === 'crashed' || this.state === 'stopped';
+    // The business outcome is drawn before the filters hear of the result (they see its exception).
+    const biz = !dead && downstreamFailed === null && spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate;
+    this.filters?.done(call, this.#exportOf(call.service), this.#sim.now - startedMs, downstreamFailed !== null || biz);
     this.#isolation?.finished(call.service, call.method, this.#sim.now - startedMs);
-    if (this.state === 'crashed' || this.state === 'stopped') {
+    if (dead) {
       this.#orphaned(call);
       return;
     }
@@ -439,7 +446,6 @@ export class ProviderInstance {
       this.#reply(call, { kind: 'ok', biz: true, thrown: downstreamFailed }, true, ex);
       return;
     }
-    const biz = spec.bizErrorRate > 0 && this.group.bizRng.next() < spec.bizErrorRate;
     this.#reply(call, biz ? OK_BIZ : OK_PLAIN, true, ex);
   }
 

@@ -38,7 +38,7 @@ export interface WorldOptions {
   /** Schedules the fault timeline. */
   scheduleFaults?(world: World): void;
   /** The provider filter chain of a new provider process (null: no filter is on). */
-  providerFilters?(instance: ProviderInstance): ProviderFilterChain<ProviderExport> | null;
+  providerFilters?(instance: ProviderInstance, world: World): ProviderFilterChain<ProviderExport> | null;
 }
 
 /** Performance counters of one run. */
@@ -125,7 +125,7 @@ export class World {
     });
     group.instances.push(p);
     p.downstream = this.#downstreamFor(p);
-    p.filters = this.#options.providerFilters?.(p) ?? null;
+    p.filters = this.#options.providerFilters?.(p, this) ?? null;
     this.registry.providerStarted(p);
     return p;
   }

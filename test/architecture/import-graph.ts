@@ -20,6 +20,7 @@ export const LAYERS: ReadonlyArray<{ folder: string; only?: readonly string[] }>
   { folder: 'model', only: ['engine'] },
   { folder: 'world', only: ['engine', 'metrics', 'model'] },
   { folder: 'dubbo', only: ['engine'] },
+  { folder: 'sentinel', only: ['engine'] },
   { folder: 'stack' },
   { folder: 'scenario' },
   { folder: 'analysis' },

@@ -81,11 +81,12 @@ describe('the import-graph checks themselves', () => {
 
   it('let each layer import only those below it, and the narrowed ones only what they name', () => {
     const allowed = allowedImports();
-    expect(LAYERS.map((l) => l.folder)).toEqual(['engine', 'metrics', 'model', 'world', 'dubbo', 'stack', 'scenario', 'analysis', 'inputs', 'report', 'parallel', 'plugins', 'cli']);
+    expect(LAYERS.map((l) => l.folder)).toEqual(['engine', 'metrics', 'model', 'world', 'dubbo', 'sentinel', 'stack', 'scenario', 'analysis', 'inputs', 'report', 'parallel', 'plugins', 'cli']);
     expect([...allowed.get('engine')!]).toEqual([]);
     expect([...allowed.get('dubbo')!]).toEqual(['engine']);
+    expect([...allowed.get('sentinel')!]).toEqual(['engine']);
     expect([...allowed.get('world')!]).toEqual(['engine', 'metrics', 'model']);
-    expect([...allowed.get('stack')!]).toEqual(['engine', 'metrics', 'model', 'world', 'dubbo']);
+    expect([...allowed.get('stack')!]).toEqual(['engine', 'metrics', 'model', 'world', 'dubbo', 'sentinel']);
     expect(allowed.get('cli')!.size).toBe(LAYERS.length - 1);
   });
 });

@@ -175,7 +175,7 @@ describe('Recorder', () => {
     for (const o of outcomes) r.endRequest(start(r, 1200), o, 1300);
     finish(r);
     const s = r.summary(META);
-    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1, mock: 0, lost: 0 });
+    expect(s.outcomes).toEqual({ ok: 4, timeout: 1, noProvider: 1, rejected: 1, network: 0, forbidden: 0, biz: 1, mock: 0, blocked: 0, lost: 0 });
     expect([s.timeoutRate, s.noProviderRate, s.errorRate]).toEqual([0.125, 0.125, 0.5]);
   });
 

@@ -158,7 +158,7 @@ describe('summaryCsv', () => {
 describe('timelineCsv', () => {
   it('has one row per bucket and puts fault markers in the bucket where they happen', () => {
     const rows = csvRows(timelineCsv(sampleSummary()));
-    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'lost', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
+    expect(rows[0]).toEqual(['tMs', 'requests', 'ok', 'timeout', 'noProvider', 'rejected', 'network', 'forbidden', 'biz', 'mock', 'blocked', 'lost', 'p99Ms', 'p99OkMs', 'crossZoneRatio', 'pushes', 'marker']);
     // Buckets start at the warmup's end; a marker before the first bucket goes to the first row.
     const starts = Array.from({ length: (DURATION_MS - WARMUP_MS) / BUCKET_MS }, (_, i) => WARMUP_MS + i * BUCKET_MS);
     const inBucket = (t: number) => CALLS.filter((c) => c.startMs >= t && c.startMs < t + BUCKET_MS).length;
@@ -356,6 +356,18 @@ describe('formatRunTable', () => {
     }
     expect(lines).toContain(`failures (${n} of ${n} requests): ${n} forbidden`);
     expect(lines).toContain(`noProvider causes: registry:forbidden ${n}`);
+  });
+
+  it('counts blocked calls with their causes; one a fallback answered is no failure, on a line of its own', () => {
+    const s = outcomeSummary([
+      { outcome: 'ok', n: 6, latencyMs: 10 },
+      { outcome: 'blocked', n: 3, latencyMs: 0, cause: 'consumer:degrade' },
+      { outcome: 'blocked', n: 1, latencyMs: 0, cause: 'provider:flow:fallback' },
+    ]);
+    const text = formatRunTable(s);
+    expect(text).toContain('\nfailures (3 of 10 requests): 3 blocked (consumer:degrade 3)\n');
+    expect(text).toContain('\nanswered by Sentinel fallbacks (1 of 10 requests): 1 provider:flow:fallback');
+    expect(s.errorRate).toBe(0.3);
   });
 
   it('counts every failed outcome in SPEC order, with the rejected causes', () => {

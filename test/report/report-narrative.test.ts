@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import type { ScopeTimelineRow, Summary, TimelineRow } from '../../src/metrics/summary.js';
 import { compareLead, count, failureEpisodes, narrate, percent, seconds } from '../../src/report/report-narrative.js';
 
-const ZERO = { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0, lost: 0 };
+const ZERO = { ok: 0, timeout: 0, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0, blocked: 0, lost: 0 };
 const LAT = { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
 
 /** A 1 s-bucket timeline from 10 s, 1000 requests per bucket; `failures` maps a bucket index to its failed requests. */
 function timeline(buckets: number, failures: Record<number, Partial<typeof ZERO>> = {}, pushes: Record<number, number> = {}): TimelineRow[] {
   return Array.from({ length: buckets }, (_, i) => {
     const f = { ...ZERO, ...(failures[i] ?? {}) };
-    const failed = f.timeout + f.noProvider + f.rejected + f.network + f.forbidden + f.biz + f.mock + f.lost;
+    const failed = f.timeout + f.noProvider + f.rejected + f.network + f.forbidden + f.biz + f.mock + f.blocked + f.lost;
     return { tMs: 10_000 + i * 1000, requests: 1000, ...f, ok: 1000 - failed, p99Ms: 50, p99OkMs: 45, crossZoneRatio: 0, pushes: pushes[i] ?? 0 };
   });
 }
@@ -71,6 +71,13 @@ describe('narrate', () => {
     expect(text).toContain('Timeouts started at 50 s, when zoneDown zoneA (blackhole) started, and stopped at 61 s; registry pushes followed at 61 s (10 notifications).');
     expect(text).toContain('0.44% of requests failed (352 of 80,000): 0.4% timeout, 0.04% No provider.');
     expect(text).toContain('p99 of all requests 1,020 ms vs 45 ms for ok ones.');
+  });
+
+  it('says what Sentinel blocked, by cause, and how often the consumer breakers opened and closed', () => {
+    const s = summary({ timeline: timeline(20, { 5: { blocked: 300 }, 6: { blocked: 100 } }) });
+    s.blockedCauses = { 'consumer:degrade': 400 };
+    s.events = { 'sentinel.consumer.open': 12, 'sentinel.consumer.half-open': 10, 'sentinel.consumer.closed': 9 };
+    expect(narrate(s)).toContain('Sentinel blocked 2% of requests (400 consumer:degrade); consumer circuit breakers opened 12 times and closed 9 times.');
   });
 
   it('says when a push came before the failures stopped, and when failures ran to the end of the run', () => {

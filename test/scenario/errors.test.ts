@@ -180,7 +180,7 @@ describe('scenario errors', () => {
 
   it('rejects a fault with two actions', () => {
     expect(formatted(`${BASE}faults:\n  - { at: 10s, zoneDown: zoneA, zoneUp: zoneB }\n`)).toBe(
-      'bad.yaml:21:5: faults[0]: expected exactly one action (zoneDown, zoneUp, crash, restart, slowdown, partition, heal, registryPartition, registryDown, rtt, scale, rule, pushSwitch, rollingRestart, traffic, roomDown, roomUp), found zoneDown and zoneUp',
+      'bad.yaml:21:5: faults[0]: expected exactly one action (zoneDown, zoneUp, crash, restart, slowdown, partition, heal, registryPartition, registryDown, rtt, scale, rule, pushSwitch, rollingRestart, traffic, roomDown, roomUp, sentinel), found zoneDown and zoneUp',
     );
   });
 
