@@ -1,5 +1,5 @@
 /**
- * scenarios/sentinel-dead-room.yaml: a room goes dark under Nacos, with Sentinel through its Dubbo
+ * scenarios/zone-dark-sentinel.yaml: a room goes dark under Nacos, with Sentinel through its Dubbo
  * adapter. Headline: the slow-ratio breaker shortens the timeout window (its consumers stop waiting
  * 1000 ms per zoneA attempt within seconds), at the cost of blocked calls, which go on after Nacos
  * dropped zoneA while the breakers recover through half-open probes; the error-ratio breaker barely
@@ -12,7 +12,7 @@ import { runScenario } from '../../src/scenario/run.js';
 import { applyStrategy } from '../../src/scenario/strategies.js';
 import type { Summary } from '../../src/metrics/summary.js';
 
-const scenario = loadScenarioFile('scenarios/sentinel-dead-room.yaml');
+const scenario = loadScenarioFile('scenarios/zone-dark-sentinel.yaml');
 const run = (strategy: string): Summary => runScenario(applyStrategy(scenario, scenario.strategies[strategy]!), { version: 'test' }).summary;
 const none = run('no-sentinel');
 const slow = run('slow-ratio-breaker');
@@ -23,7 +23,7 @@ const flow = run('provider-flow-rule');
 const rows = (s: Summary, fromS: number, toS: number) => s.timeline.filter((r) => r.tMs >= fromS * 1000 && r.tMs < toS * 1000);
 const sum = (s: Summary, key: 'timeout' | 'blocked', fromS: number, toS: number) => rows(s, fromS, toS).reduce((n, r) => n + r[key], 0);
 
-describe('scenarios/sentinel-dead-room.yaml', () => {
+describe('scenarios/zone-dark-sentinel.yaml', () => {
   it('without Sentinel: no call is blocked, and zoneA timeouts run from 60 s until Nacos drops zoneA', () => {
     expect(none.outcomes.blocked).toBe(0);
     expect(none.timeline[0]!.openBreakers).toBeUndefined();
