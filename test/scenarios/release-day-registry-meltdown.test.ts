@@ -26,12 +26,17 @@ const run = (strategy: string, sets: string[] = []): Summary => {
   return runScenario(applyStrategy(scenario, scenario.strategies[strategy]!), { version: 'test' }).summary;
 };
 const lagP99 = (s: Summary): number => s.registry.pushLagMs!.p99;
+const nodes = (s: Summary, key: 'sessionsExpired' | 'registrationsRetried'): number =>
+  Object.values(s.registry.servers!).reduce((n, x) => n + x[key], 0);
 const peakOut = (s: Summary): number => Math.max(...Object.values(s.registry.servers!).map((n) => n.nicOut.peakUtilization));
 
 describe('release-day-registry-meltdown (scaled)', () => {
   const asIs = run('as-is');
   const bigCards = run('as-is', ['registry.capacity.bandwidth=10Gbps']);
+  const tight = run('tight-sessions');
   const simplified = run('simplified');
+  const pushRate = run('push-rate-30s');
+  const appLevel = run('application-level');
 
   it('the release outruns the nodes\' cards: push lag grows to tens of seconds, where 10 Gbit/s cards deliver in well under a second', () => {
     expect(peakOut(asIs)).toBe(1);
@@ -54,9 +59,32 @@ describe('release-day-registry-meltdown (scaled)', () => {
     expect(asIs.errorRate).toBe(0);
   });
 
-  it('simplified URLs shrink every read and with it the lag', () => {
+  it('with 6 s sessions the cascade: every provider\'s session is given up and expires, lists empty, calls fail forbidden', () => {
+    expect(nodes(asIs, 'sessionsExpired')).toBe(0);
+    // Every one of the 60 processes: Curator gives its session up, the server expires it (one per process and node).
+    expect(tight.events['registry.sessionAbandoned']).toBe(60);
+    expect(nodes(tight, 'sessionsExpired')).toBe(60);
+    expect(nodes(tight, 'registrationsRetried')).toBeGreaterThan(0);
+    expect(tight.outcomes.forbidden).toBeGreaterThan(0.05 * tight.requests);
+    expect(tight.registry.staleCalls).toBeGreaterThan(10 * asIs.registry.staleCalls);
+  });
+
+  it('simplified URLs shrink every read and with it the lag, below the read timeout: no session is lost', () => {
     expect(simplified.registry.pushBytes / simplified.registry.pushes).toBeLessThan((0.6 * asIs.registry.pushBytes) / asIs.registry.pushes);
     expect(lagP99(simplified)).toBeLessThan(lagP99(asIs) / 2);
-    expect(simplified.registry.staleCalls).toBeLessThan(asIs.registry.staleCalls);
+    expect(nodes(simplified, 'sessionsExpired')).toBe(0);
+    expect(simplified.errorRate).toBe(0);
+  });
+
+  it('push rate control: the sessions still expire, but a window\'s deregistrations and registrations arrive as one push, so no list is ever empty', () => {
+    expect(nodes(pushRate, 'sessionsExpired')).toBe(60);
+    expect(pushRate.outcomes.forbidden).toBe(0);
+    expect(Object.values(pushRate.registry.servers!).reduce((n, x) => n + x.pushesMerged, 0)).toBeGreaterThan(0);
+  });
+
+  it('application level under ZooKeeper (3.3): a full instance-list read per change, so no fewer bytes and a longer lag', () => {
+    expect(appLevel.registry.pushBytes).toBeGreaterThan(0.9 * asIs.registry.pushBytes);
+    expect(lagP99(appLevel)).toBeGreaterThan(lagP99(asIs));
+    expect(appLevel.errorRate).toBe(0);
   });
 });
