@@ -88,10 +88,10 @@ describe('the run table', () => {
 describe('timeline.csv', () => {
   it('adds the four registry columns after pushes, only when the timeline has them', () => {
     const [head, ...rows] = timelineCsv(withServers()).trim().split('\n');
-    expect(head).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,lost,p99Ms,p99OkMs,crossZoneRatio,pushes,registryBytes,registryUtilization,pushLagP99Ms,sessionsExpired,marker');
+    expect(head).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,blocked,lost,p99Ms,p99OkMs,crossZoneRatio,pushes,registryBytes,registryUtilization,pushLagP99Ms,sessionsExpired,marker');
     // The bucket at 7 s: 600 MB sent, NIC full, p99 lag 6 s, 24 sessions expired.
-    expect(rows[6]!.split(',').slice(15, 19)).toEqual(['600000000', '1', '6000', '24']);
-    expect(timelineCsv(plain()).split('\n')[0]).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,lost,p99Ms,p99OkMs,crossZoneRatio,pushes,marker');
+    expect(rows[6]!.split(',').slice(16, 20)).toEqual(['600000000', '1', '6000', '24']);
+    expect(timelineCsv(plain()).split('\n')[0]).toBe('tMs,requests,ok,timeout,noProvider,rejected,network,forbidden,biz,mock,blocked,lost,p99Ms,p99OkMs,crossZoneRatio,pushes,marker');
   });
 });
 
