@@ -190,9 +190,15 @@ export class RegistryServers {
   connect(client: RegistryClient): RegistryNode | null {
     const node = client.node;
     if (node !== null && this.reachable(node, client.zone)) return node;
-    const n = client.order.length;
     // A client without a node starts with the one it tried last (the first of its order at first).
-    for (let k = node === null ? 0 : 1; k < n + (node === null ? 0 : 1); k++) {
+    const from = node === null ? 0 : 1;
+    return this.#firstReachable(client, from, client.order.length + from);
+  }
+
+  /** Connects `client` to the first node it can reach at offsets [from, to) after the one it tried last, or to none. */
+  #firstReachable(client: RegistryClient, from: number, to: number): RegistryNode | null {
+    const n = client.order.length;
+    for (let k = from; k < to; k++) {
       const pos = (client.pos + k) % n;
       const next = this.nodes[client.order[pos]!]!;
       if (this.reachable(next, client.zone)) {
@@ -217,18 +223,7 @@ export class RegistryServers {
    * (StaticHostProvider.next), or to none (null).
    */
   nextNode(client: RegistryClient): RegistryNode | null {
-    const n = client.order.length;
-    for (let k = 1; k <= n; k++) {
-      const pos = (client.pos + k) % n;
-      const next = this.nodes[client.order[pos]!]!;
-      if (this.reachable(next, client.zone)) {
-        client.pos = pos;
-        client.node = next;
-        return next;
-      }
-    }
-    client.node = null;
-    return null;
+    return this.#firstReachable(client, 1, client.order.length + 1);
   }
 
   /** The node `client` is connected to, or the one it tried last (what a session of it is counted on). */
