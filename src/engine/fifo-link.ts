@@ -95,6 +95,39 @@ export class FifoLink {
     return endMs;
   }
 
+  /**
+   * `count` items of `work` units each arrive together at `nowMs` (a cohort's members, SPEC 2.12): returns
+   * when item `index` (0-based, in FIFO order among them) is done. The link's figures are those of `count`
+   * separate `serve` calls at `nowMs`; `serveMany(now, w, 1, 0)` is `serve(now, w)`.
+   */
+  serveMany(nowMs: number, work: number, count: number, index: number): number {
+    if (count === 1) return this.serve(nowMs, work);
+    this.#items += count;
+    const total = work * count;
+    this.#work += total;
+    const rate = this.ratePerMs;
+    const b = this.#bucketOf(nowMs);
+    if (rate === Infinity) {
+      if (b >= 0) {
+        this.#done[b]! += total;
+        if (total > this.#peak[b]!) this.#peak[b] = total;
+      }
+      return nowMs;
+    }
+    const startMs = this.#busyUntilMs > nowMs ? this.#busyUntilMs : nowMs;
+    const eachMs = work / rate;
+    const endMs = startMs + total / rate;
+    this.#busyUntilMs = endMs;
+    // Item i waits for the i before it: Σ (start − now + i·each).
+    this.#waitMs += count * (startMs - nowMs) + (eachMs * count * (count - 1)) / 2;
+    if (b >= 0) {
+      const backlog = (endMs - nowMs) * rate;
+      if (backlog > this.#peak[b]!) this.#peak[b] = backlog;
+    }
+    this.#account(startMs, endMs, rate);
+    return startMs + (index + 1) * eachMs;
+  }
+
   /** Spreads the service interval `[startMs, endMs)` over the buckets it crosses. */
   #account(startMs: number, endMs: number, rate: number): void {
     const { fromMs, bucketMs, buckets } = this.#grid;

@@ -55,8 +55,11 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   rejected(providerGroup: string, service: string): void;
   orphaned(req: R): void;
   endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
-  /** One registry notification delivered to a consumer instance; `level`: the discovery level it belongs to (default interface). */
-  push(consumerInstance: string, bytes: number, level?: DiscoveryLevelName): void;
+  /**
+   * One registry notification delivered to a consumer instance; `level`: the discovery level it belongs to (default
+   * interface); `members`: the instances it stands for (a cohort's representative, SPEC 2.12), each sent one.
+   */
+  push(consumerInstance: string, bytes: number, level?: DiscoveryLevelName, members?: number): void;
   /**
    * The registry as a server (`servers` or `capacity` set): one push reported at `atMs` (now: when it
    * is sent, or when the node answers a ZooKeeper watch's read) reaches its consumer instance `lagMs` later (node queueing + transmission + network `pushLag`; with ZooKeeper's watch, the

@@ -307,12 +307,12 @@ export class Recorder {
   }
 
   /** One registry notification delivered to a consumer instance, `bytes` long, of a discovery level. */
-  push(consumerInstance: string, bytes: number, level: DiscoveryLevelName = 'interface'): void {
-    this.#pushes++;
-    this.#pushBytes += bytes;
+  push(consumerInstance: string, bytes: number, level: DiscoveryLevelName = 'interface', members = 1): void {
+    this.#pushes += members;
+    this.#pushBytes += bytes * members;
     const l = level === 'application' ? this.#applicationPushes : this.#interfacePushes;
-    l.pushes++;
-    l.pushBytes += bytes;
+    l.pushes += members;
+    l.pushBytes += bytes * members;
     // PERF: a consumer instance catching up on held pushes reports several in a row.
     let c = consumerInstance === this.#lastPushedId ? this.#lastPushed : this.#pushesByConsumer.get(consumerInstance);
     if (c === undefined) this.#pushesByConsumer.set(consumerInstance, (c = { pushes: 0, pushBytes: 0 }));

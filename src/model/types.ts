@@ -240,6 +240,10 @@ export interface ConsumerGroupSpec {
   dubboSettings?: DubboProfileSettings;
   /** SPEC 2.13: the Sentinel rules its JVMs load, kind by kind over the top-level ones. */
   sentinel?: SentinelSpec;
+  /** SPEC 2.12: simulate the instances as one cohort (`on`), each alone (`off`), or decide (`auto`, the default). */
+  cohorts?: 'auto' | 'on' | 'off';
+  /** A cohort's representative instances (default 32): each stands for an equal share of the group's instances. */
+  representatives?: number;
 }
 
 /**

@@ -382,6 +382,8 @@ export function normalizeScenario(raw: RawScenario, fileName: string): Scenario 
         dubbo: resolveProfile(raw.dubbo, c.dubbo),
         dubboSettings: c.dubbo,
         sentinel: sentinelSpec(c.sentinel),
+        cohorts: c.cohorts,
+        representatives: c.representatives,
       }),
     ),
     routers: raw.routers.map(router),

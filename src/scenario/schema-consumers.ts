@@ -66,6 +66,11 @@ export const consumerSchema = z.strictObject(
       ),
     dubbo: dubboSchema.optional().describe("This group's Dubbo release and switches (SPEC 2.11); wins over the top-level one."),
     sentinel: sentinelSchema.optional().describe("Sentinel rules this group's JVMs load (SPEC 2.13), kind by kind over the top-level ones."),
+    cohorts: z
+      .enum(['auto', 'on', 'off'], { error: 'expected auto, on or off' })
+      .optional()
+      .describe('SPEC 2.12: simulate exchangeable instances as one cohort (on), each alone (off), or decide (auto, the default): see docs/cohorts.md.'),
+    representatives: int(2).optional().describe('A cohort\'s representative instances (default 32), each standing for an equal share of the instances.'),
   },
   { error: onType('expected a consumer group map { application, zone, instances, rate, calls, ... }') },
 );

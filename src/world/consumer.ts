@@ -14,6 +14,7 @@ import type { ConsumerGroupSpec, Scenario } from '../model/types.js';
 import type { Outcome, RequestHandle, WorldObserver } from '../metrics/observer.js';
 import type { TraceObserver } from '../metrics/trace-observer.js';
 import type { ServerContext } from './provider-call.js';
+import { representativeOf } from './cohorts.js';
 
 /**
  * The attachments of every request of a group that sets none: one shared empty map, never written
@@ -71,6 +72,11 @@ export class ConsumerInstance implements ConsumerInstanceInfo {
   readonly zone: string;
   readonly index: number;
   readonly group: ConsumerGroupSpec;
+  /**
+   * The real instances this one stands for: 1, or a cohort's share (SPEC 2.12, `cohorts.ts`): its requests are
+   * theirs, each push it gets is one per member, and its entry pool is theirs together.
+   */
+  members = 1;
   stack!: ConsumerStack;
   /** Requests this instance is serving now: the entry threads in use (bounded by the group's `threads`). */
   entryThreadsInUse = 0;
@@ -116,6 +122,8 @@ export class ConsumerGroup {
   readonly #poisson: boolean;
   /** Entry threads per instance (`threads`); Infinity when unbounded. */
   readonly #entryThreads: number;
+  /** The instances the group stands for (the sum of `members`: `instances.length` unless it is a cohort). */
+  readonly #members: number;
   #ratePerSec: number;
   /** Rate moved here from a dark room by a `shift` (per second), on top of `#ratePerSec`. */
   #shiftedPerSec = 0;
@@ -150,6 +158,9 @@ export class ConsumerGroup {
     this.#noAttachments = Object.keys(spec.attachments).length === 0;
     this.#poisson = spec.arrival === 'poisson';
     this.#entryThreads = spec.threads ?? Infinity;
+    let members = 0;
+    for (const inst of instances) members += inst.members;
+    this.#members = members;
     this.#ratePerSec = spec.ratePerSec;
     this.#meanGapMs = 1000 / spec.ratePerSec;
     let cumulative = 0;
@@ -280,7 +291,7 @@ export class ConsumerGroup {
   #arrive(): void {
     const sim = this.#sim;
     const pick = this.#pickRng;
-    const inst = this.instances.length === 1 ? this.instances[0]! : this.instances[pick.nextInt(this.instances.length)]!;
+    const inst = this.#pickInstance(pick);
     let choice = this.#choices[0]!;
     if (this.#choices.length > 1) {
       const r = pick.next() * this.#total;
@@ -302,7 +313,9 @@ export class ConsumerGroup {
     const tracer = this.#tracer;
     if (tracer !== null) tracer.request(request, this.spec.application, inst.id, inst.ip, inst.zone, choice.service, choice.method, sim.now, null);
     this.started++;
-    if (inst.entryThreadsInUse >= this.#entryThreads) {
+    // DIVERGENCE: a cohort's representative pools its members' entry threads (`cohorts: on` only; auto keeps
+    // a group with `threads` per instance): one pool of n·threads rejects less than n pools of `threads`.
+    if (inst.entryThreadsInUse >= this.#entryThreads * inst.members) {
       // Every entry thread of the instance is busy: the request ends at once (SPEC 2.4; Tomcat
       // would first hold it in its accept queue, which the scenario format does not model).
       this.#observer.endRequest(request, 'rejected', sim.now, ENTRY_CAUSE);
@@ -314,6 +327,18 @@ export class ConsumerGroup {
     const call: ServiceCall = { service: choice.service, method: choice.method, attachments: this.#attachments(), request, consumer: inst };
     this.#tracked?.add(call);
     sim.processLastFrom(startCall, this.#requestDone, call);
+  }
+
+  /**
+   * The instance a request arrives at: a uniformly drawn one, or in a cohort a uniformly drawn member's
+   * representative (the same one draw either way).
+   */
+  #pickInstance(pick: Rng): ConsumerInstance {
+    const instances = this.instances;
+    if (instances.length === 1) return instances[0]!;
+    const total = this.#members;
+    if (total === instances.length) return instances[pick.nextInt(total)]!;
+    return instances[representativeOf(pick.nextInt(total), total, instances.length)]!;
   }
 
   // The request holds its entry thread from arrival to its outcome.

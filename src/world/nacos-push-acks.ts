@@ -85,7 +85,7 @@ export class NacosPushAcks {
       if (arrivalMs - now <= NACOS2_PUSH_ACK_TIMEOUT_MS) return;
       // The callback times out: that subscriber alone gets the list of then a retry delay later.
       host.sim.schedule(NACOS2_PUSH_ACK_TIMEOUT_MS, () => {
-        host.observer.count('registry.pushAckTimeout');
+        host.observer.count('registry.pushAckTimeout', sub.members);
         host.retry(sub, 1000);
       });
       return;
@@ -97,13 +97,13 @@ export class NacosPushAcks {
     const resend = (): void => {
       // Not acked: the same datagram again, behind what the NIC holds now.
       retries++;
-      host.observer.count('registry.pushResent');
-      const left = host.servers.push(client, host.sim.now, bytes);
+      host.observer.count('registry.pushResent', sub.members);
+      const left = host.servers.push(client, host.sim.now, bytes, sub.members);
       if (left !== undefined) ackedMs = Math.min(ackedMs, left + lagMs);
       const next = now + (retries + 1) * NACOS1_UDP_ACK_TIMEOUT_MS;
       if (ackedMs <= next) return;
       if (retries < NACOS1_UDP_MAX_RETRIES) host.sim.schedule(next - host.sim.now, resend);
-      else if (left !== undefined) host.sim.schedule(next - host.sim.now, () => host.servers.nodeOf(client).pushesLost++);
+      else if (left !== undefined) host.sim.schedule(next - host.sim.now, () => (host.servers.nodeOf(client).pushesLost += sub.members));
     };
     host.sim.schedule(NACOS1_UDP_ACK_TIMEOUT_MS, resend);
   }
@@ -124,16 +124,16 @@ export class NacosPushAcks {
     const host = this.#host;
     const sim = host.sim;
     const servers = host.servers;
-    const node = host.canReach(sub.subscriber.zone) ? servers.request(client, sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length) : null;
+    const node = host.canReach(sub.subscriber.zone) ? servers.request(client, sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length, sub.members) : null;
     if (node === null) {
       this.#next(sub, client, poll, false, sim.now);
       return;
     }
-    host.observer.count('registry.polls');
+    host.observer.count('registry.polls', sub.members);
     sim.schedule(servers.processedAtMs - sim.now, () => {
       // The node reads the list when it processes the query; the answer waits on its out NIC.
       const snapshot = host.snapshot(sub.key);
-      const back = Math.max(servers.reply(node, sim.now, snapshot.bytes), sub.lastArrivalMs);
+      const back = Math.max(servers.reply(node, sim.now, snapshot.bytes, sub.members), sub.lastArrivalMs);
       const seq = ++sub.sentSeq;
       sub.lastArrivalMs = back;
       const sent = this.#lastSent.get(sub);
@@ -141,7 +141,7 @@ export class NacosPushAcks {
       sim.schedule(back - sim.now, () => {
         // Applied only when no push reached the service since the last query, and only a list it was not sent.
         if ((poll.seenSeq === null || sub.deliveredSeq === poll.seenSeq) && snapshot !== sent) {
-          host.observer.count('registry.pollRepairs');
+          host.observer.count('registry.pollRepairs', sub.members);
           host.arrive(sub, seq, snapshot);
         }
         poll.seenSeq = sub.deliveredSeq;

@@ -164,6 +164,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       ? new RegistryServers(spec, {
           network: host.network,
           rng: host.streams.stream(`${options.streamPrefix}/servers`),
+          cohortRng: host.streams.stream(`${options.streamPrefix}/cohorts`),
           grid: timelineGrid(host.scenario),
           namePrefix: multi ? `${options.name}/` : '',
         })

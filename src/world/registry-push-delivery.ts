@@ -229,7 +229,7 @@ export class PushDelivery {
     const subs = this.#subs.get(key);
     if (subs === undefined) return 0;
     const servers = this.#server.servers;
-    if (servers !== null) for (const sub of subs) servers.nodeOf(clientOf(sub, servers)).pushesMerged++;
+    if (servers !== null) for (const sub of subs) servers.nodeOf(clientOf(sub, servers)).pushesMerged += sub.members;
     return subs.length;
   }
 
@@ -262,6 +262,7 @@ export class PushDelivery {
     const cache = zookeeper && this.#appLevel && this.#server.servers !== null ? { firedAtMs: [], head: 0, ready: 0, reading: false } : null;
     const sub: Subscription = {
       subscriber,
+      members: subscriber.members ?? 1,
       key,
       refs: [],
       sentSeq: 0,
@@ -312,12 +313,12 @@ export class PushDelivery {
     if (servers !== null) {
       // DIVERGENCE: the read of `subscribe` is answered at once (the consumer's references are built before
       // its traffic starts); its request and reply still load the node, as if both went through at once.
-      const node = servers.request(clientOf(sub, servers), this.#sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+      const node = servers.request(clientOf(sub, servers), this.#sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length, sub.members);
       if (node === null) {
         this.#miss(sub);
         return;
       }
-      servers.reply(node, this.#sim.now, snapshot.bytes);
+      servers.reply(node, this.#sim.now, snapshot.bytes, sub.members);
     }
     if (this.#refuses(sub, snapshot)) return;
     this.#nacos?.sent(sub, snapshot);
@@ -421,7 +422,7 @@ export class PushDelivery {
       }
       const event = zk !== null ? WATCH_EVENT_BYTES : sub.cache !== null ? APP_WATCH_EVENT_BYTES : -1;
       const bytes = event >= 0 ? event + sub.key.length : snapshot.bytes;
-      const done = servers.push(client, now, bytes);
+      const done = servers.push(client, now, bytes, sub.members);
       if (done === undefined) {
         if (zk !== null) zk.armed = true;
         this.#miss(sub);
@@ -497,12 +498,12 @@ export class PushDelivery {
       return;
     }
     if (decision === 'superseded') {
-      this.#observer.count('registry.notificationsSuperseded');
+      this.#observer.count('registry.notificationsSuperseded', sub.members);
       // The new list needs a metadata fetch when the notification runs: it runs from the agenda.
       if (notifier.entry === null && this.#listeners?.mustQueue(sub, snapshot) === true) this.held.release(sub);
       return;
     }
-    this.#observer.count('registry.notificationsDeferred');
+    this.#observer.count('registry.notificationsDeferred', sub.members);
     // Deferred notifications run before anything else at their instant (see DEFERRED_NOTIFY_SEQ); one
     // whose list starts a metadata fetch runs from the agenda.
     if (this.held.holding && sub.holdable && !(this.#listeners?.mustQueue(sub, snapshot) ?? false)) this.held.holdDeferred(sub);
@@ -544,7 +545,7 @@ export class PushDelivery {
         continue;
       }
       const now = this.#sim.now;
-      const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+      const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length, sub.members);
       if (node === null) {
         this.#miss(sub);
         continue;
@@ -553,7 +554,7 @@ export class PushDelivery {
       this.#sim.schedule(servers.processedAtMs - now, () => {
         const at = this.#sim.now;
         const snapshot = this.#snapshot(sub.key);
-        const back = servers.reply(node, at, snapshot.bytes);
+        const back = servers.reply(node, at, snapshot.bytes, sub.members);
         this.#observer.registryPushLag?.(back - firedAtMs, at);
         this.#sim.schedule(back - at, () => {
           cache.reading = false;
@@ -628,7 +629,7 @@ export class PushDelivery {
    */
   #readThroughServer(thread: ZookeeperEventThread<Subscription>, sub: Subscription, servers: RegistryServers): boolean {
     const now = this.#sim.now;
-    const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length);
+    const node = servers.request(clientOf(sub, servers), now, REQUEST_OVERHEAD_BYTES + sub.key.length, sub.members);
     if (node === null) {
       this.#miss(sub);
       return false;
@@ -637,7 +638,7 @@ export class PushDelivery {
     const answer = (): boolean => {
       const at = this.#sim.now;
       const snapshot = this.#snapshot(sub.key);
-      const back = servers.reply(node, at, snapshot.bytes);
+      const back = servers.reply(node, at, snapshot.bytes, sub.members);
       this.#observer.registryPushLag?.(back - firedAtMs, at);
       if (back === at) return this.#readList(thread, sub, snapshot);
       thread.busy = true;
@@ -659,7 +660,7 @@ export class PushDelivery {
 
   /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */
   #received(sub: Subscription, snapshot: Snapshot): void {
-    this.#observer.push(sub.subscriber.id, snapshot.bytes, this.#appLevel ? 'application' : 'interface');
+    this.#observer.push(sub.subscriber.id, snapshot.bytes, this.#appLevel ? 'application' : 'interface', sub.members);
   }
 
   /**
@@ -701,7 +702,7 @@ export class PushDelivery {
     if (!this.#jute) return false;
     const consumer = (sub.subscriber as { group?: { dubbo?: { version: '2.7' | '3.3' } } }).group?.dubbo;
     if (!juteRefuses(snapshot.bytes, consumer, this.#juteMaxBufferBytes)) return false;
-    this.#observer.count('registry.juteMaxBufferExceeded');
+    this.#observer.count('registry.juteMaxBufferExceeded', sub.members);
     const now = this.#sim.now;
     this.#readAgainAt(sub, failbackRetryAtMs(now) - now);
     return true;
@@ -727,7 +728,7 @@ export class PushDelivery {
    * This bounds what waits for one consumer instance on its node's NIC to about one list.
    */
   #busy(sub: Subscription): void {
-    this.#observer.count('registry.pushBusy');
+    this.#observer.count('registry.pushBusy', sub.members);
     this.#readAgainAt(sub, NACOS_PUSH_RETRY_MS);
   }
 

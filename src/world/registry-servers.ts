@@ -140,13 +140,15 @@ export class RegistryServers {
   readonly nodes: readonly RegistryNode[];
   readonly #network: Network;
   readonly #rng: Rng;
+  readonly #cohortRng: Rng;
   readonly #clients = new WeakMap<object, RegistryClient>();
   /** When the node of the last `request` processed it. */
   processedAtMs = 0;
 
-  constructor(spec: RegistrySpec, options: { network: Network; rng: Rng; grid: LinkBuckets; namePrefix?: string }) {
+  constructor(spec: RegistrySpec, options: { network: Network; rng: Rng; cohortRng?: Rng; grid: LinkBuckets; namePrefix?: string }) {
     this.#network = options.network;
     this.#rng = options.rng;
+    this.#cohortRng = options.cohortRng ?? options.rng;
     const names = registryNodeNames(spec, options.namePrefix);
     if (names.length === 0 || names.length > 255) throw new RangeError(`a registry has 1..255 nodes, got ${names.length}`);
     this.nodes = names.map((n) => new RegistryNode(n.name, n.zone, spec, options.grid));
@@ -231,14 +233,18 @@ export class RegistryServers {
     return client.node ?? this.nodes[client.order[client.pos]!]!;
   }
 
-  /** `bytes` pushed to `client` at `nowMs`: when they are off its node's out NIC, or undefined (no node: lost). */
-  push(client: RegistryClient, nowMs: number, bytes: number): number | undefined {
+  /**
+   * `bytes` pushed to `client` at `nowMs`: when they are off its node's out NIC, or undefined (no node: lost).
+   * A client standing for `members` instances (a cohort's representative, SPEC 2.12) sends one push to each,
+   * queued together; the time returned is that of a uniformly drawn one of them (`#member`).
+   */
+  push(client: RegistryClient, nowMs: number, bytes: number, members = 1): number | undefined {
     const node = this.connect(client);
     if (node === null) {
-      this.nodeOf(client).pushesLost++;
+      this.nodeOf(client).pushesLost += members;
       return undefined;
     }
-    const leftMs = node.out.serve(nowMs, bytes);
+    const leftMs = members === 1 ? node.out.serve(nowMs, bytes) : node.out.serveMany(nowMs, bytes, members, this.#member(members));
     client.pushLeftMs = leftMs;
     client.pushBytes = bytes;
     return leftMs;
@@ -259,18 +265,34 @@ export class RegistryServers {
    * says when the node processed it. Its reply is the caller's `reply`, at that time, so that the out
    * NIC takes work in the order it is produced.
    */
-  request(client: RegistryClient, nowMs: number, bytes: number): RegistryNode | null {
+  request(client: RegistryClient, nowMs: number, bytes: number, members = 1): RegistryNode | null {
     const node = this.connect(client);
     if (node === null) return null;
-    const read = node.in.serve(nowMs, bytes);
-    this.processedAtMs = node.requests.serve(read, 1);
-    node.requestsServed++;
+    node.requestsServed += members;
+    if (members === 1) {
+      const read = node.in.serve(nowMs, bytes);
+      this.processedAtMs = node.requests.serve(read, 1);
+      return node;
+    }
+    // A cohort's members each send the request: `processedAtMs` is that of a uniformly drawn one.
+    // DIVERGENCE: they reach the request pipeline together, when the first of them is read off the in NIC
+    // (not each as it is read): the pipeline's work and order are the same, its start a little earlier.
+    const at = this.#member(members);
+    const firstReadMs = node.in.serveMany(nowMs, bytes, members, 0);
+    const readMs = firstReadMs + (at * bytes) / node.in.ratePerMs;
+    const processed = node.requests.serveMany(firstReadMs, 1, members, at);
+    this.processedAtMs = processed > readMs ? processed : readMs;
     return node;
   }
 
-  /** A reply of `bytes` leaves `node` at `nowMs`: when it is off the out NIC. */
-  reply(node: RegistryNode, nowMs: number, bytes: number): number {
-    return node.out.serve(nowMs, bytes);
+  /** A reply of `bytes` leaves `node` at `nowMs` (to each of `members` instances): when it (a drawn one's) is off the out NIC. */
+  reply(node: RegistryNode, nowMs: number, bytes: number, members = 1): number {
+    return members === 1 ? node.out.serve(nowMs, bytes) : node.out.serveMany(nowMs, bytes, members, this.#member(members));
+  }
+
+  /** A uniformly drawn one of a cohort representative's `members` (its place in their FIFO order), from the cohort stream. */
+  #member(members: number): number {
+    return this.#cohortRng.nextInt(members);
   }
 
   /** The figures of every node, in node order. */

@@ -16,6 +16,8 @@ import type { RegistryClient } from './registry-servers.js';
 /** One consumer instance's watch on one list: a service (interface level) or an application. */
 export interface Subscription {
   readonly subscriber: Subscriber;
+  /** The consumer instances the subscriber stands for (a cohort's representative: its members; else 1). */
+  readonly members: number;
   /** The list watched: a service name or an application name. */
   readonly key: string;
   /** The listeners it feeds: one at interface level, one per referenced service at application level. */

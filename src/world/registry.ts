@@ -20,6 +20,8 @@ export type ProviderListener = (providers: readonly ProviderExport[]) => void;
 export interface Subscriber {
   readonly id: string;
   readonly zone: string;
+  /** The instances it stands for (a cohort's representative, SPEC 2.12); absent: 1. */
+  readonly members?: number;
 }
 
 /**

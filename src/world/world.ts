@@ -9,6 +9,7 @@ import { Simulation } from '../engine/simulation.js';
 import type { Proc } from '../engine/simulation.js';
 import type { ConsumerGroupSpec, ProviderGroupSpec, ReferenceSpec, Scenario, ServiceSpec } from '../model/types.js';
 import { AddressPool } from './addresses.js';
+import { cohortPlan } from './cohorts.js';
 import { ConsumerGroup, ConsumerInstance, outcomeOfCall, type ConsumerStack } from './consumer.js';
 import { Network } from './network.js';
 import { answeredWithValue, type WorldObserver } from '../metrics/observer.js';
@@ -95,7 +96,19 @@ export class World {
     scenario.consumers.forEach((spec, gi) => {
       const pool = this.addressPools.get(spec.zone)!;
       const instances: ConsumerInstance[] = [];
-      for (let i = 0; i < spec.instances; i++) instances.push(new ConsumerInstance(spec, i, pool.allocate()));
+      const plan = cohortPlan(spec, scenario);
+      if (plan === null) for (let i = 0; i < spec.instances; i++) instances.push(new ConsumerInstance(spec, i, pool.allocate()));
+      else {
+        // A cohort: each representative is its first member (index, address); every member still takes an address.
+        let index = 0;
+        for (const members of plan.members) {
+          const inst = new ConsumerInstance(spec, index, pool.allocate());
+          inst.members = members;
+          for (let i = 1; i < members; i++) pool.allocate();
+          instances.push(inst);
+          index += members;
+        }
+      }
       const group = new ConsumerGroup({ sim: this.sim, observer: this.observer, tracer: this.tracer, scenario }, spec, instances, {
         arrival: this.streams.stream(`arrival/${gi}`),
         pick: this.streams.stream(`pick/${gi}`),
