@@ -222,15 +222,19 @@ export class PushDelivery {
 
   /**
    * A push of the list `key` was merged into a later one (push rate control, Nacos's push delay): one
-   * push saved per subscription, counted on each subscriber's node when the registry is a server.
-   * Returns the number of subscriptions.
+   * push saved per subscribed instance, counted on each subscriber's node when the registry is a server.
+   * Returns the number of subscribed instances (a cohort's representative counts its members).
    */
   pushMerged(key: string): number {
     const subs = this.#subs.get(key);
     if (subs === undefined) return 0;
     const servers = this.#server.servers;
-    if (servers !== null) for (const sub of subs) servers.nodeOf(clientOf(sub, servers)).pushesMerged += sub.members;
-    return subs.length;
+    let members = 0;
+    for (const sub of subs) {
+      members += sub.members;
+      if (servers !== null) servers.nodeOf(clientOf(sub, servers)).pushesMerged += sub.members;
+    }
+    return members;
   }
 
   /** Fault `pushSwitch`: off stops every push; on, each subscription reads the current list. */

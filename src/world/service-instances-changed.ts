@@ -216,7 +216,7 @@ export class ServiceInstancesChangedListeners {
         done(true);
         return;
       }
-      this.#host.observer.count('registry.metadataFetchFailures');
+      this.#host.observer.count('registry.metadataFetchFailures', sub.members);
       // The sleep after every failed try, the last one too (AbstractServiceDiscovery.java:250-271).
       this.#host.sim.schedule(METADATA_RETRY_SLEEP_MS, () => {
         if (attempt + 1 < METADATA_FETCH_TRIES) this.#fetch(sub, list, r, attempt + 1, done);
@@ -232,16 +232,17 @@ export class ServiceInstancesChangedListeners {
         this.#fetched(sub, r);
         return true;
       }
-      this.#host.observer.count('registry.metadataFetchFailures');
+      this.#host.observer.count('registry.metadataFetchFailures', sub.members);
     }
     return false;
   }
 
   #fetched(sub: Subscription, r: MetadataRevision): void {
     this.#cacheOf(sub).add(r.revision);
-    this.#host.observer.count('registry.metadataFetches');
+    // A cohort's representative fetches for each of its members (SPEC 2.12).
+    this.#host.observer.count('registry.metadataFetches', sub.members);
     // The MetadataInfo travels from the provider to the consumer, not through the registry.
-    this.#host.observer.count('registry.metadataBytes', r.bytes);
+    this.#host.observer.count('registry.metadataBytes', r.bytes * sub.members);
   }
 
   /** One try against a random process of revision `r` in `list`: whether it answers, and after how long. */
