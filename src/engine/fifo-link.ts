@@ -110,7 +110,8 @@ export class FifoLink {
     if (rate === Infinity) {
       if (b >= 0) {
         this.#done[b]! += total;
-        if (total > this.#peak[b]!) this.#peak[b] = total;
+        // Each item is done as it arrives: the backlog never holds more than one.
+        if (work > this.#peak[b]!) this.#peak[b] = work;
       }
       return nowMs;
     }

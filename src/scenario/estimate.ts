@@ -36,6 +36,7 @@
  * Requests within ±3% where few calls are retried. What the command keeps of each finished
  * simulation (`summaryBytes`, from estimate-summary-size.ts) and the queued calls were fitted in December 2026 too (docs/cli.md).
  */
+import { cohortPlan } from '../world/cohorts.js';
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
 import { edgeRequestsByGroup } from './estimate-edge-requests.js';
@@ -276,17 +277,19 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const sides: ConsumerSide[] = [];
   scenario.consumers.forEach((c) => {
     const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
-    sides.push({ instances: c.instances, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
+    // A cohort (SPEC 2.12) simulates its representatives: they hold the state and get the push events.
+    const simulated = cohortPlan(c, scenario)?.members.length ?? c.instances;
+    sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
     for (const s of services) {
-      addSubs(s, c.instances);
-      references += c.instances;
+      addSubs(s, simulated);
+      references += simulated;
       const ref = c.reference[s];
       const lbs = [ref?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(ref?.methods ?? {}).map((r) => r.loadbalance)];
       // `actives` puts the ActiveLimitFilter in the chain, which counts every call in an RpcStatus.
       const actives = [ref?.actives ?? c.consumerDefaults.actives, ...Object.values(ref?.methods ?? {}).map((r) => r.actives)];
       const counted = actives.some((a) => a !== undefined && a > 0) ? m.bytesPerRpcStatusEntry : 0;
       const perEntry = Math.max(counted, ...lbs.map((lb) => (lb === undefined ? 0 : (STATEFUL_LOAD_BALANCES[lb] ?? 0))));
-      loadBalancerBytes += c.instances * providerCount(s) * perEntry;
+      loadBalancerBytes += simulated * providerCount(s) * perEntry;
     }
   });
   let extraExports = 0;

@@ -95,3 +95,47 @@ describe('FifoLink', () => {
     expect(link.figures().waitMs / arrivals).toBeCloseTo(mean, 6);
   });
 });
+
+describe('FifoLink.serveMany (a cohort: several items that arrive together)', () => {
+  const grid = { fromMs: 0, bucketMs: 100, buckets: 20 };
+
+  it('leaves the same figures as serving the items one by one, and gives item i the time the i-th serve gives', () => {
+    // Reference: the plain link, one `serve` per item, against one `serveMany` for the same arrivals.
+    const arrivals: Array<[number, number, number]> = [
+      [0, 500, 3],
+      [40, 200, 1],
+      [45, 1000, 7],
+      [900, 50, 4],
+      [1500, 3000, 2],
+    ];
+    for (const rate of [10_000, Infinity]) {
+      const one = new FifoLink(rate === Infinity ? undefined : rate, grid);
+      const many = new FifoLink(rate === Infinity ? undefined : rate, grid);
+      for (const [now, work, count] of arrivals) {
+        const times: number[] = [];
+        for (let i = 0; i < count; i++) times.push(one.serve(now, work));
+        for (let i = 0; i < count; i++) {
+          const probe = new FifoLink(rate === Infinity ? undefined : rate, grid);
+          // Item i's time does not depend on which item is asked for: ask on a copy fed the same history.
+          for (const [n2, w2, c2] of arrivals) {
+            if (n2 === now) break;
+            probe.serveMany(n2, w2, c2, 0);
+          }
+          expect(probe.serveMany(now, work, count, i)).toBeCloseTo(times[i]!, 9);
+        }
+        many.serveMany(now, work, count, 0);
+      }
+      const a = one.figures();
+      const b = many.figures();
+      expect(b.items).toBe(a.items);
+      expect(b.work).toBe(a.work);
+      expect(b.waitMs).toBeCloseTo(a.waitMs, 6);
+      expect(many.busyUntilMs).toBeCloseTo(one.busyUntilMs, 9);
+      for (let k = 0; k < grid.buckets; k++) {
+        expect(b.busyMs[k]).toBeCloseTo(a.busyMs[k]!, 6);
+        expect(b.workDone[k]).toBeCloseTo(a.workDone[k]!, 6);
+        expect(b.peakBacklog[k]).toBeCloseTo(a.peakBacklog[k]!, 6);
+      }
+    }
+  });
+});
