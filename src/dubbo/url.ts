@@ -98,9 +98,9 @@ export class URL {
   readonly params: ReadonlyMap<string, string>;
   #text: string | undefined;
   #identity: string | undefined;
-  readonly #methodMemo: Map<string, Map<string, string | typeof ABSENT_VALUE>>;
-  readonly #methodNumberMemo: Map<string, Map<string, number>>;
-  readonly #numberMemo: Map<string, number>;
+  // PERF: made on the first read: most URLs of a large estate (the provider side's, 10^5 processes times their
+  // exports) are never read by method, and three maps each were a large share of such a world's heap.
+  #memos: ParameterMemos | undefined;
   // PERF: read on every round-robin and consistent-hash pick; URLs are immutable.
   #serviceKey: string | undefined;
   #serviceInterface: string | undefined;
@@ -124,13 +124,13 @@ export class URL {
     const p = parts.params;
     this.params = withDefaultKeys(p instanceof Map ? p : new Map(Object.entries((p as Record<string, string>) ?? {})));
     this.#text = parts.text;
-    // PERF: the memos depend on the parameters only, so plain URLs built on one parameter map (the
-    // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
-    // its own parameters and keeps its own.
-    const memos = new.target === URL ? sharedMemosOf(this.params) : newMemos();
-    this.#methodMemo = memos.method;
-    this.#methodNumberMemo = memos.methodNumber;
-    this.#numberMemo = memos.number;
+  }
+
+  // PERF: the memos depend on the parameters only, so plain URLs built on one parameter map (the
+  // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
+  // its own parameters and keeps its own.
+  #memosOf(): ParameterMemos {
+    return (this.#memos ??= this.constructor === URL ? sharedMemosOf(this.params) : newMemos());
   }
 
   /** Parses `protocol://[user[:pass]@]host[:port][/path][?k=v&...]`; the text is kept for `toString`. */
@@ -217,12 +217,13 @@ export class URL {
   /** A parameter as a number, or `defaultValue` when absent, empty or not numeric. */
   getNumber(key: string, defaultValue: number): number {
     // PERF: parsed once per key (URLs are immutable); NaN marks "absent or not numeric".
-    let n = this.#numberMemo.get(key);
+    const numbers = this.#memosOf().number;
+    let n = numbers.get(key);
     if (n === undefined) {
       const v = this.getParameter(key);
       n = v === undefined ? NaN : Number(v);
       if (!Number.isFinite(n)) n = NaN;
-      this.#numberMemo.set(key, n);
+      numbers.set(key, n);
     }
     return Number.isNaN(n) ? defaultValue : n;
   }
@@ -234,8 +235,9 @@ export class URL {
   getMethodParameter(method: string | undefined, key: string): string | undefined {
     // PERF: URLs are immutable and the same (method, key) pairs are read on every call.
     const m = method ?? '';
-    let byKey = this.#methodMemo.get(m);
-    if (byKey === undefined) this.#methodMemo.set(m, (byKey = new Map()));
+    const byMethod = this.#memosOf().method;
+    let byKey = byMethod.get(m);
+    if (byKey === undefined) byMethod.set(m, (byKey = new Map()));
     // An absent value is memoized as ABSENT_VALUE: one lookup per read, not `has` and `get`.
     const memo = byKey.get(key);
     if (memo !== undefined) return memo === ABSENT_VALUE ? undefined : memo;
@@ -306,8 +308,9 @@ export class URL {
   getMethodNumber(method: string | undefined, key: string, defaultValue: number): number {
     // PERF: parsed once per (method, key).
     const m = method ?? '';
-    let byKey = this.#methodNumberMemo.get(m);
-    if (byKey === undefined) this.#methodNumberMemo.set(m, (byKey = new Map()));
+    const memo = this.#memosOf().methodNumber;
+    let byKey = memo.get(m);
+    if (byKey === undefined) memo.set(m, (byKey = new Map()));
     let n = byKey.get(key);
     if (n === undefined) {
       const v = this.getMethodParameter(method, key);

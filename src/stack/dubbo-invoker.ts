@@ -185,7 +185,8 @@ export class DubboInvoker implements Invoker {
   readonly #url: ServiceAddressURL;
   readonly #ctx: ProtocolContext;
   /** Per method: the URL's timeout and `enable-timeout-countdown` (default false). */
-  readonly #methodTimeouts = new Map<string, MethodTimeout>();
+  // PERF: made on the first call (most invokers of a large estate are never called by some methods, or at all).
+  #methodTimeouts: Map<string, MethodTimeout> | null = null;
   // PERF: the last method's entry, read without the map (an invoker is mostly called for one method in a row).
   #lastMethod: string | undefined;
   #lastTimeout: MethodTimeout | undefined;
@@ -244,14 +245,15 @@ export class DubboInvoker implements Invoker {
 
   #timeoutOf(method: string): MethodTimeout {
     if (method === this.#lastMethod) return this.#lastTimeout!;
-    let t = this.#methodTimeouts.get(method);
+    const timeouts = (this.#methodTimeouts ??= new Map());
+    let t = timeouts.get(method);
     if (t === undefined) {
       const urlTimeout = this.#url.getMethodNumber(method, TIMEOUT_KEY, DEFAULT_TIMEOUT);
       t = {
         timeoutMs: urlTimeout <= 0 ? DEFAULT_TIMEOUT : urlTimeout,
         startsCountdown: this.#url.getMethodBoolean(method, ENABLE_TIMEOUT_COUNTDOWN_KEY, false),
       };
-      this.#methodTimeouts.set(method, t);
+      timeouts.set(method, t);
     }
     this.#lastMethod = method;
     this.#lastTimeout = t;
