@@ -1,44 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { parseScenario } from '../../src/scenario/load.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 import type { Summary } from '../../src/metrics/summary.js';
 
-// Cohorts against per-instance simulation (issue 41's validation): the same estate, 1,200 consumer instances in two
-// zones, a rolling restart (pushes, stale calls) and a crash without retries (errors), run both ways on ten seeds
-// each. Push counts and bytes must be identical seed by seed; the figures that depend on the draws must agree
-// within the sampling error of the two means, derived from the seed-to-seed spread of each side.
-const ESTATE = `name: cohort-validation
-duration: 12s
-warmup: 2s
-zones:
-  zoneA: { cidr: 10.10.0.0/16 }
-  zoneB: { cidr: 10.20.0.0/16 }
-network:
-  rtt:
-    same-zone: 0.3ms
-    default: { dist: lognormal, p50: 20ms, p99: 35ms }
-registry:
-  type: nacos
-  pushLag: { dist: uniform, min: 50ms, max: 1500ms }
-services:
-  com.example.UserService:
-    methods:
-      getUserById: { serviceTime: { dist: lognormal, p50: 5ms, p99: 60ms } }
-providers:
-  - { name: users-a, service: com.example.UserService, zone: zoneA, count: 20, threads: 50 }
-  - { name: users-b, service: com.example.UserService, zone: zoneB, count: 20, threads: 50 }
-consumers:
-  - { application: web, zone: zoneA, instances: 600, rate: 1000/s, calls: { com.example.UserService.getUserById: 1 }, reference: { com.example.UserService: { timeout: 300ms, retries: 0 } } }
-  - { application: web, zone: zoneB, instances: 600, rate: 1000/s, calls: { com.example.UserService.getUserById: 1 }, reference: { com.example.UserService: { timeout: 300ms, retries: 0 } } }
-faults:
-  - { at: 2500ms, rollingRestart: { group: users-a, batch: 5, interval: 1s } }
-  - { at: 3s, crash: { group: users-b, count: 5 } }
-`;
+// Cohorts against per-instance simulation (issue 41's validation): the estate of bench/cohort-validation.yaml, 1,200
+// consumer instances in two zones, a rolling restart (pushes, stale calls) and a crash without retries (errors), run
+// both ways on ten seeds each. Push counts and bytes must be identical seed by seed; the figures that depend on the
+// draws must agree within the sampling error of the two means, derived from the seed-to-seed spread of each side.
+const ESTATE = 'bench/cohort-validation.yaml';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 function runs(mode: 'on' | 'off', extra: readonly string[]): Summary[] {
-  const scenario = parseScenario(ESTATE, 'cohort-validation.yaml', [`consumers.0.cohorts=${mode}`, `consumers.1.cohorts=${mode}`, ...extra]);
+  const scenario = loadScenarioFile(ESTATE, [`consumers.0.cohorts=${mode}`, `consumers.1.cohorts=${mode}`, ...extra]);
   return SEEDS.map((seed) => runScenario(scenario, { seed, version: 'test' }).summary);
 }
 
