@@ -27,7 +27,7 @@
 import { ScopeCell } from './scope-cell.js';
 import { OUTCOMES, ratio, roundMs, roundRatio, type FaultMarker, type Outcome, type ProviderTimelineRow, type ScopeTimelineRow, type Summary, type TimelineRow } from './summary.js';
 import { RequestRecord } from './request-record.js';
-import { Timeline } from './timeline.js';
+import { countOf, Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
 import { EMPTY_RESULT_CAUSE, type DiscoveryLevelName } from './observer.js';
 import { PushLagMeter, registryServersSummary, registryTimelineColumns, type RegistryNodeFigures } from './registry-server-figures.js';
@@ -518,12 +518,12 @@ export class Recorder {
 
   /** The run's timeline rows, with the registry columns when there are registry servers. */
   #timelineRows(servers: readonly RegistryNodeFigures[] | undefined): TimelineRow[] {
-    const rows = this.#timeline.rows();
-    if (servers === undefined) return rows.map((row, b) => ({ ...row, pushes: this.#pushTimeline[b]!, ...this.#openBreakersAt(b) }));
+    const rows = this.#timeline.rows(this.#pushTimeline);
+    if (servers === undefined) return this.#openBreakers === null ? rows : rows.map((row, b) => ({ ...row, ...this.#openBreakersAt(b) }));
     const p99 = this.#pushLag.p99ByBucket();
     return rows.map((row, b) => {
       const widthMs = Math.min(this.bucketMs, this.durationMs - (this.warmupMs + b * this.bucketMs));
-      return { ...row, pushes: this.#pushTimeline[b]!, ...this.#openBreakersAt(b), ...registryTimelineColumns(servers, p99, b, widthMs) };
+      return { ...row, ...this.#openBreakersAt(b), ...registryTimelineColumns(servers, p99, b, widthMs) };
     });
   }
 
@@ -559,10 +559,10 @@ export class Recorder {
         const widthMs = Math.min(this.bucketMs, this.durationMs - startMs);
         rows.push({
           tMs: roundMs(startMs),
-          executions: t[row + P_EXECUTIONS]!,
-          rejected: t[row + P_REJECTED]!,
+          executions: countOf(t[row + P_EXECUTIONS]!),
+          rejected: countOf(t[row + P_REJECTED]!),
           utilization: roundRatio(ratio(t[row + P_BUSY_MS]!, g.instances * g.threads * widthMs)),
-          peakActiveThreads: t[row + P_PEAK]!,
+          peakActiveThreads: countOf(t[row + P_PEAK]!),
         });
       }
       out[name] = rows;

@@ -10,7 +10,7 @@
  * and scopes, and the provider side of the timeline, are the recorder's job.
  */
 import { LatencyHistogram } from './histogram.js';
-import { OUTCOMES, ratio, roundMs, roundRatio, type ScopeTimelineRow } from './summary.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type ScopeTimelineRow, type TimelineRow } from './summary.js';
 
 // Column layout of one bucket in the counts of the run and of each scope.
 const REQUESTS = 0;
@@ -23,6 +23,17 @@ const OPEN = SCOPE_COLS;
 const COLS = OPEN + 1;
 
 const P99 = [99] as const;
+
+/** Largest integer V8 keeps unboxed in an object (a 31-bit Smi). */
+const SMALL_INT_MAX = 0x3fff_ffff;
+
+/**
+ * A count read from the float counters, as a small integer where it is one (same value, same JSON):
+ * a row holds it unboxed (`#rowsOf`).
+ */
+export function countOf(x: number): number {
+  return x <= SMALL_INT_MAX ? x | 0 : x;
+}
 
 /** The counters, p99s and open histograms of one scope (a consumer zone). */
 class Scope {
@@ -170,9 +181,12 @@ export class Timeline {
     return n;
   }
 
-  /** The SPEC 4.1 timeline rows of the run, without `pushes` (call after `finish`). */
-  rows(): ScopeTimelineRow[] {
-    return this.#rowsOf(this.#counts, COLS, this.#p99Ms, this.#p99OkMs);
+  /**
+   * The SPEC 4.1 timeline rows of the run, with `pushes[b]` in bucket b's row (the recorder counts
+   * pushes; the row is built whole so as to stay compact, see `#rowsOf`). Call after `finish`.
+   */
+  rows(pushes: Float64Array): TimelineRow[] {
+    return this.#rowsOf(this.#counts, COLS, this.#p99Ms, this.#p99OkMs, pushes) as TimelineRow[];
   }
 
   /** The rows of each scope (consumer zone), by name in sorted order; empty without per-scope rows (call after `finish`). */
@@ -180,33 +194,40 @@ export class Timeline {
     const out: Record<string, ScopeTimelineRow[]> = {};
     if (!this.#perScope) return out;
     for (const scope of [...this.#scopes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      out[scope.name] = this.#rowsOf(scope.counts, SCOPE_COLS, scope.p99Ms, scope.p99OkMs);
+      out[scope.name] = this.#rowsOf(scope.counts, SCOPE_COLS, scope.p99Ms, scope.p99OkMs, null);
     }
     return out;
   }
 
-  #rowsOf(c: Float64Array, cols: number, p99Ms: Float64Array, p99OkMs: Float64Array): ScopeTimelineRow[] {
-    const rows: ScopeTimelineRow[] = [];
+  // PERF: a long run's summary holds a row per bucket and scope (62,500 buckets x 3 kinds of rows for a
+  // simulated day at 1 s), built at once at the end: that, not the run, set its peak memory. So each row
+  // is one object literal with every column (V8 moves a property added later out of the object: twice
+  // the size, and a spread copy is garbage plus a bigger object), and its counts are small integers
+  // (a number read from a Float64Array is a boxed double in the object; an integer below 2^30 is not).
+  #rowsOf(c: Float64Array, cols: number, p99s: Float64Array, p99Oks: Float64Array, pushes: Float64Array | null): ScopeTimelineRow[] {
+    const rows: Array<ScopeTimelineRow | TimelineRow> = new Array<ScopeTimelineRow>(this.buckets);
     for (let i = 0; i < this.buckets; i++) {
       const base = i * cols;
       const o = base + OUTCOME0;
-      rows.push({
-        tMs: roundMs(this.fromMs + i * this.bucketMs),
-        requests: c[base + REQUESTS]!,
-        ok: c[o]!,
-        timeout: c[o + 1]!,
-        noProvider: c[o + 2]!,
-        rejected: c[o + 3]!,
-        network: c[o + 4]!,
-        forbidden: c[o + 5]!,
-        biz: c[o + 6]!,
-        mock: c[o + 7]!,
-        blocked: c[o + 8]!,
-        lost: c[o + 9]!,
-        p99Ms: roundMs(p99Ms[i]!),
-        p99OkMs: roundMs(p99OkMs[i]!),
-        crossZoneRatio: roundRatio(ratio(c[base + CROSS]!, c[base + ATTEMPTS]!)),
-      });
+      const tMs = roundMs(this.fromMs + i * this.bucketMs);
+      const requests = countOf(c[base + REQUESTS]!);
+      const ok = countOf(c[o]!);
+      const timeout = countOf(c[o + 1]!);
+      const noProvider = countOf(c[o + 2]!);
+      const rejected = countOf(c[o + 3]!);
+      const network = countOf(c[o + 4]!);
+      const forbidden = countOf(c[o + 5]!);
+      const biz = countOf(c[o + 6]!);
+      const mock = countOf(c[o + 7]!);
+      const blocked = countOf(c[o + 8]!);
+      const lost = countOf(c[o + 9]!);
+      const p99Ms = roundMs(p99s[i]!);
+      const p99OkMs = roundMs(p99Oks[i]!);
+      const crossZoneRatio = roundRatio(ratio(c[base + CROSS]!, c[base + ATTEMPTS]!));
+      rows[i] =
+        pushes === null
+          ? { tMs, requests, ok, timeout, noProvider, rejected, network, forbidden, biz, mock, blocked, lost, p99Ms, p99OkMs, crossZoneRatio }
+          : { tMs, requests, ok, timeout, noProvider, rejected, network, forbidden, biz, mock, blocked, lost, p99Ms, p99OkMs, crossZoneRatio, pushes: countOf(pushes[i]!) };
     }
     return rows;
   }

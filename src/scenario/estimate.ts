@@ -86,16 +86,19 @@ export const COST_MODEL = {
   /** Each further export of a provider instance. */
   bytesPerExtraExport: 1_500,
   /**
-   * One timeline bucket: counters during the run, then its row in the summary JSON and CSV (whole-process
-   * peak RSS of dual-zone-baseline with `--out`, bucket 100 ms against 0.8 ms: 2.6-2.7 KB per row).
+   * One timeline bucket: counters during the run (a bucket's latency histograms are pooled once its last
+   * request ends), then its row in the summary, written to JSON and CSV in pieces (whole-process peak RSS
+   * of dual-zone-baseline with `--out`, bucket 100 ms against 0.8 ms: 2.3-2.4 KB per row, 4.4 KB before
+   * the rows were built lean; M/M/c at 16 requests/s over 62,500 s, 100 s against 0.4 s: 0.75 KB).
    */
-  bytesPerBucket: 2_700,
+  bytesPerBucket: 2_400,
   /**
    * One row of `timelineByZone` / `timelineByProviderGroup` (one per zone or provider group and
-   * bucket, while they fit `MAX_SCOPE_TIMELINE_ROWS`): its counters, its summary object and its JSON
-   * and CSV text (dual-zone-baseline at bucket 1 ms, 220,000 such rows: ~950 B each in peak RSS).
+   * bucket, while they fit `MAX_SCOPE_TIMELINE_ROWS`): its counters and its summary object (M/M/c over
+   * 62,500 s with `--out`, 1 s buckets, 125,000 such rows, against 0.4 s without them: ~540 B each in peak RSS;
+   * 950 B before the rows were built lean).
    */
-  bytesPerScopeRow: 950,
+  bytesPerScopeRow: 500,
   /**
    * What the command keeps of each finished simulation until the last one ends (seeds, strategies,
    * cells), per character of its summary's JSON (`summaryChars`): the objects, then the heap's growth

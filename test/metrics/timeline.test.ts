@@ -7,7 +7,10 @@ import { aggregateSummaries } from '../../src/metrics/aggregate.js';
 import { MAX_SCOPE_TIMELINE_ROWS, Recorder } from '../../src/metrics/recorder.js';
 import type { RequestRecord } from '../../src/metrics/request-record.js';
 import type { Summary } from '../../src/metrics/summary.js';
-import { Timeline } from '../../src/metrics/timeline.js';
+import { RandomStreams } from '../../src/engine/random.js';
+import { LatencyHistogram } from '../../src/metrics/histogram.js';
+import { OUTCOMES, ratio, roundMs, roundRatio, type ScopeTimelineRow } from '../../src/metrics/summary.js';
+import { countOf, Timeline } from '../../src/metrics/timeline.js';
 
 const META = { scenario: 's', seed: 1, seeds: [1], version: 'test' };
 const GROUPS = [
@@ -245,7 +248,7 @@ describe('Timeline', () => {
   it('has no rows and no zones for an empty measured window', () => {
     const t = new Timeline(1000, 1000, 1000);
     t.finish();
-    expect(t.rows()).toEqual([]);
+    expect(t.rows(new Float64Array(0))).toEqual([]);
     expect(t.scopeRows()).toEqual({});
   });
 });
@@ -269,5 +272,102 @@ describe('aggregateSummaries on the timeline additions', () => {
     expect(agg.timeline[0]!.pushes).toBe(0);
     expect(agg.strategy).toEqual({ name: 's1', description: 'd', settings: ['x = 1'] });
     expect(Object.keys(agg).slice(-3)).toEqual(['timelineByZone', 'timelineByProviderGroup', 'strategy']);
+  });
+});
+
+describe('Timeline bucket reduction', () => {
+  // Requests of three zones over 200 buckets of 100 ms, up to 480 ms long (in flight across up to six
+  // buckets), ending out of start order, fed to the timeline in time order as a simulation would.
+  const BUCKET_MS = 100;
+  const BUCKETS = 200;
+  const ZONES = ['zoneA', 'zoneB', 'zoneC'];
+  interface Req { startMs: number; endMs: number; zone: number; outcome: number; cross: boolean }
+  function requests(): Req[] {
+    const rng = new RandomStreams(41).stream('timeline-reduction');
+    const out: Req[] = [];
+    for (let t = 0; t < BUCKETS * BUCKET_MS; t += 1 + rng.nextInt(6)) {
+      const long = rng.next() < 0.05;
+      const latencyMs = long ? 100 + rng.next() * 380 : rng.next() * 40;
+      // Timeouts are the long ones; a few fast failures too.
+      const outcome = long ? 1 : rng.next() < 0.03 ? 2 + rng.nextInt(OUTCOMES.length - 2) : 0;
+      out.push({ startMs: t, endMs: t + Math.round(latencyMs * 1000) / 1000, zone: rng.nextInt(ZONES.length), outcome, cross: rng.next() < 0.2 });
+    }
+    return out;
+  }
+
+  /** The rows computed the plain way: every bucket's histograms kept to the end, the run's p99 recorded directly. */
+  function referenceRows(reqs: Req[], zone: number | null): ScopeTimelineRow[] {
+    const rows: ScopeTimelineRow[] = [];
+    for (let b = 0; b < BUCKETS; b++) {
+      const mine = reqs.filter((r) => Math.floor(r.startMs / BUCKET_MS) === b && (zone === null || r.zone === zone));
+      const all = new LatencyHistogram();
+      const ok = new LatencyHistogram();
+      for (const r of mine) {
+        all.record(r.endMs - r.startMs);
+        if (r.outcome === 0) ok.record(r.endMs - r.startMs);
+      }
+      const n = (k: number) => mine.filter((r) => r.outcome === k).length;
+      const cross = mine.filter((r) => r.cross).length;
+      rows.push({
+        tMs: b * BUCKET_MS,
+        requests: mine.length,
+        ok: n(0),
+        timeout: n(1),
+        noProvider: n(2),
+        rejected: n(3),
+        network: n(4),
+        forbidden: n(5),
+        biz: n(6),
+        mock: n(7),
+        blocked: n(8),
+        lost: n(9),
+        p99Ms: roundMs(all.percentilesMs([99])[0]!),
+        p99OkMs: roundMs(ok.percentilesMs([99])[0]!),
+        crossZoneRatio: roundRatio(ratio(cross, mine.length)),
+      });
+    }
+    return rows;
+  }
+
+  function feed(reqs: Req[]): Timeline {
+    const t = new Timeline(0, BUCKETS * BUCKET_MS, BUCKET_MS);
+    const events = reqs.flatMap((r) => [{ atMs: r.startMs, r, end: false }, { atMs: r.endMs, r, end: true }]);
+    events.sort((a, b) => a.atMs - b.atMs || Number(a.end) - Number(b.end));
+    for (const e of events) {
+      const b = t.bucketOf(e.r.startMs);
+      const s = t.scopeOf(ZONES[e.r.zone]!);
+      if (e.end) t.end(b, s, e.r.outcome, e.r.endMs - e.r.startMs);
+      else {
+        t.start(b, s);
+        t.attempt(b, s, e.r.cross);
+      }
+    }
+    t.finish();
+    return t;
+  }
+
+  it('gives each closed bucket the row its histograms kept open to the end would give, for the run and each zone', () => {
+    const reqs = requests();
+    const t = feed(reqs);
+    const pushes = Float64Array.from({ length: BUCKETS }, (_, b) => b % 3);
+    // JSON text, so the columns' order counts too (summary.json is compared byte for byte).
+    expect(JSON.stringify(t.rows(pushes))).toBe(JSON.stringify(referenceRows(reqs, null).map((row, b) => ({ ...row, pushes: b % 3 }))));
+    const byZone = t.scopeRows();
+    expect(Object.keys(byZone)).toEqual(ZONES);
+    for (const [z, name] of ZONES.entries()) expect(JSON.stringify(byZone[name])).toBe(JSON.stringify(referenceRows(reqs, z)));
+    // Not vacuous: timeouts, failures and ok p99s below the run's show up.
+    expect(reqs.filter((r) => r.outcome === 1).length).toBeGreaterThan(100);
+    expect(t.rows(pushes).filter((row) => row.p99OkMs < row.p99Ms).length).toBeGreaterThan(BUCKETS / 2);
+  });
+
+  it('holds histograms only for the buckets whose requests are still in flight, not for every bucket', () => {
+    const t = feed(requests());
+    // A request lasts under 500 ms: at most the five buckets before the current one still wait for one.
+    expect(t.peakLiveHistograms).toBeGreaterThan(1);
+    expect(t.peakLiveHistograms).toBeLessThanOrEqual(6);
+  });
+
+  it('keeps every count exact, below and above the small integers V8 holds unboxed', () => {
+    for (const n of [0, 1, 7, 2 ** 30 - 1, 2 ** 30, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 5, 2 ** 53 - 1]) expect(countOf(n)).toBe(n);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
 import { fmtBytes, formatRunTable, summaryCsv, timelineCsv } from '../../src/report/format.js';
 import { formatCompareTable } from '../../src/report/compare-table.js';
 import { main } from '../../src/cli/main.js';
@@ -169,6 +170,23 @@ describe('timelineCsv', () => {
     expect(rows.slice(1).map((r) => [r[0], r[1], r.at(-1)])).toEqual(
       starts.map((t) => [String(t), String(inBucket(t)), markers[t] ?? '']),
     );
+  });
+
+  it('is the same text for a long timeline (written in batches of rows) as one CSV of every row', () => {
+    const base = sampleSummary();
+    const row = base.timeline[0]!;
+    // 2,500 buckets of 1 s (more than two batches), quoted markers in the second and third batch.
+    const timeline = Array.from({ length: 2500 }, (_, i) => ({ ...row, tMs: i * 1000, requests: i, ok: i, p99Ms: i / 7 }));
+    const faults = [
+      { tMs: 1_500_000, kind: 'start' as const, label: 'zoneDown "a, b"' },
+      { tMs: 2_048_500, kind: 'end' as const, label: 'slowdown' },
+      { tMs: 2_048_900, kind: 'start' as const, label: 'slowdown' },
+    ];
+    const text = timelineCsv({ ...base, timeline, faults });
+    const marker = (i: number) => (i === 1500 ? 'start zoneDown "a, b" @1500000ms' : i === 2048 ? 'end slowdown @2048500ms | start slowdown @2048900ms' : '');
+    const header = Object.keys(row);
+    expect(text).toBe(stringify([[...header, 'marker'], ...timeline.map((r, i) => [...header.map((k) => r[k as keyof typeof r]), marker(i)])]));
+    expect(text.split('\n')[1501]).toContain('"start zoneDown ""a, b"" @1500000ms"');
   });
 });
 
