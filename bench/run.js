@@ -59,7 +59,15 @@ const cases = [
   { label: 'dual-zone baseline', file: '../scenarios/dual-zone-baseline.yaml', sets: ['duration=120s'], times: repeat },
   { label: 'dual-zone baseline, routed', file: '../bench/routed-baseline.yaml', sets: ['duration=120s'], times: repeat },
   // 3 zones, 300 providers, 3,000 consumer instances, 30k requests/s, Nacos, a rolling restart of all 300.
+  // Its three groups of 1,000 are cohorts (`auto`, issue 41: at least 2x the per-instance line below).
   { label: 'large deployment (3,000 inst.)', file: '../bench/large-deployment.yaml', sets: [], times: repeat },
+  // The same with every instance simulated (`cohorts: off`): the cost per instance and per push.
+  {
+    label: 'large deployment, per instance',
+    file: '../bench/large-deployment.yaml',
+    sets: ['consumers[0].cohorts=off', 'consumers[1].cohorts=off', 'consumers[2].cohorts=off'],
+    times: repeat,
+  },
   // The same with the registry as a 1 Gbps, 20k requests/s server (issue 40: within 1.5x of the line above).
   {
     label: 'large deployment, 1 Gbps registry',
@@ -76,6 +84,9 @@ const cases = [
     times: 1,
   },
   { label: 'meltdown, 3 x 1 Gbps ZooKeeper', file: '../scenarios/release-day-registry-meltdown.yaml', sets: [], times: 1 },
+  // The second seed article's estate (issue 41): 10^5 providers, 5·10^5 consumer instances in cohorts, ZooKeeper on
+  // five 1 Gbps nodes, the 0.1% batch and the rolling release day; 5 simulated minutes at 20k requests/s.
+  { label: 'seed scale, 5 min', file: '../scenarios/release-day-seed-scale.yaml', sets: [], times: 1 },
   // 100,000 providers under Nacos, 10 simulated seconds: wall time includes start-up.
   { label: '10^5 providers, 10 s', file: '../bench/many-providers.yaml', sets: [], times: 1 },
   // About 10 million requests: peak RSS must not grow with the run's length.
@@ -90,7 +101,7 @@ const cases = [
 ];
 
 const rows = cases.map((c) => ({ case: c.label, ...best(c.file, c.sets, c.times) }));
-console.log(`best of ${repeat} runs for the first five cases, one run for the others (node ${process.version})\n`);
+console.log(`best of ${repeat} runs for the first six cases, one run for the others (node ${process.version})\n`);
 console.log(
   'case'.padEnd(32) + 'requests'.padStart(12) + 'wall s'.padStart(9) + 'req/s'.padStart(12) + 'events/s'.padStart(13) + 'peak RSS MB'.padStart(13) + 'steal'.padStart(8),
 );
@@ -114,6 +125,12 @@ const large = byCase['large deployment (3,000 inst.)'];
 console.log(
   `large deployment: ${fmt(large.requestsPerSec)} requests/s (target >= 200,000), peak RSS ${fmt(large.peakRssMb)} MB (target < 600), steal ${fmtSteal(large.stealPercent)}`,
 );
+const perInstance = byCase['large deployment, per instance'];
+console.log(
+  `large deployment in cohorts against per instance: ${(large.requestsPerSec / perInstance.requestsPerSec).toFixed(2)}x the requests/s (target >= 2x)`,
+);
+const seedScale = byCase['seed scale, 5 min'];
+console.log(`seed scale, 5 simulated min: ${fmt(seedScale.wallMs / 1000, 1)} s wall (target < 60), peak RSS ${fmt(seedScale.peakRssMb)} MB (target < 2,000)`);
 console.log(`10^5 providers, 10 simulated s: ${fmt(byCase['10^5 providers, 10 s'].wallMs / 1000, 1)} s wall (target < 20)`);
 console.log(`10M-request run over 62,500 simulated s, 1 s buckets: peak RSS ${fmt(byCase['M/M/c, 10M requests'].peakRssMb)} MB (target < 150)`);
 console.log(`two-zone baseline: ${fmt(plain.requestsPerSec)} requests/s (target >= 400,000)`);
