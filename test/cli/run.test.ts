@@ -36,7 +36,7 @@ describe('zonesim run', () => {
       ['biz', 'blocked', 'forbidden', 'lost', 'mock', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
     );
     expect(Object.keys(summary.latencyMs).sort()).toEqual(['max', 'mean', 'p50', 'p90', 'p99', 'p999']);
-    expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumer', 'byLevel']);
+    expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumerGroup', 'byLevel']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
       ['biz', 'blocked', 'crossZoneRatio', 'forbidden', 'lost', 'mock', 'network', 'noProvider', 'ok', 'p99Ms', 'p99OkMs', 'pushes', 'rejected', 'requests', 'tMs', 'timeout'],
