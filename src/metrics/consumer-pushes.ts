@@ -11,11 +11,6 @@ import type { ConsumerGroupPushes, InstancePushes, PushSpread } from './summary.
 /** How many instances `worst` names per group. */
 export const WORST_INSTANCES = 3;
 
-/** One subscriber's pushes: its figures per member, and how many instances it stands for. */
-interface SubscriberAcc extends InstancePushes {
-  members: number;
-}
-
 /** One consumer group's pushes: the totals over its members, and its subscribers by instance id. */
 interface GroupAcc {
   pushes: number;
@@ -23,16 +18,22 @@ interface GroupAcc {
   readonly subscribers: Map<string, SubscriberAcc>;
 }
 
+/** One subscriber's pushes: its figures per member, how many instances it stands for, and its group. */
+interface SubscriberAcc extends InstancePushes {
+  members: number;
+  readonly group: GroupAcc;
+}
+
 const byKey = <T>([a]: [string, T], [b]: [string, T]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Accumulates pushes per consumer group and per subscriber as the recorder gets them. */
 export class ConsumerPushes {
   readonly #groups = new Map<string, GroupAcc>();
+  // PERF: one lookup per push, by instance id; the group is looked up once per subscriber.
+  readonly #subscribers = new Map<string, SubscriberAcc>();
   readonly #perInstance: boolean;
   // PERF: a consumer instance catching up on held pushes reports several in a row.
   #lastId: string | undefined;
-  #lastGroupKey: string | undefined;
-  #lastGroup: GroupAcc | undefined;
   #last: SubscriberAcc | undefined;
 
   /** `perInstance`: the summary also lists every subscriber (`registry.byConsumer`). */
@@ -40,22 +41,23 @@ export class ConsumerPushes {
     this.#perInstance = perInstance;
   }
 
-  /** One push of `bytes` to subscriber `instance` of `group`, received by each of its `members` instances. */
+  /**
+   * One push of `bytes` to subscriber `instance`, received by each of its `members` instances. An instance
+   * belongs to one group: the `group` of its first push.
+   */
   record(instance: string, group: string, bytes: number, members: number): void {
-    let g = this.#lastGroup;
-    let s = this.#last;
-    if (instance !== this.#lastId || group !== this.#lastGroupKey || g === undefined || s === undefined) {
-      g = this.#groups.get(group);
+    let s = instance === this.#lastId ? this.#last : this.#subscribers.get(instance);
+    if (s === undefined) {
+      let g = this.#groups.get(group);
       if (g === undefined) this.#groups.set(group, (g = { pushes: 0, pushBytes: 0, subscribers: new Map() }));
-      s = g.subscribers.get(instance);
-      if (s === undefined) g.subscribers.set(instance, (s = { pushes: 0, pushBytes: 0, members }));
-      this.#lastId = instance;
-      this.#lastGroupKey = group;
-      this.#lastGroup = g;
-      this.#last = s;
+      s = { pushes: 0, pushBytes: 0, members, group: g };
+      g.subscribers.set(instance, s);
+      this.#subscribers.set(instance, s);
     }
-    g.pushes += members;
-    g.pushBytes += members * bytes;
+    this.#lastId = instance;
+    this.#last = s;
+    s.group.pushes += members;
+    s.group.pushBytes += members * bytes;
     s.pushes++;
     s.pushBytes += bytes;
     // A cohort that grew or shrank: the spread counts it with its latest size.
@@ -66,7 +68,7 @@ export class ConsumerPushes {
   byConsumerGroup(): Record<string, ConsumerGroupPushes> {
     const out: Record<string, ConsumerGroupPushes> = {};
     for (const [key, g] of [...this.#groups].sort(byKey)) {
-      const subs = [...g.subscribers].map(([id, s]) => ({ id, ...s }));
+      const subs = [...g.subscribers].map(([id, { pushes, pushBytes, members }]) => ({ id, pushes, pushBytes, members }));
       const worst = [...subs]
         .sort((a, b) => b.pushBytes - a.pushBytes || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .slice(0, WORST_INSTANCES)
@@ -88,7 +90,7 @@ export class ConsumerPushes {
   /** `registry.byConsumer` (every subscriber by instance id), or undefined when not asked for. */
   byConsumer(): Record<string, InstancePushes> | undefined {
     if (!this.#perInstance) return undefined;
-    const all = [...this.#groups.values()].flatMap((g) => [...g.subscribers].map(([id, s]): [string, InstancePushes] => [id, { pushes: s.pushes, pushBytes: s.pushBytes }]));
+    const all = [...this.#subscribers].map(([id, s]): [string, InstancePushes] => [id, { pushes: s.pushes, pushBytes: s.pushBytes }]);
     return Object.fromEntries(all.sort(byKey));
   }
 }

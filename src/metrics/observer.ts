@@ -43,14 +43,24 @@ export type DiscoveryLevelName = 'interface' | 'application';
 const CONSUMER_INSTANCE_ID = /#\d+$/;
 
 /**
- * The consumer group key of a registry subscriber from its instance id (summary `registry.byConsumerGroup`):
+ * The consumer group key of a registry subscriber's instance id (summary `registry.byConsumerGroup`):
  * a consumer instance `<application>@<zone>#<index>` belongs to `<application>@<zone>`; a provider's
  * downstream side `<provider group>/<ip:port>` (call graphs) to its provider group; any other id is its own group.
  */
-export function consumerGroupOf(instanceId: string): string {
+export function consumerGroupKey(instanceId: string): string {
   if (CONSUMER_INSTANCE_ID.test(instanceId)) return instanceId.slice(0, instanceId.lastIndexOf('#'));
   const slash = instanceId.lastIndexOf('/');
   return slash > 0 ? instanceId.slice(0, slash) : instanceId;
+}
+
+// PERF: a subscriber's key is parsed once, not on each of its pushes (a regex and a new string each time).
+const groupKeys = new WeakMap<object, string>();
+
+/** `consumerGroupKey` of a subscriber's `id`, remembered per subscriber. */
+export function consumerGroupOf(subscriber: { readonly id: string }): string {
+  let key = groupKeys.get(subscriber);
+  if (key === undefined) groupKeys.set(subscriber, (key = consumerGroupKey(subscriber.id)));
+  return key;
 }
 
 /** Receives the world's events. */

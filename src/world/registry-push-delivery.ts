@@ -659,7 +659,7 @@ export class PushDelivery {
 
   /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */
   #received(sub: Subscription, snapshot: Snapshot): void {
-    this.#observer.push(sub.subscriber.id, consumerGroupOf(sub.subscriber.id), snapshot.bytes, this.#appLevel ? 'application' : 'interface');
+    this.#observer.push(sub.subscriber.id, consumerGroupOf(sub.subscriber), snapshot.bytes, this.#appLevel ? 'application' : 'interface');
   }
 
   /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { median } from 'simple-statistics';
 import { Recorder } from '../../src/metrics/recorder.js';
 import { spreadOf } from '../../src/metrics/consumer-pushes.js';
-import { consumerGroupOf } from '../../src/metrics/observer.js';
+import { consumerGroupKey, consumerGroupOf } from '../../src/metrics/observer.js';
 import { aggregateSummaries } from '../../src/metrics/aggregate.js';
 import type { Summary } from '../../src/metrics/summary.js';
 
@@ -15,13 +15,17 @@ function summaryOf(pushes: Array<[string, string, number, number?]>, perInstance
   return r.summary(META).registry;
 }
 
-describe('consumerGroupOf', () => {
+describe('consumerGroupKey', () => {
   it('keys a consumer instance by <application>@<zone>, a provider downstream side by its provider group', () => {
-    expect(consumerGroupOf('web@zoneA#12')).toBe('web@zoneA');
+    expect(consumerGroupKey('web@zoneA#12')).toBe('web@zoneA');
     // A generated provider group name holds `@` and `#<index>` itself; the address after the slash is dropped.
-    expect(consumerGroupOf('com.example.OrderService@zoneB#0/10.1.0.7:20880')).toBe('com.example.OrderService@zoneB#0');
-    expect(consumerGroupOf('orders-b/10.1.0.7:20880')).toBe('orders-b');
-    expect(consumerGroupOf('c1')).toBe('c1');
+    expect(consumerGroupKey('com.example.OrderService@zoneB#0/10.1.0.7:20880')).toBe('com.example.OrderService@zoneB#0');
+    expect(consumerGroupKey('orders-b/10.1.0.7:20880')).toBe('orders-b');
+    expect(consumerGroupKey('c1')).toBe('c1');
+    // A subscriber (a consumer instance) gives its id's key.
+    const sub = { id: 'web@zoneA#3' };
+    expect(consumerGroupOf(sub)).toBe('web@zoneA');
+    expect(consumerGroupOf(sub)).toBe(consumerGroupOf({ id: 'web@zoneA#3' }));
   });
 });
 
