@@ -11,11 +11,10 @@ import type { ConsumerGroupPushes, InstancePushes, PushSpread } from './summary.
 /** How many instances `worst` names per group. */
 export const WORST_INSTANCES = 3;
 
-/** One consumer group's pushes: the totals over its members, and its subscribers by instance id. */
+/** One consumer group's pushes: the totals over its members. */
 interface GroupAcc {
   pushes: number;
   pushBytes: number;
-  readonly subscribers: Map<string, SubscriberAcc>;
 }
 
 /** One subscriber's pushes: its figures per member, how many instances it stands for, and its group. */
@@ -29,7 +28,8 @@ const byKey = <T>([a]: [string, T], [b]: [string, T]): number => (a < b ? -1 : a
 /** Accumulates pushes per consumer group and per subscriber as the recorder gets them. */
 export class ConsumerPushes {
   readonly #groups = new Map<string, GroupAcc>();
-  // PERF: one lookup per push, by instance id; the group is looked up once per subscriber.
+  // PERF: one lookup per push, by instance id; the group is looked up once per subscriber. One map of every
+  // subscriber, not one per group as well: at 5·10^5 instances each entry of a map counts.
   readonly #subscribers = new Map<string, SubscriberAcc>();
   readonly #perInstance: boolean;
   // PERF: a consumer instance catching up on held pushes reports several in a row.
@@ -49,9 +49,8 @@ export class ConsumerPushes {
     let s = instance === this.#lastId ? this.#last : this.#subscribers.get(instance);
     if (s === undefined) {
       let g = this.#groups.get(group);
-      if (g === undefined) this.#groups.set(group, (g = { pushes: 0, pushBytes: 0, subscribers: new Map() }));
+      if (g === undefined) this.#groups.set(group, (g = { pushes: 0, pushBytes: 0 }));
       s = { pushes: 0, pushBytes: 0, members, group: g };
-      g.subscribers.set(instance, s);
       this.#subscribers.set(instance, s);
     }
     this.#lastId = instance;
@@ -66,10 +65,16 @@ export class ConsumerPushes {
 
   /** `registry.byConsumerGroup`: every group that was pushed to, by key. */
   byConsumerGroup(): Record<string, ConsumerGroupPushes> {
+    const subscribersOf = new Map<GroupAcc, Array<InstancePushes & { id: string; members: number }>>();
+    for (const [id, { pushes, pushBytes, members, group }] of this.#subscribers) {
+      let list = subscribersOf.get(group);
+      if (list === undefined) subscribersOf.set(group, (list = []));
+      list.push({ id, pushes, pushBytes, members });
+    }
     const out: Record<string, ConsumerGroupPushes> = {};
     for (const [key, g] of [...this.#groups].sort(byKey)) {
-      const subs = [...g.subscribers].map(([id, { pushes, pushBytes, members }]) => ({ id, pushes, pushBytes, members }));
-      const worst = [...subs]
+      const subs = subscribersOf.get(g)!;
+      const worst = subs
         .sort((a, b) => b.pushBytes - a.pushBytes || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .slice(0, WORST_INSTANCES)
         .map(({ id, pushes, pushBytes, members }) => (members === 1 ? { id, pushes, pushBytes } : { id, pushes, pushBytes, members }));
