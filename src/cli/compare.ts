@@ -41,6 +41,8 @@ export interface CompareOptions extends CostOptions {
   workers?: WarmWorkers;
   /** `k/n`: run only the (strategy, seed) runs i with i mod n = k-1 and write a part file for `zonesim merge`. */
   shard?: string;
+  /** `--per-instance`: each summary also lists every consumer instance's pushes (`registry.byConsumer`). */
+  perInstance?: boolean;
 }
 
 /** Runs every strategy; returns the exit code. */
@@ -68,7 +70,7 @@ export async function runCompare(opts: CompareOptions, io: Io): Promise<number> 
   const names = Object.keys(strategies);
   const tasks = names.flatMap((name) => {
     const applied = applyStrategy(scenario, strategies[name]!);
-    return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s, force: opts.force, maxRequests: opts.maxRequests }));
+    return seeds.map((s) => ({ scenario: applied, scenarioPath: path, seed: s, force: opts.force, maxRequests: opts.maxRequests, perInstance: opts.perInstance }));
   });
   const shard = opts.shard === undefined ? undefined : parseShard(opts.shard);
   const header: CompareHeader = {

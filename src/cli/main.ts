@@ -34,6 +34,13 @@ async function withJobs(
   return withWarmWorkers(parallel ? jobs : 1, (workers) => body(jobs, workers), simulations);
 }
 
+/** `run` and `compare`: the per-instance push map (`registry.byConsumer`) is left out unless asked for. */
+const PER_INSTANCE = {
+  type: 'boolean',
+  default: false,
+  describe: 'also list every consumer instance\'s registry pushes in the summary (registry.byConsumer; one entry per instance)',
+} as const;
+
 /** `recommend`'s first round: the scenario as written and recommended; a grid's cells are known once it is read. */
 const recommendRuns = (verifyGrid: boolean): number | undefined => (verifyGrid ? undefined : 2);
 
@@ -89,6 +96,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('jobs', { type: 'number', describe: 'worker threads for independent simulations (default: the number of cores)' })
           .option('traces', { type: 'string', describe: 'also write sampled simulated requests of the first seed to this file as OTLP JSON' })
           .option('trace-sample', { type: 'string', describe: 'with --traces: the fraction of requests traced (default 0.01), or "errors" (every request not ok)' })
+          .option('per-instance', PER_INSTANCE)
           .option('data-root', dataRoot)
           .options(COST_OPTIONS),
       async (a) => {
@@ -108,6 +116,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               workers,
               traces: a.traces as string | undefined,
               traceSample: a['trace-sample'] as string | undefined,
+              perInstance: a['per-instance'] as boolean,
               ...costOptionsFrom(a),
             },
             io,
@@ -132,6 +141,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           .option('shard', { type: 'string', describe: 'k/n: run only the (strategy, seed) runs i with i mod n = k-1 and write compare.part-k-of-n.json for zonesim merge' })
           .option('data-root', dataRoot)
           .option('by', { type: 'string', coerce: byOption, describe: 'zone: the table adds one row per strategy and consumer zone' })
+          .option('per-instance', PER_INSTANCE)
           .options(COST_OPTIONS),
       async (a) => {
         const strategies = a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
@@ -153,6 +163,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
               workers,
               shard: a.shard as string | undefined,
               by: a.by as 'zone' | undefined,
+              perInstance: a['per-instance'] as boolean,
               ...costOptionsFrom(a),
             },
             io,

@@ -91,6 +91,7 @@ export const summarySchema = scope.extend({
     pushes: num,
     pushBytes: num,
     staleCalls: num,
+    byConsumerGroup: z.record(z.string(), z.unknown()).optional(),
     byConsumer: z.record(z.string(), z.unknown()).optional(),
     servers: z.record(z.string(), registryServer).optional(),
     pushLagMs: latency.optional(),

@@ -42,6 +42,8 @@ export interface RunCommandOptions extends CostOptions {
   traces?: string;
   /** `--trace-sample`: a fraction of requests, or `errors` (default 0.01). */
   traceSample?: string;
+  /** `--per-instance`: the summary also lists every consumer instance's pushes (`registry.byConsumer`). */
+  perInstance?: boolean;
 }
 
 /** Runs the command; returns the exit code. */
@@ -69,7 +71,7 @@ export async function runCommand(opts: RunCommandOptions, io: Io): Promise<numbe
   // A bad --out is found now, not after a long simulation.
   const root = resultsRoot(io.cwd, opts.out);
   checkResultsDir(root, scenario.name);
-  const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests }));
+  const tasks = Array.from({ length: opts.seeds }, (_, i) => ({ scenario, scenarioPath: path, seed: seed + i, force: opts.force, maxRequests: opts.maxRequests, perInstance: opts.perInstance }));
   const labels = tasks.map((t) => `seed ${t.seed}`);
   const progress = progressBars(io.progressStream, labels, scenario.durationMs);
   const traced = traces === undefined ? undefined : { out: traces, recorder: traceRecorder(traces, scenario, seed) };

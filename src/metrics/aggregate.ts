@@ -8,7 +8,9 @@
  * for that seed, which is exactly what the seed measured; strings, fault markers and `strategy`
  * come from the first summary; `seeds` lists every seed in input order and `seed` is the first.
  * Timeline rows (`timeline`, `timelineByZone`, `timelineByProviderGroup`) are averaged bucket by
- * bucket like every other figure.
+ * bucket like every other figure. `registry.byConsumerGroup` is averaged too (the spread figures: the mean of
+ * each seed's min, median and max), without its `worst` instances, which name one seed's instances; the
+ * per-instance `registry.byConsumer` stays only when every seed has it (`--per-instance`).
  */
 import { sampleStandardDeviation } from 'simple-statistics';
 import { roundMs, roundRatio, type ScopeSummary, type Summary } from './summary.js';
@@ -69,6 +71,8 @@ export function ci95HalfWidth(values: number[]): number {
 // Objects keyed by data (zones, services, groups, causes, counters): their key union is sorted.
 const MAP_KEYS = new Set([
   'byConsumerZone',
+  'byConsumerGroup',
+  'byConsumer',
   'byService',
   'byProviderGroup',
   'noProviderCauses',
@@ -103,9 +107,17 @@ export function aggregateSummaries(summaries: Summary[]): Summary {
     else if (SCOPE_MAPS.has(key) && summaries.length > 1) add(key, withScopeCi95(meanOf(values, key, '') as Record<string, ScopeSummary>, values));
     else add(key, meanOf(values, key, ''));
     if (key === 'timeline' && summaries.length > 1) add('ci95', ci95Of(summaries));
+    if (key === 'registry' && summaries.length > 1) add(key, registryMean(out[key] as Summary['registry'], summaries));
   }
   if (!('timeline' in first) && summaries.length > 1) add('ci95', ci95Of(summaries));
   return out as unknown as Summary;
+}
+
+/** The registry's mean without what cannot be averaged: the worst instances, and a per-instance map some seeds lack. */
+function registryMean(mean: Summary['registry'], summaries: Summary[]): Summary['registry'] {
+  for (const group of Object.values(mean.byConsumerGroup ?? {})) delete group.worst;
+  if (summaries.some((s) => s.registry.byConsumer === undefined)) delete mean.byConsumer;
+  return mean;
 }
 
 function aggregateStrategies(summaries: Summary[]): Record<string, Summary> {

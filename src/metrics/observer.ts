@@ -39,6 +39,30 @@ export interface RequestHandle {
 /** A registry notification's discovery level (world/discovery-levels.ts `DiscoveryLevel`). */
 export type DiscoveryLevelName = 'interface' | 'application';
 
+// A consumer instance id ends in `#<index>` (world/consumer.ts); a downstream side's ends in `/<ip:port>` (world/world.ts).
+const CONSUMER_INSTANCE_ID = /#\d+$/;
+
+/**
+ * The consumer group key of a registry subscriber's instance id (summary `registry.byConsumerGroup`):
+ * a consumer instance `<application>@<zone>#<index>` belongs to `<application>@<zone>`; a provider's
+ * downstream side `<provider group>/<ip:port>` (call graphs) to its provider group; any other id is its own group.
+ */
+export function consumerGroupKey(instanceId: string): string {
+  if (CONSUMER_INSTANCE_ID.test(instanceId)) return instanceId.slice(0, instanceId.lastIndexOf('#'));
+  const slash = instanceId.lastIndexOf('/');
+  return slash > 0 ? instanceId.slice(0, slash) : instanceId;
+}
+
+// PERF: a subscriber's key is parsed once, not on each of its pushes (a regex and a new string each time).
+const groupKeys = new WeakMap<object, string>();
+
+/** `consumerGroupKey` of a subscriber's `id`, remembered per subscriber. */
+export function consumerGroupOf(subscriber: { readonly id: string }): string {
+  let key = groupKeys.get(subscriber);
+  if (key === undefined) groupKeys.set(subscriber, (key = consumerGroupKey(subscriber.id)));
+  return key;
+}
+
 /** Receives the world's events. */
 export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   startRequest(init: {
@@ -56,10 +80,11 @@ export interface WorldObserver<R extends RequestHandle = RequestHandle> {
   orphaned(req: R): void;
   endRequest(req: R, outcome: Outcome, endMs: number, cause?: string): void;
   /**
-   * One registry notification delivered to a consumer instance; `level`: the discovery level it belongs to (default
-   * interface); `members`: the instances it stands for (a cohort's representative, SPEC 2.12), each sent one.
+   * One registry notification delivered to a consumer instance of `consumerGroup` (its key, `consumerGroupOf`);
+   * `level`: the discovery level it belongs to (default interface). `members`: how many real instances the
+   * subscriber stands for (a cohort's representative; 1 otherwise): each of them received this push.
    */
-  push(consumerInstance: string, bytes: number, level?: DiscoveryLevelName, members?: number): void;
+  push(consumerInstance: string, consumerGroup: string, bytes: number, level?: DiscoveryLevelName, members?: number): void;
   /**
    * The registry as a server (`servers` or `capacity` set): one push reported at `atMs` (now: when it
    * is sent, or when the node answers a ZooKeeper watch's read) reaches its consumer instance `lagMs` later (node queueing + transmission + network `pushLag`; with ZooKeeper's watch, the

@@ -31,6 +31,7 @@ import { countOf, Timeline } from './timeline.js';
 import { ZonePairs } from './zone-pairs.js';
 import { EMPTY_RESULT_CAUSE, type DiscoveryLevelName } from './observer.js';
 import { PushLagMeter, registryServersSummary, registryTimelineColumns, type RegistryNodeFigures } from './registry-server-figures.js';
+import { ConsumerPushes } from './consumer-pushes.js';
 
 export type { Outcome, Summary } from './summary.js';
 
@@ -102,11 +103,9 @@ export class Recorder {
   readonly #nonIdempotentMethods: string[];
   #pushes = 0;
   #pushBytes = 0;
-  readonly #pushesByConsumer = new Map<string, { pushes: number; pushBytes: number }>();
+  readonly #consumerPushes: ConsumerPushes;
   readonly #interfacePushes = { pushes: 0, pushBytes: 0 };
   readonly #applicationPushes = { pushes: 0, pushBytes: 0 };
-  #lastPushedId: string | undefined;
-  #lastPushed: { pushes: number; pushBytes: number } | undefined;
   /** Pushes per timeline bucket, then per (declared group, bucket) executions, rejections, busy ms, peak. */
   readonly #pushTimeline: Float64Array;
   /** Open Sentinel breakers per consumer zone at each bucket's end; null without Sentinel. */
@@ -143,6 +142,8 @@ export class Recorder {
     zoneNames?: readonly string[];
     /** The scenario's `service.method`s with `idempotent: false` (summary `nonIdempotentMethods`). */
     nonIdempotentMethods?: readonly string[];
+    /** The summary also lists every consumer instance's pushes (`registry.byConsumer`; `run --per-instance`). */
+    perInstance?: boolean;
   }) {
     this.warmupMs = opts.warmupMs;
     this.durationMs = opts.durationMs;
@@ -152,6 +153,7 @@ export class Recorder {
     this.#perScope = (zones + opts.providerGroups.length) * buckets <= MAX_SCOPE_TIMELINE_ROWS;
     this.#pairs = new ZonePairs(opts.zoneNames);
     this.#nonIdempotentMethods = [...new Set(opts.nonIdempotentMethods ?? [])].sort();
+    this.#consumerPushes = new ConsumerPushes(opts.perInstance);
     this.#timeline = new Timeline(opts.warmupMs, opts.durationMs, opts.bucketMs, { perScope: this.#perScope });
     this.#pushTimeline = new Float64Array(buckets);
     this.#pushLag = new PushLagMeter(opts.warmupMs, opts.bucketMs, buckets);
@@ -306,20 +308,17 @@ export class Recorder {
     this.#timeline.end(req.bucket, req.scope, index, latencyMs);
   }
 
-  /** One registry notification delivered to a consumer instance, `bytes` long, of a discovery level. */
-  push(consumerInstance: string, bytes: number, level: DiscoveryLevelName = 'interface', members = 1): void {
+  /**
+   * One registry notification, `bytes` long, of a discovery level, delivered to a consumer instance of
+   * `consumerGroup` that stands for `members` instances (each of them got it: the totals grow by `members`).
+   */
+  push(consumerInstance: string, consumerGroup: string, bytes: number, level: DiscoveryLevelName = 'interface', members = 1): void {
     this.#pushes += members;
-    this.#pushBytes += bytes * members;
+    this.#pushBytes += members * bytes;
     const l = level === 'application' ? this.#applicationPushes : this.#interfacePushes;
     l.pushes += members;
-    l.pushBytes += bytes * members;
-    // PERF: a consumer instance catching up on held pushes reports several in a row.
-    let c = consumerInstance === this.#lastPushedId ? this.#lastPushed : this.#pushesByConsumer.get(consumerInstance);
-    if (c === undefined) this.#pushesByConsumer.set(consumerInstance, (c = { pushes: 0, pushBytes: 0 }));
-    this.#lastPushedId = consumerInstance;
-    this.#lastPushed = c;
-    c.pushes++;
-    c.pushBytes += bytes;
+    l.pushBytes += members * bytes;
+    this.#consumerPushes.record(consumerInstance, consumerGroup, bytes, members);
   }
 
   /** With registry servers: a push reported at `atMs` reaches its consumer `lagMs` later. */
@@ -463,6 +462,7 @@ export class Recorder {
     }
     const figures = total.toSummary();
     const servers = final.registryServers !== undefined && final.registryServers.length > 0 ? final.registryServers : undefined;
+    const byConsumer = this.#consumerPushes.byConsumer();
     const byProviderGroup: Summary['byProviderGroup'] = {};
     for (const name of [...this.#groups.keys()].sort()) {
       const g = this.#groups.get(name)!;
@@ -496,7 +496,8 @@ export class Recorder {
         pushes: this.#pushes,
         pushBytes: this.#pushBytes,
         staleCalls: total.staleAttempts,
-        byConsumer: Object.fromEntries([...this.#pushesByConsumer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+        byConsumerGroup: this.#consumerPushes.byConsumerGroup(),
+        ...(byConsumer === undefined ? {} : { byConsumer }),
         byLevel: {
           ...(this.#interfacePushes.pushes > 0 ? { interface: { ...this.#interfacePushes } } : {}),
           ...(this.#applicationPushes.pushes > 0 ? { application: { ...this.#applicationPushes } } : {}),

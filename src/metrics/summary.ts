@@ -190,6 +190,30 @@ export interface FaultMarker {
   label: string;
 }
 
+/** Registry pushes to one consumer instance (or to each member of a cohort's representative), over the whole run. */
+export interface InstancePushes {
+  pushes: number;
+  pushBytes: number;
+}
+
+/** The spread of a per-instance figure over a consumer group's instances. */
+export interface PushSpread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/**
+ * zonesim addition `registry.byConsumerGroup[<group>]`: a consumer group's instances that were pushed to, their
+ * pushes and bytes, the spread of each instance's figures, and the instances with the most bytes (ties by id).
+ */
+export interface ConsumerGroupPushes extends InstancePushes {
+  instances: number;
+  perInstance: { pushes: PushSpread; pushBytes: PushSpread };
+  /** Absent in a mean over seeds (it names one seed's instances). `members`: a cohort's representative's size, when above 1. */
+  worst?: Array<InstancePushes & { id: string; members?: number }>;
+}
+
 /**
  * SPEC 4.1 summary JSON, with the zonesim additions `noProviderCauses`, `events`, `faults`,
  * `timelineByZone`, `timelineByProviderGroup`, `nonIdempotentMethods` and `strategy`.
@@ -212,14 +236,16 @@ export interface Summary extends ScopeSummary {
    */
   crossZoneByPair?: Record<string, Record<string, number>>;
   /**
-   * `byConsumer` (zonesim addition): pushes and bytes per consumer instance id, over the whole run.
-   * `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
+   * `byConsumerGroup` (zonesim addition): pushes and bytes per consumer group, with their spread over its
+   * instances, over the whole run. `byConsumer` (zonesim addition, only with `--per-instance`): pushes and bytes
+   * per consumer instance id. `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
    */
   registry: {
     pushes: number;
     pushBytes: number;
     staleCalls: number;
-    byConsumer: Record<string, { pushes: number; pushBytes: number }>;
+    byConsumerGroup?: Record<string, ConsumerGroupPushes>;
+    byConsumer?: Record<string, InstancePushes>;
     byLevel?: { interface?: { pushes: number; pushBytes: number }; application?: { pushes: number; pushBytes: number } };
     /** Only with registry servers (`servers` or `capacity`): each node's figures, by node name. */
     servers?: Record<string, RegistryServerSummary>;

@@ -24,6 +24,8 @@ export interface SimTask {
   force?: boolean;
   /** The command's `--max-requests` (the watchdog's floors never exceed it). */
   maxRequests?: number;
+  /** The command's `--per-instance`: the summary lists every consumer instance's pushes. */
+  perInstance?: boolean;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function runSimTask(
   }
   const loaded = plugins(task);
   const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
-  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget, traces }).summary;
+  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget, traces, perInstance: task.perInstance }).summary;
 }
 
 const CELL_FIELDS = 3;

@@ -72,6 +72,8 @@ export interface RunOptions {
    * streams: the summary is the same with or without it.
    */
   traces?: TraceRecorder;
+  /** `run --per-instance`: the summary also lists every consumer instance's pushes (`registry.byConsumer`). */
+  perInstance?: boolean;
 }
 
 /** Builds the world for one seed without running it (for tools such as `check`). */
@@ -156,6 +158,7 @@ export function runScenario(scenario: Scenario, options: RunOptions): { summary:
         .filter(([, m]) => !m.idempotent)
         .map(([method]) => `${service}.${method}`),
     ),
+    perInstance: options.perInstance,
   });
   const world = buildWorld(scenario, seed, recorder, options.plugins, options.traces);
   scheduleTimelineSampling(world, recorder);

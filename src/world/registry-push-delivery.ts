@@ -28,7 +28,7 @@
 import type { Sampler } from '../engine/distributions.js';
 import { URGENT, type Simulation } from '../engine/simulation.js';
 import { TimerLane } from '../engine/timer-lane.js';
-import type { WorldObserver } from '../metrics/observer.js';
+import { consumerGroupOf, type WorldObserver } from '../metrics/observer.js';
 import type { RegistrySpec } from '../model/types.js';
 import type { ProviderExport } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
@@ -664,7 +664,7 @@ export class PushDelivery {
 
   /** A push (or a ZooKeeper read) reached `sub`'s consumer instance: counted with its bytes, at arrival. */
   #received(sub: Subscription, snapshot: Snapshot): void {
-    this.#observer.push(sub.subscriber.id, snapshot.bytes, this.#appLevel ? 'application' : 'interface', sub.members);
+    this.#observer.push(sub.subscriber.id, consumerGroupOf(sub.subscriber), snapshot.bytes, this.#appLevel ? 'application' : 'interface', sub.members);
   }
 
   /**

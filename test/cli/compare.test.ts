@@ -194,3 +194,22 @@ describe('the dup writes column', () => {
     expect(r.out).not.toContain('dup writes');
   });
 });
+
+describe('compare --per-instance', () => {
+  it('gives each strategy registry.byConsumer, a mean of seeds too; without it only the group figures', async () => {
+    const args = ['compare', 'scenarios/zone-a-down.yaml', '--strategies', 'dubbo-default,zone-router-fallback', '--json', '--seeds', '2', '--set', 'duration=12s', '--set', 'warmup=1s'];
+    const asked = await cli([...args, '--per-instance', '--out', tempDir('zs-per-')]);
+    const plain = await cli([...args, '--out', tempDir('zs-per-')]);
+    expect([asked.code, plain.code]).toEqual([0, 0]);
+    for (const [name, s] of Object.entries((JSON.parse(asked.out) as { byStrategy: Record<string, Summary> }).byStrategy)) {
+      expect(Object.keys(s.registry.byConsumer!), name).toHaveLength(10);
+      // A mean over seeds names no worst instances (each seed's own).
+      expect(s.registry.byConsumerGroup!['web@zoneA']!.instances, name).toBe(8);
+      expect(s.registry.byConsumerGroup!['web@zoneA']!.worst, name).toBeUndefined();
+    }
+    for (const s of Object.values((JSON.parse(plain.out) as { byStrategy: Record<string, Summary> }).byStrategy)) {
+      expect(s.registry.byConsumer).toBeUndefined();
+      expect(Object.keys(s.registry.byConsumerGroup!)).toEqual(['web@zoneA', 'web@zoneB']);
+    }
+  });
+});

@@ -36,7 +36,7 @@ describe('zonesim run', () => {
       ['biz', 'blocked', 'forbidden', 'lost', 'mock', 'network', 'noProvider', 'ok', 'rejected', 'timeout'],
     );
     expect(Object.keys(summary.latencyMs).sort()).toEqual(['max', 'mean', 'p50', 'p90', 'p99', 'p999']);
-    expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumer', 'byLevel']);
+    expect(Object.keys(summary.registry)).toEqual(['pushes', 'pushBytes', 'staleCalls', 'byConsumerGroup', 'byLevel']);
     expect(summary.byProviderGroup['users-a']).toMatchObject({ instances: 20 });
     expect(Object.keys(summary.timeline[0]).sort()).toEqual(
       ['biz', 'blocked', 'crossZoneRatio', 'forbidden', 'lost', 'mock', 'network', 'noProvider', 'ok', 'p99Ms', 'p99OkMs', 'pushes', 'rejected', 'requests', 'tMs', 'timeout'],
@@ -80,6 +80,28 @@ describe('zonesim run', () => {
     const runs = readdirSync(dir);
     expect(runs).toHaveLength(1);
     expect(readFileSync(join(dir, runs[0]!, 'summary.json'), 'utf8')).toBe(stdout);
+  });
+
+  it('adds registry.byConsumer (one entry per consumer instance) with --per-instance, and nothing else', async () => {
+    const tmp = tempDir('zs-');
+    const args = ['scenarios/zone-a-down.yaml', '--json', '--out', tmp, '--set', 'duration=40s', '--set', 'warmup=5s'];
+    const plain = capture();
+    const asked = capture();
+    expect(await main(['run', ...args], plain.io)).toBe(0);
+    expect(await main(['run', ...args, '--per-instance'], asked.io)).toBe(0);
+    const p = JSON.parse(plain.out.join(''));
+    const a = JSON.parse(asked.out.join(''));
+    expect(p.registry.byConsumer).toBeUndefined();
+    // zone-a-down: web has 8 instances in zoneA and 2 in zoneB, each pushed to.
+    expect(Object.keys(p.registry.byConsumerGroup)).toEqual(['web@zoneA', 'web@zoneB']);
+    expect(Object.keys(a.registry.byConsumer)).toHaveLength(10);
+    for (const [group, g] of Object.entries(a.registry.byConsumerGroup as Record<string, { instances: number; pushes: number }>)) {
+      const mine = Object.entries(a.registry.byConsumer as Record<string, { pushes: number }>).filter(([id]) => id.startsWith(`${group}#`));
+      expect(mine, group).toHaveLength(g.instances);
+      expect(mine.reduce((n, [, c]) => n + c.pushes, 0), group).toBe(g.pushes);
+    }
+    delete a.registry.byConsumer;
+    expect(a).toEqual(p);
   });
 
   it('aggregates several seeds with 95% confidence half-widths', async () => {

@@ -410,17 +410,28 @@ describe('Recorder', () => {
     ]);
   });
 
-  it('reports registry pushes and their bytes, in total, per consumer instance and per discovery level', () => {
+  it('reports registry pushes and their bytes, in total, per consumer group and per discovery level', () => {
     const r = makeRecorder();
-    r.push('web#1', 80);
-    r.push('web#0', 120, 'application');
-    r.push('web#1', 30, 'interface');
+    r.push('web#1', 'web', 80);
+    r.push('web#0', 'web', 120, 'application');
+    r.push('web#1', 'web', 30, 'interface');
     finish(r);
     expect(r.summary(META).registry).toEqual({
       pushes: 3,
       pushBytes: 230,
       staleCalls: 0,
-      byConsumer: { 'web#0': { pushes: 1, pushBytes: 120 }, 'web#1': { pushes: 2, pushBytes: 110 } },
+      byConsumerGroup: {
+        web: {
+          instances: 2,
+          pushes: 3,
+          pushBytes: 230,
+          perInstance: { pushes: { min: 1, median: 1.5, max: 2 }, pushBytes: { min: 110, median: 115, max: 120 } },
+          worst: [
+            { id: 'web#0', pushes: 1, pushBytes: 120 },
+            { id: 'web#1', pushes: 2, pushBytes: 110 },
+          ],
+        },
+      },
       byLevel: { interface: { pushes: 2, pushBytes: 110 }, application: { pushes: 1, pushBytes: 120 } },
     });
   });

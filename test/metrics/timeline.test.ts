@@ -150,16 +150,16 @@ describe('Recorder.sample: pushes and the provider side per bucket', () => {
 
   it('puts each push in the bucket it was delivered in, and none from before the window', () => {
     const r = makeRecorder();
-    r.push('c1', 100); // warm-up: counted in registry.pushes only
+    r.push('c1', 'web@zoneA', 100); // warm-up: counted in registry.pushes only
     r.sample([]);
-    r.push('c1', 100);
-    r.push('c2', 100);
-    r.sample([]);
-    r.sample([]);
-    r.push('c1', 100);
+    r.push('c1', 'web@zoneA', 100);
+    r.push('c2', 'web@zoneA', 100);
     r.sample([]);
     r.sample([]);
-    r.push('c1', 100); // after the duration (drain)
+    r.push('c1', 'web@zoneA', 100);
+    r.sample([]);
+    r.sample([]);
+    r.push('c1', 'web@zoneA', 100); // after the duration (drain)
     const s = finish(r);
     expect(s.timeline.map((row) => row.pushes)).toEqual([2, 0, 1, 0]);
     expect(s.registry.pushes).toBe(5);
@@ -167,9 +167,9 @@ describe('Recorder.sample: pushes and the provider side per bucket', () => {
 
   it('counts what the world did while being built when the window starts at 0', () => {
     const r = makeRecorder({ warmupMs: 0 });
-    r.push('c1', 100);
+    r.push('c1', 'web@zoneA', 100);
     r.sample([]);
-    r.push('c1', 100);
+    r.push('c1', 'web@zoneA', 100);
     r.sample([]);
     expect(finish(r).timeline[0]!.pushes).toBe(2);
   });
@@ -214,7 +214,7 @@ describe('Recorder.sample: pushes and the provider side per bucket', () => {
 
   it('leaves the provider rows at 0 when nobody samples (a recorder used without a world)', () => {
     const r = makeRecorder();
-    r.push('c1', 1);
+    r.push('c1', 'web@zoneA', 1);
     const s = finish(r);
     expect(s.timeline.every((row) => row.pushes === 0)).toBe(true);
     expect(s.timelineByProviderGroup!['users-a']!.every((row) => row.executions === 0 && row.utilization === 0)).toBe(true);
@@ -229,7 +229,7 @@ describe('memory bound of the per-zone and per-group timelines', () => {
     const over = makeRecorder({ ...opts, durationMs: MAX_SCOPE_TIMELINE_ROWS / 4 + 1 });
     for (const r of [fits, over]) {
       r.sample([]);
-      r.push('c1', 1);
+      r.push('c1', 'web@zoneA', 1);
       call(r, 0.5, 10, 'ok', 'zoneA');
       call(r, 0.5, 30, 'timeout', 'zoneB');
       r.sample([]);

@@ -7,6 +7,7 @@ import { formatCompareTable } from '../../src/report/compare-table.js';
 import { main } from '../../src/cli/main.js';
 import { aggregateSummaries } from '../../src/metrics/aggregate.js';
 import { Recorder } from '../../src/metrics/recorder.js';
+import { consumerGroupKey } from '../../src/metrics/observer.js';
 import type { Outcome, Summary } from '../../src/metrics/summary.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -208,7 +209,7 @@ function outcomeSummary(
       r.endRequest(req, g.outcome, t + g.latencyMs, g.cause);
     }
   }
-  for (const [consumer, bytes, level] of opts.pushes ?? []) r.push(consumer, bytes, level);
+  for (const [consumer, bytes, level] of opts.pushes ?? []) r.push(consumer, consumerGroupKey(consumer), bytes, level);
   r.finish({ simulatedMs: 10_000, providerGroups: [{ name: 'users-a', busyMs: 0, peakActiveThreads: 1 }], inFlight: 0 });
   return r.summary({ scenario: 'outcomes', seed: 1, seeds: [1], version: '0.1.0' });
 }

@@ -31,7 +31,7 @@ function summary(over: Partial<Summary> & { timeline: TimelineRow[] }): Summary 
     latencyMs: { ...LAT, p99: 45 }, latencyAllMs: { ...LAT, p99: 1020, max: 3000 },
     attempts: requests, retryAmplification: 1, providerExecutions: requests, duplicateExecutions: 0, duplicateWrites: 0,
     orphanedExecutions: 0, crossZoneRatio: 0, noProviderCauses: {}, rejectedCauses: {}, mockCauses: {},
-    registry: { pushes: rows.reduce((n, r) => n + r.pushes, 0), pushBytes: 0, staleCalls: 0, byConsumer: {} },
+    registry: { pushes: rows.reduce((n, r) => n + r.pushes, 0), pushBytes: 0, staleCalls: 0, byConsumerGroup: {} },
     byConsumerZone: {}, byService: {}, byProviderGroup: {}, events: {}, faults: [],
     ...over,
   };

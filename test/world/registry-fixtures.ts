@@ -135,7 +135,7 @@ export interface Delivery {
 
 /** Records pushes, attempts and free-form counters. */
 export class TestObserver implements WorldObserver {
-  readonly pushes: Array<{ instance: string; bytes: number; level: string }> = [];
+  readonly pushes: Array<{ instance: string; group: string; bytes: number; level: string }> = [];
   readonly attempts: Array<{ crossZone: boolean; stale: boolean; providerGroup: string }> = [];
   readonly counters = new Map<string, number>();
 
@@ -149,8 +149,8 @@ export class TestObserver implements WorldObserver {
   rejected(): void {}
   orphaned(): void {}
   endRequest(): void {}
-  push(consumerInstance: string, bytes: number, level = 'interface'): void {
-    this.pushes.push({ instance: consumerInstance, bytes, level });
+  push(consumerInstance: string, consumerGroup: string, bytes: number, level = 'interface'): void {
+    this.pushes.push({ instance: consumerInstance, group: consumerGroup, bytes, level });
   }
   count(name: string, by = 1): void {
     this.counters.set(name, (this.counters.get(name) ?? 0) + by);

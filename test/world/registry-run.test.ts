@@ -30,6 +30,6 @@ describe('registry in a full run (buildWorld wires createRegistry)', () => {
   });
 
   it('reports no pushes for the static registry', () => {
-    expect(run('static').registry).toEqual({ pushes: 0, pushBytes: 0, staleCalls: 0, byConsumer: {}, byLevel: {} });
+    expect(run('static').registry).toEqual({ pushes: 0, pushBytes: 0, staleCalls: 0, byConsumerGroup: {}, byLevel: {} });
   });
 });

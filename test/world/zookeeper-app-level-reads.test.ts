@@ -36,9 +36,9 @@ function run(registry: Partial<RegistrySpec>) {
   );
   const reads: Array<{ instance: string; tMs: number; bytes: number }> = [];
   const push = w.observer.push.bind(w.observer);
-  w.observer.push = (instance, bytes, level) => {
+  w.observer.push = (instance, group, bytes, level) => {
     reads.push({ instance, tMs: w.world.sim.now, bytes });
-    push(instance, bytes, level);
+    push(instance, group, bytes, level);
   };
   providers(w.world)
     .slice(0, CHANGES)
