@@ -165,7 +165,7 @@ export class ReferenceInvokers {
   #invoker(p: ProviderExport): DubboInvoker | null {
     let inv = this.#invokers.get(p);
     if (inv === undefined) {
-      const url = URL.valueOf(this.#urlOf(p));
+      const url = parsedUrlOf(p, this.#urlOf(p));
       // The registry hands each subscriber only the URLs its group/version accept (UrlUtils.isMatch).
       inv = isMatch(this.consumerUrl, url) ? new DubboInvoker(p, url, this.consumerUrl, this.#protocol) : null;
       this.#invokers.set(p, inv);
@@ -191,6 +191,22 @@ export function isMergeableGroup(group: string | undefined): boolean {
   const parts = group.split(/\s*[,]+\s*/);
   while (parts.length > 0 && parts.at(-1) === '') parts.pop();
   return parts.length > 1;
+}
+
+// The parsed provider URL of each export, with the text it was parsed from (a simplified registry's differs).
+const parsedUrls = new WeakMap<ProviderExport, { text: string; url: URL }>();
+
+/**
+ * The URL `text` of export `p`, parsed once for every reference that lists `p` (URLs are immutable). PERF: at the
+ * seed articles' scale each consumer group parsing its own copy of every provider URL it lists was a large share of
+ * the heap (a parameter map of some forty entries per URL).
+ */
+function parsedUrlOf(p: ProviderExport, text: string): URL {
+  const known = parsedUrls.get(p);
+  if (known !== undefined && known.text === text) return known.url;
+  const url = URL.valueOf(text);
+  parsedUrls.set(p, { text, url });
+  return url;
 }
 
 /** The `ReferenceInvokers` of one world, by consumer group, service and registry. */
