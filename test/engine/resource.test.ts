@@ -118,6 +118,56 @@ describe('Resource', () => {
     expect(pool.busyMs()).toBe(22.5);
   });
 
+  it('gives each window the highest use reached in it, and starts the next window at the current use', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 3, -1);
+    const grant = (): void => {};
+    pool.acquire(grant, 1);
+    pool.acquire(grant, 2);
+    pool.acquire(grant, 3);
+    pool.release();
+    pool.release();
+    // The window saw 3 slots at once; 1 is still in use when it closes.
+    expect(pool.takeWindowPeak()).toBe(3);
+    // Nothing changed since: the new window's peak is the use carried over, not 0 and not the old 3.
+    expect(pool.takeWindowPeak()).toBe(1);
+    pool.acquire(grant, 4);
+    pool.release();
+    expect(pool.takeWindowPeak()).toBe(2);
+    // The whole-run peak is unaffected by windows.
+    expect(pool.peakInUse).toBe(3);
+  });
+
+  it('counts every slot given back as completed, including one handed on to a waiter', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 1, -1);
+    const grant = (): void => {};
+    pool.acquire(grant, 1);
+    pool.acquire(grant, 2);
+    expect(pool.completed).toBe(0);
+    pool.release();
+    // The waiter holds the slot now: one completed, one in use, none queued.
+    expect([pool.completed, pool.inUse, pool.queued]).toEqual([1, 1, 0]);
+    pool.release();
+    expect([pool.completed, pool.inUse]).toEqual([2, 0]);
+  });
+
+  it('grants a queued waiter through the agenda, ahead of the timers due at the same instant', () => {
+    const sim = new Simulation();
+    const pool = new Resource<string>(sim, 1, -1);
+    const log: string[] = [];
+    pool.acquire(() => {}, 'a');
+    expect(pool.acquire((who) => log.push(`granted ${who}`), 'b')).toBe('queued');
+    sim.schedule(5, () => {
+      pool.release();
+      // Not synchronously inside release().
+      log.push('released');
+    });
+    sim.schedule(5, () => log.push('timer due at 5'));
+    sim.run();
+    expect(log).toEqual(['released', 'granted b', 'timer due at 5']);
+  });
+
   it('counts a queued wait as busy only from the hand-over', () => {
     const { pool, log } = runPool(1, -1, [
       ['a', 0, 4],
