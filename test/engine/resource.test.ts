@@ -93,6 +93,25 @@ describe('Resource', () => {
     expect(log.some(([e]) => e.startsWith('reject'))).toBe(false);
   });
 
+  it('hands 200,000 waiters queued at once the slot in FIFO order, each hand-over in constant time however long the queue', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 1, -1);
+    const n = 200_000;
+    let next = 0;
+    let outOfOrder = 0;
+    // Each waiter holds the slot for 1 ms; a hand-over that copied the queue would make this quadratic.
+    const grant = (i: number): void => {
+      if (i !== next++) outOfOrder++;
+      sim.schedule(1, () => pool.release());
+    };
+    expect(pool.acquire(() => {}, -1)).toBe('granted');
+    for (let i = 0; i < n; i++) pool.acquire(grant, i);
+    expect(pool.queued).toBe(n);
+    sim.schedule(1, () => pool.release());
+    sim.run();
+    expect([next, outOfOrder, pool.queued, pool.inUse, pool.completed, sim.now]).toEqual([n, 0, 0, 0, n + 1, n + 1]);
+  });
+
   it('reports the waiting count, slots in use and the peak', () => {
     const sim = new Simulation();
     const pool = new Resource<number>(sim, 2, -1);
@@ -134,6 +153,13 @@ describe('Resource', () => {
     pool.acquire(grant, 4);
     pool.release();
     expect(pool.takeWindowPeak()).toBe(2);
+    // A take below the window's peak leaves the peak: 3, down to 1, up to 2 peaks at 3.
+    pool.acquire(grant, 5);
+    pool.acquire(grant, 6);
+    pool.release();
+    pool.release();
+    pool.acquire(grant, 7);
+    expect([pool.inUse, pool.takeWindowPeak()]).toEqual([2, 3]);
     // The whole-run peak is unaffected by windows.
     expect(pool.peakInUse).toBe(3);
   });
