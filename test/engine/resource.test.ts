@@ -84,6 +84,28 @@ describe('Resource', () => {
     ]);
   });
 
+  it('counts the waiters left after a hand-over against a bounded queue', () => {
+    const { log } = runPool(1, 2, [
+      ['a', 0, 10],
+      ['b', 1, 10],
+      ['c', 2, 10],
+      ['d', 15, 1],
+      ['e', 16, 1],
+    ]);
+    // At 15 and 16 b runs and c waits: d takes the second place of the queue, e finds it full.
+    expect(log).toEqual([
+      ['start a', 0],
+      ['end a', 10],
+      ['start b', 10],
+      ['reject e', 16],
+      ['end b', 20],
+      ['start c', 20],
+      ['end c', 30],
+      ['start d', 30],
+      ['end d', 31],
+    ]);
+  });
+
   it('queues without limit when queueLimit is negative, keeping FIFO order across many waiters', () => {
     const arrivals: Array<[string, number, number]> = [['first', 0, 1]];
     for (let i = 0; i < 3000; i++) arrivals.push([`w${i}`, 0.5, 1]);
