@@ -89,6 +89,7 @@ consumers: []
     orphaned: (call) => log.push([now(), `trace orphaned ${name(call)}`]),
   };
   const downstream = o.downstream ?? {};
+  const servers: Array<{ service: string; startedMs: number; attachments: ReadonlyMap<string, string>; call: unknown }> = [];
   world = new World(scenario, {
     seed: 1,
     observer,
@@ -98,6 +99,7 @@ consumers: []
       *call(c: ServiceCall): Proc<unknown> {
         const d = downstream[c.service]!;
         log.push([now(), `downstream ${c.service} starts`]);
+        servers.push({ service: c.service, startedMs: c.server!.startedMs, attachments: c.server!.attachments, call: c.server!.call });
         yield world!.sim.timeout(d.ms);
         log.push([now(), `downstream ${c.service} ends ${d.outcome}`]);
         return { outcome: d.outcome, cause: `${c.service} failed` };
@@ -117,7 +119,7 @@ consumers: []
       consumerZone,
       request: { ended: false, name: callName },
       settled: false,
-      attachments: new Map<string, string>(),
+      attachments: new Map([['trace-id', callName]]),
       deliver: (reply: Reply) => {
         replies.push(reply);
         log.push([now(), `reply ${callName} ${reply.kind}${reply.kind === 'ok' && reply.biz ? ' biz' : ''}`]);
@@ -132,7 +134,7 @@ consumers: []
     world!.sim.schedule(tMs - world!.sim.now, fn);
   };
   const run = (): void => world!.sim.run();
-  return { world, p, send, at, run, log, replies, calls };
+  return { world, p, send, at, run, log, replies, calls, servers };
 }
 
 describe('a call in a provider process', () => {
@@ -346,11 +348,11 @@ describe('the provider filters on a call', () => {
     const log: Array<[number, string]> = [];
     let t: ReturnType<typeof processWith> | undefined = undefined;
     t = processWith({ filters: scriptedFilters(log, [30], () => t!.world.sim.now) });
-    t.send('a');
+    t.at(50, () => t!.send('a'));
     t.run();
-    expect(t.log).toContainEqual([0, 'trace executing a for 130']);
-    expect(t.log.at(-1)).toEqual([131, 'reply a ok']);
-    expect(log).toEqual([[130, 'filters done a on com.example.UserService after 130']]);
+    expect(t.log).toContainEqual([50, 'trace executing a for 130']);
+    expect(t.log.at(-1)).toEqual([181, 'reply a ok']);
+    expect(log).toEqual([[180, 'filters done a on com.example.UserService after 130']]);
   });
 
   it('refuse a call with their reply: the thread is freed at once for the next call, and it counts as rejected, not executed', () => {
@@ -385,6 +387,37 @@ describe('the provider filters on a call', () => {
     t.run();
     expect(log).toEqual([[100, 'filters done a on com.example.UserService after 100 failed']]);
     expect(t.log.at(-1)).toEqual([101, 'reply a ok biz']);
+  });
+});
+
+describe('the provider filters and the process state', () => {
+  it('hear of no exception from an execution whose process died before it ended (no business outcome is drawn)', () => {
+    const log: Array<[number, string]> = [];
+    let t: ReturnType<typeof processWith> | undefined = undefined;
+    t = processWith({ method: ', bizErrorRate: 1', filters: scriptedFilters(log, [], () => t!.world.sim.now) });
+    t.send('a');
+    t.at(50, () => (t!.p.state = 'crashed'));
+    t.run();
+    expect(log).toEqual([[100, 'filters done a on com.example.UserService after 100']]);
+    expect(t.replies).toEqual([]);
+  });
+
+  it('refuse a call that got its thread after the process was black-holed: no reply, and no orphan (it never ran)', () => {
+    const log: Array<[number, string]> = [];
+    let t: ReturnType<typeof processWith> | undefined = undefined;
+    const limited: Reply = { kind: 'limited', filter: 'executes', detail: 'no' };
+    t = processWith({ filters: scriptedFilters(log, [null, limited], () => t!.world.sim.now) });
+    t.send('a');
+    t.send('b');
+    t.at(50, () => (t!.p.state = 'blackhole'));
+    t.run();
+    expect(t.log.slice(4)).toEqual([
+      [100, 'trace executed a'],
+      [100, 'orphaned a'],
+      [100, 'trace orphaned a'],
+      [100, 'rejected at users com.example.UserService'],
+      [100, 'trace notExecuted b'],
+    ]);
   });
 });
 
@@ -466,6 +499,32 @@ describe('a method that calls other services', () => {
       t.run();
       expect(t.replies, `parallel: ${parallel}`).toEqual([{ kind: 'ok', biz: true, thrown: { outcome: 'timeout', cause: `${D1} failed` } }]);
     }
+  });
+
+  it('gives each downstream call the incoming call, its attachments and when its thread took it', () => {
+    const t = processWith({ method: calls, downstream: { [D1]: { ms: 20, outcome: 'ok' }, [D2]: { ms: 30, outcome: 'ok' } } });
+    t.send('a');
+    t.at(10, () => t.send('b'));
+    t.run();
+    expect(t.servers.map((x) => [x.service, x.startedMs, x.attachments.get('trace-id'), x.call === t.calls.get(x.attachments.get('trace-id')!)])).toEqual([
+      [D1, 0, 'a', true],
+      [D2, 0, 'a', true],
+      [D1, 150, 'b', true],
+      [D2, 150, 'b', true],
+    ]);
+  });
+
+  it('makes the response that carries a downstream failure an orphan when the consumer has given up', () => {
+    const t = processWith({ method: calls, downstream: { [D1]: { ms: 20, outcome: 'timeout' }, [D2]: { ms: 30, outcome: 'ok' } } });
+    const a = t.send('a');
+    t.at(120, () => (a.settled = true));
+    t.run();
+    expect(t.log.slice(-3)).toEqual([
+      [150, 'trace executed a'],
+      [151, 'orphaned a'],
+      [151, 'trace orphaned a'],
+    ]);
+    expect(t.replies).toEqual([]);
   });
 
   it('rethrows a later call`s failure when the earlier ones answered', () => {

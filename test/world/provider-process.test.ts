@@ -27,7 +27,7 @@ const OBSERVER: WorldObserver = {
 };
 
 /** A world of the `providers:` YAML given (services A with methods place/cancel, B with pay; each 100 ms). */
-function worldWith(providers: string): World {
+function worldWith(providers: string, observer: WorldObserver = OBSERVER): World {
   const scenario = parseScenario(
     `
 zones: { zoneA: {} }
@@ -42,7 +42,7 @@ consumers: []
 `,
     'process.yaml',
   );
-  return new World(scenario, { seed: 1, observer: OBSERVER, consumerStack: () => ({ refer() {}, *call() { return { outcome: 'ok' as const }; } }) });
+  return new World(scenario, { seed: 1, observer, consumerStack: () => ({ refer() {}, *call() { return { outcome: 'ok' as const }; } }) });
 }
 
 /** Sends a call of `service.method` to process `p`; its replies land in `replies` with the time. */
@@ -85,6 +85,15 @@ describe('the registered URL of a provider process', () => {
     ]);
     // The process's own URL is its first export's.
     expect(p.url).toBe(p.exports[0]!.url);
+  });
+
+  it('carries no filter keys for an export that sets none', () => {
+    const world = worldWith(`  - name: orders
+    service: ${A}
+    zone: zoneA
+    exports: { ${A}: { executor: { threads: 5 }, methods: { place: {} }, params: { timeout: 3000 } } }`);
+    const url = world.providerGroups[0]!.instances[0]!.url;
+    expect(url.split('&').slice(-2)).toEqual(['warmup=600000', 'timeout=3000']);
   });
 
   it('keeps a whole-millisecond timestamp for a process started within a millisecond', () => {
@@ -184,6 +193,80 @@ describe('a provider process still has work (busy)', () => {
       ['a', 'ok', 100],
       ['b', 'ok', 200],
     ]);
+  });
+});
+
+describe('a provider process without traces', () => {
+  it('lets a call queued when the process crashed go without running it, and frees its thread', () => {
+    const world = worldWith(`  - { name: orders, service: ${A}, zone: zoneA, threads: 1, queues: 1 }`);
+    const p = world.providerGroups[0]!.instances[0]!;
+    const { send, replies } = sender(world, p);
+    send('a', A, 'place');
+    send('b', A, 'place');
+    world.sim.run({ until: 50 });
+    p.state = 'crashed';
+    world.sim.run();
+    expect(replies).toEqual([]);
+    expect([p.pool.inUse, p.pool.queued, p.pool.completed, p.busy]).toEqual([0, 0, 2, false]);
+  });
+
+  it('counts the execution whose response a black hole swallowed as orphaned', () => {
+    let orphans = 0;
+    const world = worldWith(`  - { name: orders, service: ${A}, zone: zoneA }`, { ...OBSERVER, orphaned: () => orphans++ });
+    const p = world.providerGroups[0]!.instances[0]!;
+    const { send, replies } = sender(world, p);
+    send('a', A, 'place');
+    world.sim.run({ until: 50 });
+    p.state = 'blackhole';
+    world.sim.run();
+    expect([replies.length, orphans]).toEqual([0, 1]);
+  });
+});
+
+describe('the pools of a provider process', () => {
+  it('free a service`s own executor, not the shared pool, when its call ends, also when every service has one', () => {
+    const world = worldWith(`  - name: orders
+    service: ${A}
+    zone: zoneA
+    threads: 1
+    exports: { ${A}: { executor: { threads: 1, queues: 0 } } }`);
+    const p = world.providerGroups[0]!.instances[0]!;
+    const { send, replies } = sender(world, p);
+    send('a', A, 'place');
+    world.sim.run({ until: 150 });
+    send('b', A, 'place');
+    world.sim.run();
+    expect(replies.map((r) => [r.name, r.reply.kind, r.atMs])).toEqual([
+      ['a', 'ok', 100],
+      ['b', 'ok', 250],
+    ]);
+    expect([p.pool.inUse, p.pool.completed, p.exports[0]!.executor!.completed]).toEqual([0, 0, 2]);
+  });
+
+  it('free the thread of the pool dynamic isolation moved a method to when its call ends', () => {
+    const world = worldWith(`  - name: orders
+    service: ${A}
+    zone: zoneA
+    threads: 10
+    isolation: { dynamic: { concurrency: 1, rt: 50ms, threads: 1, window: 10s, restoreAfter: 30s } }`);
+    const p = world.providerGroups[0]!.instances[0]!;
+    const { send, replies } = sender(world, p);
+    // Three slow calls at once: at the first finish (100 ms > 50 ms, two still running) place moves out.
+    for (const n of ['1', '2', '3']) send(n, A, 'place');
+    world.sim.run({ until: 200 });
+    // Now each call of place takes the isolated pool's one thread, one after the other.
+    send('4', A, 'place');
+    world.sim.run({ until: 350 });
+    send('5', A, 'place');
+    world.sim.run();
+    expect(replies.map((r) => [r.name, r.reply.kind, r.atMs])).toEqual([
+      ['1', 'ok', 100],
+      ['2', 'ok', 100],
+      ['3', 'ok', 100],
+      ['4', 'ok', 300],
+      ['5', 'ok', 450],
+    ]);
+    expect([p.pool.inUse, p.pool.completed, p.pool.peakInUse]).toEqual([0, 3, 3]);
   });
 });
 
