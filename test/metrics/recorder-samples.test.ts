@@ -46,6 +46,18 @@ describe('open Sentinel breakers on the timeline', () => {
     expect(s.timelineByZone!.zoneB!.map((row) => row.openBreakers)).toEqual([3, 1, 0]);
   });
 
+  it('are 0 in the buckets before the first sample that carried them', () => {
+    const r = makeRecorder();
+    request(r, 'zoneA', 1500);
+    r.sample([]);
+    r.sample([]);
+    r.sample([], new Map([['zoneA', 2]]));
+    r.sample([]);
+    const s = finish(r);
+    expect(s.timeline.map((row) => row.openBreakers)).toEqual([0, 2, 0]);
+    expect(s.timelineByZone!.zoneA!.map((row) => row.openBreakers)).toEqual([0, 2, 0]);
+  });
+
   it('are no column at all when no sample carried them (a run without Sentinel)', () => {
     const r = makeRecorder();
     request(r, 'zoneA', 1500);
