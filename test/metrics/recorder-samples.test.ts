@@ -76,3 +76,23 @@ describe('sample times', () => {
     expect([r.sampleTimeMs(-1), r.sampleTimeMs(0), r.sampleTimeMs(2), r.sampleTimeMs(3), r.sampleTimeMs(4)]).toEqual([undefined, 1000, 3000, 3500, undefined]);
   });
 });
+
+describe('the memory bound of the per-zone and per-group timelines', () => {
+  const summaryOf = (opts: Partial<ConstructorParameters<typeof Recorder>[0]>): Summary => finish(new Recorder({ warmupMs: 1000, durationMs: 3000, bucketMs: 1, providerGroups: [], ...opts }));
+
+  it('counts the buckets of the measured window only, and each zone of the scenario', () => {
+    // 125 zones x 2000 buckets (1000 to 3000 ms) is the bound exactly; one bucket more passes it.
+    const zoneNames = Array.from({ length: 125 }, (_, i) => `z${i}`);
+    expect('timelineByZone' in summaryOf({ zoneNames })).toBe(true);
+    expect('timelineByZone' in summaryOf({ zoneNames, durationMs: 3001 })).toBe(false);
+  });
+
+  it('counts one zone when the scenario names none', () => {
+    // (1 + 249 groups) x 1001 buckets passes the bound.
+    const providerGroups = Array.from({ length: 249 }, (_, i) => ({ name: `g${i}`, instances: 1, threads: 1 }));
+    for (const zoneNames of [undefined, []]) {
+      const s = summaryOf({ providerGroups, zoneNames, durationMs: 2001 });
+      expect('timelineByZone' in s || 'timelineByProviderGroup' in s, JSON.stringify(zoneNames)).toBe(false);
+    }
+  });
+});
