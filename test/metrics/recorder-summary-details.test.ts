@@ -95,6 +95,17 @@ describe('the order of the summary`s keys', () => {
     expect(Object.keys(s.timelineByProviderGroup!)).toEqual(['alpha', 'mid', 'zeta']);
   });
 
+  it('sorts the services of a group that exports several by name, whatever order they were declared or seen in', () => {
+    const declared = Array.from({ length: 40 }, (_, i) => `com.example.S${String((i * 23) % 40).padStart(2, '0')}`);
+    const r = makeRecorder({ providerGroups: [{ name: 'app', instances: 1, threads: 1, services: declared.slice(0, 30) }] });
+    const req = start(r, 1500);
+    r.attempt(req, ATTEMPT);
+    // The last ten show up only as they are executed, in their scrambled order.
+    for (const svc of [...declared].reverse()) r.execution(req, 'app', svc);
+    r.endRequest(req, 'ok', 1600);
+    expect(Object.keys(finish(r).byProviderGroup.app!.byService!)).toEqual([...declared].sort());
+  });
+
   it('lists the non-idempotent methods as none when it was given none', () => {
     expect(finish(makeRecorder()).nonIdempotentMethods).toEqual([]);
   });
@@ -124,6 +135,14 @@ describe('the registry`s push counts', () => {
     expect(finish(r).registry.byLevel).toEqual({ application: { pushes: 1, pushBytes: 10 } });
     const none = makeRecorder();
     expect(finish(none).registry.byLevel).toEqual({});
+  });
+
+  it('list many consumers in name order, whatever order their pushes came in', () => {
+    const r = makeRecorder();
+    // 60 names in a scrambled order (37 is prime to 60).
+    const names = Array.from({ length: 60 }, (_, i) => `web#${String((i * 37) % 60).padStart(2, '0')}`);
+    for (const c of names) r.push(c, 1);
+    expect(Object.keys(finish(r).registry.byConsumer)).toEqual([...names].sort());
   });
 
   it('list consumers in name order, whatever order their pushes came in', () => {
