@@ -1,8 +1,7 @@
 /**
  * Details of the summary the recorder builds that the broader recorder tests leave open: scopes that
  * share a method name, the causes of blocked and mocked requests, what a warm-up request's orphans
- * and duplicates count for, the order of keys (declared order is not output order), and the
- * registry's per-level and per-consumer counts.
+ * and duplicates count for, and the order of keys (declared order is not output order).
  */
 import { describe, expect, it } from 'vitest';
 import { Recorder } from '../../src/metrics/recorder.js';
@@ -124,34 +123,6 @@ describe('a sample past the last bucket', () => {
     expect([rows.a!.map((x) => x.peakActiveThreads), rows.b!.map((x) => x.peakActiveThreads)]).toEqual([
       [1, 2],
       [1, 2],
-    ]);
-  });
-});
-
-describe('the registry`s push counts', () => {
-  it('list only the discovery levels that had pushes', () => {
-    const r = makeRecorder();
-    r.push('web#0', 10, 'application');
-    expect(finish(r).registry.byLevel).toEqual({ application: { pushes: 1, pushBytes: 10 } });
-    const none = makeRecorder();
-    expect(finish(none).registry.byLevel).toEqual({});
-  });
-
-  it('list many consumers in name order, whatever order their pushes came in', () => {
-    const r = makeRecorder();
-    // 60 names in a scrambled order (37 is prime to 60).
-    const names = Array.from({ length: 60 }, (_, i) => `web#${String((i * 37) % 60).padStart(2, '0')}`);
-    for (const c of names) r.push(c, 1);
-    expect(Object.keys(finish(r).registry.byConsumer)).toEqual([...names].sort());
-  });
-
-  it('list consumers in name order, whatever order their pushes came in', () => {
-    const r = makeRecorder();
-    for (const c of ['web#2', 'web#10', 'api#0', 'web#2']) r.push(c, 1);
-    expect(Object.entries(finish(r).registry.byConsumer)).toEqual([
-      ['api#0', { pushes: 1, pushBytes: 1 }],
-      ['web#10', { pushes: 1, pushBytes: 1 }],
-      ['web#2', { pushes: 2, pushBytes: 2 }],
     ]);
   });
 });
