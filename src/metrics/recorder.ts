@@ -128,7 +128,8 @@ export class Recorder {
   #executionsWithoutAttempt = 0;
   #negativeLatencies = 0;
   #okWithoutAttempt = 0;
-  #final: FinalState | null = null;
+  /** What `finish` was told, less the groups' figures (copied into `#groups` there). */
+  #final: Omit<FinalState, 'providerGroups'> | null = null;
   readonly #pushLag: PushLagMeter;
 
   constructor(opts: {
@@ -385,7 +386,6 @@ export class Recorder {
     if (this.#final !== null) throw new Error('Recorder.finish() called twice');
     this.#final = {
       simulatedMs: final.simulatedMs,
-      providerGroups: final.providerGroups.map((g) => ({ ...g })),
       inFlight: final.inFlight,
       registryServers: final.registryServers,
     };

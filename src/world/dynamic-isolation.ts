@@ -64,12 +64,6 @@ export class DynamicIsolation {
     this.#decide(st);
   }
 
-  /** True when calls wait in an isolated pool's queue (isolated pools have none: always false). */
-  queued(): boolean {
-    for (const st of this.#methods.values()) if (st.pool !== null && st.pool.queued > 0) return true;
-    return false;
-  }
-
   /** Mean execution time of the method over the window ending now (0 when nothing finished in it). */
   meanRtMs(service: string, method: string): number {
     const st = this.#state(service, method);

@@ -281,10 +281,9 @@ export class ProviderInstance {
 
   /** Calls on the process's threads now (the shared pool and every isolated one) and waiting for one. */
   get busy(): boolean {
-    if (this.pool.inUse > 0 || this.pool.queued > 0) return true;
-    if (this.#poolOf !== null && this.#poolOf.size > 0) return true;
-    for (const e of this.exports) if (e.executor !== null && e.executor.queued > 0) return true;
-    return this.#isolation?.queued() ?? false;
+    // A pool's queue forms only once its threads are all taken; with several pools, `#poolOf` holds
+    // every call running on or waiting for any of them.
+    return this.pool.inUse > 0 || (this.#poolOf !== null && this.#poolOf.size > 0);
   }
 
   /** A request message arrived for `target` (default: the first export). */

@@ -84,6 +84,28 @@ describe('Resource', () => {
     ]);
   });
 
+  it('counts the waiters left after a hand-over against a bounded queue', () => {
+    const { log } = runPool(1, 2, [
+      ['a', 0, 10],
+      ['b', 1, 10],
+      ['c', 2, 10],
+      ['d', 15, 1],
+      ['e', 16, 1],
+    ]);
+    // At 15 and 16 b runs and c waits: d takes the second place of the queue, e finds it full.
+    expect(log).toEqual([
+      ['start a', 0],
+      ['end a', 10],
+      ['start b', 10],
+      ['reject e', 16],
+      ['end b', 20],
+      ['start c', 20],
+      ['end c', 30],
+      ['start d', 30],
+      ['end d', 31],
+    ]);
+  });
+
   it('queues without limit when queueLimit is negative, keeping FIFO order across many waiters', () => {
     const arrivals: Array<[string, number, number]> = [['first', 0, 1]];
     for (let i = 0; i < 3000; i++) arrivals.push([`w${i}`, 0.5, 1]);
@@ -91,6 +113,25 @@ describe('Resource', () => {
     const starts = log.filter(([e]) => e.startsWith('start')).map(([e]) => e.slice(6));
     expect(starts).toEqual(['first', ...Array.from({ length: 3000 }, (_, i) => `w${i}`)]);
     expect(log.some(([e]) => e.startsWith('reject'))).toBe(false);
+  });
+
+  it('hands 200,000 waiters queued at once the slot in FIFO order, each hand-over in constant time however long the queue', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 1, -1);
+    const n = 200_000;
+    let next = 0;
+    let outOfOrder = 0;
+    // Each waiter holds the slot for 1 ms; a hand-over that copied the queue would make this quadratic.
+    const grant = (i: number): void => {
+      if (i !== next++) outOfOrder++;
+      sim.schedule(1, () => pool.release());
+    };
+    expect(pool.acquire(() => {}, -1)).toBe('granted');
+    for (let i = 0; i < n; i++) pool.acquire(grant, i);
+    expect(pool.queued).toBe(n);
+    sim.schedule(1, () => pool.release());
+    sim.run();
+    expect([next, outOfOrder, pool.queued, pool.inUse, pool.completed, sim.now]).toEqual([n, 0, 0, 0, n + 1, n + 1]);
   });
 
   it('reports the waiting count, slots in use and the peak', () => {
@@ -116,6 +157,63 @@ describe('Resource', () => {
     expect(pool.busyMs()).toBe(22.5);
     sim.run({ until: 30 });
     expect(pool.busyMs()).toBe(22.5);
+  });
+
+  it('gives each window the highest use reached in it, and starts the next window at the current use', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 3, -1);
+    const grant = (): void => {};
+    pool.acquire(grant, 1);
+    pool.acquire(grant, 2);
+    pool.acquire(grant, 3);
+    pool.release();
+    pool.release();
+    // The window saw 3 slots at once; 1 is still in use when it closes.
+    expect(pool.takeWindowPeak()).toBe(3);
+    // Nothing changed since: the new window's peak is the use carried over, not 0 and not the old 3.
+    expect(pool.takeWindowPeak()).toBe(1);
+    pool.acquire(grant, 4);
+    pool.release();
+    expect(pool.takeWindowPeak()).toBe(2);
+    // A take below the window's peak leaves the peak: 3, down to 1, up to 2 peaks at 3.
+    pool.acquire(grant, 5);
+    pool.acquire(grant, 6);
+    pool.release();
+    pool.release();
+    pool.acquire(grant, 7);
+    expect([pool.inUse, pool.takeWindowPeak()]).toEqual([2, 3]);
+    // The whole-run peak is unaffected by windows.
+    expect(pool.peakInUse).toBe(3);
+  });
+
+  it('counts every slot given back as completed, including one handed on to a waiter', () => {
+    const sim = new Simulation();
+    const pool = new Resource<number>(sim, 1, -1);
+    const grant = (): void => {};
+    pool.acquire(grant, 1);
+    pool.acquire(grant, 2);
+    expect(pool.completed).toBe(0);
+    pool.release();
+    // The waiter holds the slot now: one completed, one in use, none queued.
+    expect([pool.completed, pool.inUse, pool.queued]).toEqual([1, 1, 0]);
+    pool.release();
+    expect([pool.completed, pool.inUse]).toEqual([2, 0]);
+  });
+
+  it('grants a queued waiter through the agenda, ahead of the timers due at the same instant', () => {
+    const sim = new Simulation();
+    const pool = new Resource<string>(sim, 1, -1);
+    const log: string[] = [];
+    pool.acquire(() => {}, 'a');
+    expect(pool.acquire((who) => log.push(`granted ${who}`), 'b')).toBe('queued');
+    sim.schedule(5, () => {
+      pool.release();
+      // Not synchronously inside release().
+      log.push('released');
+    });
+    sim.schedule(5, () => log.push('timer due at 5'));
+    sim.run();
+    expect(log).toEqual(['released', 'granted b', 'timer due at 5']);
   });
 
   it('counts a queued wait as busy only from the hand-over', () => {
