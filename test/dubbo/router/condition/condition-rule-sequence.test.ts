@@ -70,6 +70,13 @@ describe('conditions in sequence', () => {
     );
   });
 
+  it('says no provider reached the rule when given an empty list', () => {
+    const one = rule(yamlRule('=> region = beijing')).route([], CONSUMER, call()).trace;
+    expect(one).toMatchObject({ router: 'condition', rule: '=> region = beijing', matchedWhen: false, before: 0, after: 0, note: 'no provider reached this rule' });
+    const two = rule(yamlRule('=> region = beijing', '=> env = gray')).route([], CONSUMER, call()).trace;
+    expect(two).toMatchObject({ before: 0, after: 0, note: '2 conditions in sequence: #1 not matched' });
+  });
+
   it('ignores every condition of a valid: false rule, and says so', () => {
     const invokers = invokersOf(PROVIDERS);
     const result = rule(`valid: false\n${yamlRule('=> false', '=> region = beijing')}`).route(invokers, CONSUMER, call());
