@@ -125,6 +125,8 @@ describe('isMatchGlobPattern (UrlUtils.isMatchGlobPattern)', () => {
     expect(isMatchGlobPattern('value', 'Value')).toBe(false);
     expect(isMatchGlobPattern('value', 'values')).toBe(false);
     expect(isMatchGlobPattern('a.b', 'axb')).toBe(false);
+    // Neither a prefix nor a suffix match: `ab` is not `abab`.
+    expect(isMatchGlobPattern('ab', 'abab')).toBe(false);
   });
 
   it('matches a trailing `*` as a prefix, a leading `*` as a suffix, a middle `*` as both', () => {
