@@ -152,10 +152,15 @@ describe('v3.1 conditions', () => {
   });
 
   it('reads signed and padded weights, and none for a null weight', () => {
-    expect(v31('  - to: [{ match: a=b, weight: -4 }, { match: c=d, weight: " 9 " }, { match: e=f, weight: ~ }]').conditions[0]!.to).toEqual([
-      { match: 'a=b', weight: -4 },
-      { match: 'c=d', weight: 9 },
-      { match: 'e=f', weight: undefined },
+    expect(v31('  - to: [{ match: a=b, weight: -4 }, { match: c=d, weight: " 9 " }, { match: e=f, weight: ~ }]').conditions).toEqual([
+      {
+        from: {},
+        to: [
+          { match: 'a=b', weight: -4 },
+          { match: 'c=d', weight: 9 },
+          { match: 'e=f', weight: undefined },
+        ],
+      },
     ]);
   });
 
