@@ -64,6 +64,13 @@ describe('the weighted draw among destinations', () => {
     for (const r of [2, 3]) expect(routeOnce(twoDests, { runtime: { random: scripted(r) } }).idx, `r = ${r}`).toEqual([1, 2]);
   });
 
+  it('gives no provider for a draw past the weight sum, as randDestination falls back to an empty list', () => {
+    // Only a stream that breaks its contract (nextInt(n) < n) gets here.
+    const { idx, trace } = routeOnce(twoDests, { runtime: { random: scripted(5) } });
+    expect(idx).toEqual([]);
+    expect(trace).toMatchObject({ matchedWhen: true, after: 0, note: 'no destination drawn' });
+  });
+
   it('leaves destinations that match no provider out of the draw and of the weight sum', () => {
     const random = scripted(150);
     const condition: MultiDestCondition = {
