@@ -100,6 +100,13 @@ describe('route keys and routing inputs of a rule', () => {
     expect(a!.routeKey(CONSUMER, call())).not.toBe(b!.routeKey(CONSUMER, call()));
   });
 
+  it('tells apart consumers whose conditions match in a different order', () => {
+    // Each condition fails on its one key the same way for the other consumer: only the position of the match differs.
+    const router = rule(yamlRule('env = gray => region = beijing', 'env = normal => region = hangzhou'));
+    const normal = URL.valueOf('consumer://10.20.1.6/com.example.UserService?application=web&env=normal');
+    expect(router.routeKey(CONSUMER, call())).not.toBe(router.routeKey(normal, call()));
+  });
+
   it('declares the union of what its conditions read', () => {
     const router = rule(yamlRule('method = getUser & attachments[lane] = blue => region = beijing', 'attachments[lane] = red & arguments[1] = x => env = gray', 'arguments[0] = y & attachments[user] = 1 => env = gray'));
     expect(router.routingInputs()).toEqual({ method: true, attachments: ['lane', 'user'], arguments: [1, 0], random: false });

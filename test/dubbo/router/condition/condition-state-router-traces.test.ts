@@ -113,6 +113,19 @@ describe('ConditionStateRouter trace entries', () => {
     );
   });
 
+  it('joins several hazards with "; "', () => {
+    const note = traceOf('=> region = beiprovider.jing & attachments[u] = 1').trace.note;
+    expect(note).toContain(
+      'is read as "beijing"; attachments[u] in a then-part reads the invocation, which Dubbo does not pass to then-parts, so "=" matches no provider]',
+    );
+  });
+
+  it('shows the rule trimmed', () => {
+    const router = new ConditionStateRouter('  => region = beijing \n');
+    expect(router.rule).toBe('=> region = beijing');
+    expect(router.route(invokersOf(PROVIDERS), CONSUMER, call()).trace.rule).toBe('=> region = beijing');
+  });
+
   it('appends nothing to the note of a rule without hazards', () => {
     expect(traceOf('=> region = beijing').trace.note).toBe('the then-part matched 1 of 3 providers');
   });
