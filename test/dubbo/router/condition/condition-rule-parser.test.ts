@@ -166,6 +166,8 @@ describe('v3.1 conditions', () => {
 
   it('names the field of each shape that is not a v3.1 condition', () => {
     expect(() => v31('  - => a = b')).toThrow('conditions[0]: expected a map with from/to (configVersion v3.1), found "=> a = b"');
+    expect(() => v31('  - [a]')).toThrow('conditions[0]: expected a map with from/to (configVersion v3.1), found ["a"]');
+    expect(() => v31('  - { to: [[a]] }')).toThrow('conditions[0].to[0]: expected a map with match/weight, found ["a"]');
     expect(() => v31('  - { from: [a] }')).toThrow('conditions[0].from: expected a map with \'match\', found ["a"]');
     expect(() => v31('  - { from: { match: [a] } }')).toThrow('conditions[0].from.match: expected a condition string, found ["a"]');
     expect(() => v31('  - { to: { match: a } }')).toThrow('conditions[0].to: expected a list of {match, weight}, found {"match":"a"}');
