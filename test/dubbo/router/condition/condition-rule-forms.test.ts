@@ -57,6 +57,12 @@ describe('YAML text in one line', () => {
     expect(routeIdx(parseConditionRule('  conditions: ["=> region = beijing"]'))).toEqual([1]);
   });
 
+  it('reads a first key with dots, dashes, underscores or a space before its colon as YAML', () => {
+    expect(() => parseConditionRule('config.version-x_1: v3.0')).toThrow(/conditions: expected a non-empty list, found nothing/);
+    expect(() => parseConditionRule('_scope: service')).toThrow(/conditions: expected a non-empty list, found nothing/);
+    expect(routeIdx(parseConditionRule('conditions : ["=> region = beijing"]'))).toEqual([1]);
+  });
+
   it('forces a YAML rule by its own force or by --force, and leaves it unforced otherwise', () => {
     const rule = 'conditions: ["=> region = shanghai"]';
     expect(routeIdx(parseConditionRule(rule))).toEqual([0, 1]);
