@@ -107,6 +107,12 @@ describe('route keys and routing inputs of a rule', () => {
     expect(router.routeKey(CONSUMER, call())).not.toBe(router.routeKey(normal, call()));
   });
 
+  it('tells apart consumers whose v3.1 conditions match in a different order', () => {
+    const router = rule('configVersion: v3.1\nconditions:\n  - { from: { match: env=gray }, to: [{ match: region=beijing }] }\n  - { from: { match: env=normal }, to: [{ match: region=hangzhou }] }');
+    const normal = URL.valueOf('consumer://10.20.1.6/com.example.UserService?application=web&env=normal');
+    expect(router.routeKey(CONSUMER, call())).not.toBe(router.routeKey(normal, call()));
+  });
+
   it('declares the union of what its conditions read', () => {
     const router = rule(yamlRule('method = getUser & attachments[lane] = blue => region = beijing', 'attachments[lane] = red & arguments[1] = x => env = gray', 'arguments[0] = y & attachments[user] = 1 => env = gray'));
     expect(router.routingInputs()).toEqual({ method: true, attachments: ['lane', 'user'], arguments: [1, 0], random: false });

@@ -81,7 +81,7 @@ describe('the weighted draw among destinations', () => {
     expect(random.bounds).toEqual([200]);
     // 150 - 100 > 0, then 50 - 100 <= 0: the third destination.
     expect(idx).toEqual([1, 2]);
-    expect(trace.note).toBe('drew destination 3 of 2 non-empty (weight 100 of 200): 2 of 3 providers');
+    expect(trace).toMatchObject({ matchedWhen: true, after: 2, note: 'drew destination 3 of 2 non-empty (weight 100 of 200): 2 of 3 providers' });
   });
 
   it('takes the only non-empty destination without a draw', () => {
@@ -112,9 +112,20 @@ describe('the weighted draw among destinations', () => {
 describe('destinations and outcomes', () => {
   it('reads a blank or `false` destination as every provider (unlike v3.0)', () => {
     for (const match of [undefined, '', '  ', 'false']) {
-      const { invokers, result } = routeOnce({ from: {}, to: [{ match }] });
+      // Forced, so that a destination matching no provider would leave none.
+      const { invokers, result, trace } = routeOnce({ from: {}, to: [{ match }] }, { force: true });
       expect(result.invokers, String(match)).toBe(invokers);
+      expect(trace.note).toBe('only destination 1 matched providers: 3 of 3');
     }
+  });
+
+  it('reads an invalid range as true in a destination and false in from (RangeValuePattern default)', () => {
+    // `20880~` splits to one part: invalid.
+    expect(routeOnce({ from: {}, to: [{ match: 'port = 20880~' }] }, { force: true }).idx).toEqual([0, 1, 2]);
+    const lane = new RpcInvocation({ methodName: 'getUser', attachments: { uid: '500' } });
+    const router = new MultiDestConditionRouter({ from: { match: 'attachments[uid] = 100~' }, to: [] });
+    expect(router.matchWhen(GRAY, lane)).toBe(false);
+    expect(new MultiDestConditionRouter({ from: { match: 'attachments[uid] = 100~1000' }, to: [] }).matchWhen(GRAY, lane)).toBe(true);
   });
 
   it('selects every consumer with a blank or `true` from, and only matching ones otherwise', () => {
@@ -144,6 +155,7 @@ describe('destinations and outcomes', () => {
     const events = countingEvents();
     const { invokers, result, trace } = routeOnce({ from: {}, to: [{ match: 'region=shanghai' }] }, { runtime: { events } });
     expect(result.invokers).toBe(invokers);
+    expect(trace).toMatchObject({ matchedWhen: true, after: 3 });
     expect(trace.note).toBe('no destination matched any of 3 providers; force: false, so the condition is ignored and all pass');
     expect(events.counts.size).toBe(0);
   });
@@ -152,7 +164,7 @@ describe('destinations and outcomes', () => {
     const events = countingEvents();
     const { idx, trace } = routeOnce({ from: {}, to: [{ match: 'region=shanghai' }] }, { force: true, runtime: { events } });
     expect(idx).toEqual([]);
-    expect(trace.note).toBe('force: true and no destination matched any of 3 providers');
+    expect(trace).toMatchObject({ matchedWhen: true, after: 0, note: 'force: true and no destination matched any of 3 providers' });
     expect(events.counts.get(FORCE_EMPTY_EVENT)).toBe(1);
   });
 
