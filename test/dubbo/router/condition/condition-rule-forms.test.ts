@@ -32,6 +32,13 @@ describe('URL-rule text', () => {
     expect(routeIdx(router)).toEqual([1]);
   });
 
+  it('reads one line of URL-rule text raw: ` #…` is part of the rule, not a YAML comment', () => {
+    // `#note:` and `gray` are bare keys of the then-part, which no provider matches: the rule is ignored.
+    const router = parseConditionRule('host = 10.20.1.5 => region = beijing #note: gray') as ConditionStateRouter;
+    expect(router.rule).toBe('host = 10.20.1.5 => region = beijing #note: gray');
+    expect(routeIdx(router)).toEqual([0, 1]);
+  });
+
   it('is not forced unless --force says so, and takes the router scope for its order', () => {
     expect((parseConditionRule('=> region = shanghai') as ConditionStateRouter).force).toBe(false);
     expect(routeIdx(parseConditionRule('=> region = shanghai'))).toEqual([0, 1]);
@@ -112,6 +119,17 @@ describe('condition:// URLs', () => {
     const events = countingEvents();
     expect(routeIdx(parseConditionRule(conditionUrl(rule), { runtime: { events } }))).toEqual([]);
     expect(events.counts.get(FORCE_EMPTY_EVENT)).toBe(1);
+  });
+
+  it('reads a one-line condition:// URL with spaces around it', () => {
+    const text = `  ${conditionUrl(`rule=${encodeURIComponent('=> region = beijing')}&force=true`)}  `;
+    const router = parseConditionRule(text) as ConditionStateRouter;
+    expect(router.rule).toBe('=> region = beijing');
+    expect(router.force).toBe(true);
+    // The error names the URL without the spaces.
+    expect(() => parseConditionRule(`  ${conditionUrl('force=true')}  `)).toThrow(
+      new RouterRuleError(`condition rule URL has no rule parameter: ${conditionUrl('force=true')}`),
+    );
   });
 
   it('reads a condition:// URL after comment lines, and with spaces around it', () => {
