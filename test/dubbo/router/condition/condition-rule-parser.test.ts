@@ -130,6 +130,19 @@ describe('the conditions list', () => {
     );
   });
 
+  it('reports an empty document (null) as not a map', () => {
+    expect(() => parseConditionRuleYaml('~')).toThrow(
+      new RouterRuleError('condition rule: expected a YAML map (configVersion, scope, key, force, conditions, ...), found null'),
+    );
+  });
+
+  it('names the condition rule in YAML and field errors', () => {
+    expect(() => parseConditionRuleYaml('conditions: [a\nforce: true')).toThrow(/^condition rule: invalid YAML: /);
+    expect(() => parseConditionRuleYaml(`priority: high\n${ONE}`)).toThrow(
+      new RouterRuleError('condition rule: priority: expected an integer, found "high"'),
+    );
+  });
+
   it('reads an already-parsed object like its YAML', () => {
     expect(parseConditionRuleYaml({ force: true, conditions: ['=> a = b'] })).toMatchObject({ format: 'v3.0', force: true, conditions: ['=> a = b'] });
   });
@@ -149,6 +162,14 @@ describe('v3.1 conditions', () => {
       { from: {}, to: [] },
       { from: { match: undefined }, to: [] },
     ]);
+  });
+
+  it('keeps no match text for a destination or from without one', () => {
+    expect(v31('  - { from: { other: 1 }, to: [{ weight: 5 }] }').conditions).toEqual([{ from: { match: undefined }, to: [{ match: undefined, weight: 5 }] }]);
+  });
+
+  it('refuses a null v3.1 condition', () => {
+    expect(() => v31('  - ~')).toThrow(new RouterRuleError('conditions[0]: expected a map with from/to (configVersion v3.1), found null'));
   });
 
   it('reads signed and padded weights, and none for a null weight', () => {
