@@ -101,11 +101,13 @@ export class ConditionRuleRouter implements StateRouter {
     }
     const steps: RouteTraceEntry[] = [];
     let current = invokers;
+    // The first condition always runs, so that an empty list gets its trace ("no provider reached this
+    // rule"); a condition that leaves no provider ends the sequence.
     for (const router of this.routers) {
-      if (current.length === 0) break;
       const result = router.route(current, consumerUrl, invocation);
       steps.push(result.trace);
       current = result.invokers;
+      if (current.length === 0) break;
     }
     const matchedWhen = steps.some((s) => s.matchedWhen === true);
     if (this.routers.length === 1) {
