@@ -245,3 +245,77 @@ describe('NacosRegistry: the Nacos client of each provider (its group`s Dubbo pr
     expect(observer.counters.get(counter === 'registry.ejected' ? 'registry.deleted' : 'registry.ejected')).toBeUndefined();
   });
 });
+
+describe('NacosRegistry: how a provider leaves, by client generation', () => {
+  it('counts a 2.x crash as a closed connection, not as an ejection or a deletion', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => crash(world, p0!));
+    world.sim.run({ until: 13_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    world.sim.run({ until: 13_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get('registry.connectionClosed')).toBe(1);
+    expect(observer.counters.get('registry.ejected')).toBeUndefined();
+    expect(observer.counters.get('registry.deleted')).toBeUndefined();
+  });
+
+  it('keeps a crashed 1.x provider until Nacos deletes it: a crash closes no connection', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: false } });
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => crash(world, p0!));
+    world.sim.run({ until: 50_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    world.sim.run({ until: 55_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+    expect(observer.counters.get('registry.connectionClosed')).toBeUndefined();
+  });
+
+  it('ejects, after the probe, a 2.x provider that crashed while its zone was cut off (the close never arrived)', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true }, providers: [{ zone: 'zoneB', count: 1 }] });
+    const [p0] = providers(world);
+    // Last keepalive heard at 10 s; cut at 10.5 s, crashed at 11 s.
+    at(world, 10_500, () => world.registry.setZoneCut('zoneB', true));
+    at(world, 11_000, () => crash(world, p0!));
+    world.sim.run({ until: 34_999 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    // Probed at the first ejector run 20 s idle or more, [30 s, 33 s); removed 5 s later.
+    world.sim.run({ until: 38_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+    expect(observer.counters.get('registry.connectionClosed')).toBeUndefined();
+  });
+
+  it('does not count as ejected a provider that deregistered while its probe was out', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => blackhole(world, p0!));
+    // The probe goes out in [30 s, 33 s) and ends in [35 s, 38 s): the deregistration falls inside it.
+    at(world, 34_000, () => world.registry.providerStopped(p0!, true));
+    world.sim.run({ until: 34_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get('registry.ejected')).toBeUndefined();
+  });
+
+  it('deletes or ejects no one while the registry is down, and restarts the silence clocks when it is back', () => {
+    for (const connectionBound of [false, true]) {
+      const { world, observer, registry } = nacos({ registry: { connectionBound } });
+      const [p0] = providers(world);
+      at(world, 20_000.5, () => blackhole(world, p0!));
+      at(world, 21_000, () => world.registry.setDown(true));
+      at(world, 100_000, () => world.registry.setDown(false));
+      world.sim.run({ until: 119_000 });
+      expect(registry.entryOf(p0!)?.registered, `connectionBound ${connectionBound}`).toBe(true);
+      expect(observer.counters.get('registry.deleted')).toBeUndefined();
+      expect(observer.counters.get('registry.ejected')).toBeUndefined();
+      // Silent since the resume at 100 s: 1.x deletes it at a check in (130 s, 135 s]; 2.x probes it in
+      // [120 s, 123 s) and ejects it 5 s later.
+      world.sim.run({ until: 135_001 });
+      expect(registry.entryOf(p0!)?.registered, `connectionBound ${connectionBound}`).toBe(false);
+      expect(observer.counters.get(connectionBound ? 'registry.ejected' : 'registry.deleted')).toBe(1);
+    }
+  });
+});
