@@ -122,6 +122,9 @@ describe('matchIpExpression with range patterns', () => {
     ['10.*.0.0000', '10.4.0.0', true],
     ['10.*.0.00', '10.4.0.1', false],
     ['10.*.0.01', '10.4.0.1', false],
+    // A 0 segment of the host is matched by zeros only, not by another number or an empty segment.
+    ['10.*.0.5', '10.4.0.0', false],
+    ['10.*..0', '10.4.0.0', false],
     // Every segment must match, the last one too.
     ['10.*.0.1', '10.4.0.2', false],
     ['10.0.*.*', '11.0.0.0', false],
