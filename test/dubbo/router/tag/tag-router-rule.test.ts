@@ -173,6 +173,22 @@ tags:
     expect(parseTagRule(match).tags[0]!.match).toBeUndefined();
   });
 
+  it('builds a v3.0 tag with an empty address list from its match, as Dubbo reads an empty list as none', () => {
+    const rule = parseTagRule('configVersion: v3.0\ntags:\n  - name: t\n    addresses: []\n    match:\n      - key: match_key2\n        value: { exact: value2 }');
+    rule.init(invokersOf(DUBBO_V3_PROVIDERS));
+    expect(addressMap(rule)).toEqual({ t: ['10.20.3.3:20880'] });
+  });
+
+  it('reads no match tag of a rule built without configVersion v3.0', () => {
+    const tags = [{ name: 't', match: [{ key: 'match_key2', value: { exact: 'value2' } }] }];
+    for (const configVersion of [undefined, 'v2.7']) {
+      const meta = { ...parseTagRule('tags:\n  - name: t').meta, configVersion };
+      const rule = new TagRouterRule(meta, tags, '');
+      rule.init(invokersOf(DUBBO_V3_PROVIDERS));
+      expect(addressMap(rule), String(configVersion)).toEqual({});
+    }
+  });
+
   it('gives a v3.0 tag with neither addresses nor match no addresses (Dubbo would drop the whole rule)', () => {
     const rule = parseTagRule('configVersion: v3.0\ntags:\n  - name: bare\n  - name: listed\n    addresses: ["10.0.0.9:20880"]');
     rule.init(invokersOf(DUBBO_V3_PROVIDERS));
@@ -266,6 +282,10 @@ tags:
   it.each([
     ['- a\n- b', /^tag rule: expected a YAML map \(force, enabled, key, tags, \.\.\.\), found \["a","b"\]$/],
     ['42', /^tag rule: expected a YAML map .*, found 42$/],
+    ['~', /^tag rule: expected a YAML map .*, found null$/],
+    ['priority: high\ntags:\n  - name: a', /^tag rule: priority: expected an integer, found "high"$/],
+    ['tags:\n  - ~', /^tag rule: tags\[0\]: expected a map with name and addresses or match, found null$/],
+    ['configVersion: v3.0\ntags:\n  - name: a\n    match:\n      - ~', /^tag rule: tags\[0\]\.match\[0\]: expected \{key, value: .*, found null$/],
     ['force: true', /^tag rule: tags: expected a non-empty list of \{name, addresses \| match\}, found nothing$/],
     ['tags: []', /^tag rule: tags: expected a non-empty list .*, found \[\]$/],
     ['tags: gray', /^tag rule: tags: expected a non-empty list .*, found "gray"$/],
@@ -306,5 +326,7 @@ tags:
 
   it('does not read a match list outside v3.0, so a malformed one there is no error', () => {
     expect(parseTagRule('tags:\n  - name: a\n    match: gray').tags).toEqual([{ name: 'a' }]);
+    expect(parseTagRule('configVersion: v2.7\ntags:\n  - name: a\n    match: gray').tags).toEqual([{ name: 'a' }]);
+    expect(parseTagRule('configVersion: v2.7\ntags:\n  - name: a\n    match:\n      - key: k\n        value: { exact: x }').tags).toEqual([{ name: 'a' }]);
   });
 });
