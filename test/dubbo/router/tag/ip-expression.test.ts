@@ -144,6 +144,11 @@ describe('matchIpExpression with range patterns', () => {
     expect(() => matchIpExpression(pattern, '10.0.3.4', 80)).toThrow(/wrong format of ip Address/);
   });
 
+  it('checks the port of a pattern with an empty host part before its host part (Dubbo getPatternHostAndPort)', () => {
+    expect(matchIpExpression(':20881', '10.0.3.4', 20880)).toBe(false);
+    expect(() => matchIpExpression(':20880', '10.0.3.4', 20880)).toThrow(/not ipv4 pattern/);
+  });
+
   it.each(['10.0.0.', '10.0..', '...', '10.0.0.0.1', '*.*'])('throws on %s, which is not four segments', (pattern) => {
     expect(() => matchIpExpression(pattern, '10.0.3.4', 80)).toThrow(/not ipv4 pattern/);
   });
