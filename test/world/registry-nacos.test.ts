@@ -13,6 +13,7 @@ import {
   NO_NOTIFICATION_DELAY,
   providers,
   scenario,
+  SERVICE,
   TestObserver,
 } from './registry-fixtures.js';
 
@@ -464,5 +465,23 @@ describe('NacosRegistry as a server: the push delay engine', () => {
     }
     // Eight uniform phases: their spread is far above a millisecond.
     expect(Math.max(...offsets) - Math.min(...offsets)).toBeGreaterThan(10);
+  });
+});
+
+describe('NacosRegistry as a server: liveness messages', () => {
+  const ORDERS = 'com.example.OrderService';
+  /** Requests the one registry node served in 60 s for one provider exporting `services`, none subscribing. */
+  const served = (connectionBound: boolean, services: string[]) => {
+    const s = scenario({ registry: { connectionBound, servers: { zoneA: 1 } }, providers: [{ count: 1, services }], consumers: [] });
+    s.services[ORDERS] = s.services[SERVICE]!;
+    const { world } = makeWorld(s);
+    world.sim.run({ until: 60_000 });
+    return world.registry.serverFigures!()[0]!.requestsServed;
+  };
+
+  it('sends one 2.x keepalive per process however many services it exports, and one 1.x beat per instance', () => {
+    // Twelve 5 s ticks in 60 s: a second record adds its registration, and with 1.x its beats.
+    expect(served(true, [SERVICE, ORDERS]) - served(true, [SERVICE])).toBeLessThanOrEqual(1);
+    expect(served(false, [SERVICE, ORDERS]) - served(false, [SERVICE])).toBeGreaterThanOrEqual(12);
   });
 });
