@@ -363,6 +363,8 @@ describe('NacosRegistry: the server loops it runs', () => {
       providers: [
         { name: 'users-27', zone: 'zoneA', count: 1, dubbo: defaultProfile('2.7'), registries: ['east'] },
         { name: 'users-33', zone: 'zoneB', count: 1, dubbo: defaultProfile('3.3'), registries: ['west'] },
+        // A group without `registries` registers with both.
+        { name: 'users-all', zone: 'zoneB', count: 1, dubbo: defaultProfile('3.3') },
       ],
       consumers: [],
     });
