@@ -227,6 +227,11 @@ describe("TagStateRouter's reading of the call", () => {
         router.routeKey(CONSUMER, call({ 'dubbo.tag': 'blue', 'dubbo.force.tag': 'true' })),
       ];
       expect(new Set(keys).size, release.version).toBe(4);
+      // Not even a tag that begins like another call's key part collides with it.
+      const forced = (tag: string) => router.routeKey(CONSUMER, call({ 'dubbo.tag': tag, 'dubbo.force.tag': 'true' }));
+      const unforced = (tag: string) => router.routeKey(CONSUMER, call({ 'dubbo.tag': tag }));
+      expect(forced('=gray'), release.version).not.toBe(unforced('gray'));
+      expect(unforced('!gray'), release.version).not.toBe(forced('gray'));
       expect(router.routeKey(CONSUMER, call()), release.version).toBe('');
       expect(router.routeKey(CONSUMER, call({ 'dubbo.force.tag': 'true' })), release.version).toBe('');
       // The same call, the same key.
