@@ -159,6 +159,17 @@ describe('TagStateRouter.notify', () => {
     expect(betaHosts(router, anonymous)).toEqual([1]);
   });
 
+  it('takes an empty address list with published rules, keeping the application and its rule', () => {
+    const router = new TagStateRouter();
+    router.publishRule(addressRule('users', 1));
+    const users = invokersOf([provider(1, 'users'), provider(2, 'users')]);
+    router.notify(users);
+    router.notify([]);
+    expect(router.application).toBe('users');
+    router.notify(users);
+    expect(betaHosts(router, users)).toEqual([1]);
+  });
+
   it('switches to the rule of the new application, and back', () => {
     const router = new TagStateRouter();
     router.publishRule(addressRule('users', 1));
