@@ -170,6 +170,16 @@ describe('TagStateRouter.notify', () => {
     expect(betaHosts(router, users)).toEqual([1]);
   });
 
+  it("initialises the previous application's kept rule for the next lists of the new application", () => {
+    const router = new TagStateRouter();
+    router.publishRule(matchRule('users'));
+    router.notify(invokersOf([provider(1, 'users', 'beta'), provider(2, 'users')]));
+    router.notify(invokersOf([provider(1, 'others'), provider(2, 'others')]));
+    const later = invokersOf([provider(1, 'others'), provider(2, 'others', 'beta')]);
+    router.notify(later);
+    expect(betaHosts(router, later)).toEqual([2]);
+  });
+
   it('switches to the rule of the new application, and back', () => {
     const router = new TagStateRouter();
     router.publishRule(addressRule('users', 1));
