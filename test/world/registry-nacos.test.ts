@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { NacosRegistry } from '../../src/world/registry-nacos.js';
 import { defaultProfile } from '../../src/scenario/dubbo-profiles.js';
+import type { DiscoveryRegistry } from '../../src/world/registry-discovery.js';
 import {
   at,
   blackhole,
+  constant,
   crash,
   firstDelivery,
   listsAt,
   makeWorld,
+  NO_NOTIFICATION_DELAY,
   providers,
   scenario,
+  SERVICE,
+  TestObserver,
 } from './registry-fixtures.js';
 
 // Heartbeats go out at registration (t = 0) and every 5 s; a fault at 20 000.5 ms comes right after the
@@ -243,5 +248,242 @@ describe('NacosRegistry: the Nacos client of each provider (its group`s Dubbo pr
     world.sim.run({ until: 60_000 });
     expect(observer.counters.get(counter)).toBe(2);
     expect(observer.counters.get(counter === 'registry.ejected' ? 'registry.deleted' : 'registry.ejected')).toBeUndefined();
+  });
+});
+
+describe('NacosRegistry: how a provider leaves, by client generation', () => {
+  it('counts a 2.x crash as a closed connection, not as an ejection or a deletion', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => crash(world, p0!));
+    world.sim.run({ until: 13_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    world.sim.run({ until: 13_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get('registry.connectionClosed')).toBe(1);
+    expect(observer.counters.get('registry.ejected')).toBeUndefined();
+    expect(observer.counters.get('registry.deleted')).toBeUndefined();
+  });
+
+  it('keeps a crashed 1.x provider until Nacos deletes it: a crash closes no connection', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: false } });
+    const [p0] = providers(world);
+    at(world, 20_000.5, () => crash(world, p0!));
+    world.sim.run({ until: 50_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    world.sim.run({ until: 55_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+    expect(observer.counters.get('registry.connectionClosed')).toBeUndefined();
+  });
+
+  it('ejects, after the probe, a 2.x provider that crashed while its zone was cut off (the close never arrived)', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true }, providers: [{ zone: 'zoneB', count: 1 }] });
+    const [p0] = providers(world);
+    // Last keepalive heard at 10 s; cut at 10.5 s, crashed at 11 s.
+    at(world, 10_500, () => world.registry.setZoneCut('zoneB', true));
+    at(world, 11_000, () => crash(world, p0!));
+    world.sim.run({ until: 34_999 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    // Probed at the first ejector run 20 s idle or more, [30 s, 33 s); removed 5 s later.
+    world.sim.run({ until: 38_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+    expect(observer.counters.get('registry.connectionClosed')).toBeUndefined();
+  });
+
+  it('does not count as ejected a provider that deregistered while its probe was out', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true } });
+    const [p0] = providers(world);
+    at(world, 10_000.5, () => blackhole(world, p0!));
+    // The probe goes out in [30 s, 33 s) and ends in [35 s, 38 s): the deregistration falls inside it.
+    at(world, 34_000, () => world.registry.providerStopped(p0!, true));
+    world.sim.run({ until: 34_000 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    world.sim.run({ until: 60_000 });
+    expect(observer.counters.get('registry.ejected')).toBeUndefined();
+  });
+
+  it('deletes or ejects no one while the registry is down, and restarts the silence clocks when it is back', () => {
+    for (const connectionBound of [false, true]) {
+      const { world, observer, registry } = nacos({ registry: { connectionBound } });
+      const [p0] = providers(world);
+      at(world, 20_000.5, () => blackhole(world, p0!));
+      at(world, 21_000, () => world.registry.setDown(true));
+      at(world, 100_000, () => world.registry.setDown(false));
+      world.sim.run({ until: 119_000 });
+      expect(registry.entryOf(p0!)?.registered, `connectionBound ${connectionBound}`).toBe(true);
+      expect(observer.counters.get('registry.deleted')).toBeUndefined();
+      expect(observer.counters.get('registry.ejected')).toBeUndefined();
+      // Silent since the resume at 100 s: 1.x deletes it at a check in (130 s, 135 s]; 2.x probes it in
+      // [120 s, 123 s) and ejects it 5 s later.
+      world.sim.run({ until: 135_001 });
+      expect(registry.entryOf(p0!)?.registered, `connectionBound ${connectionBound}`).toBe(false);
+      expect(observer.counters.get(connectionBound ? 'registry.ejected' : 'registry.deleted')).toBe(1);
+    }
+  });
+});
+
+describe('NacosRegistry: the server loops it runs', () => {
+  it('runs both loops without a scenario (it cannot tell the clients): a 2.x provider is ejected, a 1.x one deleted', () => {
+    const s = scenario({
+      registry: { connectionBound: undefined },
+      providers: [
+        { name: 'users-33', zone: 'zoneA', count: 1, dubbo: defaultProfile('3.3') },
+        { name: 'users-27', zone: 'zoneB', count: 1, dubbo: defaultProfile('2.7') },
+      ],
+      consumers: [],
+    });
+    const { world } = makeWorld({ ...s, registry: { ...s.registry, type: 'static' } });
+    const observer = new TestObserver();
+    const registry = new NacosRegistry({ sim: world.sim, streams: world.streams, observer, network: world.network }, s.registry, {
+      name: 'registry',
+      streamPrefix: 'bare',
+    });
+    const [p33, p27] = providers(world);
+    registry.providerStarted(p33!);
+    registry.providerStarted(p27!);
+    at(world, 20_000.5, () => {
+      p33!.state = 'blackhole';
+      p27!.state = 'blackhole';
+      registry.providerStopped(p33!, false);
+      registry.providerStopped(p27!, false);
+    });
+    world.sim.run({ until: 60_000 });
+    expect(registry.entryOf(p33!)?.registered).toBe(false);
+    expect(registry.entryOf(p27!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.ejected')).toBe(1);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+  });
+
+  it('runs the heartbeat check of a registry for the 1.x clients of the groups registering with it', () => {
+    const s = scenario({
+      registries: { east: { zone: 'zoneA', connectionBound: undefined }, west: { zone: 'zoneB', connectionBound: undefined } },
+      providers: [
+        { name: 'users-27', zone: 'zoneA', count: 1, dubbo: defaultProfile('2.7'), registries: ['east'] },
+        { name: 'users-33', zone: 'zoneB', count: 1, dubbo: defaultProfile('3.3'), registries: ['west'] },
+        // A group without `registries` registers with both.
+        { name: 'users-all', zone: 'zoneB', count: 1, dubbo: defaultProfile('3.3') },
+      ],
+      consumers: [],
+    });
+    const { world, observer } = makeWorld(s);
+    const [p27] = providers(world);
+    at(world, 20_000.5, () => blackhole(world, p27!));
+    world.sim.run({ until: 60_000 });
+    expect((world.registries.get('east') as DiscoveryRegistry).entryOf(p27!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.deleted')).toBe(1);
+  });
+
+  it('probes, but keeps, a live 2.x client idle 20 s between keepalives (a keepalive period above 20 s)', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true, heartbeatMs: 30_000 } });
+    world.sim.run({ until: 200_000 });
+    for (const p of providers(world)) expect(registry.entryOf(p)?.registered).toBe(true);
+    expect(observer.counters.get('registry.ejected')).toBeUndefined();
+  });
+
+  it('runs the ejector every 3 s while it probes no one: a silent 2.x client goes within 28 s of its last keepalive, whatever the phase', () => {
+    for (let seed = 1; seed <= 8; seed++) {
+      const s = scenario({ registry: { connectionBound: true } });
+      const { world } = makeWorld(s, { seed });
+      const registry = world.registry as NacosRegistry;
+      const [p0] = providers(world);
+      at(world, 10_000.5, () => blackhole(world, p0!));
+      // Last keepalive at 10 s: probed at the first run 20 s idle or more, in [30 s, 33 s), removed 5 s later.
+      world.sim.run({ until: 35_000 - 1 });
+      expect(registry.entryOf(p0!)?.registered, `seed ${seed}`).toBe(true);
+      world.sim.run({ until: 38_000 });
+      expect(registry.entryOf(p0!)?.registered, `seed ${seed}`).toBe(false);
+    }
+  });
+
+  it('drops a stopped 2.x process whose deregistration was lost when its connection close reaches the server', () => {
+    const { world, observer, registry } = nacos({ registry: { connectionBound: true }, providers: [{ zone: 'zoneB', count: 1 }] });
+    const [p0] = providers(world);
+    // Black-holed at 10 s (its connection-close check is due 3 s later); scaled in at 11 s while its zone
+    // is cut, so its deregistration is lost; the cut heals at 12 s.
+    at(world, 10_000, () => blackhole(world, p0!));
+    at(world, 10_500, () => world.registry.setZoneCut('zoneB', true));
+    at(world, 11_000, () => {
+      p0!.state = 'stopped';
+      world.registry.providerStopped(p0!, true);
+    });
+    at(world, 12_000, () => world.registry.setZoneCut('zoneB', false));
+    world.sim.run({ until: 12_999 });
+    expect(registry.entryOf(p0!)?.registered).toBe(true);
+    world.sim.run({ until: 13_001 });
+    expect(registry.entryOf(p0!)?.registered).toBe(false);
+    expect(observer.counters.get('registry.connectionClosed')).toBe(1);
+  });
+});
+
+describe('NacosRegistry as a server: the push delay engine', () => {
+  /** A graceful stop of the first provider: one change of the service's list. */
+  const stopOne = (world: ReturnType<typeof makeWorld>['world']) => world.registry.providerStopped(providers(world)[0]!, true);
+
+  it('delays pushes by 500 ms when only a capacity models the server', () => {
+    const s = scenario({
+      registry: { pushLag: constant(0), capacity: { bandwidthBytesPerSec: 1e9 } },
+      consumers: [{ instances: 1, dubbo: NO_NOTIFICATION_DELAY }],
+    });
+    const { world, log } = makeWorld(s);
+    at(world, 10_000, () => stopOne(world));
+    world.sim.run({ until: 20_000 });
+    const times = log.filter((d) => d.tMs > 1000).map((d) => d.tMs);
+    expect(times.length).toBeGreaterThan(0);
+    for (const t of times) {
+      expect(t).toBeGreaterThanOrEqual(10_500);
+      expect(t).toBeLessThan(10_600);
+    }
+  });
+
+  it('pushes at once with pushDelay 0, on no engine tick', () => {
+    const s = scenario({
+      registry: { pushLag: constant(0), servers: { zoneA: 1 }, pushDelayMs: 0 },
+      consumers: [{ instances: 1, dubbo: NO_NOTIFICATION_DELAY }],
+    });
+    const { world, log } = makeWorld(s);
+    at(world, 10_000.25, () => stopOne(world));
+    world.sim.run({ until: 20_000 });
+    const times = log.filter((d) => d.tMs > 1000).map((d) => d.tMs);
+    expect(times.length).toBeGreaterThan(0);
+    for (const t of times) expect(t).toBeLessThan(10_100);
+  });
+
+  it('ticks at a phase drawn per run, not in step with the clock: the first push after a change lands anywhere in the 100 ms tick', () => {
+    const offsets: number[] = [];
+    for (let seed = 1; seed <= 8; seed++) {
+      const s = scenario({ registry: { pushLag: constant(0), servers: { zoneA: 1 } }, consumers: [{ instances: 1, dubbo: NO_NOTIFICATION_DELAY }] });
+      const { world, log } = makeWorld(s, { seed });
+      at(world, 10_000, () => stopOne(world));
+      world.sim.run({ until: 20_000 });
+      const first = log.find((d) => d.tMs > 1000)!.tMs;
+      offsets.push(first - 10_500);
+    }
+    for (const o of offsets) {
+      expect(o).toBeGreaterThanOrEqual(0);
+      expect(o).toBeLessThan(100);
+    }
+    // Eight uniform phases: their spread is far above a millisecond.
+    expect(Math.max(...offsets) - Math.min(...offsets)).toBeGreaterThan(10);
+  });
+});
+
+describe('NacosRegistry as a server: liveness messages', () => {
+  const ORDERS = 'com.example.OrderService';
+  /** Requests the one registry node served in 60 s for one provider exporting `services`, none subscribing. */
+  const served = (connectionBound: boolean, services: string[]) => {
+    const s = scenario({ registry: { connectionBound, servers: { zoneA: 1 } }, providers: [{ count: 1, services }], consumers: [] });
+    s.services[ORDERS] = s.services[SERVICE]!;
+    const { world } = makeWorld(s);
+    world.sim.run({ until: 60_000 });
+    return world.registry.serverFigures!()[0]!.requestsServed;
+  };
+
+  it('sends one 2.x keepalive per process however many services it exports, and one 1.x beat per instance', () => {
+    // Twelve 5 s ticks in 60 s: a second record adds its registration, and with 1.x its beats.
+    expect(served(true, [SERVICE, ORDERS]) - served(true, [SERVICE])).toBeLessThanOrEqual(1);
+    expect(served(false, [SERVICE, ORDERS]) - served(false, [SERVICE])).toBeGreaterThanOrEqual(12);
   });
 });

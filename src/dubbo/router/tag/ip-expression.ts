@@ -26,16 +26,22 @@ function javaSplit(text: string, separator: string): string[] {
   return parts;
 }
 
-// Integer.parseInt: an optional sign and digits, else NumberFormatException.
+// Integer.parseInt: an optional sign and digits, else NumberFormatException (here NaN: the caller says what was wrong).
+function javaInt(text: string): number {
+  return /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
+}
+
 function parseJavaInt(text: string): number {
-  if (!/^[+-]?\d+$/.test(text)) throw new Error(`There is wrong format of ip Address: ${text}`);
-  return Number(text);
+  const n = javaInt(text);
+  if (Number.isNaN(n)) throw new Error(`There is wrong format of ip Address: ${text}`);
+  return n;
 }
 
 function inCidr(pattern: string, host: string): boolean {
   const slash = pattern.indexOf('/');
   const base = ipv4ToInt(pattern.slice(0, slash));
-  const bits = Number(pattern.slice(slash + 1));
+  // CIDRUtils: Integer.parseInt(prefix), so "/", "/0x8" and "/ 8" are malformed (Number() would read 0, 8 and 8).
+  const bits = javaInt(pattern.slice(slash + 1));
   if (base === undefined || !Number.isInteger(bits) || bits < 0 || bits > 32) {
     throw new Error(`invalid CIDR: ${pattern}`);
   }

@@ -60,6 +60,12 @@ describe('dynamic rules under 2.7.23', () => {
     expect(routeIdx(DUBBO_2_7, r, { 'dubbo.tag': 'gray|team1' })).toEqual([1]);
   });
 
+  it('routes a tag of the rule to its addresses, as 3.3 does', () => {
+    const r = rule('  - name: blue\n    addresses: ["10.0.0.2:20880"]\n');
+    expect(routeIdx(DUBBO_2_7, r, { 'dubbo.tag': 'blue' })).toEqual([1]);
+    expect(routeIdx(DUBBO_3_3, r, { 'dubbo.tag': 'blue' })).toEqual([1]);
+  });
+
   it('reads a tag without addresses as no dynamic tag, so the static tag decides', () => {
     const r = rule('  - name: gray\n    addresses: []\n  - name: blue\n    addresses: ["10.0.0.2:20880"]\n');
     expect(routeIdx(DUBBO_2_7, r, { 'dubbo.tag': 'gray' })).toEqual([0]);
