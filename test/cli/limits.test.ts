@@ -136,7 +136,7 @@ describe('select --count is bounded', () => {
 describe('out of memory ends with one zonesim line and exit 1', () => {
   it('a forced run that exceeds the heap ends with one line, not V8\'s dump', () => {
     const out = tempDir('zs-limits-');
-    const r = zonesim(['run', BASELINE, '--force', '--set', 'consumers[0].instances=60000', '--jobs', '1', '--out', out], 64);
+    const r = zonesim(['run', BASELINE, '--force', '--set', 'consumers[0].instances=60000', '--set', 'consumers[0].cohorts=off', '--jobs', '1', '--out', out], 64);
     expect(r.code).toBe(1);
     expect(r.err).not.toContain('Last few GCs');
     expect(r.err).not.toContain('FATAL ERROR');
@@ -153,7 +153,7 @@ describe('out of memory ends with one zonesim line and exit 1', () => {
     // A plugin scenario runs every simulation on a worker (with --jobs 2 this thread would take one otherwise).
     const r = zonesim(
       [
-        'run', 'examples/plugin-scenario.yaml', '--force', '--set', 'consumers[0].instances=60000',
+        'run', 'examples/plugin-scenario.yaml', '--force', '--set', 'consumers[0].instances=60000', '--set', 'consumers[0].cohorts=off',
         '--set', 'zones.rack1.cidr=10.1.0.0/16', '--set', 'zones.rack2.cidr=10.2.0.0/16', '--seeds', '2', '--jobs', '2', '--out', out,
       ],
       64,

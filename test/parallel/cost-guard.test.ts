@@ -116,7 +116,7 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
 
   it('refuses 10^7 consumer instances in a /8 (was a V8 abort after 30 s at 4.4 GB)', async () => {
     expectRefused(
-      await cli(['run', BASELINE, '--set', 'zones.zoneA.cidr=100.0.0.0/8', '--set', 'consumers[0].instances=10000000']),
+      await cli(['run', BASELINE, '--set', 'zones.zoneA.cidr=100.0.0.0/8', '--set', 'consumers[0].instances=10000000', '--set', 'consumers[0].cohorts=off']),
       /estimated peak memory [\d,]+ MB exceeds the [\d,]+ MB one simulation may use \(the V8 heap limit\)/,
     );
   });
@@ -233,7 +233,7 @@ describe('the cost estimate before a run (issue 10: resource limits)', () => {
   });
 
   it('check refuses to build worlds that do not fit in memory, unless --force', async () => {
-    const r = await cli(['check', BASELINE, '--set', 'zones.zoneA.cidr=100.0.0.0/8', '--set', 'consumers[0].instances=10000000']);
+    const r = await cli(['check', BASELINE, '--set', 'zones.zoneA.cidr=100.0.0.0/8', '--set', 'consumers[0].instances=10000000', '--set', 'consumers[0].cohorts=off']);
     expectRefused(r, /estimated peak memory/);
     // Requests do not count for check (it sends none).
     const ok = await cli(['check', BASELINE, '--set', 'duration=1000h', '--set', 'bucket=1h']);

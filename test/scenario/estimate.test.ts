@@ -74,7 +74,9 @@ describe('estimateCost', () => {
 
   it('grows memory with consumer instances, providers, buckets and registry bursts', () => {
     const base = estimateCost(scenario()).memoryMb;
-    expect(estimateCost(scenario('', ['consumers[0].instances=40000'])).memoryMb.consumers).toBeGreaterThan(base.consumers + 200);
+    expect(estimateCost(scenario('', ['consumers[0].instances=40000', 'consumers[0].cohorts=off'])).memoryMb.consumers).toBeGreaterThan(base.consumers + 200);
+    // A cohort (auto from 1,000 instances) holds the state of its 32 representatives only.
+    expect(estimateCost(scenario('', ['consumers[0].instances=40000'])).memoryMb.consumers).toBeLessThan(base.consumers + 2);
     expect(estimateCost(scenario('', ['providers[0].count=100000'])).memoryMb.providers).toBeGreaterThan(base.providers + 400);
     // A row per bucket, and one per zone and provider group and bucket while those fit the recorder's cap.
     const fine = scenario('', ['bucket=1ms']);
@@ -94,7 +96,7 @@ describe('estimateCost', () => {
 
   it('counts the set-aside lists of every reference to providers that refuse connections (crash mode only)', () => {
     const consumers = (faults: string, sets: string[] = []) =>
-      estimateCost(scenario(faults === '' ? '' : `faults:\n  - ${faults}\n`, ['consumers[0].instances=1000', ...sets])).memoryMb.consumers;
+      estimateCost(scenario(faults === '' ? '' : `faults:\n  - ${faults}\n`, ['consumers[0].instances=1000', 'consumers[0].cohorts=off', ...sets])).memoryMb.consumers;
     const none = consumers('');
     const perReference = (1000 * COST_MODEL.bytesPerSetAsideReference) / 2 ** 20;
     expect(consumers('{ at: 5s, for: 10s, zoneDown: zoneB, mode: crash }')).toBeCloseTo(none + perReference, 6);
