@@ -25,10 +25,10 @@ export const MUTATE_GROUPS = {
   directory: ['src/dubbo/directory/directory.ts'],
   // The condition and tag routers.
   routers: ['src/dubbo/router/condition/*.ts', 'src/dubbo/router/tag/*.ts'],
-  // The recorder and its scope cells.
-  metrics: ['src/metrics/recorder.ts', 'src/metrics/scope-cell.ts'],
+  // The recorder, its scope cells and the per-group push figures.
+  metrics: ['src/metrics/recorder.ts', 'src/metrics/scope-cell.ts', 'src/metrics/consumer-pushes.ts'],
   // The registry models, the registry servers, the ZooKeeper client, push merging, Nacos push acks and
-  // the consumer's notification throttling.
+  // the consumer's notification throttling, and the cohort plan.
   registry: [
     'src/world/registry.ts',
     'src/world/registry-nacos.ts',
@@ -38,6 +38,7 @@ export const MUTATE_GROUPS = {
     'src/world/registry-push-merge.ts',
     'src/world/nacos-push-acks.ts',
     'src/world/registry-notifier.ts',
+    'src/world/cohorts.ts',
   ],
   // The Sentinel port: statistics, rules, flow controllers and circuit breakers.
   sentinel: ['src/sentinel/**/*.ts'],
