@@ -118,3 +118,21 @@ describe('registry.byConsumerGroup', () => {
     expect(aggregateSummaries([seed(100, false)]).registry.byConsumerGroup!['web@zoneA']!.worst).toHaveLength(2);
   });
 });
+
+describe('pushes by discovery level', () => {
+  function byLevel(levels: Array<'interface' | 'application' | undefined>): Summary['registry']['byLevel'] {
+    const r = new Recorder({ warmupMs: 0, durationMs: 1000, bucketMs: 1000, providerGroups: [] });
+    for (const level of levels) r.push('web@zoneA#0', 'web@zoneA', 100, level, 3);
+    r.finish({ simulatedMs: 1000, providerGroups: [], inFlight: 0 });
+    return r.summary(META).registry.byLevel;
+  }
+
+  it('counts a push without a level as interface level, once per member', () => {
+    expect(byLevel([undefined, 'interface'])).toEqual({ interface: { pushes: 6, pushBytes: 600 } });
+  });
+
+  it('lists only the levels that pushed: an application-level run has no interface entry', () => {
+    expect(byLevel(['application'])).toEqual({ application: { pushes: 3, pushBytes: 300 } });
+    expect(byLevel([])).toEqual({});
+  });
+});
