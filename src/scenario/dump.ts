@@ -246,6 +246,8 @@ export function scenarioToRaw(s: Scenario): Raw {
         userIds: c.userIds,
         threads: c.threads,
         dubbo: c.dubboSettings === undefined ? undefined : dubboSettingsToRaw(c.dubboSettings),
+        cohorts: c.cohorts,
+        representatives: c.representatives,
       }),
     ),
     routers: s.routers,

@@ -27,6 +27,13 @@ describe('dumpScenarioYaml', () => {
     expect(back.strategies['dynamic-isolation']!.providers!['trade-a']!.isolation!.dynamic!.rtMs).toBe(300);
   });
 
+  it("keeps a consumer group's cohort settings through the round trip", () => {
+    const s = loadScenarioFile(fixture('spec-example.yaml'), ['consumers[0].cohorts=on', 'consumers[0].representatives=8']);
+    const back = parseScenario(dumpScenarioYaml(s), 'dumped.yaml');
+    expect(back).toEqual(s);
+    expect([back.consumers[0]!.cohorts, back.consumers[0]!.representatives]).toEqual(['on', 8]);
+  });
+
   it('keeps a changed value through the round trip', () => {
     const s = loadScenarioFile(fixture('spec-example.yaml'));
     s.consumers[0]!.reference['com.example.UserService']!.timeoutMs = 250;
