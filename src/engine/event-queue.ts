@@ -85,6 +85,17 @@ export class EventQueue {
     return Math.min(times[1]!, times[2]!);
   }
 
+  /** True when `entry` is queued and is the next one popped (the one taken and not yet settled aside). */
+  isNext(entry: QueueEntry): boolean {
+    const i = entry.index;
+    if (i < 0) return false;
+    if (this.#taken === null) return i === 0;
+    // The taken entry holds the root: the next one is the earlier of its children.
+    const heap = this.#heap;
+    if (i === 1) return heap.length <= 2 || before(entry, heap[2]!);
+    return i === 2 && before(entry, heap[1]!);
+  }
+
   /** Time of the next entry, or Infinity when empty. */
   peekTime(): number {
     return this.#heap.length > 0 ? this.#times[0]! : Infinity;

@@ -48,7 +48,7 @@
  * through its own flag; when the room is back, its subscriptions (or, the registry back up, all)
  * read the current list.
  */
-import type { QueueEntry } from '../engine/event-queue.js';
+import { FixedDelayTimers } from '../engine/fixed-delay-timers.js';
 import { sampler } from '../engine/distributions.js';
 import type { RandomStreams } from '../engine/random.js';
 import type { Simulation } from '../engine/simulation.js';
@@ -92,8 +92,10 @@ export interface RegistryOptions {
 }
 
 interface Entry extends RegistryEntry {
-  /** The client's next liveness tick, while the loop runs. */
-  timer: QueueEntry | null;
+  /** The client's next liveness tick (a handle of `timerLane`), while the loop runs. */
+  timer: number;
+  /** The lane `timer` waits in (the first tick's or the loop's), or null when no tick is due. */
+  timerLane: FixedDelayTimers | null;
   /** The level it is a record of. */
   readonly level: Level;
 }
@@ -149,6 +151,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly servers: RegistryServers | null;
   /** With registry servers: the provider clients' requests to their nodes. */
   readonly #requests: ServerRequests | null;
+  /** The clients' liveness ticks, and their first ticks after `registerDelay` (made on first use). */
+  #ticks: FixedDelayTimers | null = null;
+  #firstTicks: FixedDelayTimers | null = null;
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions, registryType: 'nacos' | 'zookeeper') {
     this.name = options.name;
@@ -329,7 +334,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (known !== undefined) {
       // The same instance comes back (a black hole ends): its client is heard again at once.
       known.left = false;
-      if (known.timer !== null) this.sim.cancel(known.timer);
+      this.#cancelTick(known);
       this.#tick(known);
       return;
     }
@@ -344,13 +349,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       gone: false,
       left: false,
       lastHeardMs: this.sim.now,
-      timer: null,
+      timer: -1,
+      timerLane: null,
       level,
     };
     for (const e of exports) level.entries.set(e, entry);
     // The first tick registers; until it succeeds, later ticks retry.
     if (this.spec.registerDelayMs > 0) {
-      entry.timer = this.sim.schedule(this.spec.registerDelayMs, () => this.#tick(entry));
+      this.#firstTicks ??= new FixedDelayTimers(this.sim, this.spec.registerDelayMs, (e) => this.#tick(e as Entry));
+      entry.timerLane = this.#firstTicks;
+      entry.timer = this.#firstTicks.add(entry);
     } else this.#tick(entry);
   }
 
@@ -366,10 +374,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       return;
     }
     entry.left = true;
-    if (entry.timer !== null) {
-      this.sim.cancel(entry.timer);
-      entry.timer = null;
-    }
+    this.#cancelTick(entry);
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
     if (!entry.registered || !this.reachable(entry.provider.zone)) return;
     const drop = (): void => {
@@ -643,7 +648,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   // ---- client liveness loop -----------------------------------------------------------------
 
   #tick(entry: Entry): void {
-    entry.timer = null;
+    entry.timerLane = null;
     if (entry.left) return;
     const p = entry.provider;
     if (p.state === 'up' && this.reachable(p.zone)) {
@@ -652,8 +657,17 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     } else this.onSilentTick(entry);
     // A dead process whose record is gone has nothing left to tell the registry.
     if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
-      entry.timer = this.sim.schedule(this.tickIntervalMs(), () => this.#tick(entry));
+      // PERF: every client's ticks wait in one FIFO (one interval): one agenda entry for them all, and
+      // the ticks of the clients that started together (the whole estate at time 0) run one after another.
+      this.#ticks ??= new FixedDelayTimers(this.sim, this.tickIntervalMs(), (e) => this.#tick(e as Entry));
+      entry.timerLane = this.#ticks;
+      entry.timer = this.#ticks.add(entry);
     }
+  }
+
+  #cancelTick(entry: Entry): void {
+    entry.timerLane?.cancel(entry.timer);
+    entry.timerLane = null;
   }
 
   /**

@@ -10,7 +10,7 @@ import { Simulation, URGENT } from '../../src/engine/simulation.js';
  * timers through one FixedDelayTimers per delay; otherwise each is its own `schedule` call and
  * `cancel` (the plain reference). Returns the log of (what, when) and how many timers fired.
  */
-function workload(seed: number, fifo: boolean): { log: Array<[string, number]>; fired: number; events: number; endMs: number } {
+function workload(seed: number, fifo: boolean, nested = false): { log: Array<[string, number]>; fired: number; events: number; endMs: number } {
   const sim = new Simulation();
   const rng = new RandomStreams(seed).stream('fixed-delay-test');
   const log: Array<[string, number]> = [];
@@ -22,6 +22,12 @@ function workload(seed: number, fifo: boolean): { log: Array<[string, number]>; 
     // A timeout may schedule follow-ups at this very instant or trigger an event.
     const r = rng.next();
     if (r < 0.2) sim.schedule(r < 0.1 ? 0 : rng.next() * 3, () => log.push([`after ${String(arg)}`, sim.now]));
+    else if (nested && r < 0.25) {
+      // Cancels another call's timer, perhaps one due at this very instant.
+      const names = [...cancels.keys()];
+      if (names.length > 0) cancels.get(names[rng.nextInt(names.length)]!)!();
+    } else if (nested && r < 0.28) call();
+    else if (nested && r < 0.31) sim.scheduleLast(0, () => log.push([`last of ${String(arg)}`, sim.now]));
     else if (r < 0.3) {
       const ev = sim.event();
       ev.addCallback(() => log.push([`event of ${String(arg)}`, sim.now]));
@@ -29,6 +35,7 @@ function workload(seed: number, fifo: boolean): { log: Array<[string, number]>; 
     }
   };
   const lanes = new Map<number, FixedDelayTimers>();
+  const cancels = new Map<string, () => void>();
   let id = 0;
   const call = (): void => {
     const name = `c${id++}`;
@@ -43,11 +50,13 @@ function workload(seed: number, fifo: boolean): { log: Array<[string, number]>; 
       const entry = sim.schedule(delay, timedOut, undefined, name);
       cancel = () => sim.cancel(entry);
     }
+    cancels.set(name, cancel);
     // The call ends before, at or after its timeout; ending cancels the timer (a no-op once it ran).
     const r = rng.next();
     const endIn = r < 0.6 ? rng.next() * delay : r < 0.7 ? delay : delay + rng.next() * 3;
     sim.schedule(endIn, () => {
       log.push([`end ${name}`, sim.now]);
+      cancels.delete(name);
       cancel();
       // Cancelling twice is harmless.
       if (rng.next() < 0.1) cancel();
@@ -55,7 +64,8 @@ function workload(seed: number, fifo: boolean): { log: Array<[string, number]>; 
     if (rng.next() < 0.1) sim.schedule(rng.next() * 10, () => log.push([`between ${name}`, sim.now]));
   };
   for (let k = 0; k < 3000; k++) {
-    const at = rng.nextInt(400) + (rng.next() < 0.3 ? 0 : rng.next());
+    // Nested: calls come in bursts at whole milliseconds, so that many timers fall due at one instant.
+    const at = rng.nextInt(400) + (nested || rng.next() < 0.3 ? 0 : rng.next());
     sim.schedule(at, call);
     if (rng.next() < 0.05) sim.schedule(at, () => log.push([`urgent ${k}`, sim.now]), URGENT);
   }
@@ -73,6 +83,18 @@ describe('FixedDelayTimers', () => {
     // No step of its own: a cancelled timer never reaches the agenda's top, so the kernel takes the same steps.
     expect([fifo.events, fifo.endMs]).toEqual([plain.events, plain.endMs]);
   });
+
+  it.each([1, 2, 3, 4])(
+    'runs timers due at one instant one after another exactly where one schedule call per timer would, when a timer cancels, adds and queues work at that instant (seed %i)',
+    (seed) => {
+      const plain = workload(seed, false, true);
+      const fifo = workload(seed, true, true);
+      expect(plain.fired).toBeGreaterThan(800);
+      expect(plain.log.filter(([what]) => what.startsWith('last of')).length).toBeGreaterThan(20);
+      expect(fifo.log).toEqual(plain.log);
+      expect([fifo.events, fifo.endMs]).toEqual([plain.events, plain.endMs]);
+    },
+  );
 
   it('keeps one agenda entry however many timers wait, and leaves the agenda when all are cancelled', () => {
     const sim = new Simulation();
