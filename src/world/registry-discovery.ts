@@ -151,6 +151,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   readonly servers: RegistryServers | null;
   /** With registry servers: the provider clients' requests to their nodes. */
   readonly #requests: ServerRequests | null;
+  /** Records taken in so far (`registeredOrder`). */
+  #registrations = 0;
   /** The clients' liveness ticks, and their first ticks after `registerDelay` (made on first use). */
   #ticks: FixedDelayTimers | null = null;
   #firstTicks: FixedDelayTimers | null = null;
@@ -242,6 +244,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   /** A client tick that was not heard (dead, black-holed or cut off); the default does nothing. */
   protected onSilentTick(_entry: RegistryEntry): void {}
+
+  /** The server has taken record `entry` in (it was not registered); the default does nothing. */
+  protected onRegistered(_entry: RegistryEntry): void {}
 
   /** The provider process stopped without deregistering (crash, black hole); the default does nothing. */
   protected onCrash(_entry: RegistryEntry): void {}
@@ -349,6 +354,8 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       gone: false,
       left: false,
       lastHeardMs: this.sim.now,
+      registeredOrder: 0,
+      expiryBucketMs: -1,
       timer: -1,
       timerLane: null,
       level,
@@ -592,7 +599,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     }
     if (!entry.registered) {
       entry.registered = true;
+      entry.registeredOrder = this.#registrations++;
       this.registered.add(entry);
+      this.onRegistered(entry);
       let set = level.byKey.get(entry.service);
       if (set === undefined) level.byKey.set(entry.service, (set = new Set()));
       set.add(entry);

@@ -37,4 +37,8 @@ export interface RegistryEntry {
   left: boolean;
   /** When the server last heard from the client (heartbeat, keepalive, ping, registration). */
   lastHeardMs: number;
+  /** Its place in the order the server took its records in (the order its scans walk them): set when it is registered. */
+  registeredOrder: number;
+  /** ZooKeeper: the expiry bucket it is filed under (`ExpiryBuckets`), or -1 while not filed. */
+  expiryBucketMs: number;
 }

@@ -21,6 +21,7 @@ import type { RegistryEntry } from './registry-entry.js';
 import type { ProviderInstance } from './provider.js';
 import { ZK_PING_BYTES, type RegistryClient, type RegistryServers } from './registry-servers.js';
 import { ZookeeperClients } from './zookeeper-client.js';
+import { ExpiryBuckets } from './expiry-buckets.js';
 
 /** ZooKeeper's default `tickTime`: sessions expire in buckets of this width. */
 export const ZK_TICK_TIME_MS = 2000;
@@ -59,6 +60,8 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
    * when the server expires that session, unless Dubbo's `recover()` creates them again first.
    */
   readonly #abandoned = new WeakSet<RegistryEntry>();
+  /** The registered records by session expiry bucket (SessionTrackerImpl's ExpiryQueue). */
+  readonly #expiry = new ExpiryBuckets((e) => zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs));
 
   constructor(host: RegistryHost, spec: RegistrySpec, options: RegistryOptions) {
     super(host, spec, options, 'zookeeper');
@@ -81,6 +84,10 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
           });
     // SessionTrackerImpl wakes at each expiry bucket boundary.
     this.sim.schedule(ZK_TICK_TIME_MS, () => this.#expireSessions());
+  }
+
+  protected override onRegistered(entry: RegistryEntry): void {
+    this.#expiry.file(entry);
   }
 
   protected tickIntervalMs(): number {
@@ -138,7 +145,9 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
       // One session per process and level (a 3.3 process registers each level over its own ZooKeeper
       // client), however many records it holds there.
       const expired = servers === null ? null : new Map<ProviderInstance, Set<string>>();
-      for (const e of [...this.registered]) {
+      // The records a scan of every registered record would find expired, in its order; one expired
+      // earlier in this sweep may have touched a later one (a lost connection), hence the check again.
+      for (const e of this.#expiry.due(now)) {
         if (zookeeperExpiryMs(e.lastHeardMs, this.spec.sessionTimeoutMs) <= now) {
           this.remove(e);
           this.observer.count('registry.sessionExpired');
@@ -154,7 +163,7 @@ export class ZookeeperRegistry extends DiscoveryRegistry {
             // The server closes the expired session's connection: the client learns it is Expired on reconnect.
             if (!abandoned) this.#clients?.lose(client);
           }
-        }
+        } else if (e.registered) this.#expiry.file(e);
       }
       this.publish();
     }
