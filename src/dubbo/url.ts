@@ -65,6 +65,8 @@ function newMemos(): ParameterMemos {
 }
 
 const memosByParams = new WeakMap<ReadonlyMap<string, string>, ParameterMemos>();
+/** ServiceAddressURL memos by (consumer parameters, provider parameters). */
+const memosByParamPair = new WeakMap<ReadonlyMap<string, string>, WeakMap<ReadonlyMap<string, string>, ParameterMemos>>();
 
 function sharedMemosOf(params: ReadonlyMap<string, string>): ParameterMemos {
   return memosByParams.get(params) ?? newMemos();
@@ -130,18 +132,30 @@ export class URL {
   // consumer URLs of a group's instances, see `internParams`) share them; a subclass reads more than
   // its own parameters and keeps its own.
   #memosOf(): ParameterMemos {
-    return (this.#memos ??= this.constructor === URL ? sharedMemosOf(this.params) : newMemos());
+    return (this.#memos ??= this.constructor === URL ? sharedMemosOf(this.params) : this.ownMemos());
+  }
+
+  /** The lookup memos of a subclass that reads more than its own parameters: its own, unless it knows better. */
+  protected ownMemos(): ParameterMemos {
+    return newMemos();
   }
 
   /** Parses `protocol://[user[:pass]@]host[:port][/path][?k=v&...]`; the text is kept for `toString`. */
-  static valueOf(text: string): URL {
+  static valueOf(text: string, paramsByQuery?: Map<string, ReadonlyMap<string, string>>): URL {
     const trimmed = text.trim();
     if (trimmed.length === 0) throw new Error('url is empty');
     let rest = trimmed;
-    const params = new Map<string, string>();
+    let params = new Map<string, string>();
     const q = rest.indexOf('?');
-    if (q >= 0) {
-      for (const part of rest.slice(q + 1).split('&')) {
+    // PERF: `paramsByQuery`: URLs with one query text share one parameter map (and, through it, their
+    // lookup memos): the provider URLs of a group's processes differ by host only.
+    const query = q >= 0 ? rest.slice(q + 1) : '';
+    const known = paramsByQuery?.get(query);
+    if (known !== undefined) {
+      params = known as Map<string, string>;
+      rest = rest.slice(0, q >= 0 ? q : rest.length);
+    } else if (q >= 0) {
+      for (const part of query.split('&')) {
         if (part.length === 0) continue;
         const eq = part.indexOf('=');
         if (eq < 0) {
@@ -155,6 +169,11 @@ export class URL {
         if (key.startsWith(DEFAULT_KEY_PREFIX) && !params.has(key.slice(DEFAULT_KEY_PREFIX.length))) params.set(key.slice(DEFAULT_KEY_PREFIX.length), value);
       }
       rest = rest.slice(0, q);
+    }
+    if (known === undefined && paramsByQuery !== undefined) {
+      const shared = withDefaultKeys(params);
+      paramsByQuery.set(query, shared);
+      params = shared as Map<string, string>;
     }
     let protocol = '';
     const sep = rest.indexOf('://');
@@ -438,6 +457,18 @@ export class ServiceAddressURL extends URL {
   readonly consumerUrl: URL;
   readonly providerUrl: URL;
   #stripped: URL | undefined;
+
+  // PERF: what this URL answers depends on the two parameter maps only (not on the host): the URLs of
+  // one consumer parameter map and one provider parameter map (see `URL.valueOf`'s `paramsByQuery`)
+  // share their lookup memos, one set per reference and provider configuration instead of one per
+  // (consumer group, provider process).
+  protected override ownMemos(): ParameterMemos {
+    let byProvider = memosByParamPair.get(this.consumerUrl.params);
+    if (byProvider === undefined) memosByParamPair.set(this.consumerUrl.params, (byProvider = new WeakMap()));
+    let memos = byProvider.get(this.providerUrl.params);
+    if (memos === undefined) byProvider.set(this.providerUrl.params, (memos = newMemos()));
+    return memos;
+  }
 
   constructor(providerUrl: URL, consumerUrl: URL) {
     super({

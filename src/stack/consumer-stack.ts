@@ -195,6 +195,8 @@ export function isMergeableGroup(group: string | undefined): boolean {
 
 // The parsed provider URL of each export, with the text it was parsed from (a simplified registry's differs).
 const parsedUrls = new WeakMap<ProviderExport, { text: string; url: URL }>();
+// Per provider group, one parameter map per provider URL query text: the group's processes share them.
+const paramsByGroup = new WeakMap<object, Map<string, ReadonlyMap<string, string>>>();
 
 /**
  * The URL `text` of export `p`, parsed once for every reference that lists `p` (URLs are immutable). PERF: at the
@@ -204,7 +206,11 @@ const parsedUrls = new WeakMap<ProviderExport, { text: string; url: URL }>();
 function parsedUrlOf(p: ProviderExport, text: string): URL {
   const known = parsedUrls.get(p);
   if (known !== undefined && known.text === text) return known.url;
-  const url = URL.valueOf(text);
+  // (An export built outside a world, as tests do, has no group: its URL keeps its own parameters.)
+  const group: object | undefined = p.group;
+  let params = group === undefined ? undefined : paramsByGroup.get(group);
+  if (group !== undefined && params === undefined) paramsByGroup.set(group, (params = new Map()));
+  const url = URL.valueOf(text, params);
   parsedUrls.set(p, { text, url });
   return url;
 }
