@@ -21,9 +21,8 @@ import { ruleKeyWarnings } from './check-rule-keys.js';
 import type { PhaseSpan } from '../world/faults.js';
 import { registryZoneWarnings } from './check-registry-zone.js';
 import { simplifiedKeyWarnings } from './check-simplified.js';
-import { registryLoadWarnings, type RegistryLoadEstimate } from './check-registry-load.js';
+import type { RegistryLoadEstimate, RegistryLoadWarning } from './check-registry-load.js';
 import { registryQuorumWarnings } from './check-registry-quorum.js';
-import type { ProviderGroup } from '../world/provider.js';
 
 /** A configuration smell that does not leave anyone without providers (SPEC 4.2 `warnings`). */
 export interface CheckWarning {
@@ -106,13 +105,13 @@ function activeCounting(
 /**
  * Every warning of one scenario. `invokerUrls`: the invoker URLs of the first phase by (consumer
  * group index, service). `ruleKeys: false` leaves out keyed-rule warnings (a strategy's check: the
- * scenario's own check already covers every strategy's routers). `providerGroups`: a built world's
- * provider groups, whose URLs size the registry's pushes (no push-load warning without them).
+ * scenario's own check already covers every strategy's routers). `registryLoad`: the push-load warnings
+ * of a built world's provider groups (`registryLoadWarnings`: their URLs size the registry's pushes).
  */
 export function configurationWarnings(
   scenario: Scenario,
   invokerUrls: ReadonlyMap<string, URL[]>,
-  options: { ruleKeys?: boolean; providerGroups?: readonly ProviderGroup[] } = {},
+  options: { ruleKeys?: boolean; registryLoad?: readonly RegistryLoadWarning[] } = {},
 ): CheckWarning[] {
   const warnings: CheckWarning[] = [];
   for (const [groupIndex, c] of scenario.consumers.entries()) {
@@ -163,7 +162,7 @@ export function configurationWarnings(
     warnings.push({ kind: w.kind, consumer: '', zone: w.zone, service: '', registry: w.registry, fault: w.fault, phase: w.phase, message: w.message });
   }
   for (const { key: _key, ...w } of simplifiedKeyWarnings(scenario, calledMethods)) warnings.push(w);
-  for (const w of options.providerGroups === undefined ? [] : registryLoadWarnings(scenario, options.providerGroups)) {
+  for (const w of options.registryLoad ?? []) {
     warnings.push({ kind: w.kind, consumer: '', zone: w.zone, service: '', registry: w.registry, fault: w.fault, phase: w.phase, estimate: w.estimate, message: w.message });
   }
   return warnings;
