@@ -169,7 +169,10 @@ export class HeldPushes {
         this.#runDeferred(sub);
         continue;
       }
-      if (!pushes) return;
+      if (!pushes) {
+        clearHeld(sub);
+        return;
+      }
       if (!(fired ? sim.hasFired(at[i]!, at[i + 1]!, NORMAL) : at[i]! <= sim.now)) return;
       this.#deliverHeld(sub);
     }
@@ -209,7 +212,7 @@ export class HeldPushes {
       sub.heldSnapshots[i] = null;
       this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#deliver, NORMAL, delivery);
     }
-    sub.heldHead = sub.heldEnd = 0;
+    clearHeld(sub);
   }
 
   /**
@@ -272,6 +275,21 @@ function heldDeferral(sub: Subscription): boolean {
 function nextHeldMs(sub: Subscription): number {
   const push = sub.heldHead < sub.heldEnd ? sub.heldAt[3 * sub.heldHead]! : Infinity;
   return heldDeferral(sub) ? Math.min(push, sub.notifier!.pendingAtMs) : push;
+}
+
+/** Held pushes a subscription keeps room for once it holds none (more would be heap kept after a storm). */
+const HELD_ROOM_KEPT = 8;
+
+/**
+ * `sub` holds no push now: its arrays start over, and give back the room a storm grew them to (at the seed
+ * scale, 64,000 representatives' subscriptions each kept room for 64 pushes).
+ */
+function clearHeld(sub: Subscription): void {
+  sub.heldHead = sub.heldEnd = 0;
+  if (sub.heldSnapshots.length > HELD_ROOM_KEPT) {
+    sub.heldAt.length = 0;
+    sub.heldSnapshots.length = 0;
+  }
 }
 
 /** Moves `sub`'s held pushes to the front of its arrays. */

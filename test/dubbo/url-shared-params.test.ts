@@ -42,5 +42,7 @@ describe('ServiceAddressURL lookups', () => {
     const third = new ServiceAddressURL(p1, plain);
     expect([third.getMethodNumber('call', 'timeout', 1000), third.getMethodParameter('call', 'weight')]).toEqual([300, '100']);
     expect(first.getMethodNumber('call', 'timeout', 1000)).toBe(100);
+    // Any method's value: the consumer's (without its provider-first keys), else the provider's.
+    expect([first.getAnyMethodParameter('weight'), second.getAnyMethodParameter('weight'), third.getAnyMethodParameter('weight')]).toEqual(['7', '7', undefined]);
   });
 });
