@@ -234,3 +234,32 @@ describe('summaryBytes', () => {
     expect(Math.abs(chars / json - 1)).toBeLessThan(0.1);
   });
 });
+
+describe('the estimate of registry liveness ticks', () => {
+  const text = `
+name: hb
+duration: 90s
+warmup: 0s
+zones:
+  zoneA: { cidr: 10.0.0.0/8 }
+registry: { type: zookeeper, sessionTimeout: 30s }
+services:
+  com.example.A: { methods: { get: { serviceTime: 1ms } } }
+  com.example.B: { methods: { get: { serviceTime: 1ms } } }
+  com.example.C: { methods: { get: { serviceTime: 1ms } } }
+providers:
+  - { name: p, services: [com.example.A, com.example.B, com.example.C], zone: zoneA, count: 4 }
+consumers:
+  - { application: web, zone: zoneA, instances: 1, rate: 0/s, calls: { com.example.A.get: 1 } }
+`;
+
+  it('counts a tick per record: one per exported service at interface level and one per process at application level', () => {
+    // A 30 s session pings every 30/3 - 1 = 9 s: 10 ticks in 90 s. Dubbo 3.3 registers both levels (register-mode=all):
+    // 4 processes x (3 interface records + 1 application record) x 10.
+    const s = parseScenario(text, 'hb.yaml');
+    expect(estimateCost(s).heartbeats).toBeCloseTo(160, 9);
+    expect(estimateCost(parseScenario(text, 'hb.yaml', ['registry.registration=interface'])).heartbeats).toBeCloseTo(120, 9);
+    // Each tick is an agenda step of the run (no requests here: the rest is the expiry sweeps and the timeline).
+    expect(runScenario(s, { version: 'test' }).stats.eventsProcessed).toBeGreaterThanOrEqual(160);
+  });
+});
