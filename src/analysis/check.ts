@@ -24,7 +24,6 @@ import { buildWorld, type Plugins } from '../scenario/run.js';
 import { applyStrategy, strategiesFor } from '../scenario/strategies.js';
 import type { ConsumerGroupSpec, Scenario, StrategySpec } from '../model/types.js';
 import { faultBoundaries, faultLabel, type PhaseSpan } from '../world/faults.js';
-import type { ProviderGroup } from '../world/provider.js';
 import type { World } from '../world/world.js';
 import { calledMethods, configurationWarnings, type CheckWarning } from './check-warnings.js';
 import { registryLoadWarnings, type RegistryLoadWarning } from './check-registry-load.js';
