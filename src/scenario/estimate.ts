@@ -317,13 +317,12 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const providerInstances = providersAtStart + providersAddedByFaults;
   let heartbeats = 0;
   for (const r of discovery) {
-    // A process keeps a record, and a liveness clock, per export at interface level and one at application
-    // level (DiscoveryRegistry ticks each record; at the seed scale's eight exports per process the count
-    // per process was an eighth of the kernel's events for them).
+    // A process ticks once per interval at each level it registers at, however many records it keeps there
+    // (one per export at interface level): DiscoveryRegistry's liveness loop runs its records in one step.
     for (const g of scenario.providers) {
       const levels = registerLevels(r, g.dubbo);
-      const records = (levels.interface ? g.services.length : 0) + (levels.application ? 1 : 0);
-      heartbeats += (g.count + (churn.added.get(g.name) ?? 0)) * records * ticksPerMs(r) * simulatedMs;
+      const loops = (levels.interface && g.services.length > 0 ? 1 : 0) + (levels.application ? 1 : 0);
+      heartbeats += (g.count + (churn.added.get(g.name) ?? 0)) * loops * ticksPerMs(r) * simulatedMs;
     }
   }
   const byLevel = pushDeliveriesOf(scenario, discovery, sides, churn);

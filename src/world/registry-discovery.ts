@@ -92,12 +92,25 @@ export interface RegistryOptions {
 }
 
 interface Entry extends RegistryEntry {
-  /** The client's next liveness tick (a handle of `timerLane`), while the loop runs. */
+  /** The liveness loop of its client, shared by the process's records at this level. */
+  readonly loop: LivenessLoop;
+  /** Its loop ticks it at the loop's next tick (it is new, or it was due again when it last ticked). */
+  ticking: boolean;
+  /** The level it is a record of. */
+  readonly level: Level;
+}
+
+/**
+ * The liveness loop of one provider process at one level: its client's ticks (a ZooKeeper session's
+ * pings, a Nacos connection's keepalives or its per-instance beats), which every record it holds
+ * there (one per export at interface level, one at application level) follows, in registration order.
+ */
+interface LivenessLoop {
+  readonly entries: Entry[];
+  /** The loop's next tick (a handle of `timerLane`), while it runs. */
   timer: number;
   /** The lane `timer` waits in (the first tick's or the loop's), or null when no tick is due. */
   timerLane: FixedDelayTimers | null;
-  /** The level it is a record of. */
-  readonly level: Level;
 }
 
 /** One discovery level of the server: its records, the lists they are in, and their pushes. */
@@ -315,9 +328,16 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   providerStarted(instance: ProviderInstance): void {
     const levels = registerLevels(this.spec, instance.group.spec.dubbo);
-    if (levels.interface) for (const e of instance.exports) this.#started(instance, [e], this.#listKey(e), this.#interface);
+    if (levels.interface) {
+      this.#started(
+        instance,
+        instance.exports.map((e) => [e]),
+        (e) => this.#listKey(e),
+        this.#interface,
+      );
+    }
     // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
-    if (levels.application) this.#started(instance, instance.exports, instance.group.spec.application, this.#application);
+    if (levels.application) this.#started(instance, [instance.exports], () => instance.group.spec.application, this.#application);
   }
 
   /** The list an interface-level export is in: its service, or with Nacos its Nacos service name. */
@@ -334,39 +354,53 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     if (!names.includes(name)) names.push(name);
   }
 
-  #started(instance: ProviderInstance, exports: readonly ProviderExport[], key: string, level: Level): void {
-    const known = level.entries.get(exports[0]!);
+  /** A process's records at `level` (each the exports it lists, named by `keyOf` its first) start their liveness loop. */
+  #started(
+    instance: ProviderInstance,
+    records: readonly (readonly ProviderExport[])[],
+    keyOf: (first: ProviderExport) => string,
+    level: Level,
+  ): void {
+    const known = level.entries.get(records[0]![0]!);
     if (known !== undefined) {
       // The same instance comes back (a black hole ends): its client is heard again at once.
-      known.left = false;
-      this.#cancelTick(known);
-      this.#tick(known);
+      const loop = known.loop;
+      for (const e of loop.entries) {
+        e.left = false;
+        e.ticking = true;
+      }
+      this.#cancelTick(loop);
+      this.#tick(loop);
       return;
     }
-    const entry: Entry = {
-      provider: exports[0]!,
-      instance,
-      exports,
-      service: key,
-      registered: false,
-      listed: false,
-      healthy: true,
-      gone: false,
-      left: false,
-      lastHeardMs: this.sim.now,
-      registeredOrder: 0,
-      expiryBucketMs: -1,
-      timer: -1,
-      timerLane: null,
-      level,
-    };
-    for (const e of exports) level.entries.set(e, entry);
+    const loop: LivenessLoop = { entries: [], timer: -1, timerLane: null };
+    for (const exports of records) {
+      const entry: Entry = {
+        provider: exports[0]!,
+        instance,
+        exports,
+        service: keyOf(exports[0]!),
+        registered: false,
+        listed: false,
+        healthy: true,
+        gone: false,
+        left: false,
+        lastHeardMs: this.sim.now,
+        registeredOrder: 0,
+        expiryBucketMs: -1,
+        loop,
+        ticking: true,
+        level,
+      };
+      for (const e of exports) level.entries.set(e, entry);
+      loop.entries.push(entry);
+    }
     // The first tick registers; until it succeeds, later ticks retry.
     if (this.spec.registerDelayMs > 0) {
-      this.#firstTicks ??= new FixedDelayTimers(this.sim, this.spec.registerDelayMs, (e) => this.#tick(e as Entry));
-      entry.timerLane = this.#firstTicks;
-      entry.timer = this.#firstTicks.add(entry);
-    } else this.#tick(entry);
+      this.#firstTicks ??= new FixedDelayTimers(this.sim, this.spec.registerDelayMs, (l) => this.#tick(l as LivenessLoop));
+      loop.timerLane = this.#firstTicks;
+      loop.timer = this.#firstTicks.add(loop);
+    } else this.#tick(loop);
   }
 
   providerStopped(instance: ProviderInstance, graceful: boolean): void {
@@ -381,7 +415,9 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       return;
     }
     entry.left = true;
-    this.#cancelTick(entry);
+    entry.ticking = false;
+    // The process stops every record of the loop: the last one stops the loop.
+    if (!entry.loop.entries.some((e) => e.ticking)) this.#cancelTick(entry.loop);
     // A deregistration that cannot reach the registry is lost: the instance just falls silent.
     if (!entry.registered || !this.reachable(entry.provider.zone)) return;
     const drop = (): void => {
@@ -656,27 +692,37 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   // ---- client liveness loop -----------------------------------------------------------------
 
-  #tick(entry: Entry): void {
-    entry.timerLane = null;
-    if (entry.left) return;
-    const p = entry.provider;
-    if (p.state === 'up' && this.reachable(p.zone)) {
-      if (this.#requests === null) this.#heard(entry);
-      else this.#requests.tick(entry);
-    } else this.onSilentTick(entry);
-    // A dead process whose record is gone has nothing left to tell the registry.
-    if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
-      // PERF: every client's ticks wait in one FIFO (one interval): one agenda entry for them all, and
-      // the ticks of the clients that started together (the whole estate at time 0) run one after another.
-      this.#ticks ??= new FixedDelayTimers(this.sim, this.tickIntervalMs(), (e) => this.#tick(e as Entry));
-      entry.timerLane = this.#ticks;
-      entry.timer = this.#ticks.add(entry);
+  /** A tick of a process's liveness loop: each of its records due ticks, in registration order. */
+  #tick(loop: LivenessLoop): void {
+    loop.timerLane = null;
+    let again = false;
+    for (const entry of loop.entries) {
+      if (!entry.ticking) continue;
+      entry.ticking = false;
+      if (entry.left) continue;
+      const p = entry.provider;
+      if (p.state === 'up' && this.reachable(p.zone)) {
+        if (this.#requests === null) this.#heard(entry);
+        else this.#requests.tick(entry);
+      } else this.onSilentTick(entry);
+      // A dead process whose record is gone has nothing left to tell the registry.
+      if (p.state === 'up' || p.state === 'blackhole' || entry.registered) {
+        entry.ticking = true;
+        if (again) continue;
+        again = true;
+        // PERF: one tick per process and level, not per record (eight exports: an eighth of the agenda
+        // entries), and every loop's ticks wait in one FIFO (one interval): one agenda entry for them all;
+        // the ticks of the loops that started together (the whole estate at time 0) run one after another.
+        this.#ticks ??= new FixedDelayTimers(this.sim, this.tickIntervalMs(), (l) => this.#tick(l as LivenessLoop));
+        loop.timerLane = this.#ticks;
+        loop.timer = this.#ticks.add(loop);
+      }
     }
   }
 
-  #cancelTick(entry: Entry): void {
-    entry.timerLane?.cancel(entry.timer);
-    entry.timerLane = null;
+  #cancelTick(loop: LivenessLoop): void {
+    loop.timerLane?.cancel(loop.timer);
+    loop.timerLane = null;
   }
 
   /**

@@ -8,7 +8,6 @@
  * `zookeeper-client.ts`).
  */
 import type { Simulation } from '../engine/simulation.js';
-import { InstantTimers } from '../engine/instant-timers.js';
 import type { ProviderInstance } from './provider.js';
 import type { RegistryEntry } from './registry-entry.js';
 import { REQUEST_OVERHEAD_BYTES, type RegistryClient, type RegistryNode, type RegistryServers } from './registry-servers.js';
@@ -59,29 +58,27 @@ export class ServerRequests {
     }
     // DIVERGENCE: ZooKeeper touches a session when its request enters the request processors
     // (ZooKeeperServer.submitRequestNow, after the request queue); here, when the node has processed it.
-    const heard = (): void => host.heard(entry, false);
     if (entry.listed && host.livenessPerProcess(entry) && client.tickAtMs === now) {
-      // Another record of the same process ticked now: the same message.
-      const at = client.tickHeardAtMs;
-      if (at <= now) heard();
-      else {
-        // PERF: the process's other records are heard when that message is, in one agenda entry.
-        let also = client.alsoHeard;
-        if (also === null || also.setAtMs !== now || also.atMs !== at || client.alsoHeardEpoch !== client.epoch) {
-          const epoch = client.epoch;
-          also = client.alsoHeard = new InstantTimers(host.sim, at, (e) => {
-            if (client.epoch === epoch) host.heard(e as RegistryEntry, false);
-          });
-          client.alsoHeardEpoch = epoch;
-        }
-        also.add(entry);
-      }
+      // Another record of the same process ticked now: the same message, heard when it is.
+      if (client.tickHeardAtMs <= now) host.heard(entry, false);
+      else client.tickAlong!.push(entry);
       return;
     }
     const liveness = host.livenessBytes(entry);
-    // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
-    // consumers subscribe (it still loads its node).
-    const processed = entry.listed ? this.#send(entry, liveness.request, liveness.reply, heard) : this.register(entry, now === 0);
+    let processed: number | undefined;
+    if (entry.listed) {
+      // PERF: the process's other records that tick with this message are heard in its event, after it.
+      const along: RegistryEntry[] = [];
+      processed = this.#send(entry, liveness.request, liveness.reply, () => {
+        host.heard(entry, false);
+        for (let i = 0; i < along.length; i++) host.heard(along[i]!, false);
+      });
+      client.tickAlong = along;
+    } else {
+      // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
+      // consumers subscribe (it still loads its node).
+      processed = this.register(entry, now === 0);
+    }
     if (processed === undefined) {
       host.silent(entry);
       return;

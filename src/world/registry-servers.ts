@@ -22,7 +22,7 @@
  * `pushLag`). Without `capacity` a node's links take no time and only count.
  */
 import { FifoLink, type LinkBuckets } from '../engine/fifo-link.js';
-import type { InstantTimers } from '../engine/instant-timers.js';
+import type { RegistryEntry } from './registry-entry.js';
 import type { RegistryNodeFigures } from '../metrics/registry-server-figures.js';
 import type { Rng } from '../engine/random.js';
 import type { RegistrySpec } from '../model/types.js';
@@ -108,12 +108,8 @@ export interface RegistryClient {
   /** When its last liveness message (one per process) was sent, and when its node processed it. */
   tickAtMs: number;
   tickHeardAtMs: number;
-  /**
-   * The process's other records heard with its last liveness message (one timer each, due when the
-   * message is processed), and the connection (`epoch`) they were sent on; null before the first.
-   */
-  alsoHeard: InstantTimers | null;
-  alsoHeardEpoch: number;
+  /** The process's other records heard with its last liveness message, when it is processed. */
+  tickAlong: RegistryEntry[] | null;
   /** Connections lost so far: a request sent on an earlier connection has no effect once processed. */
   epoch: number;
   /** When the last push to it is off its node's out NIC, and its bytes (how much of it is unsent). */
@@ -175,7 +171,7 @@ export class RegistryServers {
         order[i] = order[j]!;
         order[j] = t;
       }
-      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, alsoHeard: null, alsoHeardEpoch: 0, epoch: 0, pushLeftMs: -1, pushBytes: 0 };
+      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, tickAlong: null, epoch: 0, pushLeftMs: -1, pushBytes: 0 };
       this.#clients.set(key, c);
     }
     return c;

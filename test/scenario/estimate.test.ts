@@ -253,13 +253,21 @@ consumers:
   - { application: web, zone: zoneA, instances: 1, rate: 0/s, calls: { com.example.A.get: 1 } }
 `;
 
-  it('counts a tick per record: one per exported service at interface level and one per process at application level', () => {
+  it('counts a tick per process and level it registers at, however many services it exports', () => {
     // A 30 s session pings every 30/3 - 1 = 9 s: 10 ticks in 90 s. Dubbo 3.3 registers both levels (register-mode=all):
-    // 4 processes x (3 interface records + 1 application record) x 10.
+    // 4 processes x 2 levels x 10.
     const s = parseScenario(text, 'hb.yaml');
-    expect(estimateCost(s).heartbeats).toBeCloseTo(160, 9);
-    expect(estimateCost(parseScenario(text, 'hb.yaml', ['registry.registration=interface'])).heartbeats).toBeCloseTo(120, 9);
+    expect(estimateCost(s).heartbeats).toBeCloseTo(80, 9);
+    expect(estimateCost(parseScenario(text, 'hb.yaml', ['registry.registration=interface'])).heartbeats).toBeCloseTo(40, 9);
     // Each tick is an agenda step of the run (no requests here: the rest is the expiry sweeps and the timeline).
-    expect(runScenario(s, { version: 'test' }).stats.eventsProcessed).toBeGreaterThanOrEqual(160);
+    expect(runScenario(s, { version: 'test' }).stats.eventsProcessed).toBeGreaterThanOrEqual(80);
+  });
+
+  it("runs a process's records in one step per tick: the kernel's events do not grow with its exported services", () => {
+    for (const sets of [[], ['registry.capacity.bandwidth=1Gbps']]) {
+      const three = runScenario(parseScenario(text, 'hb.yaml', sets), { version: 'test' }).stats.eventsProcessed;
+      const one = runScenario(parseScenario(text, 'hb.yaml', [...sets, 'providers[0].services=[com.example.A]']), { version: 'test' }).stats.eventsProcessed;
+      expect(three).toBe(one);
+    }
   });
 });
