@@ -84,8 +84,8 @@ function measure(c) {
 }
 
 /** The model's inputs, as the estimate gives them (see `simulationSeconds` in src/scenario/wall-estimate.ts). */
-const inputs = (e) => [1, e.attempts, e.refusedServiceAttempts, e.heartbeats, e.pushDeliveries, e.references, e.providersAtStart + e.providersAddedByFaults];
-const names = ['start (s)', 'per attempt', 'per attempt to refusing providers', 'per heartbeat', 'per push delivery', 'per reference', 'per provider'];
+const inputs = (e) => [1, e.attempts, e.refusedServiceAttempts, e.heartbeats, e.heartbeatRecords, e.pushDeliveries, e.references, e.providersAtStart + e.providersAddedByFaults];
+const names = ['start (s)', 'per attempt', 'per attempt to refusing providers', 'per heartbeat', 'per further record heard', 'per push delivery', 'per reference', 'per provider'];
 
 const rows = [];
 for (const c of cases) {

@@ -174,8 +174,13 @@ export interface CostEstimate {
   refusedServiceAttempts: number;
   /** Kernel events in all. */
   events: number;
-  /** Registry: provider heartbeats / pings. */
+  /** Registry: provider heartbeats / pings, one per liveness loop (a process at one level) and tick. */
   heartbeats: number;
+  /**
+   * Registry: the records a tick hears besides its loop's first (a process's other exports at interface
+   * level): work inside the tick's event, not kernel events of their own.
+   */
+  heartbeatRecords: number;
   /** Registry: pushes delivered to subscribers after list changes. */
   pushDeliveries: number;
   consumerInstances: number;
@@ -316,13 +321,17 @@ export function estimateCost(scenario: Scenario): CostEstimate {
 
   const providerInstances = providersAtStart + providersAddedByFaults;
   let heartbeats = 0;
+  let heartbeatRecords = 0;
   for (const r of discovery) {
     // A process ticks once per interval at each level it registers at, however many records it keeps there
     // (one per export at interface level): DiscoveryRegistry's liveness loop runs its records in one step.
     for (const g of scenario.providers) {
       const levels = registerLevels(r, g.dubbo);
       const loops = (levels.interface && g.services.length > 0 ? 1 : 0) + (levels.application ? 1 : 0);
-      heartbeats += (g.count + (churn.added.get(g.name) ?? 0)) * loops * ticksPerMs(r) * simulatedMs;
+      const records = (levels.interface ? g.services.length : 0) + (levels.application ? 1 : 0);
+      const ticks = (g.count + (churn.added.get(g.name) ?? 0)) * ticksPerMs(r) * simulatedMs;
+      heartbeats += ticks * loops;
+      heartbeatRecords += ticks * (records - loops);
     }
   }
   const byLevel = pushDeliveriesOf(scenario, discovery, sides, churn);
@@ -366,6 +375,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     refusedServiceAttempts,
     events,
     heartbeats,
+    heartbeatRecords,
     pushDeliveries,
     consumerInstances,
     references,

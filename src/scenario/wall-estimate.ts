@@ -24,8 +24,14 @@ export const WALL_MODEL = {
    * instances that set them aside route lists of their own (bench/zone-crash-mixed: 3× the time).
    */
   perRefusedServiceAttemptS: 1.2e-5,
-  /** One provider heartbeat or ZooKeeper ping. */
+  /** One provider heartbeat or ZooKeeper ping (one tick of a process's liveness loop at one level). */
   perHeartbeatS: 3.7e-6,
+  /**
+   * Each further record a tick hears (a process's other exports). Not fitted by the calibration: measured
+   * on 20,000 ZooKeeper providers with registry servers for 300 s, eight exports against one (7.3 s
+   * against 4.1 s CPU, 4.2 M more records heard), 2026-12-06.
+   */
+  perHeartbeatRecordS: 7.6e-7,
   /** One registry push delivered to one consumer instance (routing the new list included). */
   perPushDeliveryS: 1.9e-6,
   /** Building one consumer reference (directory, router chain, cluster, subscription). */
@@ -48,6 +54,7 @@ export function simulationSeconds(e: CostEstimate): number {
     e.attempts * m.perAttemptS +
     e.refusedServiceAttempts * m.perRefusedServiceAttemptS +
     e.heartbeats * m.perHeartbeatS +
+    e.heartbeatRecords * m.perHeartbeatRecordS +
     e.pushDeliveries * m.perPushDeliveryS +
     e.references * m.perReferenceS +
     (e.providersAtStart + e.providersAddedByFaults) * m.perProviderS

@@ -259,6 +259,9 @@ consumers:
     const s = parseScenario(text, 'hb.yaml');
     expect(estimateCost(s).heartbeats).toBeCloseTo(80, 9);
     expect(estimateCost(parseScenario(text, 'hb.yaml', ['registry.registration=interface'])).heartbeats).toBeCloseTo(40, 9);
+    // The interface-level loop hears its three records in each tick: two besides the first, 4 x 2 x 10.
+    expect(estimateCost(s).heartbeatRecords).toBeCloseTo(80, 9);
+    expect(estimateCost(parseScenario(text, 'hb.yaml', ['providers[0].services=[com.example.A]'])).heartbeatRecords).toBe(0);
     // Each tick is an agenda step of the run (no requests here: the rest is the expiry sweeps and the timeline).
     expect(runScenario(s, { version: 'test' }).stats.eventsProcessed).toBeGreaterThanOrEqual(80);
   });
