@@ -23,7 +23,8 @@ interface SubscriberAcc extends InstancePushes {
   readonly group: GroupAcc;
 }
 
-const byKey = <T>([a]: [string, T], [b]: [string, T]): number => (a < b ? -1 : a > b ? 1 : 0);
+// The keys are unique (a map's), so a comparator never sees two equal ones.
+const byKey = <T>([a]: [string, T], [b]: [string, T]): number => (a < b ? -1 : 1);
 
 /** Accumulates pushes per consumer group and per subscriber as the recorder gets them. */
 export class ConsumerPushes {
@@ -75,7 +76,7 @@ export class ConsumerPushes {
     for (const [key, g] of [...this.#groups].sort(byKey)) {
       const subs = subscribersOf.get(g)!;
       const worst = subs
-        .sort((a, b) => b.pushBytes - a.pushBytes || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .sort((a, b) => b.pushBytes - a.pushBytes || (a.id < b.id ? -1 : 1))
         .slice(0, WORST_INSTANCES)
         .map(({ id, pushes, pushBytes, members }) => (members === 1 ? { id, pushes, pushBytes } : { id, pushes, pushBytes, members }));
       out[key] = {
@@ -114,9 +115,11 @@ export function spreadOf(weighted: ReadonlyArray<readonly [number, number]>): Pu
   let seen = 0;
   let loValue = 0;
   let hiValue = 0;
+  // Values in rising rank: the last one starting at or before rank `lo` holds it, the first one reaching past
+  // rank `hi` holds that.
   for (const [v, c] of sorted) {
-    if (seen <= lo && lo < seen + c) loValue = v;
-    if (seen <= hi && hi < seen + c) {
+    if (seen <= lo) loValue = v;
+    if (hi < seen + c) {
       hiValue = v;
       break;
     }
