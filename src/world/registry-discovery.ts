@@ -328,14 +328,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   providerStarted(instance: ProviderInstance): void {
     const levels = registerLevels(this.spec, instance.group.spec.dubbo);
-    if (levels.interface) {
-      this.#started(
-        instance,
-        instance.exports.map((e) => [e]),
-        (e) => this.#listKey(e),
-        this.#interface,
-      );
-    }
+    if (levels.interface && instance.exports.length > 0) this.#started(instance, instance.exports.map((e) => [e]), (e) => this.#listKey(e), this.#interface);
     // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
     if (levels.application) this.#started(instance, [instance.exports], () => instance.group.spec.application, this.#application);
   }
