@@ -102,6 +102,20 @@ describe('the registered URL of a provider process', () => {
     const p = world.startProvider(world.providerGroups[0]!);
     expect(new URLSearchParams(p.url.split('?')[1]).get('timestamp')).toBe(String(EPOCH_MS + 2));
   });
+
+  it('is each process`s own: processes started at one instant differ only in address, a later one in its timestamp too', () => {
+    const world = worldWith(`  - { name: orders, services: [${A}, ${B}], zone: zoneA, count: 2 }`);
+    const [p0, p1] = world.providerGroups[0]!.instances;
+    world.sim.run({ until: 4000 });
+    const p2 = world.startProvider(world.providerGroups[0]!);
+    const rest = (url: string, p: { address: string }) => url.replace(`dubbo://${p.address}/`, '');
+    for (const i of [0, 1]) {
+      expect(p0!.exports[i]!.url.startsWith(`dubbo://${p0!.address}/${[A, B][i]}?`)).toBe(true);
+      expect(rest(p1!.exports[i]!.url, p1!)).toBe(rest(p0!.exports[i]!.url, p0!));
+      expect(rest(p2.exports[i]!.url, p2)).toBe(rest(p0!.exports[i]!.url, p0!).replace(`timestamp=${EPOCH_MS}&`, `timestamp=${EPOCH_MS + 4000}&`));
+    }
+    expect(new Set([p0!.address, p1!.address, p2.address]).size).toBe(3);
+  });
 });
 
 describe('a provider process`s export', () => {
