@@ -185,8 +185,8 @@ export class ProviderInstance {
   /** One export per service, in `services` order: the registered URLs. */
   readonly exports: ProviderExport[];
   #state: ProviderState = 'up';
-  /** This instance's own slowdown factors (a fault on `instance:`), keyed as the group's. */
-  readonly slowdown = new Map<string, number>();
+  // PERF: made on first use (a fault on `instance:`): 10^5 processes need none.
+  #slowdown: Map<string, number> | null = null;
   /** The provider's own consumer side, for methods that call other services (SPEC 2.10). */
   downstream: DownstreamCaller | null = null;
   readonly #sim: Simulation;
@@ -200,6 +200,11 @@ export class ProviderInstance {
   readonly #isolation: DynamicIsolation | null;
   /** The provider filter chain (plugged in from above), or null when no filter is on. */
   filters: ProviderFilterChain<ProviderExport> | null = null;
+
+  /** This instance's own slowdown factors (a fault on `instance:`), keyed as the group's. */
+  get slowdown(): Map<string, number> {
+    return (this.#slowdown ??= new Map());
+  }
 
   constructor(init: {
     group: ProviderGroup;
@@ -228,7 +233,8 @@ export class ProviderInstance {
     // after `alive` (60 s idle) are not modelled: they change only its pool size, which no figure and no
     // message the consumer sees reads; nor the race in which the queue is full while a thread is idle.
     this.pool = new Resource<IncomingCall>(init.sim, spec.threads, queueLimit(spec.threadpool, spec.queues));
-    this.#startExecution = (call) => this.#execute(call);
+    // PERF: bound, not an arrow function: an arrow would keep this constructor's scope (`init`) alive.
+    this.#startExecution = this.#execute.bind(this);
     let isolated = false;
     const urlHead = `dubbo://${this.ip}:${this.port}/`;
     this.exports = spec.services.map((service) => {
@@ -394,7 +400,8 @@ export class ProviderInstance {
     this.#isolation?.started(call.service, call.method);
     const m = this.group.methodsByService.get(call.service)!.get(call.method)!;
     let factor = this.group.factor(call.method, call.service);
-    if (this.slowdown.size > 0) factor *= slowdownFactor(this.slowdown, this.group.spec, call.service, call.method);
+    const own = this.#slowdown;
+    if (own !== null && own.size > 0) factor *= slowdownFactor(own, this.group.spec, call.service, call.method);
     // DIVERGENCE: a filter's queueing (Sentinel's rate limiter sleeping on the provider thread) is added to
     // the service time: the execution is counted when the thread takes the call, before the wait.
     const serviceMs = m.draw() * factor + heldMs;
