@@ -328,7 +328,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
 
   providerStarted(instance: ProviderInstance): void {
     const levels = registerLevels(this.spec, instance.group.spec.dubbo);
-    if (levels.interface && instance.exports.length > 0) this.#started(instance, instance.exports.map((e) => [e]), (e) => this.#listKey(e), this.#interface);
+    if (levels.interface) this.#started(instance, instance.exports.map((e) => [e]), (e) => this.#listKey(e), this.#interface);
     // Application level: Dubbo 3 registers one ServiceInstance per process, whatever it exports.
     if (levels.application) this.#started(instance, [instance.exports], () => instance.group.spec.application, this.#application);
   }
@@ -354,7 +354,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
     keyOf: (first: ProviderExport) => string,
     level: Level,
   ): void {
-    const known = level.entries.get(records[0]![0]!);
+    // A process that exports nothing (not from a scenario: a group lists at least one service) keeps no record.
+    const first = records[0]?.[0];
+    if (first === undefined) return;
+    const known = level.entries.get(first);
     if (known !== undefined) {
       // The same instance comes back (a black hole ends): its client is heard again at once.
       const loop = known.loop;
