@@ -72,20 +72,23 @@ const NO_BUSY: ReadonlyMap<string, RpcStatus> = new Map();
 export class RpcStatusTable {
   // PERF: Dubbo's key is `identity + "#" + method`; a map per method keyed by the identity string (memoized
   // per URL) finds the same status without building a string per lookup (one per invoker per pick).
-  readonly #byMethod = new Map<string, Map<string, RpcStatus>>();
+  // PERF: the three tables are made on first use: a consumer process whose calls nothing counts (no
+  // ActiveLimitFilter, leastactive or shortestresponse) never needs them, and a cohort estate has 32,000.
+  #byMethod: Map<string, Map<string, RpcStatus>> | null = null;
   /**
    * PERF: per method, the statuses whose active count is not 0, by URL identity string. Least active
    * reads this instead of every invoker's count: without ActiveLimitFilter it stays empty, and with
    * it a consumer instance has a few calls in flight among hundreds of providers.
    */
-  readonly #busy = new Map<string, Map<string, RpcStatus>>();
+  #busy: Map<string, Map<string, RpcStatus>> | null = null;
   /** Methods some status of which has counted a call (until then every status of the method reads all zeros). */
-  readonly #countedMethods = new Set<string>();
+  #countedMethods: Set<string> | null = null;
 
   /** Status for `url` and `method` (created on first use). */
   getStatus(url: URL, method: string): RpcStatus {
-    let byIdentity = this.#byMethod.get(method);
-    if (byIdentity === undefined) this.#byMethod.set(method, (byIdentity = new Map()));
+    const byMethod = (this.#byMethod ??= new Map());
+    let byIdentity = byMethod.get(method);
+    if (byIdentity === undefined) byMethod.set(method, (byIdentity = new Map()));
     const identity = url.toIdentityString();
     let s = byIdentity.get(identity);
     if (s === undefined) {
@@ -100,17 +103,17 @@ export class RpcStatusTable {
    * reads 0 either way (Dubbo creates it on read; nothing can tell the difference but memory).
    */
   activeOf(url: URL, method: string): number {
-    return this.#byMethod.get(method)?.get(url.toIdentityString())?.active ?? 0;
+    return this.#byMethod?.get(method)?.get(url.toIdentityString())?.active ?? 0;
   }
 
   /** True once `beginCount` took a slot or `endCount` ran for `method` (on any URL). */
   hasCounted(method: string): boolean {
-    return this.#countedMethods.has(method);
+    return this.#countedMethods?.has(method) ?? false;
   }
 
   /** The statuses of `method` whose active count is not 0, by URL identity string. */
   busyFor(method: string): ReadonlyMap<string, RpcStatus> {
-    return this.#busy.get(method) ?? NO_BUSY;
+    return this.#busy?.get(method) ?? NO_BUSY;
   }
 
   /**
@@ -144,10 +147,11 @@ export class RpcStatusTable {
 
   // Keeps `#busy` in step with one status's active count.
   #track(url: URL, method: string, s: RpcStatus): void {
-    this.#countedMethods.add(method);
-    let busy = this.#busy.get(method);
+    (this.#countedMethods ??= new Set()).add(method);
+    const byMethod = (this.#busy ??= new Map());
+    let busy = byMethod.get(method);
     if (s.active !== 0) {
-      if (busy === undefined) this.#busy.set(method, (busy = new Map()));
+      if (busy === undefined) byMethod.set(method, (busy = new Map()));
       busy.set(url.toIdentityString(), s);
     } else busy?.delete(url.toIdentityString());
   }
