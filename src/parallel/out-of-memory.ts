@@ -197,8 +197,9 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  * V8 flags the CLI's child process runs with, besides the parent's own. A simulation allocates
  * short-lived objects fast, many of which live long enough to be promoted; V8's default lets the old
  * generation grow up to 4x what survives before collecting it, so peak RSS was mostly garbage (an
- * 8,000-instance run: 1.2 GB peak for 200 MB live). Growing it by half keeps the peak near the live
- * size, at equal speed on `npm run bench`. Each scavenge copies the requests in flight, however
+ * 8,000-instance run: 1.2 GB peak for 200 MB live). Growing it by a quarter keeps the peak near the live
+ * size, at equal speed on `npm run bench` (by half, the first choice, the seed-scale estate's 1.2 GB live
+ * heap peaked at 2.1 GB RSS; by a quarter at 1.85 GB, in the same wall time). Each scavenge copies the requests in flight, however
  * young the generation; at tens of thousands of requests per second that set is large, so a young
  * generation twice V8's default (semi-spaces of 32 MB instead of 16) halves the scavenges and their
  * cost (the large deployment: GC 2.9 s -> 1.45 s, about 50 MB more peak RSS). V8's allocation-site
@@ -211,7 +212,7 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  * --heap-growing-percent=0 bin/zonesim.js ...` restores V8's default; `--allocation-site-pretenuring`
  * turns pretenuring back on) wins.
  */
-export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
+export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=25', '--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
 /**
  * `execArgv` plus each of `CHILD_V8_FLAGS` and `extra` it does not already set (node takes V8 flags

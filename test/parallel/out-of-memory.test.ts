@@ -131,19 +131,19 @@ describe('childExecArgv', () => {
   const PRETENURE = '--no-allocation-site-pretenuring';
 
   it('adds the heap-growth, young-generation and pretenuring flags to the parent\'s own flags', () => {
-    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32', PRETENURE]);
-    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=50', '--max-semi-space-size=32', PRETENURE]);
+    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
+    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
   });
 
   it('leaves a flag to the user when node\'s command line already sets it, in either spelling', () => {
     expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0', '--max-semi-space-size=32', PRETENURE]);
     expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10', '--max-semi-space-size=32', PRETENURE]);
-    expect(childExecArgv(['--max_semi_space_size=16'])).toEqual(['--max_semi_space_size=16', '--heap-growing-percent=50', PRETENURE]);
-    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=50', '--max-semi-space-size=32', PRETENURE]);
+    expect(childExecArgv(['--max_semi_space_size=16'])).toEqual(['--max_semi_space_size=16', '--heap-growing-percent=25', PRETENURE]);
+    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
   });
 
   it('leaves a boolean flag to the user when node\'s command line sets it either way', () => {
-    const rest = ['--heap-growing-percent=50', '--max-semi-space-size=32'];
+    const rest = ['--heap-growing-percent=25', '--max-semi-space-size=32'];
     expect(childExecArgv(['--allocation-site-pretenuring'])).toEqual(['--allocation-site-pretenuring', ...rest]);
     expect(childExecArgv(['--allocation_site_pretenuring'])).toEqual(['--allocation_site_pretenuring', ...rest]);
     expect(childExecArgv([PRETENURE])).toEqual([PRETENURE, ...rest]);
