@@ -284,6 +284,7 @@ export class PushDelivery {
       heldHead: 0,
       heldEnd: 0,
       inHeldSubs: false,
+      heldDueMs: Infinity,
       catchingUp: false,
       client: null,
     };

@@ -64,6 +64,11 @@ export interface Subscription {
   heldEnd: number;
   /** In the list of subscriptions that may hold pushes (`HeldPushes`). */
   inHeldSubs: boolean;
+  /**
+   * The earliest time it is filed under in `HeldPushes`' due order (no later than its first held push or held
+   * deferred notification), or Infinity when it is not filed.
+   */
+  heldDueMs: number;
   /** Delivering its held pushes (a listener that reads back does not start again). */
   catchingUp: boolean;
   /** The registry as a server: its consumer instance's registry client (found on first use). */
