@@ -103,9 +103,11 @@ export const COST_MODEL = {
    * What the command keeps of each finished simulation until the last one ends (seeds, strategies,
    * cells), per character of its summary's JSON (`summaryChars`): the objects, then the heap's growth
    * around them. Fitted on peak RSS of `run --seeds N` at 1,000 to 20,000 seeds of summaries of 2.8,
-   * 7 and 50 KB (the slope of peak RSS over N: 3-5 bytes per character, the larger summaries highest).
+   * 7 and 50 KB (the slope of peak RSS over N: 3-5 bytes per character, the larger summaries highest), with
+   * the heap growing by half; refitted to 4 when the CLI child's heap went to growing by a quarter (20,000 tiny
+   * seeds on 2 threads: 492-541 MB measured, 579 estimated; 5 gave 631, 27% high).
    */
-  bytesPerSummaryChar: 5,
+  bytesPerSummaryChar: 4,
   /**
    * A thread that runs simulation after simulation peaks higher than one simulation does (V8 keeps
    * the old generation's garbage and a grown young generation between them): the estimate lifts each
