@@ -128,51 +128,55 @@ class Entry implements RegistryEntry {
   }
 
   get provider(): ProviderExport {
-    const listed = this.#exported;
-    return Array.isArray(listed) ? (listed as readonly ProviderExport[])[0]! : (listed as ProviderExport);
+    const exported = this.#exported;
+    return Array.isArray(exported) ? (exported as readonly ProviderExport[])[0]! : (exported as ProviderExport);
   }
 
   get exports(): readonly ProviderExport[] {
-    const listed = this.#exported;
-    return Array.isArray(listed) ? (listed as readonly ProviderExport[]) : [listed as ProviderExport];
+    const exported = this.#exported;
+    return Array.isArray(exported) ? (exported as readonly ProviderExport[]) : [exported as ProviderExport];
   }
 
   get registered(): boolean {
     return (this.#flags & REGISTERED) !== 0;
   }
   set registered(on: boolean) {
-    this.#flags = on ? this.#flags | REGISTERED : this.#flags & ~REGISTERED;
+    this.#set(REGISTERED, on);
   }
   get listed(): boolean {
     return (this.#flags & LISTED) !== 0;
   }
   set listed(on: boolean) {
-    this.#flags = on ? this.#flags | LISTED : this.#flags & ~LISTED;
+    this.#set(LISTED, on);
   }
   get healthy(): boolean {
     return (this.#flags & HEALTHY) !== 0;
   }
   set healthy(on: boolean) {
-    this.#flags = on ? this.#flags | HEALTHY : this.#flags & ~HEALTHY;
+    this.#set(HEALTHY, on);
   }
   get gone(): boolean {
     return (this.#flags & GONE) !== 0;
   }
   set gone(on: boolean) {
-    this.#flags = on ? this.#flags | GONE : this.#flags & ~GONE;
+    this.#set(GONE, on);
   }
   get left(): boolean {
     return (this.#flags & LEFT) !== 0;
   }
   set left(on: boolean) {
-    this.#flags = on ? this.#flags | LEFT : this.#flags & ~LEFT;
+    this.#set(LEFT, on);
   }
   /** Its loop ticks it at the loop's next tick (it is new, or it was due again when it last ticked). */
   get ticking(): boolean {
     return (this.#flags & TICKING) !== 0;
   }
   set ticking(on: boolean) {
-    this.#flags = on ? this.#flags | TICKING : this.#flags & ~TICKING;
+    this.#set(TICKING, on);
+  }
+
+  #set(bit: number, on: boolean): void {
+    this.#flags = on ? this.#flags | bit : this.#flags & ~bit;
   }
 }
 
