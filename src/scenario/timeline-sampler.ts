@@ -21,12 +21,8 @@ export function scheduleTimelineSampling(world: World, recorder: Recorder): void
   let k = 0;
   const read = (): ProviderGroupSample[] =>
     world.providerGroups.map((g) => {
-      let peak = 0;
-      for (const p of g.instances) {
-        const w = p.pool.takeWindowPeak();
-        if (w > peak) peak = w;
-      }
-      return { name: g.spec.name, busyMs: g.busyMs(), peakActiveThreads: peak };
+      const { busyMs, peak } = g.takeWindowFigures();
+      return { name: g.spec.name, busyMs, peakActiveThreads: peak };
     });
   const next = (): void => {
     const atMs = recorder.sampleTimeMs(k);

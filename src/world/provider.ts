@@ -8,7 +8,7 @@
  * a consumer timeout never cancels provider work.
  */
 import { sampler, type Sampler } from '../engine/distributions.js';
-import { Resource } from '../engine/resource.js';
+import { Resource, WatchedResources } from '../engine/resource.js';
 import type { Rng } from '../engine/random.js';
 import { NORMAL, type Proc, type Simulation } from '../engine/simulation.js';
 import type { DynamicIsolationSpec, ExportSpec, MethodSpec, ProviderGroupSpec, ServiceSpec } from '../model/types.js';
@@ -65,7 +65,10 @@ export class ProviderGroup {
   readonly methods: Map<string, MethodRuntime>;
   /** Methods by exported service, in `spec.services` order. */
   readonly methodsByService: Map<string, Map<string, MethodRuntime>>;
+  /** The group's processes, in start order (add them with `addInstance`). */
   readonly instances: ProviderInstance[] = [];
+  /** The processes' shared pools, in `instances` order, read together per timeline bucket. */
+  readonly #pools = new WatchedResources();
   /**
    * Slowdown factors by key: a method name or '*' (every service of the group), or
    * `<service>#<method>` / `<service>#*` (one service of a group that exports several).
@@ -99,6 +102,21 @@ export class ProviderGroup {
   factor(method: string, service: string = this.spec.service): number {
     if (this.slowdown.size === 0) return 1;
     return slowdownFactor(this.slowdown, this.spec, service, method);
+  }
+
+  /** Adds a started process to the group. */
+  addInstance(p: ProviderInstance): void {
+    this.instances.push(p);
+    this.#pools.add(p.pool);
+  }
+
+  /**
+   * The shared pools' busy thread-ms (as `busyMs`) and the highest use of any of them since the last
+   * call (each pool's window peak, which starts again from its current use).
+   */
+  takeWindowFigures(): { busyMs: number; peak: number } {
+    if (this.#pools.size !== this.instances.length) throw new Error(`provider group ${this.spec.name}: an instance was added without addInstance`);
+    return this.#pools.read(this.retiredBusyMs);
   }
 
   /** Busy thread-ms of the shared pools. */

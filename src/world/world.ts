@@ -136,7 +136,7 @@ export class World {
       tracer: this.tracer,
       application: group.spec.application,
     });
-    group.instances.push(p);
+    group.addInstance(p);
     p.downstream = this.#downstreamFor(p);
     p.filters = this.#options.providerFilters?.(p, this) ?? null;
     this.registry.providerStarted(p);
