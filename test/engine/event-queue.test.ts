@@ -138,6 +138,15 @@ describe('EventQueue against a plain sorted list', () => {
           }
         }
         q.remove(got); // the taken entry counts as gone already
+        // While taken: the earliest other entry's time, and which entry is next (the kernel's fast paths).
+        if (pending.length === 0) expect(q.peekTimeAfterTaken()).toBe(Infinity);
+        else {
+          const next = pending[earliest()]!;
+          expect(q.peekTimeAfterTaken()).toBe(next.time);
+          expect(q.isNext(next)).toBe(true);
+          const other = pending[rnd.nextInt(pending.length)]!;
+          if (other !== next) expect(q.isNext(other)).toBe(false);
+        }
         q.settle();
         q.settle(); // a second settle changes nothing
       }
