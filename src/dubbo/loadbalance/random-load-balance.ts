@@ -9,6 +9,7 @@ import type { URL } from '../url.js';
 import { AbstractLoadBalance } from './load-balance.js';
 import { getMethodName } from './rpc-utils.js';
 import { listWeightedIndex } from './weight-table.js';
+import { perListAndKey } from '../per-list.js';
 
 export class RandomLoadBalance extends AbstractLoadBalance {
   static readonly NAME = 'random';
@@ -28,10 +29,17 @@ export class RandomLoadBalance extends AbstractLoadBalance {
   // RandomLoadBalance.needWeightLoadBalance (lines 108-128): a registry URL needs a `weight`; any other
   // a method- or interface-level `weight`, else a `timestamp` on the invoker's own URL.
   #needWeightLoadBalance(invokers: Invoker[], invocation: RpcInvocation): boolean {
-    const first = invokers[0]!;
-    const url = isClusterInvoker(first) ? first.getRegistryUrl() : first.getUrl();
-    if (url.getServiceInterface() === REGISTRY_SERVICE) return url.getParameter(WEIGHT_KEY) !== undefined;
-    if (url.getMethodParameter(getMethodName(invocation), WEIGHT_KEY) !== undefined) return true;
-    return first.getUrl().getParameter(TIMESTAMP_KEY) !== undefined;
+    return needWeightLoadBalance(invokers, getMethodName(invocation));
   }
 }
+
+// PERF: the answer reads only the first invoker's (immutable) URLs and the method, so it is worked out
+// once per list and method (lists are shared by the instances holding them) instead of per pick, where a
+// method-level lookup builds its `method.weight` key and reads two cold parameter maps.
+const needWeightLoadBalance = perListAndKey((invokers: readonly Invoker[], method: string): boolean => {
+  const first = invokers[0]!;
+  const url = isClusterInvoker(first) ? first.getRegistryUrl() : first.getUrl();
+  if (url.getServiceInterface() === REGISTRY_SERVICE) return url.getParameter(WEIGHT_KEY) !== undefined;
+  if (url.getMethodParameter(method, WEIGHT_KEY) !== undefined) return true;
+  return first.getUrl().getParameter(TIMESTAMP_KEY) !== undefined;
+});
