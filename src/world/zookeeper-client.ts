@@ -28,10 +28,10 @@
  */
 import type { QueueEntry } from '../engine/event-queue.js';
 import type { Rng } from '../engine/random.js';
-import type { Simulation } from '../engine/simulation.js';
+import { NORMAL, type Simulation } from '../engine/simulation.js';
 import type { WorldObserver } from '../metrics/observer.js';
 import type { ProviderInstance } from './provider.js';
-import type { RegistryClient, RegistryServers } from './registry-servers.js';
+import type { RegistryClient, RegistryNode, RegistryServers } from './registry-servers.js';
 import { failbackRetryAtMs } from './registry-push-delivery.js';
 
 /** Times closer than this are one instant (agenda times are sums of doubles). */
@@ -81,6 +81,23 @@ interface Connection {
   handle: number;
   /** The current handle has never connected: it opens a new session, with the requested timeout's connect timeout. */
   fresh: boolean;
+}
+
+/**
+ * One connect attempt on its way (PERF: what its timers read, one object per attempt instead of the
+ * closures of each step; in a reconnect storm at seed scale some 20,000 attempts start per simulated
+ * second, and each waits seconds in a node's queues: long enough to outlive the young generation).
+ */
+class ConnectAttempt {
+  /** The node it went to (null until sent), when its connect timeout passes, and the server's answer. */
+  node: RegistryNode | null = null;
+  deadlineMs = 0;
+  reattached = false;
+
+  constructor(
+    readonly c: Connection,
+    readonly handle: number,
+  ) {}
 }
 
 /** The ZooKeeper clients of a registry's provider processes (see the module note). */
@@ -138,9 +155,11 @@ export class ZookeeperClients {
     this.#host.servers.disconnect(client);
     this.#host.observer.count('registry.connectionLoss');
     // Curator: SUSPENDED now; LOST (an injected expiration) a whole session later unless connected again.
-    if (c.suspension === null) c.suspension = sim.schedule(this.#host.sessionTimeoutMs, () => this.#injectExpiration(c));
+    if (c.suspension === null) c.suspension = sim.schedule(this.#host.sessionTimeoutMs, this.#onSuspensionEnd, NORMAL, c);
     this.#scheduleReconnect(c, this.#host.rng.next() * 1000);
   }
+
+  readonly #onSuspensionEnd = (c: unknown): void => this.#injectExpiration(c as Connection);
 
   /** Curator's injected expiration: a new handle, connecting at once without a session. */
   #injectExpiration(c: Connection): void {
@@ -159,7 +178,7 @@ export class ZookeeperClients {
       return;
     }
     c.reconnecting = true;
-    this.#attempt(c, c.handle);
+    this.#attempt(new ConnectAttempt(c, c.handle));
   }
 
   #of(client: RegistryClient, instance: ProviderInstance): Connection {
@@ -189,8 +208,10 @@ export class ZookeeperClients {
   #armCheck(c: Connection): void {
     if (c.check !== null) return;
     const now = this.#host.sim.now;
-    c.check = this.#host.sim.schedule(Math.max(0, c.heardMs + this.#readTimeoutMs - now), () => this.#checkRead(c));
+    c.check = this.#host.sim.schedule(Math.max(0, c.heardMs + this.#readTimeoutMs - now), this.#onCheck, NORMAL, c);
   }
+
+  readonly #onCheck = (c: unknown): void => this.#checkRead(c as Connection);
 
   /** The read-timeout check: the answers that have arrived are heard; nothing for `readTimeout` is a loss. */
   #checkRead(c: Connection): void {
@@ -210,15 +231,22 @@ export class ZookeeperClients {
 
   #scheduleReconnect(c: Connection, delayMs: number): void {
     c.reconnecting = true;
-    const handle = c.handle;
-    this.#host.sim.schedule(delayMs, () => this.#attempt(c, handle));
+    this.#host.sim.schedule(delayMs, this.#onAttempt, NORMAL, new ConnectAttempt(c, c.handle));
   }
 
-  /** One connect attempt of `handle` to the next node of the client's order (nothing once Curator replaced it). */
-  #attempt(c: Connection, handle: number): void {
+  readonly #onAttempt = (a: unknown): void => this.#attempt(a as ConnectAttempt);
+  readonly #onAnswer = (a: unknown): void => this.#answer(a as ConnectAttempt);
+  readonly #onConnected = (a: unknown): void => {
+    const { c, handle, reattached } = a as ConnectAttempt;
+    this.#connected(c, handle, reattached);
+  };
+
+  /** One connect attempt of its handle to the next node of the client's order (nothing once Curator replaced it). */
+  #attempt(a: ConnectAttempt): void {
     const host = this.#host;
     const sim = host.sim;
-    if (handle !== c.handle) return;
+    const c = a.c;
+    if (a.handle !== c.handle) return;
     if (c.instance.state !== 'up') {
       // Dead or black-holed: it tries again when it is heard from (`connected`).
       c.reconnecting = false;
@@ -232,26 +260,31 @@ export class ZookeeperClients {
     const startMs = sim.now;
     host.servers.request(c.client, startMs, ZK_CONNECT_BYTES.request);
     const processedMs = host.servers.processedAtMs;
-    const deadlineMs = startMs + (c.fresh ? this.#freshConnectTimeoutMs : this.#connectTimeoutMs);
-    const retry = (afterMs: number): void => {
-      sim.schedule(afterMs, () => this.#attempt(c, handle));
-    };
-    const answer = (): void => {
-      // Curator closed the handle that sent it: the server finds its socket closed.
-      if (handle !== c.handle) return;
-      if (host.frozen()) {
-        this.#scheduleReconnect(c, host.rng.next() * 1000);
-        return;
-      }
-      // A new handle asks for no session: it touches nothing and always gets a new one.
-      const reattached = !c.fresh && host.reattach(c.instance);
-      const backMs = host.servers.reply(node, sim.now, ZK_CONNECT_BYTES.reply);
-      // Not answered within the connect timeout: the next node.
-      if (backMs > deadlineMs) retry(Math.max(0, deadlineMs - sim.now) + host.rng.next() * 1000);
-      else sim.schedule(backMs - sim.now, () => this.#connected(c, handle, reattached));
-    };
-    if (processedMs > deadlineMs) retry(deadlineMs - startMs + host.rng.next() * 1000);
-    else sim.schedule(processedMs - startMs, answer);
+    a.node = node;
+    a.deadlineMs = startMs + (c.fresh ? this.#freshConnectTimeoutMs : this.#connectTimeoutMs);
+    // Not processed within the connect timeout: the next node (the same handle's next attempt, which
+    // takes this attempt's object over: nothing else holds it).
+    if (processedMs > a.deadlineMs) sim.schedule(a.deadlineMs - startMs + host.rng.next() * 1000, this.#onAttempt, NORMAL, a);
+    else sim.schedule(processedMs - startMs, this.#onAnswer, NORMAL, a);
+  }
+
+  /** The node processed the connect request of `a`: its answer leaves on the node's out NIC. */
+  #answer(a: ConnectAttempt): void {
+    const host = this.#host;
+    const sim = host.sim;
+    const c = a.c;
+    // Curator closed the handle that sent it: the server finds its socket closed.
+    if (a.handle !== c.handle) return;
+    if (host.frozen()) {
+      this.#scheduleReconnect(c, host.rng.next() * 1000);
+      return;
+    }
+    // A new handle asks for no session: it touches nothing and always gets a new one.
+    a.reattached = !c.fresh && host.reattach(c.instance);
+    const backMs = host.servers.reply(a.node!, sim.now, ZK_CONNECT_BYTES.reply);
+    // Not answered within the connect timeout: the next node.
+    if (backMs > a.deadlineMs) sim.schedule(Math.max(0, a.deadlineMs - sim.now) + host.rng.next() * 1000, this.#onAttempt, NORMAL, a);
+    else sim.schedule(backMs - sim.now, this.#onConnected, NORMAL, a);
   }
 
   /** The connect answer arrived: connected again, with the same session or a new one. */
