@@ -56,12 +56,14 @@ const ABSENT_VALUE: unique symbol = Symbol('absent');
 
 interface ParameterMemos {
   readonly method: Map<string, Map<string, string | typeof ABSENT_VALUE>>;
+  /** `getAnyMethodParameter` by key. */
+  readonly anyMethod: Map<string, string | typeof ABSENT_VALUE>;
   readonly methodNumber: Map<string, Map<string, number>>;
   readonly number: Map<string, number>;
 }
 
 function newMemos(): ParameterMemos {
-  return { method: new Map(), methodNumber: new Map(), number: new Map() };
+  return { method: new Map(), anyMethod: new Map(), methodNumber: new Map(), number: new Map() };
 }
 
 const memosByParams = new WeakMap<ReadonlyMap<string, string>, ParameterMemos>();
@@ -292,6 +294,15 @@ export class URL {
    * HashMap order, empty or not. Empty is absent.
    */
   getAnyMethodParameter(key: string): string | undefined {
+    // PERF: memoized per parameter map (a filter's activation asks it of every new invoker's URL, and the
+    // search without a `methods` list builds a map of every method-level key).
+    const memo = this.#memosOf().anyMethod;
+    let v = memo.get(key);
+    if (v === undefined) memo.set(key, (v = this.#anyMethodParameter(key) ?? ABSENT_VALUE));
+    return v === ABSENT_VALUE ? undefined : v;
+  }
+
+  #anyMethodParameter(key: string): string | undefined {
     const methods = this.params.get(METHODS_KEY);
     if (methods !== undefined && methods !== '') {
       for (const m of methods.split(',')) {
