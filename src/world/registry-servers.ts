@@ -115,6 +115,11 @@ export interface RegistryClient {
   /** When the last push to it is off its node's out NIC, and its bytes (how much of it is unsent). */
   pushLeftMs: number;
   pushBytes: number;
+  /**
+   * The client library's own state of this client's connection (ZooKeeper: `zookeeper-client.ts`'s), or
+   * null before it has any. PERF: read at every liveness message and answer, instead of a weak map's entry.
+   */
+  session: object | null;
 }
 
 /** The names of a registry's nodes: `<zone>-<i>` per `servers` entry, else one `<zone>-1` (or `registry-1`). */
@@ -171,7 +176,7 @@ export class RegistryServers {
         order[i] = order[j]!;
         order[j] = t;
       }
-      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, tickAlong: null, epoch: 0, pushLeftMs: -1, pushBytes: 0 };
+      c = { zone, order, pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, tickAlong: null, epoch: 0, pushLeftMs: -1, pushBytes: 0, session: null };
       this.#clients.set(key, c);
     }
     return c;

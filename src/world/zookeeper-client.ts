@@ -103,7 +103,6 @@ class ConnectAttempt {
 /** The ZooKeeper clients of a registry's provider processes (see the module note). */
 export class ZookeeperClients {
   readonly #host: ZookeeperClientHost;
-  readonly #connections = new WeakMap<RegistryClient, Connection>();
   readonly #readTimeoutMs: number;
   readonly #connectTimeoutMs: number;
   readonly #freshConnectTimeoutMs: number;
@@ -129,22 +128,22 @@ export class ZookeeperClients {
 
   /** True while a new session waits for Dubbo's retry timer to register the process again. */
   registrationHeld(client: RegistryClient): boolean {
-    const c = this.#connections.get(client);
-    return c !== undefined && c.registerAtMs > this.#host.sim.now;
+    const c = client.session as Connection | null;
+    return c !== null && c.registerAtMs > this.#host.sim.now;
   }
 
   /** An answer to `client` leaves its node now and arrives at `backMs`. */
   replied(client: RegistryClient, backMs: number): void {
-    const c = this.#connections.get(client);
-    if (c === undefined || !c.connected) return;
+    const c = client.session as Connection | null;
+    if (c === null || !c.connected) return;
     c.pending.push(backMs);
     this.#armCheck(c);
   }
 
   /** `client` loses its connection now (nothing heard, its node gone, its session closed by the server). */
   lose(client: RegistryClient): void {
-    const c = this.#connections.get(client);
-    if (c === undefined || !c.connected) return;
+    const c = client.session as Connection | null;
+    if (c === null || !c.connected) return;
     const sim = this.#host.sim;
     c.connected = false;
     c.pending = [];
@@ -182,8 +181,8 @@ export class ZookeeperClients {
   }
 
   #of(client: RegistryClient, instance: ProviderInstance): Connection {
-    let c = this.#connections.get(client);
-    if (c === undefined) {
+    let c = client.session as Connection | null;
+    if (c === null) {
       // Connected when the process starts, to the first node of its order it reaches.
       this.#host.servers.connect(client);
       c = {
@@ -199,7 +198,7 @@ export class ZookeeperClients {
         handle: 0,
         fresh: false,
       };
-      this.#connections.set(client, c);
+      client.session = c;
       this.#armCheck(c);
     }
     return c;
@@ -309,8 +308,8 @@ export class ZookeeperClients {
 
   /** A registration of `client`'s process failed (its connection was lost first): FailbackRegistry retries it. */
   registrationFailed(client: RegistryClient): void {
-    const c = this.#connections.get(client);
-    if (c !== undefined) this.#retryRegistrations(c);
+    const c = client.session as Connection | null;
+    if (c !== null) this.#retryRegistrations(c);
   }
 
   /**
