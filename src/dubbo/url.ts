@@ -56,14 +56,14 @@ const ABSENT_VALUE: unique symbol = Symbol('absent');
 
 interface ParameterMemos {
   readonly method: Map<string, Map<string, string | typeof ABSENT_VALUE>>;
-  /** `getAnyMethodParameter` by key. */
-  readonly anyMethod: Map<string, string | typeof ABSENT_VALUE>;
+  /** `getAnyMethodParameter` by key (made on first use: most URLs are never asked). */
+  anyMethod: Map<string, string | typeof ABSENT_VALUE> | null;
   readonly methodNumber: Map<string, Map<string, number>>;
   readonly number: Map<string, number>;
 }
 
 function newMemos(): ParameterMemos {
-  return { method: new Map(), anyMethod: new Map(), methodNumber: new Map(), number: new Map() };
+  return { method: new Map(), anyMethod: null, methodNumber: new Map(), number: new Map() };
 }
 
 const memosByParams = new WeakMap<ReadonlyMap<string, string>, ParameterMemos>();
@@ -294,15 +294,6 @@ export class URL {
    * HashMap order, empty or not. Empty is absent.
    */
   getAnyMethodParameter(key: string): string | undefined {
-    // PERF: memoized per parameter map (a filter's activation asks it of every new invoker's URL, and the
-    // search without a `methods` list builds a map of every method-level key).
-    const memo = this.#memosOf().anyMethod;
-    let v = memo.get(key);
-    if (v === undefined) memo.set(key, (v = this.#anyMethodParameter(key) ?? ABSENT_VALUE));
-    return v === ABSENT_VALUE ? undefined : v;
-  }
-
-  #anyMethodParameter(key: string): string | undefined {
     const methods = this.params.get(METHODS_KEY);
     if (methods !== undefined && methods !== '') {
       for (const m of methods.split(',')) {
@@ -311,6 +302,17 @@ export class URL {
       }
       return undefined;
     }
+    // PERF: without a `methods` list (a consumer URL) the search builds a map of every method-level key, and
+    // a filter's activation asks it of every new invoker (through the reference's consumer URL): memoized
+    // per parameter map. Provider URLs, which list their methods, are not (a memo each would cost more).
+    const memos = this.#memosOf();
+    const memo = (memos.anyMethod ??= new Map());
+    let v = memo.get(key);
+    if (v === undefined) memo.set(key, (v = this.#anyMethodWithoutList(key) ?? ABSENT_VALUE));
+    return v === ABSENT_VALUE ? undefined : v;
+  }
+
+  #anyMethodWithoutList(key: string): string | undefined {
     const byMethod = new Map<string, string>();
     for (const [k, v] of this.params) {
       const dot = k.indexOf('.');
