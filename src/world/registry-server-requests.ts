@@ -164,7 +164,7 @@ export class ServerRequests {
     if (client.epoch !== request.epoch) {
       if (request.kind === 'registration') {
         request.node.registrationsFailed++;
-        host.registrationFailed(host.servers.clientOf(entry.instance, entry.provider.zone), entry.instance);
+        host.registrationFailed(client, entry.instance);
       }
       return;
     }
