@@ -9,7 +9,7 @@ import type { Simulation } from '../engine/simulation.js';
 import type { Rng } from '../engine/random.js';
 import { loadBalances, unknownName } from './extensions.js';
 import type { LoadBalanceFactory } from './loadbalance/load-balance.js';
-import type { Clock, Invoker } from './rpc.js';
+import { InvokerMemoSlots, type Clock, type Invoker } from './rpc.js';
 import { DUBBO_3_3, type DubboRelease } from './release.js';
 import { RpcStatusTable } from './rpc-status.js';
 import type { ConsumerFilter, DubboRuntime, EventSink, LoadBalance } from './runtime.js';
@@ -95,11 +95,20 @@ function anyActiveFor(filters: readonly ConsumerFilter[]): ActiveFor | undefined
   if (node.any === undefined) {
     const predicates = filters.map((f) => f.activeFor!);
     const memo = new WeakMap<Invoker, boolean>();
-    node.any = (invoker) => {
+    const anyOf: ActiveFor = (invoker) => {
+      // The invoker's own slot, when it has one that no other list of filters took first.
+      if (invoker instanceof InvokerMemoSlots && (invoker.anyActiveOf === undefined || invoker.anyActiveOf === anyOf)) {
+        if (invoker.anyActiveOf === undefined) {
+          invoker.anyActive = predicates.some((p) => p(invoker));
+          invoker.anyActiveOf = anyOf;
+        }
+        return invoker.anyActive;
+      }
       let any = memo.get(invoker);
       if (any === undefined) memo.set(invoker, (any = predicates.some((p) => p(invoker))));
       return any;
     };
+    node.any = anyOf;
   }
   return node.any;
 }

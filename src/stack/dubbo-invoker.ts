@@ -18,7 +18,7 @@ import { ASYNC_KEY, DEFAULT_TIMEOUT, RpcCode, TIMEOUT_KEY } from '../dubbo/const
 import { ENABLE_TIMEOUT_COUNTDOWN_KEY, TIMEOUT_ATTACHMENT_KEY } from '../dubbo/filter/context-filter.js';
 import { noTimeLeft } from '../dubbo/filter/consumer-context-filter.js';
 import { carriedRpcException } from '../dubbo/filter/rpc-exception-filter.js';
-import { ended, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
+import { ended, InvokerMemoSlots, OK, rpcError, type Invoker, type Result, type RpcInvocation } from '../dubbo/rpc.js';
 import type { TimeoutCountDown } from '../dubbo/timeout-count-down.js';
 import { DUBBO_3_3, type DubboRelease } from '../dubbo/release.js';
 import { HashedWheelTimer } from '../dubbo/hashed-wheel-timer.js';
@@ -208,7 +208,7 @@ let destroyedInvokers = 0;
 
 /** The protocol invoker for one provider instance, as one consumer instance sees it. */
 
-export class DubboInvoker implements Invoker {
+export class DubboInvoker extends InvokerMemoSlots implements Invoker {
   readonly provider: ProviderExport;
   readonly #url: ServiceAddressURL;
   readonly #ctx: ProtocolContext;
@@ -225,6 +225,7 @@ export class DubboInvoker implements Invoker {
   #links: LinkPair | null = null;
 
   constructor(provider: ProviderExport, providerUrl: URL, consumerUrl: URL, ctx: ProtocolContext) {
+    super();
     this.provider = provider;
     this.#url = new ServiceAddressURL(providerUrl, consumerUrl);
     this.#ctx = ctx;

@@ -7,7 +7,7 @@
  */
 import type { Proc, Simulation } from '../../engine/simulation.js';
 import { ACTIVES_KEY, RpcCode, TIMEOUT_KEY } from '../constants.js';
-import type { Invoker, Result, RpcError, RpcInvocation } from '../rpc.js';
+import { InvokerMemoSlots, type Invoker, type Result, type RpcError, type RpcInvocation } from '../rpc.js';
 import type { RpcStatusTable } from '../rpc-status.js';
 import type { ConsumerFilter, DubboRuntime } from '../runtime.js';
 import type { URL } from '../url.js';
@@ -39,11 +39,12 @@ export function hasActivesParameter(url: URL): boolean {
 }
 
 // PERF: activation depends only on the invoker's URL, so it is decided once per invoker; invokers are
-// shared by the instances of a consumer group, and so is this memo.
+// shared by the instances of a consumer group, and so is this memo (a DubboInvoker keeps it in its own slot).
 const activeFor = new WeakMap<Invoker, boolean>();
 
 /** Whether Dubbo builds ActiveLimitFilter into this invoker's chain (its URL has `actives`), memoized. */
 export function isActiveLimitFilterActive(invoker: Invoker): boolean {
+  if (invoker instanceof InvokerMemoSlots) return (invoker.activeLimitFilterActive ??= hasActivesParameter(invoker.getUrl()));
   let active = activeFor.get(invoker);
   if (active === undefined) {
     active = hasActivesParameter(invoker.getUrl());

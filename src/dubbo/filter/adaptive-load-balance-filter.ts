@@ -11,15 +11,17 @@
  */
 import { LOADBALANCE_KEY } from '../constants.js';
 import { adaptiveServiceKey, getAdaptiveAttributes } from '../loadbalance/adaptive-metrics.js';
-import type { Invoker, Result, RpcInvocation } from '../rpc.js';
+import { InvokerMemoSlots, type Invoker, type Result, type RpcInvocation } from '../rpc.js';
 import type { ConsumerFilter } from '../runtime.js';
 import { isActivatedBy } from './active-limit-filter.js';
 
-// PERF: activation depends only on the invoker's URL, so it is decided once per (shared) invoker.
+// PERF: activation depends only on the invoker's URL, so it is decided once per (shared) invoker. A DubboInvoker
+// keeps the answer in its own slot (`InvokerMemoSlots`), any other invoker in this map.
 const activeFor = new WeakMap<Invoker, boolean>();
 
 /** Whether Dubbo builds AdaptiveLoadBalanceFilter (`@Activate(value = "loadbalance:adaptive")`) into this invoker's chain. */
 export function isAdaptiveFilterActive(invoker: Invoker): boolean {
+  if (invoker instanceof InvokerMemoSlots) return (invoker.adaptiveFilterActive ??= isActivatedBy(invoker.getUrl(), LOADBALANCE_KEY, 'adaptive'));
   let active = activeFor.get(invoker);
   if (active === undefined) {
     active = isActivatedBy(invoker.getUrl(), LOADBALANCE_KEY, 'adaptive');

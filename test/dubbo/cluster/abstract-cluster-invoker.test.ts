@@ -6,7 +6,9 @@ import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../../src/dubbo/release.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
-import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
+import { InvokerMemoSlots, OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
+import { weightInputsOf } from '../../../src/dubbo/loadbalance/load-balance.js';
+import type { URL } from '../../../src/dubbo/url.js';
 import type { RouterChainLike, RouteTraceEntry } from '../../../src/dubbo/router/router.js';
 import type { Proc } from '../../../src/engine/simulation.js';
 import type { ConsumerFilter } from '../../../src/dubbo/runtime.js';
@@ -149,6 +151,62 @@ describe('AbstractClusterInvoker.invokeWithContext', () => {
     expect(runtime.filtersActiveFor!(invokerWith({ actives: '0' }))).toBe(false);
     expect(runtime.filtersActiveFor!(invokerWith({ loadbalance: 'adaptive' }))).toBe(true);
     expect(runtime.filtersActiveFor!(invokerWith({ loadbalance: 'random' }))).toBe(false);
+  });
+});
+
+describe('InvokerMemoSlots', () => {
+  // An invoker that carries the memo slots, as DubboInvoker does.
+  class SlotInvoker extends InvokerMemoSlots implements Invoker {
+    readonly #url: URL;
+    constructor(url: URL) {
+      super();
+      this.#url = url;
+    }
+    getUrl(): URL {
+      return this.#url;
+    }
+    isAvailable(): boolean {
+      return true;
+    }
+    *invoke(): Proc<Result> {
+      return OK;
+    }
+  }
+
+  it('keeps the filters\' answer on the invoker, and a second list of filters answers for itself', () => {
+    const sim = new Simulation();
+    const builtIn = createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters: consumerFilters(), filtersFixed: true });
+    const never: ConsumerFilter = { activeFor: () => false, before: () => {}, after: () => {} };
+    const other = createRuntime({ sim, random: new RandomStreams(1).stream('c'), filters: [never], filtersFixed: true });
+    const withActives = new SlotInvoker(providerUrl(0, consumerUrl({ actives: '5' })));
+    const plain = new SlotInvoker(providerUrl(1, consumerUrl()));
+    // The built-in list asks first: its answers go to the slots, and stay right when asked again.
+    expect(builtIn.filtersActiveFor!(withActives)).toBe(true);
+    expect(builtIn.filtersActiveFor!(plain)).toBe(false);
+    expect(withActives.anyActiveOf).toBe(builtIn.filtersActiveFor);
+    expect([withActives.activeLimitFilterActive, withActives.adaptiveFilterActive]).toEqual([true, false]);
+    // The other list's own answer, never the slot's, in any order.
+    expect(other.filtersActiveFor!(withActives)).toBe(false);
+    expect(builtIn.filtersActiveFor!(withActives)).toBe(true);
+    expect(other.filtersActiveFor!(withActives)).toBe(false);
+    expect(withActives.anyActiveOf).toBe(builtIn.filtersActiveFor);
+    // A slot never written stays free for the first list that asks.
+    const fresh = new SlotInvoker(providerUrl(2, consumerUrl({ loadbalance: 'adaptive' })));
+    expect(other.filtersActiveFor!(fresh)).toBe(false);
+    expect(builtIn.filtersActiveFor!(fresh)).toBe(true);
+    expect(fresh.anyActiveOf).toBe(other.filtersActiveFor);
+  });
+
+  it('keeps the weight inputs of one method, then of each method, on the invoker', () => {
+    const invoker = new SlotInvoker(providerUrl(0, consumerUrl(), { weight: '40', 'b.weight': '70', timestamp: '1000', warmup: '60000' }));
+    const a = weightInputsOf(invoker, 'a');
+    expect(a).toMatchObject({ weight: 40, timestamp: 1000, warmup: 60000, registry: false });
+    expect(invoker.weightInputs).toBe(a);
+    const b = weightInputsOf(invoker, 'b');
+    expect(b).toMatchObject({ weight: 70, timestamp: 1000, warmup: 60000 });
+    expect(weightInputsOf(invoker, 'a')).toBe(a);
+    expect(weightInputsOf(invoker, 'b')).toBe(b);
+    expect(invoker.weightInputs).toBeInstanceOf(Map);
   });
 });
 
