@@ -46,6 +46,32 @@ describe('registry nodes', () => {
     expect(set.connect(client)).toBe(second);
   });
 
+  it('give each client a shuffled order of every node, one array per distinct order (a few nodes), its own past eight', () => {
+    // The reference: Collections.shuffle's Fisher-Yates from the end, with the same draws from the same stream.
+    const rng = new RandomStreams(1).stream('registry/servers');
+    const expected = (n: number) => {
+      const order = Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = rng.nextInt(i + 1);
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      return order;
+    };
+    const { set } = nodes({ zoneA: 3, zoneB: 2 });
+    const orders = Array.from({ length: 2000 }, () => set.clientOf({}, 'zoneA').order);
+    for (const order of orders) expect([...order]).toEqual(expected(5));
+    const distinct = new Set(orders);
+    const byDigits = new Set(orders.map((o) => o.join('')));
+    // 2,000 draws of 120 equally likely orders: every one appears (each is missed with probability (119/120)^2000 < 1e-7).
+    expect(byDigits.size).toBe(120);
+    expect(distinct.size).toBe(120);
+    const many = nodes({ zoneA: 5, zoneB: 4 }).set;
+    const a = many.clientOf({}, 'zoneA').order;
+    const b = many.clientOf({}, 'zoneA').order;
+    expect(a).not.toBe(b);
+    expect([...a].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
   it('are out of reach of a client whose zone is partitioned from theirs', () => {
     const { set, network } = nodes({ zoneB: 1, zoneC: 1 });
     network.partition('zoneA', 'zoneB');
