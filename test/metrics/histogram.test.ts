@@ -93,6 +93,33 @@ describe('LatencyHistogram', () => {
     expect(new LatencyHistogram().stats()).toEqual({ mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 });
   });
 
+  it('counts a bin past 255 and past 65,535 values exactly, one byte a bin, then two, then four', () => {
+    const h = new LatencyHistogram();
+    const values: number[] = [];
+    const record = (us: number) => {
+      h.record(us / 1000);
+      values.push(us);
+    };
+    // Bins below 262 ms: 9,216 of them.
+    record(1234);
+    expect(h.footprintBytes).toBe(9216);
+    for (let i = 0; i < 300; i++) record(1234);
+    expect(h.footprintBytes).toBe(2 * 9216);
+    for (let i = 0; i < 80_000; i++) record(i % 7 === 0 ? 40_000 + (i % 500) : 1234);
+    expect(h.footprintBytes).toBe(4 * 9216);
+    const ps = [0, 1, 25, 50, 75, 85, 90, 99, 99.9, 100];
+    const ref = hdrOf(values);
+    expect(h.percentilesMs(ps)).toEqual(ps.map((p) => Math.min(ref.getValueAtPercentile(p) / 1000, h.maxMs)));
+    expect(h.count).toBe(values.length);
+    // Merged into a histogram of one-byte bins, the sums are exact too.
+    const merged = new LatencyHistogram();
+    merged.record(1.234);
+    merged.add(h);
+    values.push(1234);
+    const both = hdrOf(values);
+    expect(merged.percentilesMs(ps)).toEqual(ps.map((p) => Math.min(both.getValueAtPercentile(p) / 1000, merged.maxMs)));
+  });
+
   it('holds memory by the largest value, not the number of values', () => {
     const h = new LatencyHistogram();
     for (let i = 0; i < 100_000; i++) h.record(1 + (i % 1000) * 0.25);
