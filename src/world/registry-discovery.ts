@@ -194,11 +194,40 @@ interface LivenessLoop {
   timerLane: FixedDelayTimers | null;
 }
 
+/**
+ * A level's records by export (interface level: one per export; application level: the process's, under
+ * each of its exports). PERF: the seed articles' estate keeps 800,000 interface-level records, and a weak
+ * map of them (34 MB) was probed at every ping and attempt. The export (interface level) or its process
+ * (application level) keeps the record of the first level of any registry that records it, in its own
+ * `registryRecord`; a level that finds that slot taken by another registry's (several registries) keeps
+ * its records in a weak map.
+ */
+class RecordsByExport {
+  readonly #kind: DiscoveryLevel;
+  readonly #others = new WeakMap<ProviderExport, Entry>();
+
+  constructor(kind: DiscoveryLevel) {
+    this.#kind = kind;
+  }
+
+  get(e: ProviderExport): Entry | undefined {
+    const slot = (this.#kind === 'interface' ? e : e.instance).registryRecord as Entry | null;
+    if (slot !== null && slot.level.entries === this) return slot;
+    return this.#others.get(e);
+  }
+
+  set(e: ProviderExport, entry: Entry): void {
+    const holder = this.#kind === 'interface' ? e : e.instance;
+    const slot = holder.registryRecord as Entry | null;
+    if (slot === null || slot.level.entries === this) holder.registryRecord = entry;
+    else this.#others.set(e, entry);
+  }
+}
+
 /** One discovery level of the server: its records, the lists they are in, and their pushes. */
 interface Level {
   readonly kind: DiscoveryLevel;
-  /** Records by export (interface level: one per export; application level: the process's, under each of its exports). */
-  readonly entries: WeakMap<ProviderExport, Entry>;
+  readonly entries: RecordsByExport;
   /** How many of its records are gone (PERF: none, and `isKnownGone` need not look one up). */
   goneCount: number;
   /** Registered records by the name they are listed under, in registration order. */
@@ -291,7 +320,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
         ? { sim: this.sim, observer: this.observer, network: host.network, random: host.streams.stream(`${options.streamPrefix}/metadata`) }
         : undefined;
       const pushes = new PushDelivery(server, { spec, lag, sizer, appLevel, perGroup: !appLevel && this.#perGroup, registryType, metadata });
-      return { kind, entries: new WeakMap(), goneCount: 0, byKey, changed: new Set(), pushes, merger: null };
+      return { kind, entries: new RecordsByExport(kind), goneCount: 0, byKey, changed: new Set(), pushes, merger: null };
     };
     this.#interface = level('interface');
     this.#application = level('application');

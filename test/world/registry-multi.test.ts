@@ -59,6 +59,31 @@ describe('multi-registry', () => {
     expect(listOf(world, 'rb')).toEqual([b0, b1]);
   });
 
+  it('keeps each registry`s own record of a provider registered with both, at either level', () => {
+    for (const registration of ['interface', 'application'] as const) {
+      const { world } = makeWorld(
+        scenario({
+          registries: { ra: { zone: 'zoneA', registration }, rb: { zone: 'zoneB', registration } },
+          providers: [{ zone: 'zoneA', registries: ['ra'] }, { zone: 'zoneB' }],
+        }),
+      );
+      const [a0, , b0] = providers(world);
+      const ra = world.registries.get('ra') as DiscoveryRegistry;
+      const rb = world.registries.get('rb') as DiscoveryRegistry;
+      const inA = ra.entryOf(b0!, registration);
+      const inB = rb.entryOf(b0!, registration);
+      expect(inA?.provider).toBe(b0!.exports[0]);
+      expect(inB?.provider).toBe(b0!.exports[0]);
+      expect(inA).not.toBe(inB);
+      // Asked again, in either order, each registry answers with its own record.
+      expect(rb.entryOf(b0!, registration)).toBe(inB);
+      expect(ra.entryOf(b0!, registration)).toBe(inA);
+      expect(ra.entryOf(a0!, registration)?.provider).toBe(a0!.exports[0]);
+      expect(rb.entryOf(a0!, registration)).toBeUndefined();
+      expect(ra.entryOf(a0!, registration === 'interface' ? 'application' : 'interface')).toBeUndefined();
+    }
+  });
+
   it('gives simple consumers the union of every registry`s list', () => {
     const { world, log } = twoRegistries({}, 'list');
     for (const l of listsAt(log, 0).values()) expect(l).toHaveLength(4);
