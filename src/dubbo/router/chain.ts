@@ -323,7 +323,8 @@ export class RouterChain implements RouterChainLike {
     if (url !== this.#storeKeyUrl || this.#changes !== this.#storeKeyChanges) {
       this.#storeKeyUrl = url;
       this.#storeKeyChanges = this.#changes;
-      this.#storeKey = `${parameterScope(url)}\u0005${this.#changes}`;
+      const key = `${parameterScope(url)}\u0005${this.#changes}`;
+      this.#storeKey = this.#shared !== null ? this.#shared.scopeKey(key) : key;
     }
     return this.#storeKey;
   }
