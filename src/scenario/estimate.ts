@@ -128,8 +128,11 @@ export const COST_MODEL = {
   bytesPerRpcStatusEntry: 60,
   /** Adaptive's per-provider metrics with their RpcStatus, per (consumer instance, provider). */
   bytesPerAdaptiveEntry: 100,
-  /** One (consumer zone, service method) metrics cell: two latency histograms at most. */
-  bytesPerCell: 80_000,
+  /**
+   * One (consumer zone, service method) metrics cell: two latency histograms at most, of 9,216 bins or more,
+   * one byte a bin until a bin holds 255 values and two until one holds 65,535 (a busy cell: 2 x 18 KB).
+   */
+  bytesPerCell: 40_000,
   /** One entry of a registry snapshot kept alive by queued deliveries, with the consumer side's copies. */
   bytesPerSnapshotEntry: 110,
   /** One queued push delivery. */
