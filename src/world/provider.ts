@@ -20,7 +20,6 @@ import type { IncomingCall, Reply, ServerContext } from './provider-call.js';
 import type { ProviderFilterChain } from './provider-filters.js';
 import type { RequestHandle, WorldObserver } from '../metrics/observer.js';
 import type { TraceObserver } from '../metrics/trace-observer.js';
-import type { RegistryEntry } from './registry-entry.js';
 
 /** Dubbo release the simulated providers announce. */
 export const PROVIDER_RELEASE = '3.3.2';
@@ -147,7 +146,7 @@ export class ProviderExport {
   readonly #urlHead: string;
   readonly #urlTail: string;
   /** Its interface-level record at a registry (see `RecordsByExport` in registry-discovery.ts), once registered. */
-  registryRecord: RegistryEntry | null = null;
+  registryRecord: object | null = null;
 
   constructor(instance: ProviderInstance, service: string, urlHead: string, urlTail: string, executor: Resource<IncomingCall> | null, settings: ExportSpec | undefined) {
     this.instance = instance;
@@ -206,7 +205,7 @@ export class ProviderInstance {
   /** One export per service, in `services` order: the registered URLs. */
   readonly exports: ProviderExport[];
   /** Its application-level record at a registry (see `RecordsByExport` in registry-discovery.ts), once registered. */
-  registryRecord: RegistryEntry | null = null;
+  registryRecord: object | null = null;
   #state: ProviderState = 'up';
   // PERF: made on first use (a fault on `instance:`): 10^5 processes need none.
   #slowdown: Map<string, number> | null = null;
