@@ -7,7 +7,7 @@
  * given on the command line, and the invoker `route` and `select` put over each URL; reading files
  * is cli/inputs.ts's job (it says which file and line each entry comes from).
  */
-import { OK, type Invoker, type Result } from '../dubbo/rpc.js';
+import { InvokerMemoSlots, OK, type Invoker, type Result } from '../dubbo/rpc.js';
 import { URL } from '../dubbo/url.js';
 import { clipText } from '../scenario/clip-text.js';
 import { UsageError } from '../scenario/io.js';
@@ -114,10 +114,14 @@ export function expandProviders(entries: ReadonlyArray<string | ProviderLine>): 
   return out;
 }
 
-/** An invoker over a pasted URL, for the what-if tools (`route`, `select`): always available, never called. */
-export class UrlInvoker implements Invoker {
+/**
+ * An invoker over a pasted URL, for the what-if tools (`route`, `select`): always available, never called. It
+ * keeps its memos on itself, as the simulation's protocol invokers do (`InvokerMemoSlots`).
+ */
+export class UrlInvoker extends InvokerMemoSlots implements Invoker {
   readonly #url: URL;
   constructor(url: URL) {
+    super();
     this.#url = url;
   }
   getUrl(): URL {

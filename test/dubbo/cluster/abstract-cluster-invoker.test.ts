@@ -6,9 +6,9 @@ import { DynamicDirectory } from '../../../src/dubbo/directory/directory.js';
 import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../../src/dubbo/release.js';
 import { clusters } from '../../../src/dubbo/extensions.js';
 import type { LoadBalance } from '../../../src/dubbo/loadbalance/load-balance.js';
-import { InvokerMemoSlots, OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
+import { OK, RpcInvocation, type Invoker, type Result } from '../../../src/dubbo/rpc.js';
 import { weightInputsOf } from '../../../src/dubbo/loadbalance/load-balance.js';
-import type { URL } from '../../../src/dubbo/url.js';
+import { UrlInvoker } from '../../../src/analysis/provider-list.js';
 import type { RouterChainLike, RouteTraceEntry } from '../../../src/dubbo/router/router.js';
 import type { Proc } from '../../../src/engine/simulation.js';
 import type { ConsumerFilter } from '../../../src/dubbo/runtime.js';
@@ -155,23 +155,8 @@ describe('AbstractClusterInvoker.invokeWithContext', () => {
 });
 
 describe('InvokerMemoSlots', () => {
-  // An invoker that carries the memo slots, as DubboInvoker does.
-  class SlotInvoker extends InvokerMemoSlots implements Invoker {
-    readonly #url: URL;
-    constructor(url: URL) {
-      super();
-      this.#url = url;
-    }
-    getUrl(): URL {
-      return this.#url;
-    }
-    isAvailable(): boolean {
-      return true;
-    }
-    *invoke(): Proc<Result> {
-      return OK;
-    }
-  }
+  // An invoker that carries the memo slots, as DubboInvoker does (the what-if tools' UrlInvoker).
+  const SlotInvoker = UrlInvoker;
 
   it('keeps the filters\' answer on the invoker, and a second list of filters answers for itself', () => {
     const sim = new Simulation();
