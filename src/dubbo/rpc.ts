@@ -134,8 +134,8 @@ export class RpcInvocation {
  * Values derived from one protocol invoker's URL alone, kept on the invoker itself. PERF: the seed articles'
  * estate holds 400,000 invokers, and every attempt asks which consumer filters are active for its invoker:
  * weak maps keyed by the invoker cost a cold hash-table probe each, and some 40 bytes an entry per map. A
- * class that extends this one carries the slots (DubboInvoker); any other invoker (a cluster invoker, the
- * tests' own) is memoized in the weak maps as before.
+ * class that extends this one carries the slots (DubboInvoker, and the what-if tools' UrlInvoker); any other
+ * invoker (a cluster invoker, a test's scripted one) is memoized in the weak maps as before.
  */
 export class InvokerMemoSlots {
   /** The consumer filters' `activeFor` memo whose answer `anyActive` holds (the first one asked: see create-runtime.ts). */
