@@ -84,7 +84,7 @@ export class LatencyHistogram {
     const n = other.#usedBins;
     if (n > this.#counts.length) this.#grow(n - 1);
     // A sum may pass what either side's bins hold: four bytes a bin (merging is for totals, a few per run).
-    while (this.#maxCount < 0xffffffff) this.#widen();
+    if (this.#maxCount < 0xffffffff) this.#widen(0xffffffff);
     const mine = this.#counts;
     const theirs = other.#counts;
     for (let i = 0; i < n; i++) mine[i]! += theirs[i]!;
@@ -157,15 +157,14 @@ export class LatencyHistogram {
   }
 
   #grow(bin: number): void {
-    // Whole power-of-two ranges at a time; start with values below 262 ms (36 KiB).
+    // Whole power-of-two ranges at a time; start with values below 262 ms (9,216 bins).
     let length = Math.max(this.#counts.length, 9 * SUB_HALF);
     while (length <= bin) length += 4 * SUB_HALF;
     this.#counts = this.#copy(length, this.#maxCount);
   }
 
-  // A bin is full: the next wider counts (one byte to two, two to four), same length and values.
-  #widen(): void {
-    const maxCount = this.#maxCount === 0xff ? 0xffff : 0xffffffff;
+  // A bin is full: the next wider counts (one byte to two, two to four), or `maxCount`'s, same length and values.
+  #widen(maxCount = this.#maxCount === 0xff ? 0xffff : 0xffffffff): void {
     this.#counts = this.#copy(this.#counts.length, maxCount);
     this.#maxCount = maxCount;
   }
