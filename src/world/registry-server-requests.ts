@@ -105,8 +105,8 @@ export class ServerRequests {
         processed = request.processedMs;
       } else client.tickAlong = [];
     } else {
-      // The estate the scenario starts from is deployed: a registration at time 0 is in place before the
-      // consumers subscribe (it still loads its node).
+      // The estate the scenario starts from is running: a registration at time 0 is in place before the
+      // consumers subscribe, made before the run (it loads no node).
       processed = this.register(entry, now === 0);
     }
     if (processed === undefined) {
@@ -120,14 +120,14 @@ export class ServerRequests {
   }
 
   /**
-   * A registration of `entry` (its URL) through its client's node (`atOnce`: in effect now, whatever the
-   * node's queues). One whose connection is lost before it is processed fails (`registrationsFailed`) and
-   * the client is told (FailbackRegistry retries it). Returns when it is processed, or undefined when the
-   * client reaches no node.
+   * A registration of `entry` (its URL) through its client's node (`deployed`: the running estate's, in
+   * place now and made before the run: it loads no node). One whose connection is lost before it is
+   * processed fails (`registrationsFailed`) and the client is told (FailbackRegistry retries it). Returns
+   * when it is processed, or undefined when the client reaches no node.
    */
-  register(entry: RegistryEntry, atOnce = false): number | undefined {
+  register(entry: RegistryEntry, deployed = false): number | undefined {
     const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
-    return this.#send('registration', entry, bytes, REQUEST_OVERHEAD_BYTES, atOnce)?.processedMs;
+    return this.#send('registration', entry, bytes, REQUEST_OVERHEAD_BYTES, deployed)?.processedMs;
   }
 
   /** A deregistration of `entry` (its URL): `then` drops the record once the node has processed it. */
@@ -137,19 +137,19 @@ export class ServerRequests {
 
   /**
    * Sends a request of `entry`'s client to its node: it is processed when the node has processed it (now,
-   * or from the agenda; `atOnce`: now), and its answer leaves the node then. A request sent on a connection
-   * the client has lost since is dropped with it (a registration then fails). Returns the request (a
-   * liveness message's records that tick along are added to it while it waits), or null when the client
-   * reaches no node (nothing runs).
+   * or from the agenda), and its answer leaves the node then; `deployed`: made before the run, in effect
+   * now, neither it nor its answer loads the node. A request sent on a connection the client has lost
+   * since is dropped with it (a registration then fails). Returns the request (a liveness message's records
+   * that tick along are added to it while it waits), or null when the client reaches no node (nothing runs).
    */
-  #send(kind: Kind, entry: RegistryEntry, bytes: number, replyBytes: number, atOnce = false, then: (() => void) | null = null): PendingRequest | null {
+  #send(kind: Kind, entry: RegistryEntry, bytes: number, replyBytes: number, deployed = false, then: (() => void) | null = null): PendingRequest | null {
     const host = this.#host;
     const servers = host.servers;
     const client = servers.clientOf(entry.instance, entry.provider.zone);
-    const node = servers.request(client, host.sim.now, bytes);
+    const node = deployed ? servers.connect(client) : servers.request(client, host.sim.now, bytes);
     if (node === null) return null;
-    const processed = atOnce ? host.sim.now : servers.processedAtMs;
-    const request = new PendingRequest(kind, entry, client, node, client.epoch, replyBytes, processed, then);
+    const processed = deployed ? host.sim.now : servers.processedAtMs;
+    const request = new PendingRequest(kind, entry, client, node, client.epoch, deployed ? -1 : replyBytes, processed, then);
     const sim = host.sim;
     if (processed <= sim.now) this.#processed(request);
     else sim.schedule(processed - sim.now, this.#onProcessed, NORMAL, request);
@@ -168,7 +168,9 @@ export class ServerRequests {
       }
       return;
     }
-    host.replied(client, host.servers.reply(request.node, host.sim.now, request.replyBytes));
+    // A deployed registration's answer (`replyBytes` -1) came before the run: heard now, loading nothing.
+    const now = host.sim.now;
+    host.replied(client, request.replyBytes < 0 ? now : host.servers.reply(request.node, now, request.replyBytes));
     switch (request.kind) {
       case 'liveness': {
         host.heard(entry, false);

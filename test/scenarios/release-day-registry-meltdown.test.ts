@@ -59,14 +59,16 @@ describe('release-day-registry-meltdown (scaled)', () => {
     expect(asIs.errorRate).toBe(0);
   });
 
-  it('with 6 s sessions the cascade: every provider\'s session is given up and expires, lists empty, calls fail forbidden', () => {
+  it('with 6 s sessions no connection is lost: one read in flight per consumer keeps each out queue under the 4 s read timeout', () => {
     expect(nodes(asIs, 'sessionsExpired')).toBe(0);
-    // Every one of the 60 processes: Curator gives its session up, the server expires it (one per process and node).
-    expect(tight.events['registry.sessionAbandoned']).toBe(60);
-    expect(nodes(tight, 'sessionsExpired')).toBe(60);
-    expect(nodes(tight, 'registrationsRetried')).toBeGreaterThan(0);
-    expect(tight.outcomes.forbidden).toBeGreaterThan(0.05 * tight.requests);
-    expect(tight.registry.staleCalls).toBeGreaterThan(10 * asIs.registry.staleCalls);
+    // Each consumer's ZooKeeper event thread reads one list at a time, so a node's out NIC holds at most one
+    // read per consumer connected to it: here under 2 s of its 50 Mbit/s, where the ping replies wait.
+    const bytesPerMs = 50e6 / 8 / 1000;
+    for (const n of Object.values(tight.registry.servers!)) expect(n.peakQueueBytes / bytesPerMs).toBeLessThan(4_000);
+    expect(peakOut(tight)).toBe(1);
+    expect(tight.events['registry.connectionLoss'] ?? 0).toBe(0);
+    expect(nodes(tight, 'sessionsExpired')).toBe(0);
+    expect(tight.outcomes.forbidden).toBe(0);
   });
 
   it('simplified URLs shrink every read and with it the lag, below the read timeout: no session is lost', () => {
@@ -76,10 +78,11 @@ describe('release-day-registry-meltdown (scaled)', () => {
     expect(simplified.errorRate).toBe(0);
   });
 
-  it('push rate control: the sessions still expire, but a window\'s deregistrations and registrations arrive as one push, so no list is ever empty', () => {
-    expect(nodes(pushRate, 'sessionsExpired')).toBe(60);
-    expect(pushRate.outcomes.forbidden).toBe(0);
+  it('push rate control: a window\'s deregistrations and registrations arrive as one push, fewer pushes, no list ever empty', () => {
     expect(Object.values(pushRate.registry.servers!).reduce((n, x) => n + x.pushesMerged, 0)).toBeGreaterThan(0);
+    expect(pushRate.registry.pushes).toBeLessThan(asIs.registry.pushes);
+    expect(nodes(pushRate, 'sessionsExpired')).toBe(0);
+    expect(pushRate.outcomes.forbidden).toBe(0);
   });
 
   it('application level under ZooKeeper (3.3): a full instance-list read per change, so no fewer bytes and a longer lag', () => {
