@@ -132,7 +132,8 @@ describe('held pushes: the same summary as every push on the agenda', () => {
     ],
   ])('%s', (_name, overrides) => {
     const { held, queued, pushesHeld } = bothWays(variant(overrides));
-    expect(pushesHeld).toBeGreaterThan(500);
+    // Hundreds held: every variant holds several pushes per consumer instance (80 of them).
+    expect(pushesHeld).toBeGreaterThan(400);
     expect(held).toBe(queued);
   });
 

@@ -23,10 +23,11 @@ describe('registry servers in the summary', () => {
   });
 
   it('load no node with the running estate at time 0: its registrations and subscribe reads were made before the run', () => {
-    // 1 ms: the reads only (the registrations' change reaches the subscribers after Nacos's 500 ms push delay).
-    const summary = run({ capacity: { bandwidthBytesPerSec: 10_000 } }, [], 1);
+    // 1 s: past Nacos's 500 ms push delay, before the first beat (5 s).
+    const summary = run({ capacity: { bandwidthBytesPerSec: 10_000 } }, [], 1_000);
     const node = summary.registry.servers!['registry-1']!;
-    // The four consumer instances read the list once each (pushes, with their bytes), but not through the node.
+    // The four consumer instances read the list once each (pushes, with their bytes), but not through the node;
+    // the registrations are the lists they read, not a change pushed to them after the push delay.
     expect(summary.registry.pushes).toBe(4);
     expect(summary.registry.pushBytes).toBeGreaterThan(0);
     expect(node.requestsServed).toBe(0);
