@@ -214,6 +214,14 @@ export class Simulation {
   now = 0;
   /** Agenda entries processed so far (the "kernel events" of the benchmark). */
   eventsProcessed = 0;
+
+  /**
+   * True until the kernel takes its first agenda entry: the world is being built, and what it does now is
+   * the state the run starts from (the running estate's registrations and subscriptions), not an event of it.
+   */
+  get building(): boolean {
+    return this.eventsProcessed === 0;
+  }
   readonly #queue = new EventQueue();
   #sameInstant = 0;
   /**

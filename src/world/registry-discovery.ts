@@ -783,7 +783,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       level.changed.clear();
       // The running estate's registrations, made while the world is built (before the kernel's first entry):
       // the lists the consumers read when they subscribe, not a change to push to them later.
-      if (level.merger !== null && this.sim.eventsProcessed === 0) continue;
+      if (level.merger !== null && this.sim.building) continue;
       if (level.merger !== null) level.merger.changed(keys);
       else level.pushes.publish(keys);
     }

@@ -318,10 +318,10 @@ export class PushDelivery {
     if (servers !== null) {
       // DIVERGENCE: the read of `subscribe` is answered at once (the consumer's references are built before
       // its traffic starts); its request and reply still load the node, as if both went through at once.
-      // The running estate's reads at time 0 were made before the run: they load no node (at seed scale,
-      // 10^6 reads of 54 KB lists would otherwise fill five 1 Gbps cards for 86 s before anything happened).
+      // The running estate's reads, made while the world is built, came before the run: they load no node (at
+      // seed scale, 10^6 reads of 54 KB lists would otherwise fill five 1 Gbps cards for 86 s before anything happened).
       const client = clientOf(sub, servers);
-      const deployed = this.#sim.now === 0;
+      const deployed = this.#sim.building;
       const node = deployed ? servers.connect(client) : servers.request(client, this.#sim.now, REQUEST_OVERHEAD_BYTES + sub.key.length, sub.members);
       if (node === null) {
         this.#miss(sub);

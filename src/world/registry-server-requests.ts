@@ -105,9 +105,9 @@ export class ServerRequests {
         processed = request.processedMs;
       } else client.tickAlong = [];
     } else {
-      // The estate the scenario starts from is running: a registration at time 0 is in place before the
-      // consumers subscribe, made before the run (it loads no node).
-      processed = this.register(entry, now === 0);
+      // The estate the scenario starts from is running: a registration made while the world is built is in
+      // place before the consumers subscribe, made before the run (it loads no node).
+      processed = this.register(entry, host.sim.building);
     }
     if (processed === undefined) {
       host.silent(entry);

@@ -13,6 +13,17 @@ describe('Simulation agenda', () => {
     expect(log).toEqual([['a', 1], ['b', 2], ['c', 3]]);
   });
 
+  it('is building until it takes its first agenda entry, also one at time 0', () => {
+    const sim = new Simulation();
+    const seen: boolean[] = [];
+    sim.schedule(0, () => seen.push(sim.building));
+    sim.schedule(5, () => seen.push(sim.building));
+    expect(sim.building).toBe(true);
+    sim.run();
+    expect(seen).toEqual([false, false]);
+    expect(sim.building).toBe(false);
+  });
+
   it('runs urgent entries before normal ones at the same time, and equal ones first come first served', () => {
     const sim = new Simulation();
     const log: string[] = [];

@@ -35,6 +35,14 @@ describe('registry servers in the summary', () => {
     expect(node.bytesIn).toBe(0);
   });
 
+  it('load their node with what a fault does at time 0: only what the build made is the running estate', () => {
+    // A restart at 0 ms runs from the agenda: its deregistration and its new process's registration are requests.
+    const restartAtZero: FaultSpec = { ...stop, atMs: 0 };
+    const node = run({ capacity: { bandwidthBytesPerSec: 10_000 } }, [restartAtZero], 1_000).registry.servers!['registry-1']!;
+    expect(node.requestsServed).toBe(2);
+    expect(node.bytesIn).toBeGreaterThan(0);
+  });
+
   it('account every byte a node sent: the pushes, and the answers to beats, registrations and deregistrations', () => {
     const summary = run({ capacity: { bandwidthBytesPerSec: 10_000 } });
     const node = summary.registry.servers!['registry-1']!;
