@@ -781,11 +781,10 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       if (level.changed.size === 0) continue;
       const keys = [...level.changed];
       level.changed.clear();
+      if (level.merger === null) level.pushes.publish(keys);
       // The running estate's registrations, made while the world is built (before the kernel's first entry):
-      // the lists the consumers read when they subscribe, not a change to push to them later.
-      if (level.merger !== null && this.sim.building) continue;
-      if (level.merger !== null) level.merger.changed(keys);
-      else level.pushes.publish(keys);
+      // the lists the consumers read when they subscribe, not a change for a merger to push to them later.
+      else if (!this.sim.building) level.merger.changed(keys);
     }
   }
 

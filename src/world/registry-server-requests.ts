@@ -126,30 +126,41 @@ export class ServerRequests {
    * when it is processed, or undefined when the client reaches no node.
    */
   register(entry: RegistryEntry, deployed = false): number | undefined {
+    if (deployed) return this.#inPlace(entry);
     const bytes = REQUEST_OVERHEAD_BYTES + entry.provider.url.length;
-    return this.#send('registration', entry, bytes, REQUEST_OVERHEAD_BYTES, deployed)?.processedMs;
+    return this.#send('registration', entry, bytes, REQUEST_OVERHEAD_BYTES)?.processedMs;
+  }
+
+  /** The running estate's registration of `entry`: made before the run, heard now; undefined when its client reaches no node. */
+  #inPlace(entry: RegistryEntry): number | undefined {
+    const host = this.#host;
+    const client = host.servers.clientOf(entry.instance, entry.provider.zone);
+    if (host.servers.connect(client) === null) return undefined;
+    const now = host.sim.now;
+    host.replied(client, now);
+    host.heard(entry, true);
+    return now;
   }
 
   /** A deregistration of `entry` (its URL): `then` drops the record once the node has processed it. */
   deregister(entry: RegistryEntry, then: () => void): void {
-    this.#send('deregistration', entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, false, then);
+    this.#send('deregistration', entry, REQUEST_OVERHEAD_BYTES + entry.provider.url.length, REQUEST_OVERHEAD_BYTES, then);
   }
 
   /**
    * Sends a request of `entry`'s client to its node: it is processed when the node has processed it (now,
-   * or from the agenda), and its answer leaves the node then; `deployed`: made before the run, in effect
-   * now, neither it nor its answer loads the node. A request sent on a connection the client has lost
-   * since is dropped with it (a registration then fails). Returns the request (a liveness message's records
-   * that tick along are added to it while it waits), or null when the client reaches no node (nothing runs).
+   * or from the agenda), and its answer leaves the node then. A request sent on a connection the client has
+   * lost since is dropped with it (a registration then fails). Returns the request (a liveness message's
+   * records that tick along are added to it while it waits), or null when the client reaches no node (nothing runs).
    */
-  #send(kind: Kind, entry: RegistryEntry, bytes: number, replyBytes: number, deployed = false, then: (() => void) | null = null): PendingRequest | null {
+  #send(kind: Kind, entry: RegistryEntry, bytes: number, replyBytes: number, then: (() => void) | null = null): PendingRequest | null {
     const host = this.#host;
     const servers = host.servers;
     const client = servers.clientOf(entry.instance, entry.provider.zone);
-    const node = deployed ? servers.connect(client) : servers.request(client, host.sim.now, bytes);
+    const node = servers.request(client, host.sim.now, bytes);
     if (node === null) return null;
-    const processed = deployed ? host.sim.now : servers.processedAtMs;
-    const request = new PendingRequest(kind, entry, client, node, client.epoch, deployed ? -1 : replyBytes, processed, then);
+    const processed = servers.processedAtMs;
+    const request = new PendingRequest(kind, entry, client, node, client.epoch, replyBytes, processed, then);
     const sim = host.sim;
     if (processed <= sim.now) this.#processed(request);
     else sim.schedule(processed - sim.now, this.#onProcessed, NORMAL, request);
@@ -168,9 +179,7 @@ export class ServerRequests {
       }
       return;
     }
-    // A deployed registration's answer (`replyBytes` -1) came before the run: heard now, loading nothing.
-    const now = host.sim.now;
-    host.replied(client, request.replyBytes < 0 ? now : host.servers.reply(request.node, now, request.replyBytes));
+    host.replied(client, host.servers.reply(request.node, host.sim.now, request.replyBytes));
     switch (request.kind) {
       case 'liveness': {
         host.heard(entry, false);
