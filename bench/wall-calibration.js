@@ -50,6 +50,12 @@ const variants = [
     sets: ['duration=6s', 'warmup=1s', 'faults=[{at: 2s, zoneDown: zoneC, mode: crash}]', 'consumers[0].instances=3334', 'consumers[1].instances=3333', 'consumers[2].instances=3333'],
   },
   { name: 'large-deployment, zoneC crashed, 20 s', file: here('../bench/large-deployment.yaml'), sets: ['duration=20s', 'warmup=1s', 'faults=[{at: 2s, zoneDown: zoneC, mode: crash}]'] },
+  // A wide estate: 40,000 invokers in 200 lists, each called a few times per run (the cold-state terms).
+  {
+    name: 'release-day-seed-scale, a tenth',
+    file: here('../scenarios/release-day-seed-scale.yaml'),
+    sets: ['providers[0].repeat=50', 'providers[1].repeat=50', 'consumers[0].repeat=50', 'consumers[1].repeat=50'],
+  },
 ];
 let cases = [...shipped, ...bench, ...variants];
 if (only !== undefined) cases = cases.filter((c) => c.name.includes(only));
@@ -83,9 +89,33 @@ function measure(c) {
   return { cpu, wall };
 }
 
+// The cold-state terms' thresholds (WALL_MODEL.coldFromInvokers and coldFromLists): attempts times the e-folds above them.
+const efolds = (n, from) => (n > from ? Math.log(n / from) : 0);
 /** The model's inputs, as the estimate gives them (see `simulationSeconds` in src/scenario/wall-estimate.ts). */
-const inputs = (e) => [1, e.attempts, e.refusedServiceAttempts, e.heartbeats, e.heartbeatRecords, e.pushDeliveries, e.references, e.providersAtStart + e.providersAddedByFaults];
-const names = ['start (s)', 'per attempt', 'per attempt to refusing providers', 'per heartbeat', 'per further record heard', 'per push delivery', 'per reference', 'per provider'];
+const inputs = (e) => [
+  1,
+  e.attempts,
+  e.refusedServiceAttempts,
+  e.heartbeats,
+  e.heartbeatRecords,
+  e.pushDeliveries,
+  e.references,
+  e.providersAtStart + e.providersAddedByFaults,
+  e.attempts * efolds(e.invokers, 20_000),
+  e.attempts * efolds(e.lists, 80),
+];
+const names = [
+  'start (s)',
+  'per attempt',
+  'per attempt to refusing providers',
+  'per heartbeat',
+  'per further record heard',
+  'per push delivery',
+  'per reference',
+  'per provider',
+  'per attempt and e-fold of invokers above 20,000',
+  'per attempt and e-fold of lists above 80',
+];
 
 const rows = [];
 for (const c of cases) {

@@ -102,7 +102,7 @@ export function formatEstimate(e: CostEstimate): string {
       (e.requestsWorstCase > e.requests ? `; up to ${n(e.requestsWorstCase)} if every retry is taken at every tier` : ''),
     `  attempts       ${n(e.attempts)}` + (e.attemptsWorstCase > e.attempts ? `; up to ${n(e.attemptsWorstCase)} if every retry is taken` : ''),
     `  kernel events  ${n(e.events)} (registry heartbeats ${n(e.heartbeats)}, pushes ${n(e.pushDeliveries)})`,
-    `  instances      ${n(e.consumerInstances)} consumer (${n(e.references)} references), ${n(e.providersAtStart + e.providersAddedByFaults)} provider (${n(e.providersAtStart)} at start, ${n(e.providersAddedByFaults)} started by faults)`,
+    `  instances      ${n(e.consumerInstances)} consumer (${n(e.references)} references, ${n(e.invokers)} invokers), ${n(e.providersAtStart + e.providersAddedByFaults)} provider (${n(e.providersAtStart)} at start, ${n(e.providersAddedByFaults)} started by faults)`,
     `  in flight      ~${n(e.inFlight)} requests` + (e.queuedCalls >= 1 ? `; up to ${n(e.queuedCalls)} calls waiting in overloaded unbounded provider queues` : ''),
     `  peak memory    ~${mb(m.total)} (${parts.join(', ')})`,
     `  time           ~${wallText(simulationSeconds(e))} to simulate on one core`,

@@ -191,6 +191,14 @@ export interface CostEstimate {
   consumerInstances: number;
   /** Consumer references (instance × service), call-graph consumer sides included. */
   references: number;
+  /**
+   * The invokers attempts pick from: per consumer side (a consumer group, whose instances or a cohort's
+   * representatives share them, or a provider group's downstream calls), the providers at start of each
+   * service it calls. The wall-time estimate's measure of how much state the attempts spread over.
+   */
+  invokers: number;
+  /** The provider lists attempts pick from: one per consumer side (as for `invokers`) and service it calls. */
+  lists: number;
   providersAtStart: number;
   /** Provider instances started by faults (scale-out, restarts, replacements of crashed ones). */
   providersAddedByFaults: number;
@@ -321,6 +329,12 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       sides.push({ instances, services: downstream, dubbo: g.dubbo, reference });
     }
   }
+  let invokers = 0;
+  let lists = 0;
+  for (const side of sides) {
+    lists += side.services.size;
+    for (const s of side.services) invokers += providerCount(s);
+  }
   let setAsideReferences = 0;
   for (const side of sides) for (const s of side.services) if (refusing.has(s)) setAsideReferences += side.instances;
 
@@ -384,6 +398,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     pushDeliveries,
     consumerInstances,
     references,
+    invokers,
+    lists,
     providersAtStart,
     providersAddedByFaults,
     inFlight,

@@ -1,7 +1,8 @@
 /**
  * The wall-time estimate of `--dry-run`: how long a command would take, from the cost estimate
  * alone (`estimate.ts`: attempts, the providers each looks at and those to refusing providers,
- * registry heartbeats and push deliveries, consumer references, provider instances), with constants calibrated on the shipped scenarios and the benchmark
+ * registry heartbeats and push deliveries, consumer references, provider instances, and the invokers
+ * the attempts spread over), with constants calibrated on the shipped scenarios and the benchmark
  * deployments (`bench/wall-calibration.js`; the table is in docs/cli.md, "Cost estimate and
  * limits"). Deterministic: constants only, nothing is timed here. It owns the model and its
  * calibration, not the machine it runs on: the figures are for the calibration machine's cores
@@ -19,6 +20,22 @@ export const WALL_MODEL = {
   startS: 0.74,
   /** One attempt sent: its messages, execution, timers and metrics (retried and timed-out calls cost more than this). */
   perAttemptS: 1.6e-6,
+  /**
+   * Wide estates. Where attempts spread over many invokers and many provider lists, each invoker and each
+   * list is used a few times per run, so what an attempt touches (its list, weight table and router state,
+   * the invoker, the provider and its pool) is cold in the CPU's caches. Each attempt then costs more, per
+   * e-fold of invokers above `coldFromInvokers` and per e-fold of lists above `coldFromLists`. Not fitted
+   * by the calibration (no calibration case reaches either threshold but bench/many-providers' invokers):
+   * measured 2026-12-07 as the run's time beyond the rest of the model, the build apart. One list of
+   * 100,000 invokers (bench/many-providers at 2,000 and 40,000 requests/s, 21 s): 3.4 µs more per attempt,
+   * which sets the invokers' rate. The seed scale (10^5 providers, 20,000 requests/s, 60 s without faults)
+   * with 1/10, 1/3 and all of its consumer applications (40,000 / 126,400 / 400,000 invokers in 200 / 632 /
+   * 2,000 lists): 5.1, 10.2 and 17.8 µs more (the model: 5.0, 11.9, 18.8), and 20.5 µs as written (300 s).
+   */
+  perAttemptColdInvokersS: 2.1e-6,
+  coldFromInvokers: 20_000,
+  perAttemptColdListsS: 3.9e-6,
+  coldFromLists: 80,
   /**
    * Each attempt to a service whose providers refuse connections (`crash` mode): the consumer
    * instances that set them aside route lists of their own (bench/zone-crash-mixed: 3× the time).
@@ -51,7 +68,7 @@ export const WALL_MODEL = {
 export function simulationSeconds(e: CostEstimate): number {
   const m = WALL_MODEL;
   return (
-    e.attempts * m.perAttemptS +
+    e.attempts * (m.perAttemptS + coldAttemptSeconds(e.invokers, e.lists)) +
     e.refusedServiceAttempts * m.perRefusedServiceAttemptS +
     e.heartbeats * m.perHeartbeatS +
     e.heartbeatRecords * m.perHeartbeatRecordS +
@@ -59,6 +76,13 @@ export function simulationSeconds(e: CostEstimate): number {
     e.references * m.perReferenceS +
     (e.providersAtStart + e.providersAddedByFaults) * m.perProviderS
   );
+}
+
+/** What an attempt costs beyond `perAttemptS` when attempts spread over `invokers` in `lists` (see `perAttemptColdInvokersS`). */
+export function coldAttemptSeconds(invokers: number, lists: number): number {
+  const m = WALL_MODEL;
+  const efolds = (n: number, from: number) => (n > from ? Math.log(n / from) : 0);
+  return m.perAttemptColdInvokersS * efolds(invokers, m.coldFromInvokers) + m.perAttemptColdListsS * efolds(lists, m.coldFromLists);
 }
 
 /** A command's wall time in seconds: the estimate and the range around it. */

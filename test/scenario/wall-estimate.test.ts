@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { estimateCost } from '../../src/scenario/estimate.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
-import { commandWallSeconds, simulationSeconds, WALL_MODEL } from '../../src/scenario/wall-estimate.js';
+import { coldAttemptSeconds, commandWallSeconds, simulationSeconds, WALL_MODEL } from '../../src/scenario/wall-estimate.js';
 
 const file = (name: string) => fileURLToPath(new URL(`../../${name}`, import.meta.url));
 const estimate = (name: string, sets: string[] = []) => estimateCost(loadScenarioWithRaw(file(name), sets).scenario);
@@ -51,5 +51,34 @@ describe('the wall-time estimate', () => {
     expect(commandWallSeconds([{ estimate: base, count: 1 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + one, 12);
     const w = commandWallSeconds([{ estimate: base, count: 3 }], 1);
     expect([w.low, w.high]).toEqual([w.seconds * WALL_MODEL.low, w.seconds * WALL_MODEL.high]);
+  });
+
+  it('counts the invokers and lists attempts pick from per consumer group, whatever its instances or cohort', () => {
+    // bench/large-deployment: three groups (one per zone) call UserService, 100 providers in each of three zones.
+    for (const sets of [[], ['consumers[0].instances=5000'], ['consumers[0].cohorts=off', 'consumers[0].instances=1500']]) {
+      const e = estimate('bench/large-deployment.yaml', sets);
+      expect([e.invokers, e.lists], sets.join(' ')).toEqual([900, 3]);
+    }
+    // The seed scale: 1,000 groups (500 applications in two zones) each call two services of 200 providers.
+    const seed = estimate('scenarios/release-day-seed-scale.yaml');
+    expect([seed.invokers, seed.lists]).toEqual([400_000, 2000]);
+    // A provider group that calls downstream is a consumer side of its own (call-graph-amplification: `web` calls
+    // OrderService's 4 providers, and the `order` group InventoryService's 4).
+    const graph = estimate('scenarios/call-graph-amplification.yaml');
+    expect([graph.invokers, graph.lists]).toEqual([8, 2]);
+    expect(estimate('scenarios/call-graph-amplification.yaml', ['providers[1].count=10']).invokers).toBe(14);
+  });
+
+  it('prices an attempt higher per e-fold of invokers and of lists above their thresholds (wide estates), not below', () => {
+    expect(coldAttemptSeconds(WALL_MODEL.coldFromInvokers, WALL_MODEL.coldFromLists)).toBe(0);
+    expect(coldAttemptSeconds(900, 3)).toBe(0);
+    expect(coldAttemptSeconds(WALL_MODEL.coldFromInvokers * Math.E, 1)).toBeCloseTo(WALL_MODEL.perAttemptColdInvokersS, 15);
+    expect(coldAttemptSeconds(1, WALL_MODEL.coldFromLists * Math.E ** 2)).toBeCloseTo(2 * WALL_MODEL.perAttemptColdListsS, 15);
+    // The seed scale's 6,000,000 attempts over 400,000 invokers in 2,000 lists: the term is in its estimate.
+    const seed = estimate('scenarios/release-day-seed-scale.yaml');
+    const cold = seed.attempts * (WALL_MODEL.perAttemptColdInvokersS * Math.log(20) + WALL_MODEL.perAttemptColdListsS * Math.log(25));
+    expect(simulationSeconds(seed) - simulationSeconds({ ...seed, invokers: 0, lists: 0 })).toBeCloseTo(cold, 9);
+    // Below both thresholds the term is nothing (dual-zone-baseline: 50 invokers in 2 lists).
+    expect(simulationSeconds(base)).toBe(simulationSeconds({ ...base, invokers: 0, lists: 0 }));
   });
 });
