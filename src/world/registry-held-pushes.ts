@@ -90,8 +90,45 @@ export class HeldPushes {
     this.#holding = false;
     // Between instants, after the kernel ran every entry due by now: what has arrived is delivered.
     for (const sub of this.#heldSubs) this.#deliverDue(sub, false);
-    this.#queueEveryHeld();
+    // PERF: holding stops when the run's arrivals end, and the run stops once its last requests are done, a
+    // few simulated seconds later at most: the pushes still on their way then (after a storm, millions, minutes
+    // of them queued on the registry's cards) are never delivered. Each enters the agenda only when the one
+    // before it to the same subscriber is delivered, not all at once (an object and an agenda entry each:
+    // 1.1 GB at a tenth of the seed scale with its consumers per instance).
+    for (const sub of this.#heldSubs) {
+      sub.inHeldSubs = false;
+      this.#queueDeferral(sub);
+      this.#chainNext(sub);
+    }
+    this.#heldSubs.length = 0;
   }
+
+  /**
+   * Puts `sub`'s first held push on the agenda, at the place it was held for; when it is delivered, the
+   * next (see `holdPushes`). Each is after the one before it in the agenda's order (arrival times never
+   * decrease and agenda places were reserved in sending order), so the kernel runs them exactly where
+   * putting them all there at once would.
+   */
+  #chainNext(sub: Subscription): void {
+    if (sub.heldHead === sub.heldEnd) {
+      sub.chained = false;
+      clearHeld(sub);
+      return;
+    }
+    sub.chained = true;
+    const at = sub.heldAt;
+    const i = sub.heldHead++;
+    const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
+    sub.heldSnapshots[i] = null;
+    this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#onChained, NORMAL, delivery);
+  }
+
+  readonly #onChained = (arg: unknown): void => {
+    this.#deliver(arg);
+    const sub = (arg as Delivery).sub;
+    // `#queueHeld` (a zone cut off, a subscription no longer holdable) may have queued the rest meanwhile.
+    if (sub.chained) this.#chainNext(sub);
+  };
 
   /** Pushes held off the agenda so far (a performance counter of the run). */
   get pushesHeld(): number {
@@ -226,10 +263,9 @@ export class HeldPushes {
 
   /** Puts `sub`'s held pushes (and held deferred notification) on the agenda, each at the place it was held for. */
   #queueHeld(sub: Subscription): void {
-    if (heldDeferral(sub)) {
-      const notifier = sub.notifier!;
-      notifier.entry = this.#sim.scheduleReserved(notifier.pendingAtMs, DEFERRED_NOTIFY_SEQ, this.#deferredFire, URGENT, sub);
-    }
+    this.#queueDeferral(sub);
+    // A chain's push on the agenda stays there; the ones after it go there now.
+    sub.chained = false;
     const at = sub.heldAt;
     for (let i = sub.heldHead; i < sub.heldEnd; i++) {
       const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
@@ -237,6 +273,13 @@ export class HeldPushes {
       this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#deliver, NORMAL, delivery);
     }
     clearHeld(sub);
+  }
+
+  /** Puts `sub`'s held deferred notification, if any, on the agenda at its place. */
+  #queueDeferral(sub: Subscription): void {
+    if (!heldDeferral(sub)) return;
+    const notifier = sub.notifier!;
+    notifier.entry = this.#sim.scheduleReserved(notifier.pendingAtMs, DEFERRED_NOTIFY_SEQ, this.#deferredFire, URGENT, sub);
   }
 
   /**

@@ -286,6 +286,7 @@ export class PushDelivery {
       inHeldSubs: false,
       heldDueMs: Infinity,
       catchingUp: false,
+      chained: false,
       client: null,
     };
     let list = this.#subs.get(key);

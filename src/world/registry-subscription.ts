@@ -71,6 +71,11 @@ export interface Subscription {
   heldDueMs: number;
   /** Delivering its held pushes (a listener that reads back does not start again). */
   catchingUp: boolean;
+  /**
+   * Its held pushes enter the agenda one at a time, each when the one before it is delivered (`HeldPushes`
+   * once holding stops): the first of them is on the agenda, the others wait in `heldAt`.
+   */
+  chained: boolean;
   /** The registry as a server: its consumer instance's registry client (found on first use). */
   client: RegistryClient | null;
 }

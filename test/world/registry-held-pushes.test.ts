@@ -304,6 +304,32 @@ describe('held pushes: where a push arrives among the entries of its instant', (
     expect(readerPushes()).toBe(4);
   });
 
+  it('puts the pushes still on their way when holding stops on the agenda one at a time, each delivered at its place', () => {
+    const { world, registry, observer, read } = setup();
+    const readerPushes = () => observer.pushes.filter((p) => p.instance === 'reader').length;
+    const [a, b, c] = providers(world);
+    // Six changes 10 ms apart: their pushes arrive at 1100, 1110, ..., 1150.
+    const changes = [() => world.registry.providerStopped(a!, true), () => world.registry.providerStopped(b!, true), () => world.registry.providerStarted(a!)];
+    changes.push(() => world.registry.providerStopped(c!, true), () => world.registry.providerStarted(b!), () => world.registry.providerStarted(c!));
+    changes.forEach((change, k) => at(world, 1000 + 10 * k, change));
+    // A read at the instant the third push arrives, placed before it (its timer is set now): two pushes seen.
+    let seenAt1120: number | undefined;
+    at(world, 1120, () => (seenAt1120 = read()));
+    world.sim.run({ until: 1099 });
+    expect(registry.pushesHeld).toBe(6);
+    const before = world.sim.agendaSize;
+    registry.holdPushes(false);
+    // The first of the six is on the agenda; each of the others goes there once the one before it is delivered.
+    expect(world.sim.agendaSize).toBe(before + 1);
+    world.sim.run({ until: 1115 });
+    expect(readerPushes()).toBe(1 + 2);
+    world.sim.run({ until: 2000 });
+    // After the first push (a stopped) and the second (b stopped): one provider left.
+    expect(seenAt1120).toBe(1);
+    expect(readerPushes()).toBe(1 + 6);
+    expect(read()).toBe(3);
+  });
+
   it('delivers what has arrived to a subscriber that never reads once it holds 64 pushes', () => {
     const { world, registry, observer } = setup();
     const readerPushes = () => observer.pushes.filter((p) => p.instance === 'reader').length;
