@@ -76,7 +76,15 @@ export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
   }
   if (!(e.memoryMb.total <= limits.memoryMb)) {
     const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
-    const queued = part === 'queues' ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues` : part === 'inFlight' ? `: ${fmt(e.inFlight)} requests` : '';
+    const queued =
+      part === 'queues'
+        ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues`
+        : part === 'inFlight'
+          ? `: ${fmt(e.inFlight)} requests`
+          : part === 'consumers' && e.perInstanceGroups > 0
+            ? `; ${fmt(e.perInstanceGroups)} consumer group${e.perInstanceGroups === 1 ? '' : 's'} (${fmt(e.perInstanceGroupInstances)} instances) ` +
+              `run per instance: \`cohorts: on\` makes them cohorts`
+            : '';
     out.push(
       `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
         `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,

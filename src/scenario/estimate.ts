@@ -36,7 +36,7 @@
  * Requests within ±3% where few calls are retried. What the command keeps of each finished
  * simulation (`summaryBytes`, from estimate-summary-size.ts) and the queued calls were fitted in December 2026 too (docs/cli.md).
  */
-import { cohortPlan } from '../world/cohorts.js';
+import { cohortPlan, DEFAULT_REPRESENTATIVES } from '../world/cohorts.js';
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
 import { edgeRequestsByGroup } from './estimate-edge-requests.js';
@@ -189,6 +189,12 @@ export interface CostEstimate {
   /** Registry: pushes delivered to subscribers after list changes. */
   pushDeliveries: number;
   consumerInstances: number;
+  /**
+   * Consumer groups simulated per instance that `cohorts: on` would simulate as representatives (more instances
+   * than representatives), and their instances: what the hint of a refusal over consumer references names.
+   */
+  perInstanceGroups: number;
+  perInstanceGroupInstances: number;
   /** Consumer references (instance × service), call-graph consumer sides included. */
   references: number;
   /**
@@ -293,13 +299,20 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const subscribers = new Map<string, number>();
   const addSubs = (service: string, n: number) => subscribers.set(service, (subscribers.get(service) ?? 0) + n);
   let references = 0;
+  let perInstanceGroups = 0;
+  let perInstanceGroupInstances = 0;
   let loadBalancerBytes = 0;
   // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
   const sides: ConsumerSide[] = [];
   scenario.consumers.forEach((c) => {
     const services = new Set(Object.keys(c.calls).map((k) => splitKey(k)[0]));
     // A cohort (SPEC 2.12) simulates its representatives: they hold the state and get the push events.
-    const simulated = cohortPlan(c, scenario)?.members.length ?? c.instances;
+    const plan = cohortPlan(c, scenario);
+    const simulated = plan?.members.length ?? c.instances;
+    if (plan === null && c.instances > (c.representatives ?? DEFAULT_REPRESENTATIVES)) {
+      perInstanceGroups++;
+      perInstanceGroupInstances += c.instances;
+    }
     sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
     for (const s of services) {
       addSubs(s, simulated);
@@ -397,6 +410,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     heartbeatRecords,
     pushDeliveries,
     consumerInstances,
+    perInstanceGroups,
+    perInstanceGroupInstances,
     references,
     invokers,
     lists,

@@ -202,6 +202,24 @@ describe('costProblems', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^estimated peak memory [\d,]+ MB exceeds the 4,000 MB one simulation may use \(the V8 heap limit\); the most is provider instances, [\d,]+ MB$/);
   });
+  it('names the consumer groups simulated per instance that `cohorts: on` would make cohorts, when references are the most', () => {
+    // 2,000,000 instances: `auto` makes the group a cohort, `off` keeps it per instance.
+    const off = estimateCost(scenario('', ['consumers[0].instances=2000000', 'consumers[0].cohorts=off']));
+    expect([off.perInstanceGroups, off.perInstanceGroupInstances]).toEqual([1, 2_000_000]);
+    expect(costProblems(off, LIMITS)[0]).toMatch(
+      /; the most is consumer references, [\d,]+ MB; 1 consumer group \(2,000,000 instances\) run per instance: `cohorts: on` makes them cohorts$/,
+    );
+    // A leastactive group stays per instance under `auto` (per-process state): named too.
+    const stateful = estimateCost(scenario('', ['consumers[0].instances=2000000', 'consumers[0].reference={"com.example.S": {loadbalance: leastactive}}']));
+    expect(stateful.perInstanceGroups).toBe(1);
+    // In a cohort, or no larger than its representatives, a group is not named.
+    const cohort = estimateCost(scenario('', ['consumers[0].instances=2000000']));
+    expect([cohort.perInstanceGroups, cohort.perInstanceGroupInstances]).toEqual([0, 0]);
+    expect(estimateCost(scenario('', ['consumers[0].instances=32', 'consumers[0].cohorts=off'])).perInstanceGroups).toBe(0);
+    // Other parts over the limit say nothing of cohorts.
+    const providersOver = costProblems(estimateCost(scenario('', ['providers[0].count=1000000', 'consumers[0].cohorts=off', 'consumers[0].instances=100'])), LIMITS);
+    expect(providersOver[0]).toMatch(/the most is provider instances, [\d,]+ MB$/);
+  });
 });
 
 describe('distMeanMs', () => {
