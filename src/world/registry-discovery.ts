@@ -117,6 +117,8 @@ class Entry implements RegistryEntry {
   lastHeardMs: number;
   registeredOrder = 0;
   expiryBucketMs = -1;
+  livenessCalls = 0;
+  livenessUntilMs = -1;
 
   constructor(instance: ProviderInstance, exports: readonly ProviderExport[], service: string, loop: LivenessLoop, level: Level, nowMs: number) {
     this.instance = instance;
@@ -412,6 +414,14 @@ export abstract class DiscoveryRegistry implements RegistryModel {
   /** The registry as a server: bytes of a liveness message and of its answer. */
   protected abstract livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
 
+  /**
+   * The registry as a server: how long a client's liveness call waits for its answer when it makes no other
+   * until then (a synchronous call), or null when it sends each at its time. Default: null.
+   */
+  protected livenessCallTimeoutMs(_entry: RegistryEntry): number | null {
+    return null;
+  }
+
   /** What the provider clients' requests need of this registry (its hooks bound late: a subclass overrides them). */
   #requestsHost(servers: RegistryServers): ServerRequestsHost {
     return {
@@ -428,6 +438,7 @@ export abstract class DiscoveryRegistry implements RegistryModel {
       registrationFailed: (client, instance) => this.onRegistrationFailed(client, instance),
       livenessPerProcess: (entry) => this.livenessPerProcess(entry),
       livenessBytes: (entry) => this.livenessBytes(entry),
+      livenessCallTimeoutMs: (entry) => this.livenessCallTimeoutMs(entry),
     };
   }
 

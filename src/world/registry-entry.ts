@@ -41,4 +41,10 @@ export interface RegistryEntry {
   registeredOrder: number;
   /** ZooKeeper: the expiry bucket it is filed under (`ExpiryBuckets`), or -1 while not filed. */
   expiryBucketMs: number;
+  /**
+   * The registry as a server, a client whose liveness call waits for its answer (Nacos 1.x's beat of this
+   * record): the last call's number, and until when it waits (its answer's arrival, or its timeout).
+   */
+  livenessCalls: number;
+  livenessUntilMs: number;
 }

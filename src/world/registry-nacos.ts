@@ -51,6 +51,11 @@ export const NACOS_DETECTION_TIMEOUT_MS = 5000;
 export const NACOS_CONNECTION_CLOSED_MS = 3000;
 
 /** The Nacos naming server as Dubbo consumers see it. */
+/** Nacos 1.x client: the HTTP read timeout of a beat (NamingHttpClientManager `READ_TIME_OUT_MILLIS`). */
+export const NACOS1_BEAT_READ_TIMEOUT_MS = 50_000;
+/** Nacos 2.x client: how long a health check waits for its answer (DefaultGrpcClientConfig `healthCheckTimeOut`). */
+export const NACOS2_HEALTH_CHECK_TIMEOUT_MS = 3000;
+
 export class NacosRegistry extends DiscoveryRegistry {
   /** Connections being probed by the ejector (2.x). */
   readonly #probing = new Set<RegistryEntry>();
@@ -84,6 +89,14 @@ export class NacosRegistry extends DiscoveryRegistry {
 
   protected livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number } {
     return this.#connectionBound(entry) ? NACOS_KEEPALIVE_BYTES : NACOS_BEAT_BYTES;
+  }
+
+  // 1.x: BeatTask's `sendBeat` is a blocking HTTP call (read timeout 50 s, NamingHttpClientManager) and the
+  // next beat is scheduled once it returns; 2.x: RpcClient's health check waits for its answer (3 s,
+  // DefaultGrpcClientConfig `healthCheckTimeOut`). DIVERGENCE: 1.x's retries on other servers (NamingProxy
+  // `reqApi`) and 2.x's three health checks before a reconnect are not modelled.
+  protected override livenessCallTimeoutMs(entry: RegistryEntry): number {
+    return this.#connectionBound(entry) ? NACOS2_HEALTH_CHECK_TIMEOUT_MS : NACOS1_BEAT_READ_TIMEOUT_MS;
   }
 
   /** The instance's client is 2.x (connection-bound): the registry's `connectionBound`, else its provider group's profile. */

@@ -34,7 +34,16 @@ export interface ServerRequestsHost {
   /** The liveness message speaks for the whole process (one per tick), not for one record. */
   livenessPerProcess(entry: RegistryEntry): boolean;
   livenessBytes(entry: RegistryEntry): { readonly request: number; readonly reply: number };
+  /**
+   * How long a liveness call of `entry`'s client waits for its answer before it gives up, when the client
+   * makes no other until it is back (a Nacos beat or health check: a synchronous call); null when it
+   * sends each at its time whatever came back (a ZooKeeper ping).
+   */
+  livenessCallTimeoutMs(entry: RegistryEntry): number | null;
 }
+
+/** What waits for its liveness call: the record (a beat per record), or the process's client (one call per process). */
+type LivenessCaller = Pick<RegistryEntry, 'livenessCalls' | 'livenessUntilMs'>;
 
 /**
  * What a request does once its node has processed it: a liveness message makes the server hear its
@@ -51,6 +60,9 @@ type Kind = 'liveness' | 'registration' | 'deregistration';
 class PendingRequest {
   /** The process's other records that ticked with this liveness message (heard after it). */
   along: RegistryEntry[] | null = null;
+  /** A liveness call its client waits for: who waits, and the call's number. */
+  caller: LivenessCaller | null = null;
+  call = 0;
 
   constructor(
     readonly kind: Kind,
@@ -97,8 +109,15 @@ export class ServerRequests {
     const liveness = host.livenessBytes(entry);
     let processed: number | undefined;
     if (entry.listed) {
+      // Nacos's BeatTask schedules its next beat once the last one returned (BeatReactor.java, `finally`), and
+      // 2.x's health check waits for its answer: a client still waiting sends nothing, and is not silent.
+      // DIVERGENCE: the next call goes at the first tick after the node processed the last one, not a whole
+      // period after its answer.
+      const timeoutMs = host.livenessCallTimeoutMs(entry);
+      const caller: LivenessCaller | null = timeoutMs === null ? null : host.livenessPerProcess(entry) ? client : entry;
+      if (caller !== null && now < caller.livenessUntilMs) return;
       // PERF: the process's other records that tick with this message are heard in its event, after it.
-      const request = this.#send('liveness', entry, liveness.request, liveness.reply);
+      const request = this.#send('liveness', entry, liveness.request, liveness.reply, null, caller === null ? null : { caller, timeoutMs: timeoutMs! });
       if (request !== null) {
         request.along = [];
         client.tickAlong = request.along;
@@ -153,7 +172,14 @@ export class ServerRequests {
    * lost since is dropped with it (a registration then fails). Returns the request (a liveness message's
    * records that tick along are added to it while it waits), or null when the client reaches no node (nothing runs).
    */
-  #send(kind: Kind, entry: RegistryEntry, bytes: number, replyBytes: number, then: (() => void) | null = null): PendingRequest | null {
+  #send(
+    kind: Kind,
+    entry: RegistryEntry,
+    bytes: number,
+    replyBytes: number,
+    then: (() => void) | null = null,
+    call: { caller: LivenessCaller; timeoutMs: number } | null = null,
+  ): PendingRequest | null {
     const host = this.#host;
     const servers = host.servers;
     const client = servers.clientOf(entry.instance, entry.provider.zone);
@@ -162,6 +188,13 @@ export class ServerRequests {
     const processed = servers.processedAtMs;
     const request = new PendingRequest(kind, entry, client, node, client.epoch, replyBytes, processed, then);
     const sim = host.sim;
+    if (call !== null) {
+      // The caller waits from now, until the node has processed the call or the call gives up (see `#processed`).
+      const caller = call.caller;
+      request.caller = caller;
+      request.call = ++caller.livenessCalls;
+      caller.livenessUntilMs = sim.now + call.timeoutMs;
+    }
     if (processed <= sim.now) this.#processed(request);
     else sim.schedule(processed - sim.now, this.#onProcessed, NORMAL, request);
     return request;
@@ -172,6 +205,12 @@ export class ServerRequests {
   #processed(request: PendingRequest): void {
     const host = this.#host;
     const { entry, client } = request;
+    // A liveness call returns now (answered, or failed with its connection), unless it gave up first or a later
+    // one was made since. DIVERGENCE: its answer's wait on the out NIC is not waited for: the model queues every
+    // flow of a node in one FIFO, where the kernel interleaves them (a beat's answer does not wait behind
+    // seconds of pushes to others).
+    const caller = request.caller;
+    if (caller !== null && caller.livenessCalls === request.call) caller.livenessUntilMs = Math.min(caller.livenessUntilMs, host.sim.now);
     if (client.epoch !== request.epoch) {
       if (request.kind === 'registration') {
         request.node.registrationsFailed++;

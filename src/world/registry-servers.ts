@@ -110,6 +110,12 @@ export interface RegistryClient {
   tickHeardAtMs: number;
   /** The process's other records heard with its last liveness message, when it is processed. */
   tickAlong: RegistryEntry[] | null;
+  /**
+   * A client whose liveness call (one per process) waits for its answer (Nacos 2.x's health check): the last
+   * call's number, and until when it waits (its answer's arrival, or its timeout).
+   */
+  livenessCalls: number;
+  livenessUntilMs: number;
   /** Connections lost so far: a request sent on an earlier connection has no effect once processed. */
   epoch: number;
   /** When the last push to it is off its node's out NIC, and its bytes (how much of it is unsent). */
@@ -181,7 +187,7 @@ export class RegistryServers {
         order[i] = order[j]!;
         order[j] = t;
       }
-      c = { zone, order: this.#shared(order), pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, tickAlong: null, epoch: 0, pushLeftMs: -1, pushBytes: 0, session: null };
+      c = { zone, order: this.#shared(order), pos: 0, node: null, tickAtMs: -1, tickHeardAtMs: -1, tickAlong: null, livenessCalls: 0, livenessUntilMs: -1, epoch: 0, pushLeftMs: -1, pushBytes: 0, session: null };
       this.#clients.set(key, c);
     }
     return c;

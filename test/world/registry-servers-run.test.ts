@@ -68,6 +68,21 @@ describe('registry servers in the summary', () => {
     expect(summary.registry.pushLagMs!.max).toBeLessThan(300 + (8 * 1000) / 10);
   });
 
+  it('send a Nacos beat once the last one came back: an overloaded node is sent what it serves and one beat per record more', () => {
+    // Two providers of one export beat every 5 s (22 beats in 59 s); a node that serves 0.15 requests/s processes
+    // at most 8 of them in 59 s. A record whose beat has not come back (within the 50 s read timeout) sends none.
+    const requests = (requestsPerSec: number, connectionBound: boolean) =>
+      run({ capacity: { requestsPerSec }, connectionBound }, [], 59_000).registry.servers!['registry-1']!.requestsServed;
+    expect(requests(1000, false)).toBe(22);
+    const served = Math.floor(0.15 * 59);
+    const overloaded = requests(0.15, false);
+    expect(overloaded).toBeLessThanOrEqual(served + 2);
+    expect(overloaded).toBeGreaterThanOrEqual(served);
+    // A 2.x health check gives up after 3 s, before the next keepalive: each one is sent, however slow the node.
+    expect(requests(1000, true)).toBe(22);
+    expect(requests(0.15, true)).toBe(22);
+  });
+
   it('count an expired ZooKeeper session on its node and in the bucket where it expired', () => {
     // A crash at 20 000.5 ms: last ping at 20 s, a 40 s session, expiry in the 2 s bucket after 60 s.
     const crash: FaultSpec = { atMs: 20_000.5, action: { kind: 'crash', count: 1 }, label: 'faults[0]' };
