@@ -138,12 +138,22 @@ if (jsonOut !== undefined) writeFileSync(jsonOut, JSON.stringify(rows, null, 2) 
 
 // Least squares on relative error (each row weighted by 1/measured), non-negative by dropping
 // negative coefficients and refitting: wall time is a sum of non-negative costs.
+// Constants the refit holds at their values (WALL_MODEL's: keep in step), by index into `inputs`: per heartbeat and
+// per further record heard (measured and fitted before), the two cold-state terms (measured, docs/cli.md "Wide
+// estates"). An unconstrained refit of 2026-12-07 put heartbeats at 0 and moved their cost into the providers'.
+const HELD = new Map([
+  [3, 3.7e-6],
+  [4, 7.6e-7],
+  [8, 2.1e-6],
+  [9, 3.9e-6],
+]);
+const heldSeconds = (e) => [...HELD].reduce((s, [j, c]) => s + inputs(e)[j] * c, 0);
 function fit(data) {
   const k = names.length;
-  let active = Array.from({ length: k }, (_, i) => i);
+  let active = Array.from({ length: k }, (_, i) => i).filter((j) => !HELD.has(j));
   for (;;) {
     const A = data.map((r) => active.map((j) => inputs(r.estimate)[j] / r.measuredS));
-    const b = data.map(() => 1);
+    const b = data.map((r) => 1 - heldSeconds(r.estimate) / r.measuredS);
     const AtA = active.map((_, i) => active.map((_, j) => A.reduce((s, row) => s + row[i] * row[j], 0)));
     const Atb = active.map((_, i) => A.reduce((s, row, r) => s + row[i] * b[r], 0));
     const x = solve(AtA, Atb);
@@ -151,6 +161,7 @@ function fit(data) {
     if (negative < 0) {
       const coef = Array(k).fill(0);
       active.forEach((j, i) => (coef[j] = x[i]));
+      for (const [j, c] of HELD) coef[j] = c;
       return coef;
     }
     active = active.filter((_, i) => i !== negative);
@@ -173,7 +184,7 @@ function solve(M, v) {
 }
 if (rows.length >= names.length) {
   const coef = fit(rows);
-  process.stdout.write(`\nrefit (relative least squares): ${names.map((n, i) => `${n} ${coef[i].toExponential(3)}`).join(', ')}\n`);
+  process.stdout.write(`\nrefit (relative least squares, ${[...HELD.keys()].map((j) => names[j]).join(', ')} held): ${names.map((n, i) => `${n} ${coef[i].toExponential(3)}`).join(', ')}\n`);
   for (const r of rows) {
     const est = inputs(r.estimate).reduce((s, x, i) => s + x * coef[i], 0);
     process.stdout.write(`  ${r.name.padEnd(44)} refit ${est.toFixed(2)} s  measured ${r.measuredS.toFixed(2)} s  (${(((est - r.measuredS) / r.measuredS) * 100).toFixed(0)}%)\n`);

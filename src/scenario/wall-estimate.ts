@@ -12,21 +12,25 @@ import type { CostEstimate } from './estimate.js';
 
 /**
  * The calibrated constants of the wall-time model (seconds), fitted by least squares on the
- * relative error to the CPU time of `zonesim run --jobs 1` (bench/wall-calibration.js: 35 cases,
- * every shipped scenario, the benchmark deployments, scaled and crashed variants, 0.5 to 120 s).
+ * relative error to the CPU time of `zonesim run --jobs 1` (bench/wall-calibration.js: 41 cases,
+ * every shipped scenario, the benchmark deployments, scaled and crashed variants, 0.5 to 150 s).
+ * Refitted 2026-12-07 (one run each) with the heartbeat, further-record and cold-state constants held
+ * at their values (measured, or fitted before): start, attempts, refused attempts, push deliveries,
+ * references and providers.
  */
 export const WALL_MODEL = {
   /** A command's start and end: the CLI and its supervised child process, loading the bundle, writing results. */
   startS: 0.74,
   /** One attempt sent: its messages, execution, timers and metrics (retried and timed-out calls cost more than this). */
-  perAttemptS: 1.6e-6,
+  perAttemptS: 2.2e-6,
   /**
    * Wide estates. Where attempts spread over many invokers and many provider lists, each invoker and each
    * list is used a few times per run, so what an attempt touches (its list, weight table and router state,
    * the invoker, the provider and its pool) is cold in the CPU's caches. Each attempt then costs more, per
    * e-fold of invokers above `coldFromInvokers` and per e-fold of lists above `coldFromLists`. Not fitted
    * by the calibration (no calibration case reaches either threshold but bench/many-providers' invokers):
-   * measured 2026-12-07 as the run's time beyond the rest of the model, the build apart. One list of
+   * measured 2026-12-07 as the run's time beyond the rest of the model (then 1.6 µs an attempt), the build
+   * apart, and held in the refit of that day. One list of
    * 100,000 invokers (bench/many-providers at 2,000 and 40,000 requests/s, 21 s): 3.4 µs more per attempt,
    * which sets the invokers' rate. The seed scale (10^5 providers, 20,000 requests/s, 60 s without faults)
    * with 1/10, 1/3 and all of its consumer applications (40,000 / 126,400 / 400,000 invokers in 200 / 632 /
@@ -38,10 +42,11 @@ export const WALL_MODEL = {
   coldFromLists: 80,
   /**
    * Each attempt to a service whose providers refuse connections (`crash` mode): the consumer
-   * instances that set them aside route lists of their own (bench/zone-crash-mixed: 3× the time).
+   * instances that set them aside route lists of their own (12 µs before the 2026-12-07 refit, when
+   * bench/zone-crash-mixed took 3× the time it takes now).
    */
-  perRefusedServiceAttemptS: 1.2e-5,
-  /** One provider heartbeat or ZooKeeper ping (one tick of a process's liveness loop at one level). */
+  perRefusedServiceAttemptS: 2.9e-6,
+  /** One provider heartbeat or ZooKeeper ping (one tick of a process's liveness loop at one level). Held in the 2026-12-07 refit. */
   perHeartbeatS: 3.7e-6,
   /**
    * Each further record a tick hears (a process's other exports). Not fitted by the calibration: measured
@@ -50,15 +55,15 @@ export const WALL_MODEL = {
    */
   perHeartbeatRecordS: 7.6e-7,
   /** One registry push delivered to one consumer instance (routing the new list included). */
-  perPushDeliveryS: 1.9e-6,
+  perPushDeliveryS: 1.3e-5,
   /** Building one consumer reference (directory, router chain, cluster, subscription). */
-  perReferenceS: 1.7e-4,
+  perReferenceS: 4.9e-5,
   /** Building and registering one provider instance. */
-  perProviderS: 4.2e-5,
+  perProviderS: 3.2e-5,
   /**
    * The range printed around the estimate: the calibration runs took 0.7 to 1.4 times the estimate
-   * (timed-out attempts cost more than the mean one and make runs slower; small runs are
-   * mostly start-up), and an idle machine's wall time is about 0.8 times the CPU time.
+   * (0.72 to 1.45 in the 2026-12-07 refit; timed-out attempts cost more than the mean one and make runs
+   * slower; small runs are mostly start-up), and an idle machine's wall time is about 0.8 times the CPU time.
    */
   low: 0.5,
   high: 1.5,
