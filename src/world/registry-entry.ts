@@ -43,7 +43,7 @@ export interface RegistryEntry {
   expiryBucketMs: number;
   /**
    * The registry as a server, a client whose liveness call waits for its answer (Nacos 1.x's beat of this
-   * record): the last call's number, and until when it waits (its answer's arrival, or its timeout).
+   * record): the last call's number, and until when it waits (the node processes the call, or it times out).
    */
   livenessCalls: number;
   livenessUntilMs: number;

@@ -116,11 +116,15 @@ export class HeldPushes {
       return;
     }
     sub.chained = true;
+    this.#enter(sub, sub.heldHead++, this.#onChained);
+  }
+
+  /** Puts `sub`'s i-th held push on the agenda at the place it was held for, with `fire` as its callback. */
+  #enter(sub: Subscription, i: number, fire: (arg: unknown) => void): void {
     const at = sub.heldAt;
-    const i = sub.heldHead++;
     const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
     sub.heldSnapshots[i] = null;
-    this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#onChained, NORMAL, delivery);
+    this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, fire, NORMAL, delivery);
   }
 
   readonly #onChained = (arg: unknown): void => {
@@ -266,12 +270,7 @@ export class HeldPushes {
     this.#queueDeferral(sub);
     // A chain's push on the agenda stays there; the ones after it go there now.
     sub.chained = false;
-    const at = sub.heldAt;
-    for (let i = sub.heldHead; i < sub.heldEnd; i++) {
-      const delivery: Delivery = { sub, seq: at[3 * i + 2]!, snapshot: sub.heldSnapshots[i]! };
-      sub.heldSnapshots[i] = null;
-      this.#sim.scheduleReserved(at[3 * i]!, at[3 * i + 1]!, this.#deliver, NORMAL, delivery);
-    }
+    for (let i = sub.heldHead; i < sub.heldEnd; i++) this.#enter(sub, i, this.#deliver);
     clearHeld(sub);
   }
 

@@ -50,12 +50,12 @@ export const NACOS_DETECTION_TIMEOUT_MS = 5000;
 /** Nacos 2.x: a crashed client's instances go this long after the crash (zonesim's choice, see the module note). */
 export const NACOS_CONNECTION_CLOSED_MS = 3000;
 
-/** The Nacos naming server as Dubbo consumers see it. */
 /** Nacos 1.x client: the HTTP read timeout of a beat (NamingHttpClientManager `READ_TIME_OUT_MILLIS`). */
 export const NACOS1_BEAT_READ_TIMEOUT_MS = 50_000;
 /** Nacos 2.x client: how long a health check waits for its answer (DefaultGrpcClientConfig `healthCheckTimeOut`). */
 export const NACOS2_HEALTH_CHECK_TIMEOUT_MS = 3000;
 
+/** The Nacos naming server as Dubbo consumers see it. */
 export class NacosRegistry extends DiscoveryRegistry {
   /** Connections being probed by the ejector (2.x). */
   readonly #probing = new Set<RegistryEntry>();

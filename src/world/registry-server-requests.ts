@@ -117,7 +117,7 @@ export class ServerRequests {
       const caller: LivenessCaller | null = timeoutMs === null ? null : host.livenessPerProcess(entry) ? client : entry;
       if (caller !== null && now < caller.livenessUntilMs) return;
       // PERF: the process's other records that tick with this message are heard in its event, after it.
-      const request = this.#send('liveness', entry, liveness.request, liveness.reply, null, caller === null ? null : { caller, timeoutMs: timeoutMs! });
+      const request = this.#send('liveness', entry, liveness.request, liveness.reply, null, caller, timeoutMs ?? 0);
       if (request !== null) {
         request.along = [];
         client.tickAlong = request.along;
@@ -178,7 +178,8 @@ export class ServerRequests {
     bytes: number,
     replyBytes: number,
     then: (() => void) | null = null,
-    call: { caller: LivenessCaller; timeoutMs: number } | null = null,
+    caller: LivenessCaller | null = null,
+    timeoutMs = 0,
   ): PendingRequest | null {
     const host = this.#host;
     const servers = host.servers;
@@ -188,12 +189,12 @@ export class ServerRequests {
     const processed = servers.processedAtMs;
     const request = new PendingRequest(kind, entry, client, node, client.epoch, replyBytes, processed, then);
     const sim = host.sim;
-    if (call !== null) {
-      // The caller waits from now, until the node has processed the call or the call gives up (see `#processed`).
-      const caller = call.caller;
+    if (caller !== null) {
+      // The caller waits from now, until the node has processed the call or the call gives up after `timeoutMs`
+      // (see `#processed`).
       request.caller = caller;
       request.call = ++caller.livenessCalls;
-      caller.livenessUntilMs = sim.now + call.timeoutMs;
+      caller.livenessUntilMs = sim.now + timeoutMs;
     }
     if (processed <= sim.now) this.#processed(request);
     else sim.schedule(processed - sim.now, this.#onProcessed, NORMAL, request);

@@ -112,7 +112,7 @@ export interface RegistryClient {
   tickAlong: RegistryEntry[] | null;
   /**
    * A client whose liveness call (one per process) waits for its answer (Nacos 2.x's health check): the last
-   * call's number, and until when it waits (its answer's arrival, or its timeout).
+   * call's number, and until when it waits (the node processes the call, or it times out).
    */
   livenessCalls: number;
   livenessUntilMs: number;
