@@ -93,10 +93,17 @@ export class ConsumerPushes {
     return out;
   }
 
-  /** `registry.byConsumer` (every subscriber by instance id), or undefined when not asked for. */
-  byConsumer(): Record<string, InstancePushes> | undefined {
+  /**
+   * `registry.byConsumer` (every subscriber by instance id), or undefined when not asked for. A subscriber that
+   * stands for several instances (a cohort's representative, named as its first member) is one entry with its
+   * figures per member and its `members`, as in `worst`.
+   */
+  byConsumer(): Record<string, InstancePushes & { members?: number }> | undefined {
     if (!this.#perInstance) return undefined;
-    const all = [...this.#subscribers].map(([id, s]): [string, InstancePushes] => [id, { pushes: s.pushes, pushBytes: s.pushBytes }]);
+    const all = [...this.#subscribers].map(([id, s]): [string, InstancePushes & { members?: number }] => [
+      id,
+      s.members === 1 ? { pushes: s.pushes, pushBytes: s.pushBytes } : { pushes: s.pushes, pushBytes: s.pushBytes, members: s.members },
+    ]);
     return Object.fromEntries(all.sort(byKey));
   }
 }

@@ -238,14 +238,14 @@ export interface Summary extends ScopeSummary {
   /**
    * `byConsumerGroup` (zonesim addition): pushes and bytes per consumer group, with their spread over its
    * instances, over the whole run. `byConsumer` (zonesim addition, only with `--per-instance`): pushes and bytes
-   * per consumer instance id. `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
+   * per consumer instance id (a cohort's representative: per member, with its `members`). `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
    */
   registry: {
     pushes: number;
     pushBytes: number;
     staleCalls: number;
     byConsumerGroup?: Record<string, ConsumerGroupPushes>;
-    byConsumer?: Record<string, InstancePushes>;
+    byConsumer?: Record<string, InstancePushes & { members?: number }>;
     byLevel?: { interface?: { pushes: number; pushBytes: number }; application?: { pushes: number; pushBytes: number } };
     /** Only with registry servers (`servers` or `capacity`): each node's figures, by node name. */
     servers?: Record<string, RegistryServerSummary>;

@@ -99,6 +99,23 @@ describe('registry.byConsumerGroup', () => {
     expect(plain.byConsumerGroup).toEqual(asked.byConsumerGroup);
   });
 
+  it('lists a representative once under registry.byConsumer, its figures per member with its members', () => {
+    const reg = summaryOf(
+      [
+        ['web@zoneA#0', 'web@zoneA', 100, 4],
+        ['web@zoneA#4', 'web@zoneA', 60, 3],
+        ['web@zoneA#0', 'web@zoneA', 40, 4],
+      ],
+      true,
+    );
+    expect(reg.byConsumer).toEqual({
+      'web@zoneA#0': { pushes: 2, pushBytes: 140, members: 4 },
+      'web@zoneA#4': { pushes: 1, pushBytes: 60, members: 3 },
+    });
+    // The group's totals count each member: what the entries times their members add up to.
+    expect([reg.pushes, reg.pushBytes]).toEqual([4 * 2 + 3 * 1, 4 * 140 + 3 * 60]);
+  });
+
   it('averages the group figures over seeds, without the worst instances; byConsumer only when every seed has it', () => {
     const seed = (bytes: number, perInstance: boolean): Summary => {
       const r = new Recorder({ warmupMs: 0, durationMs: 1000, bucketMs: 1000, providerGroups: [], perInstance });
