@@ -68,7 +68,12 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   const methods = new Set(summaries.flatMap((s) => Object.keys(s.byService)));
   if (methods.size > 1) {
     const c = FIGURE_COLUMNS;
-    out += '\nby method\n' + scopeTable(strategies, 'method', (s) => s.byService, [c.requests, c.p99, c.p99All, c.timeout, c.rejected, c.error]) + '\n';
+    const shown = worstMethods(summaries, methods, MAX_METHOD_ROWS);
+    const title =
+      shown === undefined
+        ? 'by method'
+        : `by method: the ${shown.size} of ${fmtCount(methods.size)} with the highest error %, then p99 all ms, in any strategy (every method in compare.csv)`;
+    out += `\n${title}\n` + scopeTable(strategies, 'method', (s) => s.byService, [c.requests, c.p99, c.p99All, c.timeout, c.rejected, c.error], shown) + '\n';
   }
   const pairs = zonePairTable(
     strategies.map(([name, summary]) => ({ lead: [name], summary })),
@@ -78,14 +83,45 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   return out;
 }
 
-/** One row per strategy and scope (zone or method, sorted by name across strategies), the scope's figures in `columns`. */
+/**
+ * The most methods the compare table lists one by one: an estate of a thousand services would print a
+ * thousand rows per strategy, burying the few that fail.
+ */
+export const MAX_METHOD_ROWS = 20;
+
+/**
+ * The `limit` methods to list when there are more: ranked by their highest error % in any strategy, then
+ * their highest p99 over all requests, then by name; undefined when every method fits.
+ */
+function worstMethods(summaries: readonly Summary[], methods: ReadonlySet<string>, limit: number): Set<string> | undefined {
+  if (methods.size <= limit) return undefined;
+  const ranked = [...methods].map((name) => {
+    let error = 0;
+    let p99All = 0;
+    for (const s of summaries) {
+      const scope = s.byService[name];
+      if (scope === undefined) continue;
+      error = Math.max(error, scope.errorRate);
+      p99All = Math.max(p99All, scope.latencyAllMs.p99);
+    }
+    return { name, error, p99All };
+  });
+  ranked.sort((a, b) => b.error - a.error || b.p99All - a.p99All || (a.name < b.name ? -1 : 1));
+  return new Set(ranked.slice(0, limit).map((m) => m.name));
+}
+
+/**
+ * One row per strategy and scope (zone or method, sorted by name across strategies; only those in `only`
+ * when given), the scope's figures in `columns`.
+ */
 function scopeTable(
   strategies: Array<[string, Summary]>,
   label: string,
   scopesOf: (s: Summary) => Summary['byConsumerZone'],
   columns: FigureColumn[],
+  only?: ReadonlySet<string>,
 ): string {
-  const names = [...new Set(strategies.flatMap(([, s]) => Object.keys(scopesOf(s))))].sort();
+  const names = [...new Set(strategies.flatMap(([, s]) => Object.keys(scopesOf(s))))].filter((n) => only === undefined || only.has(n)).sort();
   const rows: string[][] = [['strategy', label, ...columns.map((c) => c.header)]];
   for (const [strategy, s] of strategies) {
     for (const name of names) {

@@ -563,6 +563,47 @@ describe('formatCompareTable', () => {
   });
 });
 
+describe('formatCompareTable by method for an estate of many methods', () => {
+  /** 25 methods m00..m24, ten calls each at 10 + 5·i ms; `timeouts` of a method's calls time out instead. */
+  function manyMethods(timeouts: Record<string, number>): Summary {
+    const r = new Recorder({ warmupMs: 0, durationMs: 10_000, bucketMs: 10_000, providerGroups: [{ name: 'users-a', instances: 1, threads: 10 }] });
+    let t = 1;
+    for (let i = 0; i < 25; i++) {
+      const method = `m${String(i).padStart(2, '0')}`;
+      for (let k = 0; k < 10; k++, t++) {
+        const req = r.startRequest({ consumerGroup: 'web', consumerZone: 'zoneA', service: SERVICE, method, idempotent: true, startMs: t });
+        r.attempt(req, { crossZone: false, stale: false, providerGroup: 'users-a', providerZone: 'zoneA' });
+        r.execution(req, 'users-a');
+        const timedOut = k < (timeouts[method] ?? 0);
+        r.endRequest(req, timedOut ? 'timeout' : 'ok', t + (timedOut ? 1000 : 10 + 5 * i));
+      }
+    }
+    r.finish({ simulatedMs: 10_000, providerGroups: [{ name: 'users-a', busyMs: 0, peakActiveThreads: 1 }], inFlight: 0 });
+    return r.summary({ scenario: 'many-methods', seed: 1, seeds: [1], version: '0.1.0' });
+  }
+
+  it('lists the 20 with the highest error % in any strategy, then the highest p99 all, by name, and says how many there are', () => {
+    const lines = formatCompareTable({ a: manyMethods({ m03: 2 }), b: manyMethods({ m07: 1 }) }).trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('by method'));
+    expect(lines[at]).toBe('by method: the 20 of 25 with the highest error %, then p99 all ms, in any strategy (every method in compare.csv)');
+    const rows = lines.slice(at + 2).map((l) => l.trim().split(/\s+/));
+    // m03 and m07 failed in one strategy each; then the 18 slowest of the others (m24 down to m06, m07 aside).
+    const expected = ['m03', 'm06', 'm07', ...Array.from({ length: 17 }, (_, i) => `m${String(i + 8).padStart(2, '0')}`)].map((m) => `${SERVICE}.${m}`);
+    expect(rows.filter((r) => r[0] === 'a').map((r) => r[1])).toEqual(expected);
+    expect(rows.filter((r) => r[0] === 'b').map((r) => r[1])).toEqual(expected);
+    expect(rows).toHaveLength(40);
+  });
+
+  it('lists every method, under the plain title, when there are no more than 20', () => {
+    const few = manyMethods({});
+    for (const name of Object.keys(few.byService).slice(20)) delete few.byService[name];
+    const lines = formatCompareTable({ a: few }).trimEnd().split('\n');
+    const at = lines.indexOf('by method');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 2)).toHaveLength(20);
+  });
+});
+
 describe('formatCompareTable over several seeds, by zone and by zone pair', () => {
   /** Three seeds of a strategy: the sample with 0, `extra` and 2 x `extra` more fast calls. */
   const threeSeeds = (extra: number) => aggregateSummaries([sampleSummary(1), sampleSummary(2, extra), sampleSummary(3, 2 * extra)]);
