@@ -98,12 +98,20 @@ export interface WallEstimate {
 }
 
 /**
- * The wall time of a command that runs `count` simulations of each estimate on `threads` threads:
- * its start, then the simulations spread over the threads (never less than the longest one).
+ * The wall time of a command that runs `count` simulations of each estimate on `threads` threads: its start,
+ * then the simulations as the threads take them, in order, each the next one when it is free (parallel.ts):
+ * the last thread's end. Three equal simulations on two threads take two of them, not one and a half.
  */
 export function commandWallSeconds(planned: ReadonlyArray<{ estimate: CostEstimate; count: number }>, threads: number): WallEstimate {
-  const each = planned.map((p) => simulationSeconds(p.estimate));
-  const total = planned.reduce((s, p, i) => s + p.count * each[i]!, 0);
-  const seconds = WALL_MODEL.startS + Math.max(total / Math.max(1, threads), ...each, 0);
+  const ends = new Array<number>(Math.max(1, threads)).fill(0);
+  for (const p of planned) {
+    const each = simulationSeconds(p.estimate);
+    for (let k = 0; k < p.count; k++) {
+      let free = 0;
+      for (let t = 1; t < ends.length; t++) if (ends[t]! < ends[free]!) free = t;
+      ends[free]! += each;
+    }
+  }
+  const seconds = WALL_MODEL.startS + Math.max(...ends);
   return { seconds, low: seconds * WALL_MODEL.low, high: seconds * WALL_MODEL.high };
 }

@@ -44,11 +44,19 @@ describe('the wall-time estimate', () => {
     expect(perAttempt).toBeCloseTo(WALL_MODEL.perAttemptS, 12);
   });
 
-  it('adds the start once, and spreads simulations over the threads, never below the longest one', () => {
+  it('adds the start once, and spreads simulations over the threads as they take them, never below the longest one', () => {
     const one = simulationSeconds(base);
     expect(commandWallSeconds([{ estimate: base, count: 1 }], 1).seconds).toBeCloseTo(WALL_MODEL.startS + one, 12);
     expect(commandWallSeconds([{ estimate: base, count: 4 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + 2 * one, 12);
     expect(commandWallSeconds([{ estimate: base, count: 1 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + one, 12);
+    // Equal simulations go in rounds: three on two threads take two, five take three (compare's five strategies).
+    expect(commandWallSeconds([{ estimate: base, count: 3 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + 2 * one, 12);
+    expect(commandWallSeconds([{ estimate: base, count: 5 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + 3 * one, 12);
+    // A long one first and two short ones: the short ones share the other thread.
+    const long = estimate('scenarios/dual-zone-baseline.yaml', ['duration=600s', 'warmup=50s']);
+    const l = simulationSeconds(long);
+    expect(l).toBeGreaterThan(2 * one);
+    expect(commandWallSeconds([{ estimate: long, count: 1 }, { estimate: base, count: 2 }], 2).seconds).toBeCloseTo(WALL_MODEL.startS + l, 12);
     const w = commandWallSeconds([{ estimate: base, count: 3 }], 1);
     expect([w.low, w.high]).toEqual([w.seconds * WALL_MODEL.low, w.seconds * WALL_MODEL.high]);
   });
