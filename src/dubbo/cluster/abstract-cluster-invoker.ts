@@ -15,7 +15,7 @@ import {
 } from '../constants.js';
 import type { Directory } from '../directory/directory.js';
 import type { LoadBalance } from '../loadbalance/load-balance.js';
-import { markDrawnFrom } from '../loadbalance/weight-table.js';
+import { forgetDrawn, markDrawnFrom } from '../loadbalance/weight-table.js';
 import {
   ended,
   isClusterInvoker,
@@ -279,7 +279,11 @@ export abstract class AbstractClusterInvoker implements ClusterInvokerLike {
     }
     if (reselectInvokers.length > 0) {
       markDrawnFrom(reselectInvokers, invokers);
-      return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+      try {
+        return loadbalance.select(reselectInvokers, this.getUrl(), invocation);
+      } finally {
+        forgetDrawn();
+      }
     }
     if (selected !== null) {
       for (const invoker of selected) {
