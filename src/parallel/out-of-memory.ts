@@ -212,7 +212,7 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  * --heap-growing-percent=0 bin/zonesim.js ...` restores V8's default; `--allocation-site-pretenuring`
  * turns pretenuring back on) wins.
  */
-export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=25', '--max-semi-space-size=32', '--no-allocation-site-pretenuring'];
+export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=25', '--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--expose-gc'];
 
 /**
  * `execArgv` plus each of `CHILD_V8_FLAGS` and `extra` it does not already set (node takes V8 flags

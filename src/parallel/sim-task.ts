@@ -5,6 +5,7 @@
  * threads share a batch of tasks: a counter of the next task to take, and progress cells. Plugins a
  * task calls are given by the thread that runs it (`TaskPlugins`).
  */
+import { getHeapStatistics } from 'node:v8';
 import type { Summary } from '../metrics/summary.js';
 import type { TraceRecorder } from '../metrics/trace-recorder.js';
 import { runScenario, type Plugins } from '../scenario/run.js';
@@ -38,6 +39,30 @@ export type TaskPlugins = (task: SimTask) => Promise<Plugins>;
 /** The plugins of a task that calls none: empty tables. */
 export const noPlugins: TaskPlugins = async () => ({ loadBalances: {}, clusters: {}, routers: {} });
 
+/** A simulation that grew its thread's heap by more than this is collected as soon as it has ended (see `collectIfGrown`). */
+export const COLLECT_AFTER_BYTES = 256 * 1024 * 1024;
+
+/** The heap this thread is using now (its own isolate's). */
+function heapUsedBytes(): number {
+  return getHeapStatistics().used_heap_size;
+}
+
+/**
+ * After a simulation: a full garbage collection when the thread's heap has grown by more than
+ * `COLLECT_AFTER_BYTES` since `usedAtStart` (its world, garbage now), and node exposes one (the CLI child runs
+ * with `--expose-gc`, see `CHILD_V8_FLAGS`). V8 would collect it only once the heap had grown by a quarter
+ * again (`--heap-growing-percent=25`): a thread that ran another simulation built that world beside the last
+ * one's garbage. Small worlds are not worth a collection each (a sweep or many seeds of a small scenario runs
+ * thousands).
+ */
+export function collectIfGrown(
+  usedAtStart: number,
+  gc: (() => void) | undefined = (globalThis as { gc?: () => void }).gc,
+  heapUsed: () => number = heapUsedBytes,
+): void {
+  if (typeof gc === 'function' && heapUsed() - usedAtStart > COLLECT_AFTER_BYTES) gc();
+}
+
 /**
  * Runs one task and returns its summary; progress goes to `onProgress`, else to the task's shared
  * buffer; `plugins` gives the plugins the simulation calls (none by default); `traces` records its
@@ -65,7 +90,12 @@ export async function runSimTask(
   }
   const loaded = plugins(task);
   const budget = task.force === true ? undefined : runWatch(task.scenario, task.seed, task.maxRequests);
-  return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget, traces, perInstance: task.perInstance }).summary;
+  const usedAtStart = heapUsedBytes();
+  try {
+    return runScenario(task.scenario, { seed: task.seed, version: VERSION, plugins: await loaded, onProgress: watch, watch: budget, traces, perInstance: task.perInstance }).summary;
+  } finally {
+    collectIfGrown(usedAtStart);
+  }
 }
 
 const CELL_FIELDS = 3;

@@ -129,26 +129,27 @@ describe('outOfMemoryMessage', () => {
 
 describe('childExecArgv', () => {
   const PRETENURE = '--no-allocation-site-pretenuring';
+  const GC = '--expose-gc';
 
-  it('adds the heap-growth, young-generation and pretenuring flags to the parent\'s own flags', () => {
-    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
-    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
+  it('adds the heap-growth, young-generation, pretenuring and expose-gc flags to the parent\'s own flags', () => {
+    expect(CHILD_V8_FLAGS).toEqual(['--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE, GC]);
+    expect(childExecArgv(['--enable-source-maps'])).toEqual(['--enable-source-maps', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE, GC]);
   });
 
   it('leaves a flag to the user when node\'s command line already sets it, in either spelling', () => {
-    expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0', '--max-semi-space-size=32', PRETENURE]);
-    expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10', '--max-semi-space-size=32', PRETENURE]);
-    expect(childExecArgv(['--max_semi_space_size=16'])).toEqual(['--max_semi_space_size=16', '--heap-growing-percent=25', PRETENURE]);
-    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE]);
+    expect(childExecArgv(['--heap-growing-percent=0'])).toEqual(['--heap-growing-percent=0', '--max-semi-space-size=32', PRETENURE, GC]);
+    expect(childExecArgv(['--heap_growing_percent=10'])).toEqual(['--heap_growing_percent=10', '--max-semi-space-size=32', PRETENURE, GC]);
+    expect(childExecArgv(['--max_semi_space_size=16'])).toEqual(['--max_semi_space_size=16', '--heap-growing-percent=25', PRETENURE, GC]);
+    expect(childExecArgv(['--max-old-space-size=4096'])).toEqual(['--max-old-space-size=4096', '--heap-growing-percent=25', '--max-semi-space-size=32', PRETENURE, GC]);
   });
 
   it('leaves a boolean flag to the user when node\'s command line sets it either way', () => {
     const rest = ['--heap-growing-percent=25', '--max-semi-space-size=32'];
-    expect(childExecArgv(['--allocation-site-pretenuring'])).toEqual(['--allocation-site-pretenuring', ...rest]);
-    expect(childExecArgv(['--allocation_site_pretenuring'])).toEqual(['--allocation_site_pretenuring', ...rest]);
-    expect(childExecArgv([PRETENURE])).toEqual([PRETENURE, ...rest]);
-    expect(childExecArgv(['--no_allocation_site_pretenuring'])).toEqual(['--no_allocation_site_pretenuring', ...rest]);
+    expect(childExecArgv(['--allocation-site-pretenuring'])).toEqual(['--allocation-site-pretenuring', ...rest, GC]);
+    expect(childExecArgv(['--allocation_site_pretenuring'])).toEqual(['--allocation_site_pretenuring', ...rest, GC]);
+    expect(childExecArgv([PRETENURE])).toEqual([PRETENURE, ...rest, GC]);
+    expect(childExecArgv(['--no_allocation_site_pretenuring'])).toEqual(['--no_allocation_site_pretenuring', ...rest, GC]);
     // Another flag that merely starts with the same words is not the same flag.
-    expect(childExecArgv(['--allocation-site-pretenuring-x'])).toEqual(['--allocation-site-pretenuring-x', ...rest, PRETENURE]);
+    expect(childExecArgv(['--allocation-site-pretenuring-x'])).toEqual(['--allocation-site-pretenuring-x', ...rest, PRETENURE, GC]);
   });
 });

@@ -11,7 +11,7 @@ import { checkJobs, MAX_JOBS, simulationThreads, WarmWorkers } from '../../src/p
 import { main } from '../../src/cli/main.js';
 import { runSimTasks } from '../../src/parallel/parallel.js';
 import type { ProgressSink } from '../../src/parallel/progress.js';
-import { claimNext, ProgressCells, runClaimedTasks, stopClaims, type SimTask } from '../../src/parallel/sim-task.js';
+import { claimNext, collectIfGrown, COLLECT_AFTER_BYTES, ProgressCells, runClaimedTasks, stopClaims, type SimTask } from '../../src/parallel/sim-task.js';
 import { loadScenarioWithRaw } from '../../src/scenario/load.js';
 import { useTempDirs } from '../helpers/tmp.js';
 
@@ -166,6 +166,21 @@ describe('sharing tasks between threads', () => {
     expect([0, 1, 2].map((i) => cells.read(i).done)).toEqual([false, true, true]);
     expect(cells.read(1).simMs).toBeGreaterThan(2_900);
     expect(cells.read(1).requests).toBeGreaterThan(0);
+  });
+
+  it('collects after a simulation that grew the heap by more than COLLECT_AFTER_BYTES, where node exposes gc', () => {
+    const MB = 1024 * 1024;
+    let collections = 0;
+    const gc = () => collections++;
+    collectIfGrown(100 * MB, gc, () => 100 * MB + COLLECT_AFTER_BYTES); // grew by exactly the threshold
+    expect(collections).toBe(0);
+    collectIfGrown(100 * MB, gc, () => 100 * MB + COLLECT_AFTER_BYTES + 1); // a large world's garbage
+    expect(collections).toBe(1);
+    collectIfGrown(900 * MB, gc, () => 950 * MB); // a small world beside what is kept
+    expect(collections).toBe(1);
+    // Without gc exposed (node run without the CLI's child flags): nothing, whatever the growth.
+    collectIfGrown(0, undefined, () => 100 * COLLECT_AFTER_BYTES);
+    expect(collections).toBe(1);
   });
 
   it('stops every thread taking tasks when one of its tasks fails', async () => {
