@@ -210,7 +210,8 @@ function signalNumber(signal: NodeJS.Signals): number | undefined {
  * until the next mark-compact (the large deployment without its restart: 130 MB promoted in 15
  * simulated s instead of 23, 3.0 s -> 2.6 s). A flag given on node's command line (`node
  * --heap-growing-percent=0 bin/zonesim.js ...` restores V8's default; `--allocation-site-pretenuring`
- * turns pretenuring back on) wins.
+ * turns pretenuring back on) wins. `--expose-gc` lets a thread that runs several simulations collect each one's
+ * world as soon as it ends (`collectIfGrown` in sim-task.ts).
  */
 export const CHILD_V8_FLAGS: readonly string[] = ['--heap-growing-percent=25', '--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--expose-gc'];
 
