@@ -238,7 +238,8 @@ export interface Summary extends ScopeSummary {
   /**
    * `byConsumerGroup` (zonesim addition): pushes and bytes per consumer group, with their spread over its
    * instances, over the whole run. `byConsumer` (zonesim addition, only with `--per-instance`): pushes and bytes
-   * per consumer instance id (a cohort's representative: per member, with its `members`). `byLevel` (zonesim addition): the same split by discovery level, each level that pushed.
+   * per consumer instance id (a cohort's representative: per member, with its `members`). `byLevel` (zonesim
+   * addition): the same split by discovery level, each level that pushed.
    */
   registry: {
     pushes: number;
