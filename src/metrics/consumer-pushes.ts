@@ -6,7 +6,7 @@
  * cohort's representative) counts `members` times: in the totals with each push, and in the spread with its
  * own figures (each of its members received each of its pushes).
  */
-import type { ConsumerGroupPushes, InstancePushes, PushSpread } from './summary.js';
+import type { ConsumerGroupPushes, InstancePushes, PushSpread, SubscriberPushes } from './summary.js';
 
 /** How many instances `worst` names per group. */
 export const WORST_INSTANCES = 3;
@@ -78,7 +78,7 @@ export class ConsumerPushes {
       const worst = subs
         .sort((a, b) => b.pushBytes - a.pushBytes || (a.id < b.id ? -1 : 1))
         .slice(0, WORST_INSTANCES)
-        .map(({ id, pushes, pushBytes, members }) => (members === 1 ? { id, pushes, pushBytes } : { id, pushes, pushBytes, members }));
+        .map(({ id, pushes, pushBytes, members }) => withMembers({ id, pushes, pushBytes }, members));
       out[key] = {
         instances: subs.reduce((n, s) => n + s.members, 0),
         pushes: g.pushes,
@@ -98,14 +98,16 @@ export class ConsumerPushes {
    * stands for several instances (a cohort's representative, named as its first member) is one entry with its
    * figures per member and its `members`, as in `worst`.
    */
-  byConsumer(): Record<string, InstancePushes & { members?: number }> | undefined {
+  byConsumer(): Record<string, SubscriberPushes> | undefined {
     if (!this.#perInstance) return undefined;
-    const all = [...this.#subscribers].map(([id, s]): [string, InstancePushes & { members?: number }] => [
-      id,
-      s.members === 1 ? { pushes: s.pushes, pushBytes: s.pushBytes } : { pushes: s.pushes, pushBytes: s.pushBytes, members: s.members },
-    ]);
+    const all = [...this.#subscribers].map(([id, s]): [string, SubscriberPushes] => [id, withMembers({ pushes: s.pushes, pushBytes: s.pushBytes }, s.members)]);
     return Object.fromEntries(all.sort(byKey));
   }
+}
+
+/** `figures`, with `members` when the subscriber stands for more than one instance. */
+function withMembers<T extends InstancePushes>(figures: T, members: number): T & { members?: number } {
+  return members === 1 ? figures : { ...figures, members };
 }
 
 /**

@@ -196,6 +196,11 @@ export interface InstancePushes {
   pushBytes: number;
 }
 
+/** A subscriber's pushes: an instance's, or per member of a cohort's representative with its `members` (when above 1). */
+export interface SubscriberPushes extends InstancePushes {
+  members?: number;
+}
+
 /** The spread of a per-instance figure over a consumer group's instances. */
 export interface PushSpread {
   min: number;
@@ -211,7 +216,7 @@ export interface ConsumerGroupPushes extends InstancePushes {
   instances: number;
   perInstance: { pushes: PushSpread; pushBytes: PushSpread };
   /** Absent in a mean over seeds (it names one seed's instances). `members`: a cohort's representative's size, when above 1. */
-  worst?: Array<InstancePushes & { id: string; members?: number }>;
+  worst?: Array<SubscriberPushes & { id: string }>;
 }
 
 /**
@@ -246,7 +251,7 @@ export interface Summary extends ScopeSummary {
     pushBytes: number;
     staleCalls: number;
     byConsumerGroup?: Record<string, ConsumerGroupPushes>;
-    byConsumer?: Record<string, InstancePushes & { members?: number }>;
+    byConsumer?: Record<string, SubscriberPushes>;
     byLevel?: { interface?: { pushes: number; pushBytes: number }; application?: { pushes: number; pushBytes: number } };
     /** Only with registry servers (`servers` or `capacity`): each node's figures, by node name. */
     servers?: Record<string, RegistryServerSummary>;
