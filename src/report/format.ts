@@ -182,6 +182,8 @@ export function formatRunTable(summary: Summary): string {
   if (causes.length > 0) notes.push(`noProvider causes: ${causes.map(([cause, n]) => `${cause} ${fmtCount(n)}`).join(', ')}`);
   const registry = registryText(summary);
   if (registry !== undefined) notes.push(`registry: ${registry}`);
+  const jute = juteText(summary);
+  if (jute !== undefined) notes.push(jute);
   if (notes.length > 0) lines.push('', ...notes);
   const servers = registryServerLines(summary);
   if (servers.length > 0) lines.push('', ...servers);
@@ -368,6 +370,17 @@ export function registryText(s: Summary): string | undefined {
   const a = r.byLevel?.application;
   const split = i !== undefined && a !== undefined ? ` (interface ${fmtCount(i.pushes)}, application ${fmtCount(a.pushes)})` : '';
   return `${plural(r.pushes, 'push', 'pushes')}, ${fmtBytes(r.pushBytes)}${split}, ${plural(r.staleCalls, 'stale call', 'stale calls')}`;
+}
+
+/**
+ * The line naming the lists that ZooKeeper clients refused for `jute.maxbuffer` (events
+ * `registry.juteMaxBufferExceeded`, counted per consumer instance): such a consumer keeps its last list, so an
+ * estate whose lists outgrow the limit shows only `directory:empty` or stale calls without it.
+ */
+export function juteText(s: Summary): string | undefined {
+  const n = s.events?.['registry.juteMaxBufferExceeded'] ?? 0;
+  if (!(n > 0)) return undefined;
+  return `jute.maxbuffer: ${plural(n, 'list reply', 'list replies')} refused by consumers' ZooKeeper clients (each keeps its last list; registry.juteMaxBuffer sets the limit)`;
 }
 
 const pct1 = (x: number): string => `${(x * 100).toFixed(1)}`;

@@ -357,6 +357,21 @@ describe('formatRunTable', () => {
     ]);
   });
 
+  it('names the list replies ZooKeeper clients refused for jute.maxbuffer beside the directory:empty they cause', () => {
+    const n = 30;
+    const s = outcomeSummary([{ outcome: 'noProvider', n, latencyMs: 0, cause: 'directory:empty' }]);
+    expect(formatRunTable(s)).not.toContain('jute.maxbuffer');
+    s.events['registry.juteMaxBufferExceeded'] = 500_000;
+    const lines = formatRunTable(s).split('\n');
+    const causes = lines.indexOf(`noProvider causes: directory:empty ${n}`);
+    expect(causes).toBeGreaterThan(0);
+    expect(lines[causes + 1]).toBe(
+      "jute.maxbuffer: 500000 list replies refused by consumers' ZooKeeper clients (each keeps its last list; registry.juteMaxBuffer sets the limit)",
+    );
+    s.events['registry.juteMaxBufferExceeded'] = 1;
+    expect(formatRunTable(s)).toContain('jute.maxbuffer: 1 list reply refused');
+  });
+
   it('leaves out the causes line when every request found a provider', () => {
     const s = sampleSummary();
     s.noProviderCauses = {};
