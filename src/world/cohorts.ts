@@ -11,6 +11,13 @@ import type { ConsumerGroupSpec, ReferenceSpec, Scenario } from '../model/types.
 
 /** `cohorts: auto` turns a group into a cohort from this many instances on. */
 export const AUTO_COHORT_INSTANCES = 1000;
+/**
+ * `cohorts: auto` turns every group larger than its representatives into a cohort (the per-process features
+ * aside) when the estate's consumer instances, summed over its groups, reach this many: per instance such an
+ * estate costs gigabytes (about 11 KB an instance with two references) and would be refused, however its
+ * instances are spread over groups.
+ */
+export const AUTO_COHORT_ESTATE_INSTANCES = 100_000;
 /** Representative instances of a cohort unless the group sets `representatives`. */
 export const DEFAULT_REPRESENTATIVES = 32;
 
@@ -55,15 +62,26 @@ function matchesConsumerHost(rule: unknown): boolean {
 
 /**
  * The cohort plan of `spec`, or null when it is simulated per instance: `off`; `auto` below
- * AUTO_COHORT_INSTANCES or with a `perInstanceReason`; a group no larger than its representatives.
+ * AUTO_COHORT_INSTANCES in an estate below AUTO_COHORT_ESTATE_INSTANCES consumer instances, or with a
+ * `perInstanceReason`; a group no larger than its representatives.
  */
-export function cohortPlan(spec: ConsumerGroupSpec, scenario: Pick<Scenario, 'routers' | 'faults'>): CohortPlan | null {
+export function cohortPlan(spec: ConsumerGroupSpec, scenario: Pick<Scenario, 'routers' | 'faults' | 'consumers'>): CohortPlan | null {
   const mode = spec.cohorts ?? 'auto';
   if (mode === 'off') return null;
   const k = spec.representatives ?? DEFAULT_REPRESENTATIVES;
   if (spec.instances <= k) return null;
-  if (mode === 'auto' && (spec.instances < AUTO_COHORT_INSTANCES || perInstanceReason(spec, scenario) !== undefined)) return null;
+  if (mode === 'auto') {
+    if (spec.instances < AUTO_COHORT_INSTANCES && estateInstances(scenario.consumers) < AUTO_COHORT_ESTATE_INSTANCES) return null;
+    if (perInstanceReason(spec, scenario) !== undefined) return null;
+  }
   return { members: splitMembers(spec.instances, k) };
+}
+
+/** The consumer instances of an estate, summed over its consumer groups. */
+function estateInstances(consumers: readonly Pick<ConsumerGroupSpec, 'instances'>[]): number {
+  let n = 0;
+  for (const c of consumers) n += c.instances;
+  return n;
 }
 
 /** `total` members over `k` representatives: representative `j` holds members [floor(j·total/k), floor((j+1)·total/k)). */

@@ -5,14 +5,14 @@ import { cohortPlan, perInstanceReason } from '../../src/world/cohorts.js';
 import type { ConsumerGroupSpec, RouterSpec, Scenario } from '../../src/model/types.js';
 import { consumerGroup } from './registry-fixtures.js';
 
-const NO_RULES: Pick<Scenario, 'routers' | 'faults'> = { routers: [], faults: [] };
+const NO_RULES: Pick<Scenario, 'routers' | 'faults' | 'consumers'> = { routers: [], faults: [], consumers: [] };
 
 function large(over: Partial<ConsumerGroupSpec> = {}): ConsumerGroupSpec {
   return consumerGroup({ instances: 3000, ...over });
 }
 
-function withRouter(router: RouterSpec): Pick<Scenario, 'routers' | 'faults'> {
-  return { routers: [router], faults: [] };
+function withRouter(router: RouterSpec): Pick<Scenario, 'routers' | 'faults' | 'consumers'> {
+  return { routers: [router], faults: [], consumers: [] };
 }
 
 describe('cohorts: auto and per-process state', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AUTO_COHORT_INSTANCES, cohortPlan, perInstanceReason, representativeOf, splitMembers } from '../../src/world/cohorts.js';
+import { AUTO_COHORT_ESTATE_INSTANCES, AUTO_COHORT_INSTANCES, cohortPlan, perInstanceReason, representativeOf, splitMembers } from '../../src/world/cohorts.js';
 import type { ConsumerGroupSpec, ReferenceSpec, RouterSpec, Scenario } from '../../src/model/types.js';
 import { consumerGroup } from './registry-fixtures.js';
 
-const NO_RULES: Pick<Scenario, 'routers' | 'faults'> = { routers: [], faults: [] };
+const NO_RULES: Pick<Scenario, 'routers' | 'faults' | 'consumers'> = { routers: [], faults: [], consumers: [] };
 
 function group(over: Partial<ConsumerGroupSpec> = {}): ConsumerGroupSpec {
   return consumerGroup({ instances: 3000, ...over });
@@ -50,6 +50,23 @@ describe('cohorts: auto | on | off', () => {
     expect(cohortPlan(group({ instances: AUTO_COHORT_INSTANCES - 1 }), NO_RULES)).toBeNull();
   });
 
+  it('auto: in an estate of 100,000 consumer instances or more, every group larger than its representatives, per-process features aside', () => {
+    // 200 groups of 500: no group reaches 1,000, the estate reaches AUTO_COHORT_ESTATE_INSTANCES.
+    const estate = (n: number): Pick<Scenario, 'routers' | 'faults' | 'consumers'> => ({
+      routers: [],
+      faults: [],
+      consumers: Array.from({ length: n }, () => group({ instances: 500 })),
+    });
+    expect(200 * 500).toBe(AUTO_COHORT_ESTATE_INSTANCES);
+    expect(cohortPlan(group({ instances: 500 }), estate(200))?.members).toEqual(splitMembers(500, 32));
+    expect(cohortPlan(group({ instances: 500 }), estate(199))).toBeNull();
+    // Still per instance: a group no larger than its representatives, one with per-process state, `off`.
+    expect(cohortPlan(group({ instances: 32 }), estate(200))).toBeNull();
+    const sticky = group({ instances: 500, consumerDefaults: { parameters: {}, sticky: true } });
+    expect(cohortPlan(sticky, estate(200))).toBeNull();
+    expect(cohortPlan(group({ instances: 500, cohorts: 'off' }), estate(200))).toBeNull();
+  });
+
   it('on: any group larger than its representatives; off: never', () => {
     expect(cohortPlan(group({ instances: 100, cohorts: 'on', representatives: 8 }), NO_RULES)?.members).toEqual(splitMembers(100, 8));
     expect(cohortPlan(group({ instances: 8, cohorts: 'on', representatives: 8 }), NO_RULES)).toBeNull();
@@ -78,9 +95,9 @@ describe('cohorts: auto | on | off', () => {
   it("auto keeps every group per instance while a condition rule, in the routers or a fault, matches the consumer's host", () => {
     const hostRule: RouterSpec = { type: 'condition', rule: 'host = 10.10.0.7 => zone = zoneB' };
     const zoneRule: RouterSpec = { type: 'condition', rule: '=> zone = zoneB' };
-    expect(cohortPlan(group(), { routers: [zoneRule], faults: [] })).not.toBeNull();
+    expect(cohortPlan(group(), { routers: [zoneRule], faults: [], consumers: [] })).not.toBeNull();
     expect(perInstanceReason(group(), { routers: [hostRule], faults: [] })).toContain('host');
     const fault = { atMs: 1000, label: 'faults[0]', action: { kind: 'routers', routers: [hostRule] } } as unknown as Scenario['faults'][number];
-    expect(cohortPlan(group(), { routers: [], faults: [fault] })).toBeNull();
+    expect(cohortPlan(group(), { routers: [], faults: [fault], consumers: [] })).toBeNull();
   });
 });
