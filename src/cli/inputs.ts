@@ -4,19 +4,19 @@
  * Parsing the URLs themselves is analysis/provider-list.ts's.
  */
 import { resolve } from 'node:path';
-import { readTextBytes, TextFileError } from '../scenario/read-text-file.js';
+import { MAX_PROVIDER_LIST_BYTES, MAX_TEXT_FILE_BYTES, readTextBytes, TextFileError } from '../scenario/read-text-file.js';
 import { UsageError, type Io } from '../scenario/io.js';
 import type { ProviderLine } from '../analysis/provider-list.js';
 
-/** The text of a file named on the command line. */
-export function readText(io: Io, file: string): string {
-  return readBytes(io, file).toString('utf8');
+/** The text of a file named on the command line, at most `maxBytes` long. */
+export function readText(io: Io, file: string, maxBytes = MAX_TEXT_FILE_BYTES): string {
+  return readBytes(io, file, maxBytes).toString('utf8');
 }
 
 /** The bytes of a text file named on the command line (same checks as `readText`), for readers that choose the encoding. */
-export function readBytes(io: Io, file: string): Buffer {
+export function readBytes(io: Io, file: string, maxBytes = MAX_TEXT_FILE_BYTES): Buffer {
   try {
-    return readTextBytes(resolve(io.cwd, file));
+    return readTextBytes(resolve(io.cwd, file), maxBytes);
   } catch (e) {
     throw new UsageError(`cannot read file "${file}"${e instanceof TextFileError ? `: ${e.message}` : ''}`);
   }
@@ -26,7 +26,7 @@ export function readBytes(io: Io, file: string): Buffer {
 export function readProviders(io: Io, given: string[], file: string | undefined): Array<string | ProviderLine> {
   const out: Array<string | ProviderLine> = [...given];
   if (file !== undefined) {
-    readText(io, file)
+    readText(io, file, MAX_PROVIDER_LIST_BYTES)
       .split(/\r?\n/)
       .forEach((line, i) => {
         const t = line.trim();

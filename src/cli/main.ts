@@ -410,6 +410,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
           async (a) => {
             const { runImportProviders } = await import('../inputs/import-providers.js');
             const { readBytes } = await import('./inputs.js');
+            const { MAX_PROVIDER_LIST_BYTES } = await import('../scenario/read-text-file.js');
             const { resolve } = await import('node:path');
             code = runImportProviders(
               {
@@ -418,7 +419,7 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
                 scenario: a.scenario === undefined ? undefined : resolve(io.cwd, a.scenario as string),
                 json: a.json as boolean,
               },
-              readBytes(io, a.file as string),
+              readBytes(io, a.file as string, MAX_PROVIDER_LIST_BYTES),
               io,
             );
           },

@@ -11,6 +11,13 @@ import { closeSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 
 /**
+ * Provider lists named on the command line (`route` / `select --providers-file`, `import providers`): 100 MB.
+ * A ZooKeeper `ls` answer for the seed articles' one service of 10^5 providers is some 25 MB (about 250 bytes
+ * a URL), over the 10 MB of other text inputs; the lines are kept as given, so memory stays a few times the file.
+ */
+export const MAX_PROVIDER_LIST_BYTES = 100 * 1024 * 1024;
+
+/**
  * Result files zonesim wrote itself and reads back (`summary.json`, `compare.json`, `sweep.json`,
  * part files): 4 GB, beyond the longest string (about 512 MB), so the commands that read them
  * back parse them in pieces. zonesim writes them in pieces too and says so when one is larger.

@@ -4,7 +4,7 @@
 // exit 1 instead of the expected exit 2; the timeouts are only a safety net.
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
@@ -80,6 +80,39 @@ describe('scenario files that are not text, or too large, are refused before par
     const r = zonesim(['route', '--consumer', 'consumer://10.0.0.1/S', '--providers-file', '/dev/zero']);
     expect(r.err).toBe('zonesim: cannot read file "/dev/zero": a character device, not a file; expected a text file\n');
     expect(r.code).toBe(2);
+  });
+});
+
+describe('provider lists are read up to 100 MB: a registry answer for 10^5 providers is over 10 MB', () => {
+  // 5,000 URLs of ~2.6 KB each (a long parameter): 12.5 MB, over the 10 MB of other text inputs.
+  function bigList(dir: string): string {
+    const pad = 'p'.repeat(2_600);
+    const lines = Array.from({ length: 5_000 }, (_, i) => `dubbo://10.1.${i >> 8}.${i & 255}:20880/com.example.S?interface=com.example.S&pad=${pad}`);
+    const f = join(dir, 'providers.txt');
+    writeFileSync(f, lines.join('\n') + '\n');
+    return f;
+  }
+
+  it('route --providers-file and import providers take a 12.5 MB list', async () => {
+    const f = bigList(tempDir('zs-limits-'));
+    const route = await inProcess(['route', '--consumer', 'consumer://10.0.0.1/com.example.S?interface=com.example.S', '--providers-file', f, '--json']);
+    expect(route.err).toBe('');
+    expect(route.code).toBe(0);
+    expect(JSON.parse(route.out).providers).toHaveLength(5_000);
+    const imported = await inProcess(['import', 'providers', f, '--json']);
+    expect(imported.err).toBe('');
+    expect(imported.code).toBe(0);
+  });
+
+  it('a provider list above 100 MB is refused from its size, unread', async () => {
+    const f = join(tempDir('zs-limits-'), 'huge.txt');
+    writeFileSync(f, '');
+    truncateSync(f, 101 * 1024 * 1024);
+    for (const args of [['route', '--consumer', 'consumer://10.0.0.1/S', '--providers-file', f], ['import', 'providers', f]]) {
+      const r = await inProcess(args);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`zonesim: cannot read file "${f}": the file is 101.0 MB; at most 100.0 MB is read\n`);
+    }
   });
 });
 
