@@ -28,6 +28,42 @@ function routeLines(routes: readonly CheckRoute[], indent: string): string[] {
   return lines;
 }
 
+/**
+ * Past this many (consumer group, service) pairs in a phase, the text lists only this many: those with the fewest
+ * providers left (every route is in `--json`). An estate of 1,000 consumer groups calling two services each has
+ * 2,000 pairs a phase: its 22 phases were 88,000 lines.
+ */
+export const ROUTE_PAIRS_SHOWN = 20;
+
+/**
+ * The routes of one phase to print, and a line saying which when not all: up to ROUTE_PAIRS_SHOWN (consumer group,
+ * service) pairs, all of them; past that, the ROUTE_PAIRS_SHOWN pairs whose worst route keeps the smallest share
+ * of the directory (none first: a forbidden directory keeps none), then the fewest providers up, in report order.
+ */
+function shownRoutes(routes: readonly CheckRoute[]): { routes: readonly CheckRoute[]; title?: string } {
+  const pairs = new Map<string, { index: number; kept: number; up: number; routes: CheckRoute[] }>();
+  for (const r of routes) {
+    const key = `${r.consumer}\u0000${r.zone}\u0000${r.service}`;
+    let pair = pairs.get(key);
+    if (pair === undefined) pairs.set(key, (pair = { index: pairs.size, kept: Infinity, up: r.providers === 0 ? 0 : r.providersUp / r.providers, routes: [] }));
+    pair.kept = Math.min(pair.kept, r.forbidden || r.providers === 0 ? 0 : r.providersAfter / r.providers);
+    pair.routes.push(r);
+  }
+  if (pairs.size <= ROUTE_PAIRS_SHOWN) return { routes };
+  const worst = [...pairs.values()].sort((a, b) => a.kept - b.kept || a.up - b.up || a.index - b.index).slice(0, ROUTE_PAIRS_SHOWN);
+  worst.sort((a, b) => a.index - b.index);
+  return {
+    routes: worst.flatMap((p) => p.routes),
+    title: `the ${ROUTE_PAIRS_SHOWN} of ${pairs.size} consumer group and service pairs with the fewest providers left (every route in --json)`,
+  };
+}
+
+// The lines of a phase's routes, capped as `shownRoutes` says.
+function cappedRouteLines(routes: readonly CheckRoute[], indent: string): string[] {
+  const shown = shownRoutes(routes);
+  return [...(shown.title === undefined ? [] : [`${indent}${shown.title}`]), ...routeLines(shown.routes, indent)];
+}
+
 const phaseHead = (phase: CheckPhase, i: number): string => `phase ${i + 1}: ${ms(phase.fromMs)} - ${ms(phase.toMs)}`;
 
 // A strategy's routes that the scenario as written does not have, phase by phase.
@@ -37,7 +73,7 @@ function strategyRouteLines(asWritten: readonly CheckPhase[], phases: readonly C
     const own = new Set((asWritten[i]?.routes ?? []).map((r) => JSON.stringify(r)));
     const differ = phase.routes.filter((r) => !own.has(JSON.stringify(r)));
     if (differ.length === 0) return;
-    lines.push(`  ${phaseHead(phase, i)}`, ...routeLines(differ, '    '));
+    lines.push(`  ${phaseHead(phase, i)}`, ...cappedRouteLines(differ, '    '));
   });
   return lines;
 }
@@ -70,7 +106,7 @@ export function formatCheckReport(scenario: Scenario, report: CheckReport): stri
     lines.push('');
     const events = phase.events.length > 0 ? `  [${phase.events.join('; ')}]` : '';
     lines.push(`${phaseHead(phase, i)} (probed at ${ms(phase.probeMs)})${events}`);
-    lines.push(...routeLines(phase.routes, '  '));
+    lines.push(...cappedRouteLines(phase.routes, '  '));
   });
   for (const s of strategies) {
     const differ = strategyRouteLines(report.phases, s.phases);
