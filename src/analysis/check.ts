@@ -125,26 +125,63 @@ export function applyCheckedStrategy(scenario: Scenario, name: string, strategy:
   }
 }
 
+/** One world `check` runs through the fault timeline: a scenario, and whether its check reports keyed-rule warnings. */
+export interface CheckJob {
+  scenario: Scenario;
+  ruleKeys: boolean;
+}
+
 /**
- * Checks the scenario as written, then each named strategy applied to it (no file I/O). A
- * strategy that changes nothing shares the scenario's findings; keyed-rule warnings come from the
- * scenario's own check, which covers every strategy's routers.
+ * What `checkWithStrategies` checks: the scenario as written (first job), then each named strategy applied to it,
+ * a job of its own unless it changes nothing (`job` null: it shares the scenario's findings). Keyed-rule warnings
+ * come from the scenario's own check, which covers every strategy's routers. The jobs are independent.
  */
-export function checkWithStrategies(scenario: Scenario, names: readonly string[], options: { plugins?: Plugins } = {}): CheckReport {
-  const report = checkScenario(scenario, options);
-  if (names.length === 0) return report;
-  const strategies = checkedStrategies(scenario, names);
+export interface CheckPlan {
+  jobs: CheckJob[];
+  strategies: Array<{ name: string; description: string; job: number | null }>;
+}
+
+/** The plan of a check of `scenario` and the strategies `names` (see CheckPlan); a strategy that cannot apply is bad input. */
+export function planCheck(scenario: Scenario, names: readonly string[]): CheckPlan {
+  const jobs: CheckJob[] = [{ scenario, ruleKeys: true }];
+  if (names.length === 0) return { jobs, strategies: [] };
   const asWritten = JSON.stringify({ ...scenario, strategies: {} });
-  // What the scenario's own check found, for strategies that change nothing.
-  const own = { problems: [...report.problems], phases: report.phases, warnings: report.warnings.filter((w) => w.kind !== 'rule-key-unmatched' && w.kind !== 'measured-distribution') };
-  for (const [name, strategy] of Object.entries(strategies)) {
+  const strategies = Object.entries(checkedStrategies(scenario, names)).map(([name, strategy]) => {
     const copy = applyCheckedStrategy(scenario, name, strategy);
-    const r = JSON.stringify(copy) === asWritten ? own : checkScenario(copy, { ...options, ruleKeys: false });
+    const same = JSON.stringify(copy) === asWritten;
+    if (!same) jobs.push({ scenario: copy, ruleKeys: false });
+    return { name, description: strategy.description ?? '', job: same ? null : jobs.length - 1 };
+  });
+  return { jobs, strategies };
+}
+
+/** The report of a plan from its jobs' reports (in the plan's order): each strategy's findings carry its name. */
+export function mergeCheck(plan: CheckPlan, reports: readonly CheckReport[]): CheckReport {
+  const own = reports[0]!;
+  const report: CheckReport = { ...own, problems: [...own.problems], warnings: [...own.warnings], strategies: [] };
+  // What the scenario's own check found, for strategies that change nothing.
+  const shared = { problems: own.problems, phases: own.phases, warnings: own.warnings.filter((w) => w.kind !== 'rule-key-unmatched' && w.kind !== 'measured-distribution') };
+  for (const { name, description, job } of plan.strategies) {
+    const r = job === null ? shared : reports[job]!;
     report.problems.push(...r.problems.map((p) => ({ ...p, strategy: name })));
     report.warnings.push(...r.warnings.map((w) => ({ ...w, strategy: name })));
-    report.strategies.push({ name, description: strategy.description ?? '', phases: r.phases });
+    report.strategies.push({ name, description, phases: r.phases });
   }
   return report;
+}
+
+/** Checks one job of a plan (`planCheck`). */
+export function checkJob(job: CheckJob, options: { plugins?: Plugins } = {}): CheckReport {
+  return checkScenario(job.scenario, { ...options, ruleKeys: job.ruleKeys });
+}
+
+/**
+ * Checks the scenario as written, then each named strategy applied to it, one after another in this thread
+ * (no file I/O); `check` runs the plan's jobs on several threads (parallel/check-jobs.ts).
+ */
+export function checkWithStrategies(scenario: Scenario, names: readonly string[], options: { plugins?: Plugins } = {}): CheckReport {
+  const plan = planCheck(scenario, names);
+  return mergeCheck(plan, plan.jobs.map((job) => checkJob(job, options)));
 }
 
 /** Checks one normalized scenario (no file I/O): phases, routes, problems and warnings. */

@@ -295,12 +295,13 @@ export async function main(argv: string[], rawIo: Io): Promise<number> {
             type: 'string',
             describe: "comma-separated strategies to check too, each with its overrides applied (default: the scenario's own; --no-strategies: none)",
           })
-          .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' }),
+          .option('force', { type: 'boolean', default: false, describe: 'check even when the worlds it builds exceed the memory this machine can give' })
+          .option('jobs', { type: 'number', describe: 'worker threads for the worlds checked, one per strategy that changes something (default: the number of cores)' }),
       async (a) => {
         const { runCheck } = await import('./check.js');
         const strategies = (a.strategies as unknown) === false ? [] : a.strategies ? String(a.strategies).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
         code = await runCheck(
-          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean, strategies },
+          { scenario: a.scenario as string, set: (a.set as string[]) ?? [], json: a.json as boolean, strict: a.strict as boolean, force: a.force as boolean, strategies, jobs: a.jobs as number | undefined },
           io,
         );
       },

@@ -43,7 +43,7 @@ export const noPlugins: TaskPlugins = async () => ({ loadBalances: {}, clusters:
 export const COLLECT_AFTER_BYTES = 256 * 1024 * 1024;
 
 /** The heap this thread is using now (its own isolate's). */
-function heapUsedBytes(): number {
+export function heapUsedBytes(): number {
   return getHeapStatistics().used_heap_size;
 }
 
