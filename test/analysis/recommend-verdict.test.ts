@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
-import { compareObjective, errorRatesDiffer, P99_SLACK, RECOMMEND_OBJECTIVE, type ObjectiveFigures } from '../../src/analysis/recommend-verdict.js';
+import { compareObjective, errorRatesDiffer, P99_SLACK, p99StandardError, RECOMMEND_OBJECTIVE, type ObjectiveFigures } from '../../src/analysis/recommend-verdict.js';
+import { sampler } from '../../src/engine/distributions.js';
+import { RandomStreams } from '../../src/engine/random.js';
 
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const fixture = (name: string) => join(root, 'test/cli/fixtures/recommend', name);
@@ -54,6 +56,44 @@ describe('the verdict on a recommendation (the objective: error rate of all call
     expect(compareObjective(before, figures(n, 0.0125, 103))).toMatchObject({ order: 1, decidedBy: 'latencyAllMs.p99' });
     expect(compareObjective(before, figures(n, 0.0125, 95))).toMatchObject({ order: -1, decidedBy: 'latencyAllMs.p99' });
     expect(compareObjective(before, figures(n, 0.0125, 101))).toMatchObject({ order: 0, decidedBy: null });
+  });
+
+  it("takes the p99's sampling error into account: two runs of one latency over 5,800 calls each are even", () => {
+    // 400 pairs of runs of the same lognormal (p50 5 ms, p99 50 ms), 5,800 calls each: the p99 of such a run is off
+    // by ~2.0 ms (3.9%), so a 2% slack alone calls most pairs better or worse. With the band from the quantiles
+    // around the p99 (its slope 0.81 of the lognormal's: ~89% of pairs expected even), at least 85% are even
+    // (400 pairs: the share's standard error is 1.6 points). A real 20% difference (10 ms against a band of ~6 ms, the
+    // difference's own spread ~3 ms) is found in ~89% of pairs, at least 80% here; a 50% one in every pair.
+    const draw = sampler({ dist: 'lognormal', p50: 5, p99: 50 }, new RandomStreams(7).stream('p99-band'));
+    const run = (n: number, scale = 1): ObjectiveFigures => {
+      const xs = Array.from({ length: n }, () => draw() * scale).sort((a, b) => a - b);
+      const q = (p: number) => xs[Math.min(n - 1, Math.ceil(p * n) - 1)]!;
+      return { requests: n, errorRate: 0, latencyAllMs: { p90: q(0.9), p99: q(0.99), p999: q(0.999) } };
+    };
+    const pairs = 400;
+    let even = 0;
+    let slackOnlyEven = 0;
+    let found20 = 0;
+    let found50 = 0;
+    for (let i = 0; i < pairs; i++) {
+      const a = run(5_800);
+      const b = run(5_800);
+      if (compareObjective(a, b).order === 0) even++;
+      if (Math.abs(a.latencyAllMs.p99 - b.latencyAllMs.p99) <= P99_SLACK * Math.max(a.latencyAllMs.p99, b.latencyAllMs.p99)) slackOnlyEven++;
+      if (compareObjective(a, run(5_800, 1.2)).order === 1) found20++;
+      if (compareObjective(a, run(5_800, 1.5)).order === 1) found50++;
+    }
+    expect(even / pairs).toBeGreaterThanOrEqual(0.85);
+    expect(slackOnlyEven / pairs).toBeLessThan(0.5);
+    expect(found20 / pairs).toBeGreaterThanOrEqual(0.8);
+    expect(found50).toBe(pairs);
+    const one = run(5_800);
+    expect(p99StandardError(one)).toBeGreaterThan(0.02 * one.latencyAllMs.p99);
+    expect(compareObjective(one, { ...one, latencyAllMs: { ...one.latencyAllMs, p99: one.latencyAllMs.p99 * 1.05 } }).reason).toMatch(
+      /\(even within sampling error, ±\d+\.\d ms\)$/,
+    );
+    // Without p90 and p999 (or over many calls) the 2% slack is the band, as before.
+    expect(p99StandardError(figures(5_800, 0, 50))).toBe(0);
   });
 
   it('rejects the formula when a fault it ignores makes its timeout worse, and names the alternative that is not', async () => {
