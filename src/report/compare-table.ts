@@ -68,7 +68,7 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
   const methods = new Set(summaries.flatMap((s) => Object.keys(s.byService)));
   if (methods.size > 1) {
     const c = FIGURE_COLUMNS;
-    const shown = worstMethods(summaries, methods, MAX_METHOD_ROWS);
+    const shown = worstMethods(summaries.map((s) => s.byService), methods, MAX_METHOD_ROWS);
     const title =
       shown === undefined
         ? 'by method'
@@ -84,22 +84,23 @@ export function formatCompareTable(byStrategy: Record<string, Summary>, opts: Co
 }
 
 /**
- * The most methods the compare table lists one by one: an estate of a thousand services would print a
- * thousand rows per strategy, burying the few that fail.
+ * The most methods the compare table (and recommend's verification table) lists one by one: an estate of a
+ * thousand services would print a thousand rows per strategy, burying the few that fail.
  */
 export const MAX_METHOD_ROWS = 20;
 
 /**
- * The `limit` methods to list when there are more: ranked by their highest error % in any strategy, then
- * their highest p99 over all requests, then by name; undefined when every method fits.
+ * The `limit` methods to list when there are more: ranked by their highest error % in any of the runs (each
+ * run's scopes by method), then their highest p99 over all requests, then by name; undefined when every
+ * method fits.
  */
-function worstMethods(summaries: readonly Summary[], methods: ReadonlySet<string>, limit: number): Set<string> | undefined {
+export function worstMethods(runs: ReadonlyArray<Readonly<Record<string, ScopeSummary>>>, methods: ReadonlySet<string>, limit: number): Set<string> | undefined {
   if (methods.size <= limit) return undefined;
   const ranked = [...methods].map((name) => {
     let error = 0;
     let p99All = 0;
-    for (const s of summaries) {
-      const scope = s.byService[name];
+    for (const byMethod of runs) {
+      const scope = byMethod[name];
       if (scope === undefined) continue;
       error = Math.max(error, scope.errorRate);
       p99All = Math.max(p99All, scope.latencyAllMs.p99);

@@ -7,6 +7,7 @@
  */
 import type { ScopeSummary } from '../metrics/summary.js';
 import type { Recommendation, Verification } from '../analysis/recommend-verification.js';
+import { MAX_METHOD_ROWS, worstMethods } from './compare-table.js';
 
 const rate = (n: number, of: number) => (of === 0 ? '-' : ((n / of) * 100).toFixed(3));
 const retriesWord = (n: number) => `${n} ${n === 1 ? 'retry' : 'retries'}`;
@@ -57,9 +58,9 @@ export function recommendLines(name: string, target: number, result: { recommend
     }
     lines.push('');
   }
-  const columns: Array<{ run: string; overall: ScopeSummary; zones: Record<string, ScopeSummary>; methods: Map<string, ScopeSummary> }> = [
-    { run: 'before', overall: v.before.overall, zones: v.before.byConsumerZone, methods: new Map(Object.entries(v.before.byMethod)) },
-    { run: 'after', overall: v.after.overall, zones: v.after.byConsumerZone, methods: new Map(Object.entries(v.after.byMethod)) },
+  const columns: Array<{ run: string; overall: ScopeSummary; zones: Record<string, ScopeSummary>; methods: Record<string, ScopeSummary> }> = [
+    { run: 'before', overall: v.before.overall, zones: v.before.byConsumerZone, methods: v.before.byMethod },
+    { run: 'after', overall: v.after.overall, zones: v.after.byConsumerZone, methods: v.after.byMethod },
   ];
   if (v.alternative) {
     const alt = v.alternative;
@@ -67,12 +68,15 @@ export function recommendLines(name: string, target: number, result: { recommend
       run: `${alt.kept} kept`,
       overall: alt.figures.overall,
       zones: alt.figures.byConsumerZone,
-      methods: new Map(Object.entries(alt.figures.byMethod)),
+      methods: alt.figures.byMethod,
     });
   }
   const scopes: Array<[string, Array<ScopeSummary | undefined>]> = [['overall', columns.map((c) => c.overall)]];
   for (const zone of Object.keys(v.before.byConsumerZone)) scopes.push([zone, columns.map((c) => c.zones[zone])]);
-  for (const key of columns[0]!.methods.keys()) scopes.push([key, columns.map((c) => c.methods.get(key) ?? c.overall)]);
+  // An estate's thousands of methods: the MAX_METHOD_ROWS worst in any run (as compare's table), every one in --json.
+  const methods = new Set(Object.keys(columns[0]!.methods));
+  const worst = worstMethods(columns.map((c) => c.methods), methods, MAX_METHOD_ROWS);
+  for (const key of methods) if (worst === undefined || worst.has(key)) scopes.push([key, columns.map((c) => c.methods[key] ?? c.overall)]);
   const rows: string[][] = [HEADER];
   const shown = new Set<string>();
   const causes: string[] = [];
@@ -88,6 +92,9 @@ export function recommendLines(name: string, target: number, result: { recommend
     });
   }
   lines.push('verification: the scenario as written (before), with every recommendation applied (after)' + (v.alternative ? ', and the best alternative tried' : ''));
+  if (worst !== undefined) {
+    lines.push(`  by method: the ${worst.size} of ${methods.size} with the highest error %, then p99 all ms, in any run (every method in --json)`);
+  }
   lines.push(...render(rows).map((l) => `  ${l}`));
   if (causes.length > 0) lines.push(`  rejected by cause: ${[...new Set(causes)].join('; ')}`);
   lines.push('');

@@ -1,0 +1,63 @@
+// recommend's verification table at estate size: past MAX_METHOD_ROWS recommended methods it lists the ones with
+// the highest error %, then p99 of all calls, in any run (as compare's table does); --json keeps every method.
+import { describe, expect, it } from 'vitest';
+import type { Verification, VerificationFigures } from '../../src/analysis/recommend-verification.js';
+import type { ScopeSummary } from '../../src/metrics/summary.js';
+import { MAX_METHOD_ROWS } from '../../src/report/compare-table.js';
+import { recommendLines } from '../../src/report/recommend-output.js';
+
+/** A scope of `requests` calls, `failed` of them timed out, with p99 of all calls `p99`. */
+function scope(requests: number, failed: number, p99: number): ScopeSummary {
+  return {
+    requests,
+    errorRate: failed / requests,
+    outcomes: { ok: requests - failed, timeout: failed, noProvider: 0, rejected: 0, network: 0, forbidden: 0, biz: 0, mock: 0, blocked: 0, lost: 0 },
+    latencyAllMs: { mean: 0, p50: 0, p90: 0, p99, p999: 0, max: 0 },
+    duplicateExecutions: 0,
+    duplicateWrites: 0,
+  } as unknown as ScopeSummary;
+}
+
+const name = (i: number) => `com.seed.S${String(i).padStart(2, '0')}.call`;
+
+/** Figures with `n` methods; `tweak` sets some methods' scopes. */
+function figures(n: number, tweak: Record<number, ScopeSummary> = {}): VerificationFigures {
+  const byMethod: Record<string, ScopeSummary> = {};
+  for (let i = 0; i < n; i++) byMethod[name(i)] = tweak[i] ?? scope(1000, 0, 50 + i / 10);
+  return { overall: scope(1000 * n, 0, 51), byConsumerZone: {}, byMethod };
+}
+
+function verification(before: VerificationFigures, after: VerificationFigures): Verification {
+  return { objective: 'errorRate,latencyAllMs.p99', verdict: 'accepted', verdictReason: 'even', before, after };
+}
+
+/** The methods with rows in the verification table. */
+function tableMethods(lines: string[]): string[] {
+  return lines.filter((l) => /^ {2}com\.seed\.S\d\d\.call /.test(l)).map((l) => l.trim().split(/\s+/)[0]!);
+}
+
+describe('recommend: the verification table by method', () => {
+  it('lists every method up to MAX_METHOD_ROWS, without a title', () => {
+    const n = MAX_METHOD_ROWS;
+    const lines = recommendLines('estate', 0.001, { recommendations: [], verification: verification(figures(n), figures(n)) });
+    expect(tableMethods(lines)).toHaveLength(n);
+    expect(lines.join('\n')).not.toContain('by method: the');
+  });
+
+  it('past it, lists the methods with the highest error %, then p99 all ms, in any run, under a title', () => {
+    const n = MAX_METHOD_ROWS + 15;
+    // S30 fails after, S03 before: first; then the highest p99s (S34 down to S17, p99 50 + i/10; the table shows 0.1 ms, and leaves out a row equal to one shown).
+    const lines = recommendLines('estate', 0.001, {
+      recommendations: [],
+      verification: verification(figures(n, { 3: scope(1000, 5, 60) }), figures(n, { 30: scope(1000, 9, 70) })),
+    });
+    expect(lines).toContain(`  by method: the ${MAX_METHOD_ROWS} of ${n} with the highest error %, then p99 all ms, in any run (every method in --json)`);
+    const listed = new Set(tableMethods(lines));
+    expect(listed.size).toBe(MAX_METHOD_ROWS);
+    const highestP99 = Array.from({ length: n }, (_, i) => i)
+      .filter((i) => i !== 3 && i !== 30)
+      .sort((a, b) => b - a)
+      .slice(0, MAX_METHOD_ROWS - 2);
+    expect([...listed].sort()).toEqual([3, 30, ...highestP99].map(name).sort());
+  });
+});
