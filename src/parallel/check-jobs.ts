@@ -6,8 +6,7 @@
  */
 import { checkJob, type CheckJob, type CheckReport } from '../analysis/check.js';
 import { collectIfGrown, heapUsedBytes } from './sim-task.js';
-import { fromTransferable } from './worker-error.js';
-import { openPool } from './worker-pool.js';
+import { openPool, runShared } from './worker-pool.js';
 
 /** Every job of a check, shared by the threads that run them: `claims` holds the index of the next job to take. */
 export interface CheckBatch {
@@ -41,20 +40,7 @@ export async function runCheckJobs(jobs: CheckJob[], threads: number): Promise<C
   if (workers < 1) return claimCheckJobs(batch).map(([, report]) => report);
   const { pool, destroy } = await openPool('parallel/sim-worker', workers);
   try {
-    const reports: CheckReport[] = new Array(jobs.length);
-    const onWorkers = Array.from({ length: workers }, async () => {
-      const done = (await pool.run(batch, { name: 'runClaimedChecks' }).catch((error: unknown) => {
-        throw fromTransferable(error);
-      })) as Array<[number, CheckReport]>;
-      for (const [i, report] of done) reports[i] = report;
-    });
-    const here = (async () => {
-      // Let the workers' batches be sent before this thread is busy.
-      await new Promise((resolve) => setImmediate(resolve));
-      for (const [i, report] of claimCheckJobs(batch)) reports[i] = report;
-    })();
-    await Promise.all([...onWorkers, here]);
-    return reports;
+    return await runShared<CheckReport>(pool, workers, batch, 'runClaimedChecks', jobs.length, () => claimCheckJobs(batch));
   } finally {
     await destroy();
   }

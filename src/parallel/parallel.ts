@@ -13,9 +13,8 @@ import type { Summary } from '../metrics/summary.js';
 import { pluginNames } from '../scenario/plugin-refs.js';
 import { NO_PROGRESS, type ProgressSink } from './progress.js';
 import { ProgressCells, runClaimedTasks, runSimTask, type ClaimedBatch, type SimTask } from './sim-task.js';
-import { fromTransferable } from './worker-error.js';
 import { simulationThreads, type WarmWorkers } from './jobs.js';
-import { openPool } from './worker-pool.js';
+import { openPool, runShared } from './worker-pool.js';
 
 /**
  * What `runSimTasks` needs for tasks whose scenarios call plugins (plugins/plugin-tasks.ts gives it to
@@ -105,21 +104,9 @@ async function runClaimed(tasks: SimTask[], jobs: number, progress: ProgressSink
   };
   const timer = cells === undefined ? undefined : setInterval(show, 250);
   try {
-    const results: Summary[] = new Array(tasks.length);
     const batch: ClaimedBatch = { tasks, claims, progress: cells?.buffer };
-    const onWorkers = Array.from({ length: workers }, async () => {
-      const done = (await pool.run(batch, { name: 'runClaimed' }).catch((error: unknown) => {
-        throw fromTransferable(error);
-      })) as Array<[number, Summary]>;
-      for (const [i, summary] of done) results[i] = summary;
-    });
-    const here = (async () => {
-      // Let the workers' batches be sent before this thread is busy. While it simulates the timer
-      // cannot fire: every bar moves with this thread's progress.
-      await new Promise((resolve) => setImmediate(resolve));
-      for (const [i, summary] of await runClaimedTasks(batch, show)) results[i] = summary;
-    })();
-    await Promise.all([...onWorkers, here]);
+    // While this thread simulates the timer cannot fire: every bar moves with this thread's progress.
+    const results = await runShared<Summary>(pool, workers, batch, 'runClaimed', tasks.length, () => runClaimedTasks(batch, show));
     show();
     return results;
   } finally {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
+import { fromTransferable } from './worker-error.js';
 import { WORKER_LOADED } from './worker-loaded.js';
 
 /** How long `destroy` waits at most for workers still loading their module (one that hangs there). */
@@ -70,4 +71,33 @@ export async function openWorkerPool(filename: string, threads: number, loadWait
       await pool.destroy();
     })());
   return { pool, destroy };
+}
+
+/**
+ * One batch shared by this thread and `workers` workers of `pool`: each worker gets the whole batch (its export
+ * `name`) and, like `here` in this thread, takes the items not yet taken from the batch's shared counter until none
+ * is left; returns the results by index. `here` starts once the workers' batches are sent: Piscina would hand a
+ * worker a next item only from this thread's event loop, which waits while this thread works.
+ */
+export async function runShared<T>(
+  pool: Piscina,
+  workers: number,
+  batch: unknown,
+  name: string,
+  count: number,
+  here: () => Promise<Array<[number, T]>> | Array<[number, T]>,
+): Promise<T[]> {
+  const results: T[] = new Array(count);
+  const onWorkers = Array.from({ length: workers }, async () => {
+    const done = (await pool.run(batch, { name }).catch((error: unknown) => {
+      throw fromTransferable(error);
+    })) as Array<[number, T]>;
+    for (const [i, result] of done) results[i] = result;
+  });
+  const onThis = (async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const [i, result] of await here()) results[i] = result;
+  })();
+  await Promise.all([...onWorkers, onThis]);
+  return results;
 }
