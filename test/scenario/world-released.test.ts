@@ -27,11 +27,11 @@ describe('a world after its run', () => {
       sim = new WeakRef(world.sim);
     })();
     expect(retries).toBeGreaterThan(100);
-    // A WeakRef's target stays alive until the job that made it ends. A function of the run that V8 is still
-    // optimizing on a background thread holds its closure (and so the world) until that job is done: on a busy
-    // machine that outlived one collection once (the full suite in CI, not reproduced in 45 runs alone or three at
-    // once). So collect again, a little later, a few times: module state that keeps the world (the leak this
-    // test is for) keeps it through every collection.
+    // A WeakRef's target stays alive until the job that made it ends. Once, in CI on the full suite, the world
+    // outlived one collection (not reproduced in 31 runs alone, beside CPU hogs or three at once); probably a
+    // function of the run still being optimized on a background thread, which holds its closure until the job
+    // ends. So collect again, a little later, a few times: module state that keeps the world (the leak this test
+    // is for) keeps it through every collection.
     for (let i = 0; i < 10 && sim!.deref() !== undefined; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20 * i));
       gc();
