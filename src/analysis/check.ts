@@ -141,12 +141,16 @@ export interface CheckPlan {
   strategies: Array<{ name: string; description: string; job: number | null }>;
 }
 
-/** The plan of a check of `scenario` and the strategies `names` (see CheckPlan); a strategy that cannot apply is bad input. */
-export function planCheck(scenario: Scenario, names: readonly string[]): CheckPlan {
+/**
+ * The plan of a check of `scenario` and the strategies `names` (undefined: the scenario's own; see CheckPlan); a
+ * strategy that cannot apply is bad input.
+ */
+export function planCheck(scenario: Scenario, names: readonly string[] | undefined): CheckPlan {
   const jobs: CheckJob[] = [{ scenario, ruleKeys: true }];
-  if (names.length === 0) return { jobs, strategies: [] };
+  const checked = Object.entries(checkedStrategies(scenario, names));
+  if (checked.length === 0) return { jobs, strategies: [] };
   const asWritten = JSON.stringify({ ...scenario, strategies: {} });
-  const strategies = Object.entries(checkedStrategies(scenario, names)).map(([name, strategy]) => {
+  const strategies = checked.map(([name, strategy]) => {
     const copy = applyCheckedStrategy(scenario, name, strategy);
     const same = JSON.stringify(copy) === asWritten;
     if (!same) jobs.push({ scenario: copy, ruleKeys: false });

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import type { Scenario } from '../model/types.js';
-import { checkedStrategies, mergeCheck, planCheck, type CheckReport } from '../analysis/check.js';
+import { mergeCheck, planCheck, type CheckReport } from '../analysis/check.js';
 import { runCheckJobs } from '../parallel/check-jobs.js';
 import { guardCost } from '../parallel/cost-guard.js';
 import { checkJobs, simulationThreads } from '../parallel/jobs.js';
@@ -39,9 +39,9 @@ export async function runCheck(opts: CheckOptions, io: Io): Promise<number> {
   const jobs = checkJobs(opts.jobs);
   const path = resolve(io.cwd, opts.scenario);
   const { scenario } = loadScenarioWithRaw(path, opts.set);
-  const strategies = Object.keys(checkedStrategies(scenario, opts.strategies));
   // One world per job: the scenario as written, and each strategy that changes something.
-  const plan = planCheck(scenario, strategies);
+  const plan = planCheck(scenario, opts.strategies);
+  const strategies = plan.strategies.map((st) => st.name);
   const threads = simulationThreads(jobs, plan.jobs.length);
   // Each world (instances, providers, timeline) runs with no traffic: its memory is checked first.
   const quiet = (s: Scenario): Scenario => ({ ...s, consumers: s.consumers.map((c) => ({ ...c, ratePerSec: 0 })), faults: s.faults.filter((f) => f.action.kind !== 'traffic') });
