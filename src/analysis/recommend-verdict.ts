@@ -9,9 +9,26 @@
  * (|Δ| > 1.96 · √(p̄(1−p̄)(1/n₁ + 1/n₂)), p̄ the pooled rate); otherwise the p99 of all calls
  * decides when it differs by more than its sampling error at 95% (`p99StandardError`) and by more than
  * `P99_SLACK` (2%: the histogram's 0.1% error and the spread of a p99 over ~10^5 calls); otherwise the
- * two are even.
+ * two are even. Judged one scope at a time, a recommendation has a 5% chance of a verdict either way by chance
+ * alone; judged over many methods at once (an estate's thousands), `familyZ` widens both bands so that all of
+ * them together have that chance (Bonferroni).
  */
+import { probit } from 'simple-statistics';
 import type { ScopeSummary } from '../metrics/summary.js';
+
+/** The two-sided 95% normal quantile: one comparison's band is this many standard errors wide. */
+export const Z_95 = 1.96;
+
+/**
+ * The band, in standard errors, for `comparisons` two-sided comparisons made together at a 5% family-wise error
+ * rate (Bonferroni: each at 5% / comparisons): 1.96 for one, 2.24 for 2, 2.49 for 4, 3.47 for 100, 4.20 for
+ * 2,000 (simple-statistics' probit, within 0.4% of the exact quantile). Without it, 2,000 methods compared at
+ * 95% each find ~100 of them better or worse by chance (at the seed scale, 60 recommendations rejected on noise).
+ */
+export function familyZ(comparisons: number): number {
+  if (!(comparisons > 1)) return Z_95;
+  return Math.max(Z_95, probit(1 - 0.025 / comparisons));
+}
 
 /** The objective, as `recommend --json` names it. */
 export const RECOMMEND_OBJECTIVE = 'errorRate,latencyAllMs.p99';
@@ -53,19 +70,22 @@ export function p99StandardError(f: ObjectiveFigures): number {
 const pct = (x: number) => `${(x * 100).toFixed(3)}%`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-/** Whether two error rates differ beyond sampling error (two-proportion z-test, 95%). */
-export function errorRatesDiffer(a: ObjectiveFigures, b: ObjectiveFigures): boolean {
+/** Whether two error rates differ beyond sampling error (two-proportion z-test, 95% unless `z` says otherwise). */
+export function errorRatesDiffer(a: ObjectiveFigures, b: ObjectiveFigures, z: number = Z_95): boolean {
   if (a.errorRate === b.errorRate) return false;
   if (a.requests === 0 || b.requests === 0) return true;
   const pooled = (a.errorRate * a.requests + b.errorRate * b.requests) / (a.requests + b.requests);
   const se = Math.sqrt(pooled * (1 - pooled) * (1 / a.requests + 1 / b.requests));
-  return Math.abs(a.errorRate - b.errorRate) > 1.96 * se;
+  return Math.abs(a.errorRate - b.errorRate) > z * se;
 }
 
-/** Compares `after` with `before` on the objective (error rate of all calls, then their p99). */
-export function compareObjective(before: ObjectiveFigures, after: ObjectiveFigures): ObjectiveComparison {
+/**
+ * Compares `after` with `before` on the objective (error rate of all calls, then their p99), each beyond `z`
+ * standard errors of its sampling error (1.96: 95%; `familyZ` when many scopes are judged together).
+ */
+export function compareObjective(before: ObjectiveFigures, after: ObjectiveFigures, z: number = Z_95): ObjectiveComparison {
   const errors = `error rate ${pct(before.errorRate)} -> ${pct(after.errorRate)}`;
-  if (errorRatesDiffer(before, after)) {
+  if (errorRatesDiffer(before, after, z)) {
     const worse = after.errorRate > before.errorRate;
     return { order: worse ? 1 : -1, decidedBy: 'errorRate', reason: `${errors} (${worse ? 'worse' : 'better'} beyond sampling error)` };
   }
@@ -73,7 +93,7 @@ export function compareObjective(before: ObjectiveFigures, after: ObjectiveFigur
   const a = after.latencyAllMs.p99;
   const p99 = `p99 of all calls ${ms(b)} -> ${ms(a)}`;
   const even = `${errors} (even within sampling error)`;
-  const noise = 1.96 * Math.hypot(p99StandardError(before), p99StandardError(after));
+  const noise = z * Math.hypot(p99StandardError(before), p99StandardError(after));
   const slack = P99_SLACK * Math.max(a, b);
   if (Math.abs(a - b) > Math.max(slack, noise)) {
     const worse = a > b;

@@ -7,7 +7,7 @@
  */
 import type { ScopeSummary, Summary } from '../metrics/summary.js';
 import { applyRecommendations, recommendations, type Advice, type ReferenceValues } from './recommend.js';
-import { RECOMMEND_OBJECTIVE, compareObjective, type ObjectiveComparison } from './recommend-verdict.js';
+import { RECOMMEND_OBJECTIVE, compareObjective, familyZ, type ObjectiveComparison } from './recommend-verdict.js';
 import type { Scenario } from '../model/types.js';
 
 /** The best alternative tried for a rejected recommendation. */
@@ -81,16 +81,28 @@ export interface FirstVerdict {
   rejected: boolean[];
   perRecommendation: ObjectiveComparison[];
   overall: ObjectiveComparison;
+  /** The band of the per-recommendation comparisons, in standard errors (`scopeZ`). */
+  z: number;
+}
+
+/**
+ * The band the recommendations' own scopes are judged with: one comparison per recommended method, all made
+ * together, so that by chance alone any of them comes out better or worse with 5% probability (`familyZ`), not
+ * each of them (which, over an estate's 2,000 methods, rejected ~60 sound recommendations on noise alone).
+ */
+export function scopeZ(recs: Advice[]): number {
+  return familyZ(new Set(recs.map((r) => `${r.service}.${r.method}`)).size);
 }
 
 /** Judges the formula's re-run against the scenario as written, per recommendation scope and overall. */
 export function firstVerdict(recs: Advice[], before: Summary, after: Summary): FirstVerdict {
-  const perRecommendation = recs.map((r) => compareObjective(methodScope(before, r.service, r.method), methodScope(after, r.service, r.method)));
+  const z = scopeZ(recs);
+  const perRecommendation = recs.map((r) => compareObjective(methodScope(before, r.service, r.method), methodScope(after, r.service, r.method), z));
   const overall = compareObjective(overallScope(before), overallScope(after));
   let rejected = perRecommendation.map((c) => c.order > 0);
   // Every scope is no worse, yet the whole is: the combination is what hurts, so every recommendation is in question.
   if (overall.order > 0 && !rejected.some(Boolean)) rejected = recs.map(() => true);
-  return { rejected, perRecommendation, overall };
+  return { rejected, perRecommendation, overall, z };
 }
 
 /** One alternative run: the rejected recommendations take the alternative's values, the others stay. */
@@ -154,7 +166,7 @@ export function verifiedRecommendations(
         : {
             ...alternativeValues(r, best.kind),
             kept: best.kind,
-            verdictReason: compareObjective(base.before, methodScope(best.summary, r.service, r.method)).reason,
+            verdictReason: compareObjective(base.before, methodScope(best.summary, r.service, r.method), first.z).reason,
             after: methodScope(best.summary, r.service, r.method),
           };
     return { ...r, verdict: 'rejected', verdictReason, alternative, before: base.before, after: base.after };
