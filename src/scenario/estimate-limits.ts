@@ -84,7 +84,12 @@ export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
           : part === 'consumers' && e.perInstanceGroups > 0
             ? `; ${fmt(e.perInstanceGroups)} consumer group${e.perInstanceGroups === 1 ? '' : 's'} (${fmt(e.perInstanceGroupInstances)} instances) ` +
               `run per instance: \`cohorts: on\` makes them cohorts`
-            : '';
+            : part === 'registry' && e.registryBurst !== null
+              ? `: ${fmt(e.registryBurst.changes)} instances registered or deregistered at ${fmt(e.registryBurst.atMs / 1000)} s (${fmt(e.registryBurst.groups)} provider ` +
+                `group${e.registryBurst.groups === 1 ? '' : 's'} at once), each change pushed on its own as a registry without \`servers\` or \`capacity\` does, ` +
+                `every push holding its whole list until it is delivered; a registry modeled as a server merges them ` +
+                `(Nacos: one push of a list per 500 ms), a larger heap runs it as written (NODE_OPTIONS=--max-old-space-size=MB)`
+              : '';
     out.push(
       `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
         `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,

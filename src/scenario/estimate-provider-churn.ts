@@ -2,8 +2,8 @@
  * The provider churn of the cost estimate (estimate.ts): what the fault timeline does to the provider
  * side, read from the normalized scenario. Scale-outs, restarts, rolling restarts and the replacements
  * of crashed instances start instances; every registration and deregistration is a list change pushed
- * to the subscribers; registry faults make every subscription re-read its lists; and the largest set
- * of changes to one group at one instant is the registry burst the memory estimate allows for.
+ * to the subscribers; registry faults make every subscription re-read its lists; and the sets of changes
+ * made at one instant (per group) are the registry bursts the memory estimate allows for.
  */
 import type { FaultAction, ProviderGroupSpec, Scenario } from '../model/types.js';
 
@@ -27,6 +27,16 @@ function amount(n: number, a: { count?: number; fraction?: number; instance?: st
   return n;
 }
 
+/** A set of changes to one group's lists made at one instant (one fault): they are pushed, and queued, together. */
+export interface ChurnBurst {
+  /** When the changes are made (for a fault undone after `for`, when it is undone). */
+  atMs: number;
+  group: string;
+  changes: number;
+  /** The group's own instances in its lists besides the changing ones. */
+  listSize: number;
+}
+
 /** What the fault timeline does to the provider side: instances it starts, list changes, bursts. */
 export interface ProviderChurn {
   added: Map<string, number>;
@@ -34,8 +44,8 @@ export interface ProviderChurn {
   changes: Map<string, number>;
   /** Re-reads of every subscription (registry back, push switch on, partition healed). */
   resyncs: number;
-  /** The largest set of changes to one group's lists at one instant: [changes, list size]. */
-  worstBurst: { group: string; changes: number; listSize: number };
+  /** Every set of changes made at one instant, per group (several groups may change at the same instant). */
+  bursts: ChurnBurst[];
 }
 
 /**
@@ -48,15 +58,15 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
   const added = new Map<string, number>();
   const changes = new Map<string, number>();
   let resyncs = 0;
-  let worstBurst = { group: '', changes: 0, listSize: 0 };
+  const bursts: ChurnBurst[] = [];
   const bump = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
-  const burst = (group: string, k: number, size: number) => {
-    if (k * (size + k / 2) > worstBurst.changes * (worstBurst.listSize + worstBurst.changes / 2)) worstBurst = { group, changes: k, listSize: size };
+  const burst = (atMs: number, group: string, k: number, size: number) => {
+    if (k > 0) bursts.push({ atMs, group, changes: k, listSize: Math.max(0, size) });
   };
   if (scenario.registry.registerDelayMs > 0) {
     for (const g of scenario.providers) {
       bump(changes, g.name, g.count);
-      burst(g.name, g.count, 0);
+      burst(scenario.registry.registerDelayMs, g.name, g.count, 0);
     }
   }
   const inTime = scenario.faults.filter((f) => f.atMs <= scenario.durationMs).sort((x, y) => x.atMs - y.atMs);
@@ -71,7 +81,8 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
           bump(changes, g.name, Math.abs(delta) * (undone ? 2 : 1));
           if (delta > 0) bump(added, g.name, delta);
           if (undone && delta < 0) bump(added, g.name, -delta);
-          burst(g.name, Math.abs(delta), Math.min(before, a.count));
+          burst(f.atMs, g.name, Math.abs(delta), Math.min(before, a.count));
+          if (undone) burst(f.atMs + f.forMs!, g.name, Math.abs(delta), Math.min(before, a.count));
           live.set(g.name, undone ? before : a.count);
         }
         break;
@@ -80,7 +91,7 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
           const n = amount(live.get(g.name) ?? 0, a);
           bump(added, g.name, n);
           bump(changes, g.name, 2 * n);
-          burst(g.name, 2 * n, live.get(g.name) ?? 0);
+          burst(f.atMs, g.name, 2 * n, live.get(g.name) ?? 0);
         }
         break;
       case 'rollingRestart':
@@ -89,7 +100,7 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
           bump(added, g.name, n);
           bump(changes, g.name, 2 * n);
           const overlap = Math.max(1, Math.ceil(pushLagMaxMs / Math.max(1, a.intervalMs)));
-          burst(g.name, Math.min(2 * n, 2 * a.batch * overlap), n);
+          burst(f.atMs, g.name, Math.min(2 * n, 2 * a.batch * overlap), n);
         }
         break;
       case 'crash':
@@ -103,7 +114,7 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
             // Replaced (crash) or heard again (black hole): each comes back with its own push.
             if (crashed) bump(added, g.name, n);
             bump(changes, g.name, n);
-            burst(g.name, n, (live.get(g.name) ?? 0) - n);
+            burst(f.atMs + f.forMs!, g.name, n, (live.get(g.name) ?? 0) - n);
           } else down.set(g.name, { n: (down.get(g.name)?.n ?? 0) + n, crashed });
         }
         break;
@@ -114,7 +125,7 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
           if (d === undefined) continue;
           if (d.crashed) bump(added, g.name, d.n);
           bump(changes, g.name, d.n);
-          burst(g.name, d.n, (live.get(g.name) ?? 0) - d.n);
+          burst(f.atMs, g.name, d.n, (live.get(g.name) ?? 0) - d.n);
           down.delete(g.name);
         }
         break;
@@ -127,5 +138,5 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
         break;
     }
   }
-  return { added, changes, resyncs, worstBurst };
+  return { added, changes, resyncs, bursts };
 }

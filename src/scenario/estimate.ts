@@ -22,8 +22,9 @@
  *   calibrated costs per consumer reference (more for one that sets refusing providers aside), per provider instance, per timeline bucket, per request
  *   in flight (Little's law), per call queued in an overloaded unbounded provider queue, per
  *   (consumer reference × provider) where state is kept per provider
- *   (round robin, adaptive, `actives`), per metrics cell, and for the worst registry
- *   burst (a list changed k times at once keeps k snapshots and k × subscribers deliveries queued).
+ *   (round robin, adaptive, `actives`), per metrics cell, and for the registry's worst instant
+ *   (`registryBurstOf`: a list changed k times at once keeps k snapshots and k × subscribers
+ *   deliveries queued, and every group a fault changes at that instant adds its own).
  *
  * Calibration (Node 20, 2 cores, 24 GB; peak RSS of the CLI's run path, as `bench/one.js` measures it
  * with the CLI child's V8 flags; the table is in docs/cli.md, "Cost estimate and limits"), refitted in
@@ -40,7 +41,7 @@ import { cohortPlan, DEFAULT_REPRESENTATIVES } from '../world/cohorts.js';
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
 import { edgeRequestsByGroup } from './estimate-edge-requests.js';
-import { providerChurn, targetGroups } from './estimate-provider-churn.js';
+import { providerChurn, targetGroups, type ChurnBurst } from './estimate-provider-churn.js';
 import { pushDeliveries as pushDeliveriesOf, type ConsumerSide } from './estimate-push-deliveries.js';
 import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
 import { registerLevels } from '../world/discovery-levels.js';
@@ -217,6 +218,8 @@ export interface CostEstimate {
   inFlight: number;
   /** Calls waiting in overloaded unbounded provider queues (`queues < 0`) at their longest. */
   queuedCalls: number;
+  /** The registry's worst instant (`registryBurstOf`): when, its list changes and the provider groups changed; null without one. */
+  registryBurst: RegistryBurst | null;
   /** The most retries a call with traffic may take (failover-like clusters). */
   maxRetries: number;
   /** What keeping this simulation's summary until a command's last simulation ends costs (bytes). */
@@ -376,14 +379,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const events = m.eventsPerRequest * (requests + Math.max(0, attempts - requests)) + heartbeats + pushDeliveries;
 
   // Memory.
-  const burst = churn.worstBurst;
-  const burstGroup = scenario.providers.find((g) => g.name === burst.group);
-  const burstSubscribers = burstGroup === undefined ? 0 : Math.max(0, ...burstGroup.services.map((s) => subscribers.get(s) ?? 0));
-  const burstBytes =
-    discovery.length === 0 || burst.changes === 0
-      ? 0
-      : burst.changes * (burst.listSize + burst.changes / 2) * m.bytesPerSnapshotEntry * Math.max(1, burstGroup?.services.length ?? 1) +
-        burst.changes * burstSubscribers * m.bytesPerDelivery;
+  const registryBurst = discovery.length === 0 ? null : registryBurstOf(scenario, discovery, churn.bursts, subscribers);
+  const burstBytes = registryBurst?.bytes ?? 0;
   const memory = {
     base: m.baseMb + Math.min(m.youngGenerationMaxMb, m.youngGenerationMinMb + (ratePerSec * m.bytesPerRequestPerSec) / MB),
     consumers: (references * m.bytesPerReference + setAsideReferences * m.bytesPerSetAsideReference) / MB,
@@ -424,8 +421,76 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     providersAddedByFaults,
     inFlight,
     queuedCalls,
+    registryBurst,
     maxRetries: traffic.maxRetries,
     summaryBytes,
     memoryMb: { total, ...memory },
   };
 }
+
+/**
+ * The registry's memory at its worst instant: every list change made at one instant (a fault's, over every
+ * group it changes) is pushed to the subscribers at once, and each push's list (a snapshot of the whole list,
+ * with the consumer side's copies once delivered) lives until it is delivered and replaced, so k changes of a
+ * list of n keep some k · (n + k / 2) entries, and k × subscribers deliveries, alive together. A list is the
+ * group's services' (every group exporting them: a zone's providers coming back land in lists that still hold
+ * the other zone's). `bytesPerSnapshotEntry` covers up to `SNAPSHOT_LISTS` subscribed lists per change (the
+ * group's subscribed services at interface level, and its application's list); a group with more scales it.
+ * Fitted (December 2026, peak RSS of the CLI) on a dark zone coming back at once under Nacos without servers,
+ * 3.3 clients, applications of 16 services with 200 providers a zone, four services and the application's list
+ * subscribed: 25 applications 818 MB (estimated 770 MB), 250 applications 7.24 GB (estimated 6.48 GB).
+ */
+export function registryBurstOf(
+  scenario: Scenario,
+  discovery: readonly RegistrySpec[],
+  bursts: readonly ChurnBurst[],
+  subscribers: ReadonlyMap<string, number>,
+): RegistryBurst | null {
+  const byName = new Map(scenario.providers.map((g) => [g.name, g]));
+  const perInstant = new Map<number, RegistryBurst>();
+  // A registry that merges a list's changes (`pushRate`, Nacos's push delay when it is a server) pushes each
+  // list once per window: the changes of one instant keep one snapshot of each list queued.
+  const merged = discovery.every(mergesPushes);
+  for (const b of bursts) {
+    const g = byName.get(b.group);
+    if (g === undefined) continue;
+    // The other groups' instances in the same lists (the largest list of the group's services).
+    let others = 0;
+    for (const s of g.services) {
+      let n = 0;
+      for (const h of scenario.providers) if (h !== g && h.services.includes(s)) n += h.count;
+      others = Math.max(others, n);
+    }
+    const subscribed = g.services.filter((s) => (subscribers.get(s) ?? 0) > 0);
+    const appList = discovery.some((r) => registerLevels(r, g.dubbo).application) && subscribed.length > 0 ? 1 : 0;
+    const lists = Math.max(1, (subscribed.length + appList) / SNAPSHOT_LISTS);
+    const deliveries = Math.max(0, ...g.services.map((s) => subscribers.get(s) ?? 0));
+    const pushed = merged ? 1 : b.changes;
+    const bytes = pushed * (b.listSize + others + b.changes / 2) * COST_MODEL.bytesPerSnapshotEntry * lists + pushed * deliveries * COST_MODEL.bytesPerDelivery;
+    const at = perInstant.get(b.atMs) ?? { atMs: b.atMs, changes: 0, groups: 0, bytes: 0 };
+    at.changes += b.changes;
+    at.groups++;
+    at.bytes += bytes;
+    perInstant.set(b.atMs, at);
+  }
+  let worst: RegistryBurst | null = null;
+  for (const at of perInstant.values()) if (worst === null || at.bytes > worst.bytes) worst = at;
+  return worst;
+}
+
+/** Whether `r` merges the changes of a list into fewer pushes: `pushRate`, or Nacos as a server (its 500 ms push delay, `pushDelay`). */
+function mergesPushes(r: RegistrySpec): boolean {
+  if (r.pushRate !== undefined) return true;
+  return r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined) && (r.pushDelayMs ?? 500) > 0;
+}
+
+/** The list changes a fault makes at one instant, over every provider group it changes, and what they keep queued. */
+export interface RegistryBurst {
+  atMs: number;
+  changes: number;
+  groups: number;
+  bytes: number;
+}
+
+/** The lists with subscribers per change that `bytesPerSnapshotEntry` covers (see `registryBurstOf`). */
+const SNAPSHOT_LISTS = 2;

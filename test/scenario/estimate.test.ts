@@ -94,6 +94,40 @@ describe('estimateCost', () => {
     expect(burst).toBeGreaterThan(1000);
   });
 
+  it("adds up the registry bursts of every group a fault changes at one instant, in lists that hold the other groups' providers", () => {
+    // A dark zone coming back: every application's zoneA instances register again at once, each change pushed on
+    // its own (a registry without servers) to lists that still hold the application's zoneB instances.
+    const estate = (apps: number, registry = '{ type: nacos }', count = 200) => {
+      const services = Array.from({ length: apps }, (_, i) => `  com.example.S${i}: { methods: { get: { serviceTime: 10ms } } }`).join('\n');
+      const groups = Array.from({ length: apps }, (_, i) =>
+        ['A', 'B'].map((z) => `  - { name: a${i}-${z}, application: a${i}, service: com.example.S${i}, zone: zone${z}, count: ${count} }`).join('\n'),
+      ).join('\n');
+      const consumers = Array.from({ length: apps }, (_, i) => `  - { application: c${i}, zone: zoneB, instances: 4, rate: 10/s, calls: { com.example.S${i}.get: 1 } }`).join('\n');
+      return parseScenario(
+        `name: dark\nduration: 200s\nzones:\n  zoneA: { cidr: 10.0.0.0/16 }\n  zoneB: { cidr: 10.1.0.0/16 }\nregistry: ${registry}\nservices:\n${services}\n` +
+          `providers:\n${groups}\nconsumers:\n${consumers}\nfaults:\n  - { at: 60s, for: 60s, zoneDown: zoneA }\n`,
+        'dark.yaml',
+      );
+    };
+    const one = estimateCost(estate(1));
+    const ten = estimateCost(estate(10));
+    expect(one.registryBurst).toMatchObject({ atMs: 120_000, changes: 200, groups: 1 });
+    expect(ten.registryBurst).toMatchObject({ atMs: 120_000, changes: 2000, groups: 10 });
+    expect(ten.memoryMb.registry).toBeCloseTo(10 * one.memoryMb.registry, 6);
+    // 200 changes to a list of zoneB's 200 and the 100 of zoneA back on average: 200 x 300 entries queued.
+    const entries = 200 * (200 + 200 / 2);
+    expect(one.memoryMb.registry * 2 ** 20).toBeCloseTo(entries * COST_MODEL.bytesPerSnapshotEntry + 200 * 4 * COST_MODEL.bytesPerDelivery, 0);
+    // Nacos as a server merges a list's changes into one push per 500 ms: one snapshot per list is queued.
+    const merged = estimateCost(estate(10, '{ type: nacos, capacity: { bandwidth: 1Gbps } }'));
+    expect(merged.memoryMb.registry).toBeLessThan(ten.memoryMb.registry / 100);
+    // The refusal names the instant, the changes, the groups and the ways out.
+    const big = estimateCost(estate(10, '{ type: nacos }', 2000));
+    const [problem] = costProblems(big, LIMITS);
+    expect(problem).toMatch(
+      /the most is registry burst, [\d,]+ MB: 20,000 instances registered or deregistered at 120 s \(10 provider groups at once\), each change pushed on its own .*Nacos: one push of a list per 500 ms.*NODE_OPTIONS=--max-old-space-size=MB\)$/,
+    );
+  });
+
   it('counts the set-aside lists of every reference to providers that refuse connections (crash mode only)', () => {
     const consumers = (faults: string, sets: string[] = []) =>
       estimateCost(scenario(faults === '' ? '' : `faults:\n  - ${faults}\n`, ['consumers[0].instances=1000', 'consumers[0].cohorts=off', ...sets])).memoryMb.consumers;
