@@ -253,3 +253,35 @@ describe('--no-plugins names a plugin of a repeated group at its template', () =
     expect(r.err.trim().split("\n")).toHaveLength(1);
   });
 });
+
+describe('errors of an estate written with templates, at its size', () => {
+  // 300 services; a consumer template whose 250 repetitions call services that do not exist (s300 .. s549).
+  const estate = (repeat: number) => {
+    const services = Array.from({ length: 300 }, (_, i) => `  com.big.s${String(i).padStart(3, '0')}.Api: { methods: { get: { serviceTime: 1ms } } }`).join('\n');
+    return `name: big
+duration: 10s
+zones: { zoneA: { cidr: 10.0.0.0/16 } }
+services:
+${services}
+providers:
+  - { name: "p{i:03}", repeat: 300, service: "com.big.s{i:03}.Api", zone: zoneA, count: 1 }
+consumers:
+  - { application: "c{i:03}", repeat: ${repeat}, zone: zoneA, instances: 1, rate: 1/s, calls: { "com.big.s{i:03}.Api.get": 1 } }
+`;
+  };
+
+  it('lists 20 of the declared names and counts the rest, and suggests one for the first 200 unknown names only', () => {
+    expect(() => scenarioErrorOf(estate(300))).toThrow('expected a ScenarioError');
+    const e = scenarioErrorOf(estate(550));
+    // One issue per repetition past the 300 services (each names another service).
+    expect(e.issues).toHaveLength(250);
+    const [first] = e.issues;
+    expect(first!.message).toMatch(
+      /^\(repeat i=300\) expected a service declared under services \(com\.big\.s000\.Api, com\.big\.s001\.Api, .*, com\.big\.s019\.Api and 280 more\), found "com\.big\.s300\.Api" in "com\.big\.s300\.Api\.get"; did you mean "com\.big\.s[0-9]{3}\.Api"\?$/,
+    );
+    const suggested = e.issues.filter((i) => i.message.includes('did you mean'));
+    expect(suggested).toHaveLength(200);
+    // Those are the first 200 (repetitions 300 to 499); the last 50 name the list without a suggestion.
+    expect(e.issues.slice(200).every((i) => i.message.endsWith(`in "${i.message.match(/found "([^"]+)"/)![1]}.get"`))).toBe(true);
+  });
+});
