@@ -45,6 +45,7 @@ import { providerChurn, targetGroups, type ChurnBurst } from './estimate-provide
 import { pushDeliveries as pushDeliveriesOf, type ConsumerSide } from './estimate-push-deliveries.js';
 import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
 import { registerLevels } from '../world/discovery-levels.js';
+import { NACOS_PUSH_TASK_DELAY_MS } from '../world/registry-push-merge.js';
 import type { ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 
 export { distMeanMs } from './dist-figures.js';
@@ -447,6 +448,9 @@ export function registryBurstOf(
   subscribers: ReadonlyMap<string, number>,
 ): RegistryBurst | null {
   const byName = new Map(scenario.providers.map((g) => [g.name, g]));
+  // Per service, the instances of every group exporting it.
+  const listed = new Map<string, number>();
+  for (const h of scenario.providers) for (const s of new Set(h.services)) listed.set(s, (listed.get(s) ?? 0) + h.count);
   const perInstant = new Map<number, RegistryBurst>();
   // A registry that merges a list's changes (`pushRate`, Nacos's push delay when it is a server) pushes each
   // list once per window: the changes of one instant keep one snapshot of each list queued.
@@ -456,11 +460,7 @@ export function registryBurstOf(
     if (g === undefined) continue;
     // The other groups' instances in the same lists (the largest list of the group's services).
     let others = 0;
-    for (const s of g.services) {
-      let n = 0;
-      for (const h of scenario.providers) if (h !== g && h.services.includes(s)) n += h.count;
-      others = Math.max(others, n);
-    }
+    for (const s of g.services) others = Math.max(others, (listed.get(s) ?? 0) - g.count);
     const subscribed = g.services.filter((s) => (subscribers.get(s) ?? 0) > 0);
     const appList = discovery.some((r) => registerLevels(r, g.dubbo).application) && subscribed.length > 0 ? 1 : 0;
     const lists = Math.max(1, (subscribed.length + appList) / SNAPSHOT_LISTS);
@@ -481,7 +481,7 @@ export function registryBurstOf(
 /** Whether `r` merges the changes of a list into fewer pushes: `pushRate`, or Nacos as a server (its 500 ms push delay, `pushDelay`). */
 function mergesPushes(r: RegistrySpec): boolean {
   if (r.pushRate !== undefined) return true;
-  return r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined) && (r.pushDelayMs ?? 500) > 0;
+  return r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined) && (r.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS) > 0;
 }
 
 /** The list changes a fault makes at one instant, over every provider group it changes, and what they keep queued. */
