@@ -30,6 +30,16 @@ async function recommendJson(args: string[]) {
 
 const figures = (requests: number, errorRate: number, p99: number): ObjectiveFigures => ({ requests, errorRate, latencyAllMs: { p99 } });
 
+/** Runs of one lognormal (p50 5 ms, p99 50 ms) as the objective reads them: n calls (times `scale`), seeded. */
+function lognormalRuns(seed: number, stream: string): (n: number, scale?: number) => ObjectiveFigures {
+  const draw = sampler({ dist: 'lognormal', p50: 5, p99: 50 }, new RandomStreams(seed).stream(stream));
+  return (n, scale = 1) => {
+    const xs = Array.from({ length: n }, () => draw() * scale).sort((a, b) => a - b);
+    const q = (p: number) => xs[Math.min(n - 1, Math.ceil(p * n) - 1)]!;
+    return { requests: n, errorRate: 0, latencyAllMs: { p90: q(0.9), p99: q(0.99), p999: q(0.999) } };
+  };
+}
+
 describe('the verdict on a recommendation (the objective: error rate of all calls, then their p99)', () => {
   it('lets the error rate decide only beyond a two-proportion z-test at 95%', () => {
     // 10,000 calls each, 1% errors before: pooled p ≈ 1%, standard error √(p(1-p)·2/n) ≈ 0.1407%,
@@ -67,12 +77,7 @@ describe('the verdict on a recommendation (the objective: error rate of all call
     // around the p99 (its slope 0.81 of the lognormal's: ~89% of pairs expected even), at least 85% are even
     // (400 pairs: the share's standard error is 1.6 points). A real 20% difference (10 ms against a band of ~6 ms, the
     // difference's own spread ~3 ms) is found in ~89% of pairs, at least 80% here; a 50% one in every pair.
-    const draw = sampler({ dist: 'lognormal', p50: 5, p99: 50 }, new RandomStreams(7).stream('p99-band'));
-    const run = (n: number, scale = 1): ObjectiveFigures => {
-      const xs = Array.from({ length: n }, () => draw() * scale).sort((a, b) => a - b);
-      const q = (p: number) => xs[Math.min(n - 1, Math.ceil(p * n) - 1)]!;
-      return { requests: n, errorRate: 0, latencyAllMs: { p90: q(0.9), p99: q(0.99), p999: q(0.999) } };
-    };
+    const run = lognormalRuns(7, 'p99-band');
     const pairs = 400;
     let even = 0;
     let slackOnlyEven = 0;
@@ -109,12 +114,7 @@ describe('the verdict on a recommendation (the objective: error rate of all call
     // 400 methods whose recommendation changes nothing (both runs draw one lognormal, 5,800 calls each): judged one
     // at a time ~6% of them come out worse by chance (the band is 0.82 of the p99's true spread, see p99StandardError);
     // judged together, a few at most.
-    const draw = sampler({ dist: 'lognormal', p50: 5, p99: 50 }, new RandomStreams(11).stream('family'));
-    const run = (n: number, scale = 1): ObjectiveFigures => {
-      const xs = Array.from({ length: n }, () => draw() * scale).sort((a, b) => a - b);
-      const q = (p: number) => xs[Math.min(n - 1, Math.ceil(p * n) - 1)]!;
-      return { requests: n, errorRate: 0, latencyAllMs: { p90: q(0.9), p99: q(0.99), p999: q(0.999) } };
-    };
+    const run = lognormalRuns(11, 'family');
     const m = 400;
     const z = familyZ(m);
     let worseEach = 0;
