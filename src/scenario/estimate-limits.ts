@@ -76,24 +76,37 @@ export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
   }
   if (!(e.memoryMb.total <= limits.memoryMb)) {
     const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
-    const queued =
-      part === 'queues'
-        ? `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues`
-        : part === 'inFlight'
-          ? `: ${fmt(e.inFlight)} requests`
-          : part === 'consumers' && e.perInstanceGroups > 0
-            ? `; ${fmt(e.perInstanceGroups)} consumer group${e.perInstanceGroups === 1 ? '' : 's'} (${fmt(e.perInstanceGroupInstances)} instances) ` +
-              `run per instance: \`cohorts: on\` makes them cohorts`
-            : part === 'registry' && e.registryBurst !== null
-              ? `: ${fmt(e.registryBurst.changes)} instances registered or deregistered at ${fmt(e.registryBurst.atMs / 1000)} s (${fmt(e.registryBurst.groups)} provider ` +
-                `group${e.registryBurst.groups === 1 ? '' : 's'} at once), each change pushed on its own as a registry without \`servers\` or \`capacity\` does, ` +
-                `every push holding its whole list until it is delivered; a registry modeled as a server merges them ` +
-                `(Nacos: one push of a list per 500 ms), a larger heap runs it as written (NODE_OPTIONS=--max-old-space-size=MB)`
-              : '';
+    const queued = memoryHint(part, e);
     out.push(
       `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
         `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,
     );
   }
   return out;
+}
+
+/** What a refusal over memory adds after the part that is the most: its figures, and the way out where there is one. */
+function memoryHint(part: keyof typeof MEMORY_PARTS, e: CostEstimate): string {
+  const plural = (n: number, word: string) => `${fmt(n)} ${word}${n === 1 ? '' : 's'}`;
+  if (part === 'queues') return `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues`;
+  if (part === 'inFlight') return `: ${fmt(e.inFlight)} requests`;
+  if (part === 'consumers' && e.perInstanceGroups > 0) {
+    return `; ${plural(e.perInstanceGroups, 'consumer group')} (${fmt(e.perInstanceGroupInstances)} instances) run per instance: \`cohorts: on\` makes them cohorts`;
+  }
+  if (part === 'consumers' && e.smallGroups > 0) {
+    return (
+      `; ${plural(e.smallGroups, 'consumer group')} (${fmt(e.smallGroupInstances)} instances) run per instance, no larger than their ` +
+      'representatives: fewer `representatives` (8, say) make cohorts of them with `cohorts: on` (or `auto` from 100,000 consumer instances)'
+    );
+  }
+  if (part === 'registry' && e.registryBurst !== null) {
+    const b = e.registryBurst;
+    return (
+      `: ${fmt(b.changes)} instances registered or deregistered at ${fmt(b.atMs / 1000)} s (${plural(b.groups, 'provider group')} at once), ` +
+      'each change pushed on its own as a registry without `servers` or `capacity` does, every push holding its whole list until it is ' +
+      'delivered; a registry modeled as a server merges them (Nacos: one push of a list per 500 ms), a larger heap runs it as written ' +
+      '(NODE_OPTIONS=--max-old-space-size=MB)'
+    );
+  }
+  return '';
 }

@@ -202,6 +202,12 @@ export interface CostEstimate {
    */
   perInstanceGroups: number;
   perInstanceGroupInstances: number;
+  /**
+   * Consumer groups of several instances simulated per instance because they are no larger than their
+   * representatives (fewer `representatives` would make cohorts of them), and their instances.
+   */
+  smallGroups: number;
+  smallGroupInstances: number;
   /** Consumer references (instance × service), call-graph consumer sides included. */
   references: number;
   /**
@@ -310,6 +316,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   let references = 0;
   let perInstanceGroups = 0;
   let perInstanceGroupInstances = 0;
+  let smallGroups = 0;
+  let smallGroupInstances = 0;
   let loadBalancerBytes = 0;
   // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
   const sides: ConsumerSide[] = [];
@@ -321,6 +329,9 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     if (plan === null && c.instances > (c.representatives ?? DEFAULT_REPRESENTATIVES)) {
       perInstanceGroups++;
       perInstanceGroupInstances += c.instances;
+    } else if (plan === null && c.instances > 1) {
+      smallGroups++;
+      smallGroupInstances += c.instances;
     }
     sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
     for (const s of services) {
@@ -415,6 +426,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     consumerInstances,
     perInstanceGroups,
     perInstanceGroupInstances,
+    smallGroups,
+    smallGroupInstances,
     references,
     invokers,
     lists,

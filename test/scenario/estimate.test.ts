@@ -250,6 +250,14 @@ describe('costProblems', () => {
     const cohort = estimateCost(scenario('', ['consumers[0].instances=2000000']));
     expect([cohort.perInstanceGroups, cohort.perInstanceGroupInstances]).toEqual([0, 0]);
     expect(estimateCost(scenario('', ['consumers[0].instances=32', 'consumers[0].cohorts=off'])).perInstanceGroups).toBe(0);
+    // Groups no larger than their representatives stay per instance: fewer representatives would make cohorts of them.
+    const small = estimateCost(scenario('', ['consumers[0].instances=20']));
+    expect([small.smallGroups, small.smallGroupInstances, small.perInstanceGroups]).toEqual([1, 20, 0]);
+    expect(estimateCost(scenario('', ['consumers[0].instances=20', 'consumers[0].representatives=8'])).smallGroups).toBe(0);
+    const [smallOver] = costProblems({ ...small, smallGroups: 20_000, smallGroupInstances: 500_000, memoryMb: { ...small.memoryMb, consumers: 5000, total: 5200 } }, LIMITS);
+    expect(smallOver).toMatch(
+      /the most is consumer references, 5,000 MB; 20,000 consumer groups \(500,000 instances\) run per instance, no larger than their representatives: fewer `representatives` \(8, say\) make cohorts of them/,
+    );
     // Other parts over the limit say nothing of cohorts.
     const providersOver = costProblems(estimateCost(scenario('', ['providers[0].count=1000000', 'consumers[0].cohorts=off', 'consumers[0].instances=100'])), LIMITS);
     expect(providersOver[0]).toMatch(/the most is provider instances, [\d,]+ MB$/);
