@@ -53,7 +53,10 @@ export function recommendLines(name: string, target: number, result: { recommend
           ? `  no alternative tried beats the scenario as written: keep ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`
           : a.timeoutMs === r.asWritten.timeoutMs && a.retries === r.asWritten.retries
             ? `  instead: keep it as written (${a.timeoutMs} ms, ${retriesWord(a.retries)}): ${a.verdictReason}`
-            : `  instead: timeout ${a.timeoutMs} ms, retries ${a.retries} (the ${a.kept} as written): ${a.verdictReason}`,
+            : a.timeoutMs === r.timeoutMs && a.retries === r.retries
+              ? // Rejected with every other one (the whole scenario got worse) while its own values already are the alternative's.
+                `  instead: as recommended (timeout ${a.timeoutMs} ms, retries ${a.retries}: its ${a.kept} already as written), with the others' ${a.kept} as written: ${a.verdictReason}`
+              : `  instead: timeout ${a.timeoutMs} ms, retries ${a.retries} (the ${a.kept} as written): ${a.verdictReason}`,
       );
     }
     lines.push('');

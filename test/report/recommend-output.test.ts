@@ -5,6 +5,7 @@ import type { Verification, VerificationFigures } from '../../src/analysis/recom
 import type { ScopeSummary } from '../../src/metrics/summary.js';
 import { MAX_METHOD_ROWS } from '../../src/report/compare-table.js';
 import { recommendLines } from '../../src/report/recommend-output.js';
+import type { Recommendation } from '../../src/analysis/recommend-verification.js';
 
 /** A scope of `requests` calls, `failed` of them timed out, with p99 of all calls `p99`. */
 function scope(requests: number, failed: number, p99: number): ScopeSummary {
@@ -61,3 +62,32 @@ describe('recommend: the verification table by method', () => {
     expect([...listed].sort()).toEqual([3, 30, ...highestP99].map(name).sort());
   });
 });
+
+describe('recommend: what to apply instead of a rejected recommendation', () => {
+  const rec = (retries: number) =>
+    ({
+      consumer: 'w000',
+      zone: 'zoneA',
+      service: 'com.seed.S00',
+      method: 'call',
+      timeoutMs: 64,
+      retries,
+      reason: 'why',
+      asWritten: { timeoutMs: 1000, retries: 2 },
+      verdict: 'rejected',
+      verdictReason: 'the whole scenario gets worse with every recommendation applied: worse',
+      alternative: { timeoutMs: 64, retries: 2, kept: 'retries', verdictReason: 'even', after: scope(1000, 0, 50) },
+      before: scope(1000, 0, 50),
+      after: scope(1000, 0, 50),
+    }) as unknown as Recommendation;
+  const instead = (r: Recommendation) =>
+    recommendLines('x', 0.001, { recommendations: [r], verification: verification(figures(1), figures(1)) }).find((l) => l.startsWith('  instead:'));
+
+  it('says "as recommended" when the alternative leaves this one as it is (its retries already as written)', () => {
+    // The whole scenario got worse, so every recommendation was rejected; keeping the retries as written changes only
+    // those that cut them.
+    expect(instead(rec(2))).toBe('  instead: as recommended (timeout 64 ms, retries 2: its retries already as written), with the others\' retries as written: even');
+    expect(instead(rec(1))).toBe('  instead: timeout 64 ms, retries 2 (the retries as written): even');
+  });
+});
+
