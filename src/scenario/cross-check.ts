@@ -74,12 +74,12 @@ export function splitCallKey(key: string): { service: string; method: string } |
   return { service: key.slice(0, dot), method: key.slice(dot + 1) };
 }
 
-/** Cross-reference problems, and paths under which schema issues are noise (an unknown key's value). */
 /** Unknown names given a "did you mean" (see `crossCheck`). */
 const MAX_SUGGESTIONS = 200;
 /** Known names an "expected a ... declared under ..." message lists; the rest are counted. */
 const MAX_LISTED = 20;
 
+/** Cross-reference problems, and paths under which schema issues are noise (an unknown key's value). */
 export function crossCheck(raw: unknown): { issues: PathIssue[]; suppress: Path[] } {
   const issues: PathIssue[] = [];
   const suppress: Path[] = [];

@@ -76,10 +76,10 @@ export function costProblems(e: CostEstimate, limits: CostLimits): string[] {
   }
   if (!(e.memoryMb.total <= limits.memoryMb)) {
     const [part, mb] = (Object.keys(MEMORY_PARTS) as Array<keyof typeof MEMORY_PARTS>).map((k) => [k, e.memoryMb[k]] as const).reduce((a, b) => (b[1] > a[1] ? b : a));
-    const queued = memoryHint(part, e);
+    const hint = memoryHint(part, e);
     out.push(
       `estimated peak memory ${fmt(e.memoryMb.total)} MB exceeds the ${fmt(limits.memoryMb)} MB one simulation may use${limits.memorySource ? ` (${limits.memorySource})` : ''}; ` +
-        `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${queued}`,
+        `the most is ${MEMORY_PARTS[part]}, ${fmt(mb)} MB${hint}`,
     );
   }
   return out;
