@@ -90,8 +90,11 @@ function memoryHint(part: keyof typeof MEMORY_PARTS, e: CostEstimate): string {
   const plural = (n: number, word: string) => `${fmt(n)} ${word}${n === 1 ? '' : 's'}`;
   if (part === 'queues') return `: ${fmt(e.queuedCalls)} calls waiting in overloaded unbounded queues`;
   if (part === 'inFlight') return `: ${fmt(e.inFlight)} requests`;
-  if (part === 'consumers' && e.perInstanceGroups > 0) {
-    return `; ${plural(e.perInstanceGroups, 'consumer group')} (${fmt(e.perInstanceGroupInstances)} instances) run per instance: \`cohorts: on\` makes them cohorts`;
+  if ((part === 'consumers' || part === 'loadBalancers') && e.perInstanceGroups > 0) {
+    // A stateful load balancer's entries are per instance too: in a cohort they are per representative.
+    const why = e.perInstanceReason === null ? '' : ` (${e.perInstanceReason.replace(/^cohorts: off/, '`cohorts: off`')})`;
+    const state = part === 'loadBalancers' ? ', their load balancers\' state then kept per representative (docs/cohorts.md)' : '';
+    return `; ${plural(e.perInstanceGroups, 'consumer group')} (${fmt(e.perInstanceGroupInstances)} instances) run per instance${why}: \`cohorts: on\` makes them cohorts${state}`;
   }
   if (part === 'consumers' && e.smallGroups > 0) {
     return (

@@ -37,7 +37,7 @@
  * Requests within ±3% where few calls are retried. What the command keeps of each finished
  * simulation (`summaryBytes`, from estimate-summary-size.ts) and the queued calls were fitted in December 2026 too (docs/cli.md).
  */
-import { cohortPlan, DEFAULT_REPRESENTATIVES } from '../world/cohorts.js';
+import { AUTO_COHORT_ESTATE_INSTANCES, AUTO_COHORT_INSTANCES, cohortPlan, DEFAULT_REPRESENTATIVES, perInstanceReason } from '../world/cohorts.js';
 import { distMeanMs } from './dist-figures.js';
 import { countTraffic } from './estimate-call-graph.js';
 import { edgeRequestsByGroup } from './estimate-edge-requests.js';
@@ -203,6 +203,11 @@ export interface CostEstimate {
   perInstanceGroups: number;
   perInstanceGroupInstances: number;
   /**
+   * Why those groups are per instance: `cohorts: off`, or what keeps `auto` per instance (`loadbalance roundrobin
+   * keeps state per process`), the reason of the most instances first, with how many others there are; null when none.
+   */
+  perInstanceReason: string | null;
+  /**
    * Consumer groups of several instances simulated per instance because they are no larger than their
    * representatives (fewer `representatives` would make cohorts of them), and their instances.
    */
@@ -316,6 +321,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   let references = 0;
   let perInstanceGroups = 0;
   let perInstanceGroupInstances = 0;
+  const perInstanceWhy = new Map<string, number>();
   let smallGroups = 0;
   let smallGroupInstances = 0;
   let loadBalancerBytes = 0;
@@ -329,6 +335,8 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     if (plan === null && c.instances > (c.representatives ?? DEFAULT_REPRESENTATIVES)) {
       perInstanceGroups++;
       perInstanceGroupInstances += c.instances;
+      const why = (c.cohorts ?? 'auto') === 'off' ? 'cohorts: off' : (perInstanceReason(c, scenario) ?? `auto: under ${AUTO_COHORT_INSTANCES.toLocaleString('en-US')} instances in an estate under ${AUTO_COHORT_ESTATE_INSTANCES.toLocaleString('en-US')}`);
+      perInstanceWhy.set(why, (perInstanceWhy.get(why) ?? 0) + c.instances);
     } else if (plan === null && c.instances > 1) {
       smallGroups++;
       smallGroupInstances += c.instances;
@@ -425,6 +433,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     pushDeliveries,
     consumerInstances,
     perInstanceGroups,
+    perInstanceReason: perInstanceReasonText(perInstanceWhy),
     perInstanceGroupInstances,
     smallGroups,
     smallGroupInstances,
@@ -489,6 +498,15 @@ export function registryBurstOf(
   let worst: RegistryBurst | null = null;
   for (const at of perInstant.values()) if (worst === null || at.bytes > worst.bytes) worst = at;
   return worst;
+}
+
+/** The reason of the most instances (the first of equals), and how many other reasons there are. */
+function perInstanceReasonText(instancesByReason: ReadonlyMap<string, number>): string | null {
+  let top: string | null = null;
+  let most = -1;
+  for (const [why, n] of instancesByReason) if (n > most) [top, most] = [why, n];
+  const others = instancesByReason.size - 1;
+  return top === null ? null : others === 0 ? top : `${top}, and ${others} other reason${others === 1 ? '' : 's'}`;
 }
 
 /** Whether `r` merges the changes of a list into fewer pushes: `pushRate`, or Nacos as a server (its 500 ms push delay, `pushDelay`). */

@@ -241,11 +241,29 @@ describe('costProblems', () => {
     const off = estimateCost(scenario('', ['consumers[0].instances=2000000', 'consumers[0].cohorts=off']));
     expect([off.perInstanceGroups, off.perInstanceGroupInstances]).toEqual([1, 2_000_000]);
     expect(costProblems(off, LIMITS)[0]).toMatch(
-      /; the most is consumer references, [\d,]+ MB; 1 consumer group \(2,000,000 instances\) run per instance: `cohorts: on` makes them cohorts$/,
+      /; the most is consumer references, [\d,]+ MB; 1 consumer group \(2,000,000 instances\) run per instance \(`cohorts: off`\): `cohorts: on` makes them cohorts$/,
     );
-    // A leastactive group stays per instance under `auto` (per-process state): named too.
+    // A leastactive group stays per instance under `auto` (per-process state): named too, with why.
     const stateful = estimateCost(scenario('', ['consumers[0].instances=2000000', 'consumers[0].reference={"com.example.S": {loadbalance: leastactive}}']));
-    expect(stateful.perInstanceGroups).toBe(1);
+    expect([stateful.perInstanceGroups, stateful.perInstanceReason]).toEqual([1, 'loadbalance leastactive keeps state per process']);
+    expect(costProblems(stateful, LIMITS)[0]).toMatch(/ run per instance \(loadbalance leastactive keeps state per process\): `cohorts: on` makes them cohorts$/);
+    // Round-robin's weights over many providers are the most: the way out is the same, and says where their state goes.
+    const weights = estimateCost(
+      scenario('', ['consumers[0].instances=200000', 'consumers[0].reference={"com.example.S": {loadbalance: roundrobin}}', 'providers[0].count=2000']),
+    );
+    expect(weights.perInstanceReason).toBe('loadbalance roundrobin keeps state per process');
+    expect(costProblems(weights, LIMITS)[0]).toMatch(
+      /; the most is load balancers, [\d,]+ MB; 1 consumer group \(200,000 instances\) run per instance \(loadbalance roundrobin keeps state per process\): `cohorts: on` makes them cohorts, their load balancers' state then kept per representative \(docs\/cohorts.md\)$/,
+    );
+    // Groups kept per instance for different reasons: the reason of the most instances, and how many others.
+    const mixed = estimateCost(
+      scenario(
+        `  - { application: rr, zone: zoneA, instances: 1500, rate: 1/s, calls: { com.example.S.get: 1 }, reference: { com.example.S: { loadbalance: roundrobin } } }
+  - { application: off, zone: zoneB, instances: 1000, cohorts: off, rate: 1/s, calls: { com.example.S.get: 1 } }
+`,
+      ),
+    );
+    expect(mixed.perInstanceReason).toBe('loadbalance roundrobin keeps state per process, and 1 other reason');
     // In a cohort, or no larger than its representatives, a group is not named.
     const cohort = estimateCost(scenario('', ['consumers[0].instances=2000000']));
     expect([cohort.perInstanceGroups, cohort.perInstanceGroupInstances]).toEqual([0, 0]);
