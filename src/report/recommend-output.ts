@@ -1,6 +1,7 @@
 /**
- * `zonesim recommend` for people: each recommendation with its one-line reason and verdict, then
- * one verification table (the scenario as written, the re-run with every recommendation applied,
+ * `zonesim recommend` for people: each recommendation with its one-line reason and verdict (past
+ * MAX_RECOMMENDATION_BLOCKS, the recommendations counted by setting and the first of them, rejected
+ * first), then one verification table (the scenario as written, the re-run with every recommendation applied,
  * and the best alternative when one was rejected) on every outcome, overall, per consumer zone and
  * per recommended method, each scope once: a scope whose figures equal one already shown is left
  * out. Rendered from the result `recommend --json` prints; nothing is computed here.
@@ -36,11 +37,58 @@ function render(rows: string[][]): string[] {
   return rows.map((r) => r.map((x, i) => (i < 2 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
+/**
+ * The most recommendations recommend's text shows one by one: an estate of thousands of methods gets as many
+ * recommendations (the seed scale's 2,000, five lines each), mostly of a few settings.
+ */
+export const MAX_RECOMMENDATION_BLOCKS = 20;
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** What a recommendation's setting line says: its values, as written, verdict and what to do instead. */
+function settingOf(r: Recommendation): string {
+  const written = `as written ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`;
+  const a = r.alternative;
+  const instead =
+    r.verdict !== 'rejected' ? '' : a === null || a === undefined ? '; instead: keep it as written' : `; instead: timeout ${a.timeoutMs} ms, retries ${a.retries}`;
+  return `timeout ${r.timeoutMs} ms, retries ${r.retries} (${written}): ${r.verdict}${instead}`;
+}
+
+/**
+ * Past MAX_RECOMMENDATION_BLOCKS: the recommendations counted by setting (the most first, each with its first
+ * methods), and the ones shown below, the rejected first, in order.
+ */
+function summarized(recs: Recommendation[]): { lines: string[]; shown: Recommendation[] } {
+  const bySetting = new Map<string, Recommendation[]>();
+  for (const r of recs) {
+    const key = settingOf(r);
+    const same = bySetting.get(key);
+    if (same === undefined) bySetting.set(key, [r]);
+    else same.push(r);
+  }
+  const lines = [`${count(recs.length)} recommendations, by setting (every one in --json):`];
+  const named = (r: Recommendation) => `${r.consumer} (${r.zone}) -> ${r.service}.${r.method}`;
+  for (const [setting, same] of [...bySetting].sort((a, b) => b[1].length - a[1].length)) {
+    const first = same.slice(0, 3).map(named).join(', ');
+    const more = same.length > 3 ? `, and ${count(same.length - 3)} more` : '';
+    lines.push(`  ${count(same.length)} x ${setting}: ${first}${more}`);
+  }
+  const shown = [...recs.filter((r) => r.verdict === 'rejected'), ...recs.filter((r) => r.verdict !== 'rejected')].slice(0, MAX_RECOMMENDATION_BLOCKS);
+  lines.push('', `the first ${shown.length} of them, the rejected first:`, '');
+  return { lines, shown };
+}
+
 /** The recommendation lines, the verification table and the verdict. */
 export function recommendLines(name: string, target: number, result: { recommendations: Recommendation[]; verification: Verification }): string[] {
   const v = result.verification;
   const lines = [`recommend ${name}: target timeout rate ${target}; objective: error rate of all calls, then their p99 (${v.objective})`, ''];
-  for (const r of result.recommendations) {
+  let listed = result.recommendations;
+  if (listed.length > MAX_RECOMMENDATION_BLOCKS) {
+    const summary = summarized(listed);
+    lines.push(...summary.lines);
+    listed = summary.shown;
+  }
+  for (const r of listed) {
     const written = `as written ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`;
     const via = r.calledBy === undefined ? '' : ` (downstream, called by ${r.calledBy.join(', ')})`;
     lines.push(`${r.consumer} (${r.zone}) -> ${r.service}.${r.method}${via}: timeout ${r.timeoutMs} ms, retries ${r.retries} (${written}): ${r.verdict}`);

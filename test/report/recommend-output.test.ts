@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Verification, VerificationFigures } from '../../src/analysis/recommend-verification.js';
 import type { ScopeSummary } from '../../src/metrics/summary.js';
 import { MAX_METHOD_ROWS } from '../../src/report/compare-table.js';
-import { recommendLines } from '../../src/report/recommend-output.js';
+import { MAX_RECOMMENDATION_BLOCKS, recommendLines } from '../../src/report/recommend-output.js';
 import type { Recommendation } from '../../src/analysis/recommend-verification.js';
 
 /** A scope of `requests` calls, `failed` of them timed out, with p99 of all calls `p99`. */
@@ -91,3 +91,46 @@ describe('recommend: what to apply instead of a rejected recommendation', () => 
   });
 });
 
+
+describe('recommend: an estate of many recommendations', () => {
+  const rec = (i: number, retries: number, verdict: 'accepted' | 'rejected') =>
+    ({
+      consumer: `w${String(i).padStart(3, '0')}`,
+      zone: 'zoneA',
+      service: `com.seed.S${String(i).padStart(2, '0')}`,
+      method: 'call',
+      timeoutMs: 64,
+      retries,
+      reason: 'why',
+      asWritten: { timeoutMs: 1000, retries: 2 },
+      verdict,
+      verdictReason: verdict === 'accepted' ? 'even' : 'worse',
+      alternative: verdict === 'accepted' ? undefined : { timeoutMs: 64, retries: 2, kept: 'retries', verdictReason: 'even', after: scope(1000, 0, 50) },
+      before: scope(1000, 0, 50),
+      after: scope(1000, 0, 50),
+    }) as unknown as Recommendation;
+  const blocks = (lines: string[]) => lines.filter((l) => /^w\d{3} \(zoneA\) -> /.test(l)).map((l) => l.split(' ')[0]);
+
+  it('counts them by setting, the most first, and shows the first MAX_RECOMMENDATION_BLOCKS, the rejected first', () => {
+    // 25 accepted, then 5 rejected (w025..w029): one block each would be 30.
+    const recs = [...Array.from({ length: 25 }, (_, i) => rec(i, 1, 'accepted')), ...Array.from({ length: 5 }, (_, i) => rec(25 + i, 1, 'rejected'))];
+    const lines = recommendLines('estate', 0.001, { recommendations: recs, verification: verification(figures(1), figures(1)) });
+    const at = lines.indexOf('30 recommendations, by setting (every one in --json):');
+    expect(at).toBe(2);
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      '  25 x timeout 64 ms, retries 1 (as written 1000 ms, 2 retries): accepted: w000 (zoneA) -> com.seed.S00.call, w001 (zoneA) -> com.seed.S01.call, w002 (zoneA) -> com.seed.S02.call, and 22 more',
+      '  5 x timeout 64 ms, retries 1 (as written 1000 ms, 2 retries): rejected; instead: timeout 64 ms, retries 2: w025 (zoneA) -> com.seed.S25.call, w026 (zoneA) -> com.seed.S26.call, w027 (zoneA) -> com.seed.S27.call, and 2 more',
+    ]);
+    expect(lines).toContain(`the first ${MAX_RECOMMENDATION_BLOCKS} of them, the rejected first:`);
+    const shown = blocks(lines);
+    expect(shown).toHaveLength(MAX_RECOMMENDATION_BLOCKS);
+    expect(shown.slice(0, 6)).toEqual(['w025', 'w026', 'w027', 'w028', 'w029', 'w000']);
+  });
+
+  it('shows every one, without the count, up to MAX_RECOMMENDATION_BLOCKS', () => {
+    const recs = Array.from({ length: MAX_RECOMMENDATION_BLOCKS }, (_, i) => rec(i, 1, 'accepted'));
+    const lines = recommendLines('estate', 0.001, { recommendations: recs, verification: verification(figures(1), figures(1)) });
+    expect(blocks(lines)).toHaveLength(MAX_RECOMMENDATION_BLOCKS);
+    expect(lines.join('\n')).not.toContain('by setting');
+  });
+});
