@@ -50,7 +50,13 @@ function settingOf(r: Recommendation): string {
   const written = `as written ${r.asWritten.timeoutMs} ms, ${retriesWord(r.asWritten.retries)}`;
   const a = r.alternative;
   const instead =
-    r.verdict !== 'rejected' ? '' : a === null || a === undefined ? '; instead: keep it as written' : `; instead: timeout ${a.timeoutMs} ms, retries ${a.retries}`;
+    r.verdict !== 'rejected'
+      ? ''
+      : a === null || a === undefined || (a.timeoutMs === r.asWritten.timeoutMs && a.retries === r.asWritten.retries)
+        ? '; instead: keep it as written'
+        : a.timeoutMs === r.timeoutMs && a.retries === r.retries
+          ? `; instead: as recommended, with the others' ${a.kept} as written`
+          : `; instead: timeout ${a.timeoutMs} ms, retries ${a.retries}`;
   return `timeout ${r.timeoutMs} ms, retries ${r.retries} (${written}): ${r.verdict}${instead}`;
 }
 

@@ -127,6 +127,20 @@ describe('recommend: an estate of many recommendations', () => {
     expect(shown.slice(0, 6)).toEqual(['w025', 'w026', 'w027', 'w028', 'w029', 'w000']);
   });
 
+  it('says what to do instead of a rejected setting as its own lines do', () => {
+    const recs = Array.from({ length: MAX_RECOMMENDATION_BLOCKS + 1 }, (_, i) => rec(i, i % 3, 'rejected'));
+    // The retries as written (2) already: the alternative is the recommendation; none beats as written: keep it.
+    recs[2]!.alternative = null;
+    const lines = recommendLines('estate', 0.001, { recommendations: recs, verification: verification(figures(1), figures(1)) });
+    const settings = lines.slice(3, 7).map((l) => l.replace(/^ {2}\d+ x timeout 64 ms, retries (\d) \(as written 1000 ms, 2 retries\): (.*?): w\d.*$/, '$1 $2'));
+    expect(settings).toEqual([
+      '0 rejected; instead: timeout 64 ms, retries 2',
+      '1 rejected; instead: timeout 64 ms, retries 2',
+      "2 rejected; instead: as recommended, with the others' retries as written",
+      '2 rejected; instead: keep it as written',
+    ]);
+  });
+
   it('shows every one, without the count, up to MAX_RECOMMENDATION_BLOCKS', () => {
     const recs = Array.from({ length: MAX_RECOMMENDATION_BLOCKS }, (_, i) => rec(i, 1, 'accepted'));
     const lines = recommendLines('estate', 0.001, { recommendations: recs, verification: verification(figures(1), figures(1)) });
