@@ -44,6 +44,8 @@ export interface ProviderChurn {
   changes: Map<string, number>;
   /** Re-reads of every subscription (registry back, push switch on, partition healed). */
   resyncs: number;
+  /** Per zone: re-reads of the subscriptions of its consumers only (a dark room's processes starting again). */
+  roomResyncs: Map<string, number>;
   /** Every set of changes made at one instant, per group (several groups may change at the same instant). */
   bursts: ChurnBurst[];
 }
@@ -58,10 +60,15 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
   const added = new Map<string, number>();
   const changes = new Map<string, number>();
   let resyncs = 0;
+  const roomResyncs = new Map<string, number>();
   const bursts: ChurnBurst[] = [];
   const bump = (m: Map<string, number>, k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
   const burst = (atMs: number, group: string, k: number, size: number) => {
     if (k > 0) bursts.push({ atMs, group, changes: k, listSize: Math.max(0, size) });
+  };
+  const roomBack = (zone: string) => {
+    if (scenario.registry.zone === zone && scenario.registry.servers === undefined) resyncs++;
+    else roomResyncs.set(zone, (roomResyncs.get(zone) ?? 0) + 1);
   };
   if (scenario.registry.registerDelayMs > 0) {
     for (const g of scenario.providers) {
@@ -104,11 +111,15 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
         }
         break;
       case 'crash':
-      case 'zoneDown': {
-        const target = a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined ? { zone: a.zone } : a;
-        const crashed = (a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) === 'crash';
+      case 'zoneDown':
+      case 'roomDown': {
+        // A dark room black-holes its providers as `zoneDown` does (world/faults.ts); its consumers' subscriptions
+        // read their lists again when it is back, or every one does when the registry was in it (no servers).
+        const target = a.kind === 'roomDown' || (a.kind === 'zoneDown' && a.group === undefined && a.instance === undefined) ? { zone: a.zone } : a;
+        const crashed = a.kind !== 'roomDown' && (a.mode ?? (a.kind === 'crash' ? 'crash' : 'blackhole')) === 'crash';
+        if (a.kind === 'roomDown' && undone) roomBack(a.zone);
         for (const g of targetGroups(scenario, target)) {
-          const n = a.kind === 'crash' ? amount(live.get(g.name) ?? 0, a) : a.instance !== undefined ? 1 : (live.get(g.name) ?? 0);
+          const n = a.kind === 'crash' ? amount(live.get(g.name) ?? 0, a) : a.kind === 'zoneDown' && a.instance !== undefined ? 1 : (live.get(g.name) ?? 0);
           bump(changes, g.name, 1);
           if (undone) {
             // Replaced (crash) or heard again (black hole): each comes back with its own push.
@@ -120,6 +131,8 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
         break;
       }
       case 'zoneUp':
+      case 'roomUp':
+        if (a.kind === 'roomUp') roomBack(a.zone);
         for (const g of targetGroups(scenario, { zone: a.zone })) {
           const d = down.get(g.name);
           if (d === undefined) continue;
@@ -138,5 +151,5 @@ export function providerChurn(scenario: Scenario, pushLagMaxMs: number): Provide
         break;
     }
   }
-  return { added, changes, resyncs, bursts };
+  return { added, changes, resyncs, roomResyncs, bursts };
 }

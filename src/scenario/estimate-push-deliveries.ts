@@ -4,7 +4,8 @@
  * step: APPLICATION_FIRST subscribes both levels), so a provider registered at both levels pushes at
  * both to a consumer watching both (SPEC 4 `pushes`). Interface level: a change of a group is one push
  * per subscribed (service, consumer instance); application level: one per consumer instance that
- * calls any service the group's application exports. Registry faults re-read every subscription.
+ * calls any service the group's application exports. Registry faults re-read every subscription; a dark room
+ * coming back re-reads its consumers'.
  */
 import type { DubboProfile } from '../model/dubbo-profile.js';
 import type { ReferenceSpec, RegistrySpec, Scenario } from '../model/types.js';
@@ -20,6 +21,8 @@ export interface ConsumerSide {
   reference: Record<string, ReferenceSpec | undefined>;
   /** Group-level consumer URL parameters (`consumerDefaults.parameters`). */
   defaults?: Record<string, string>;
+  /** Where its instances are (a dark room's consumers read their lists again when it is back). */
+  zone?: string;
 }
 
 /** Push deliveries per discovery level over every discovery registry. */
@@ -53,16 +56,19 @@ export function pushDeliveries(scenario: Scenario, discovery: readonly RegistryS
     const subscriptions: PushDeliveries = { interface: 0, application: 0 };
     for (const side of sides) {
       const apps = new Set<string>();
+      const roomResyncs = side.zone === undefined ? 0 : (churn.roomResyncs.get(side.zone) ?? 0);
       for (const s of side.services) {
         const urlStep = side.reference[s]?.parameters?.['migration.step'] ?? side.defaults?.['migration.step'];
         const levels = subscribedLevels(consumerMigrationStep(r, side.dubbo, urlStep));
         if (levels.includes('interface')) {
           subscriptions.interface += side.instances;
+          out.interface += roomResyncs * side.instances;
           serviceWatchers.set(s, (serviceWatchers.get(s) ?? 0) + side.instances);
         }
         if (levels.includes('application')) for (const app of appsOf.get(s) ?? []) apps.add(app);
       }
       subscriptions.application += apps.size * side.instances;
+      out.application += roomResyncs * apps.size * side.instances;
       for (const app of apps) appWatchers.set(app, (appWatchers.get(app) ?? 0) + side.instances);
     }
     for (const g of scenario.providers) {

@@ -341,7 +341,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       smallGroups++;
       smallGroupInstances += c.instances;
     }
-    sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters });
+    sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters, zone: c.zone });
     for (const s of services) {
       addSubs(s, simulated);
       references += simulated;
@@ -367,7 +367,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       const reference = Object.fromEntries(
         g.services.flatMap((svc) => Object.values(scenario.services[svc]?.methods ?? {}).flatMap((mm) => mm.calls.map((c) => [c.service, c.reference] as const))),
       );
-      sides.push({ instances, services: downstream, dubbo: g.dubbo, reference });
+      sides.push({ instances, services: downstream, dubbo: g.dubbo, reference, zone: g.zone });
     }
   }
   let invokers = 0;

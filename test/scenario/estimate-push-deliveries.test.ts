@@ -27,11 +27,17 @@ function referencePushDeliveries(scenario: Scenario, discovery: readonly Registr
     const subscriptions: PushDeliveries = { interface: 0, application: 0 };
     for (const [i, side] of sides.entries()) {
       const apps = new Set<string>();
+      let own = 0;
       for (const [s, levels] of watches[i]!) {
-        if (levels.includes('interface')) subscriptions.interface += side.instances;
+        if (levels.includes('interface')) own += side.instances;
         if (levels.includes('application')) for (const g of scenario.providers) if (g.services.includes(s)) apps.add(g.application);
       }
+      subscriptions.interface += own;
       subscriptions.application += apps.size * side.instances;
+      // A dark room coming back: its consumers' subscriptions read their lists again.
+      const room = side.zone === undefined ? 0 : (churn.roomResyncs.get(side.zone) ?? 0);
+      out.interface += room * own;
+      out.application += room * apps.size * side.instances;
     }
     for (const g of scenario.providers) {
       const changed = churn.changes.get(g.name) ?? 0;
@@ -60,6 +66,7 @@ function inputs(scenario: Scenario) {
     dubbo: c.dubbo,
     reference: c.reference,
     defaults: c.consumerDefaults.parameters,
+    zone: c.zone,
   }));
   const registries = Object.keys(scenario.registries).length > 0 ? Object.values(scenario.registries) : [scenario.registry];
   return { discovery: registries.filter((r) => r.type !== 'static'), sides, churn: providerChurn(scenario, 0) };
@@ -96,6 +103,7 @@ faults:
   - { at: 20s, for: 10s, zoneDown: zoneB }
   - { at: 30s, scale: { group: p4, count: 9 } }
   - { at: 40s, for: 5s, registryDown: true }
+  - { at: 50s, for: 5s, roomDown: zoneA }
 `;
 
 describe('the estimate of registry pushes (linear form against the plain one)', () => {
@@ -107,6 +115,47 @@ describe('the estimate of registry pushes (linear form against the plain one)', 
     // Both levels are pushed here, and the faults change something at each.
     expect(fast.interface).toBeGreaterThan(0);
     expect(fast.application).toBeGreaterThan(0);
+  });
+
+  it('counts a dark room: its providers dropped and back as zoneDown, and its consumers reading their lists again when it is back', () => {
+    const base = `
+name: room
+duration: 60s
+zones: { zoneA: { cidr: 10.0.0.0/16 }, zoneB: { cidr: 10.1.0.0/16 } }
+registry: { type: nacos, servers: { zoneA: 1, zoneB: 1 } }
+services:
+  com.example.A: { methods: { get: { serviceTime: 10ms } } }
+  com.example.B: { methods: { get: { serviceTime: 10ms } } }
+providers:
+  - { name: a-a, application: shop, services: [com.example.A, com.example.B], zone: zoneA, count: 10, dubbo: { version: '3.3', registerMode: interface } }
+  - { name: a-b, application: shop, services: [com.example.A, com.example.B], zone: zoneB, count: 6, dubbo: { version: '3.3', registerMode: interface } }
+consumers:
+  - { application: web, zone: zoneA, instances: 5, rate: 10/s, calls: { com.example.A.get: 1, com.example.B.get: 1 }, dubbo: { version: '3.3', migrationStep: FORCE_INTERFACE } }
+  - { application: web, zone: zoneB, instances: 3, rate: 10/s, calls: { com.example.A.get: 1 }, dubbo: { version: '3.3', migrationStep: FORCE_INTERFACE } }
+faults:
+`;
+    const count = (fault: string) => {
+      const scenario = parseScenario(base + fault, 'room.yaml');
+      const { discovery, sides, churn } = inputs(scenario);
+      return { churn, pushes: pushDeliveries(scenario, discovery, sides, churn) };
+    };
+    const zone = count('  - { at: 10s, for: 20s, zoneDown: zoneA }\n');
+    const room = count('  - { at: 10s, for: 20s, roomDown: zoneA }\n');
+    // The providers as zoneDown: one change down, ten back at once at 30 s (a burst of the room's group).
+    expect(room.churn.changes).toEqual(zone.churn.changes);
+    expect(room.churn.bursts).toEqual([{ atMs: 30_000, group: 'a-a', changes: 10, listSize: 0 }]);
+    // Back, zoneA's five consumers read their two lists again (zoneB's do not): ten pushes more.
+    expect(room.churn.roomResyncs).toEqual(new Map([['zoneA', 1]]));
+    expect(room.pushes.interface - zone.pushes.interface).toBe(5 * 2);
+    // `roomUp` brings it back the same way.
+    const up = count('  - { at: 10s, roomDown: zoneA }\n  - { at: 30s, roomUp: zoneA }\n');
+    expect(up.pushes).toEqual(room.pushes);
+    expect(up.churn.bursts).toEqual(room.churn.bursts);
+    // A registry without servers in the dark room: every subscription reads again when it is back.
+    const inRoom = parseScenario(base.replace('servers: { zoneA: 1, zoneB: 1 }', 'zone: zoneA') + '  - { at: 10s, for: 20s, roomDown: zoneA }\n', 'room.yaml');
+    const all = inputs(inRoom);
+    expect([all.churn.resyncs, all.churn.roomResyncs.size]).toEqual([1, 0]);
+    expect(pushDeliveries(inRoom, all.discovery, all.sides, all.churn)).toEqual(referencePushDeliveries(inRoom, all.discovery, all.sides, all.churn));
   });
 
   it('counts the same on every shipped scenario and benchmark estate', () => {
