@@ -93,6 +93,22 @@ export const COST_MODEL = {
    */
   bytesPerExtraExport: 600,
   /**
+   * A provider instance registered at both levels (Dubbo 3's default `register-mode: all`), per registry: its
+   * application-level record and metadata besides its interface-level records, and the invokers of both levels
+   * that consumers at APPLICATION_FIRST keep. Measured 2026-12-07 (peak RSS, 20,400 providers of ten exports, 120
+   * consumer groups in cohorts, Nacos with servers, no faults): `all` 617 MB against `interface` 502 MB with 8
+   * representatives, 726 against 583 with 32. Registered at application level only, the same estate peaked at
+   * 481 MB, below `interface` (one record a process instead of one an export), and the seed scale at a tenth as 3.3
+   * at application level at 333 MB against 390 MB as written: no term for it (the estimate stays on the high side).
+   */
+  bytesPerDualRegistration: 5_600,
+  /**
+   * A provider instance's client of a Nacos registry modeled as a server (`servers` or `capacity`), per registry:
+   * its connection, the records' server-side state and the push and ack timers. `bytesPerProvider` was fitted on
+   * ZooKeeper's; the same estate registered at interface level peaked at 502 MB against 431 MB estimated before.
+   */
+  bytesPerNacosServerClient: 3_500,
+  /**
    * One timeline bucket: counters during the run (a bucket's latency histograms are pooled once its last
    * request ends), then its row in the summary, written to JSON and CSV in pieces (whole-process peak RSS
    * of dual-zone-baseline with `--out`, bucket 100 ms against 0.8 ms: 2.3-2.4 KB per row, 4.4 KB before
@@ -355,9 +371,15 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     }
   });
   let extraExports = 0;
+  let providerRegistryBytes = 0;
   for (const g of scenario.providers) {
     const instances = g.count + (churn.added.get(g.name) ?? 0);
     extraExports += instances * Math.max(0, g.services.length - 1);
+    for (const r of discovery) {
+      const levels = registerLevels(r, g.dubbo);
+      if (levels.application && levels.interface) providerRegistryBytes += instances * m.bytesPerDualRegistration;
+      if (r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined)) providerRegistryBytes += instances * m.bytesPerNacosServerClient;
+    }
     const downstream = new Set(g.services.flatMap((s) => Object.values(scenario.services[s]?.methods ?? {}).flatMap((mm) => mm.calls.map((c) => c.service))));
     for (const s of downstream) {
       addSubs(s, instances);
@@ -404,7 +426,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const memory = {
     base: m.baseMb + Math.min(m.youngGenerationMaxMb, m.youngGenerationMinMb + (ratePerSec * m.bytesPerRequestPerSec) / MB),
     consumers: (references * m.bytesPerReference + setAsideReferences * m.bytesPerSetAsideReference) / MB,
-    providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport) / MB,
+    providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport + providerRegistryBytes) / MB,
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,
     inFlight: (inFlight * m.bytesPerInFlight) / MB,
     loadBalancers: loadBalancerBytes / MB,

@@ -94,6 +94,26 @@ describe('estimateCost', () => {
     expect(burst).toBeGreaterThan(1000);
   });
 
+  it("counts a provider's registry state by how it registers: at both levels, as a client of a Nacos server", () => {
+    const MB = 2 ** 20;
+    const providersMb = (sets: string[]) => estimateCost(scenario('', sets)).memoryMb.providers;
+    // 15 providers of one export each.
+    const plain = (15 * COST_MODEL.bytesPerProvider) / MB;
+    const bothLevels = (15 * COST_MODEL.bytesPerDualRegistration) / MB;
+    const nacosClients = (15 * COST_MODEL.bytesPerNacosServerClient) / MB;
+    // Dubbo 3.3 registers at both levels by default (register-mode all); 2.7 and `registration: interface` at interface
+    // level only, `registration: application` at application level only (no more than interface level: measured less).
+    expect(providersMb([])).toBeCloseTo(plain + bothLevels, 9);
+    expect(providersMb(['dubbo=2.7'])).toBeCloseTo(plain, 9);
+    expect(providersMb(['registry.registration=interface'])).toBeCloseTo(plain, 9);
+    expect(providersMb(['registry.registration=application'])).toBeCloseTo(plain, 9);
+    // Nacos modeled as a server adds each provider's client; ZooKeeper's is in `bytesPerProvider` (fitted on it); a static registry keeps none.
+    expect(providersMb(['registry.servers={zoneA: 1}'])).toBeCloseTo(plain + bothLevels + nacosClients, 9);
+    expect(providersMb(['registry.capacity={bandwidth: 1Gbps}', 'dubbo=2.7'])).toBeCloseTo(plain + nacosClients, 9);
+    expect(providersMb(['registry.type=zookeeper', 'registry.servers={zoneA: 1}'])).toBeCloseTo(plain + bothLevels, 9);
+    expect(providersMb(['registry.type=static'])).toBeCloseTo(plain, 9);
+  });
+
   it("adds up the registry bursts of every group a fault changes at one instant, in lists that hold the other groups' providers", () => {
     // A dark zone coming back: every application's zoneA instances register again at once, each change pushed on
     // its own (a registry without servers) to lists that still hold the application's zoneB instances.
