@@ -10,6 +10,7 @@ import type { RegistrySpec, Scenario } from '../model/types.js';
 import type { ProviderGroup } from '../world/provider.js';
 import { faultLabel, type PhaseSpan } from '../world/faults.js';
 import { registryPushLoads, type FaultPushLoad } from './registry-push-load.js';
+import { nacosServerPushDelayMs } from '../world/registry-push-merge.js';
 
 /** The figures of a `registry-push-overload` warning (`--json`), per node unless said otherwise. */
 export interface RegistryLoadEstimate {
@@ -87,6 +88,8 @@ function warningOf(scenario: Scenario, l: FaultPushLoad): RegistryLoadWarning {
       : nacosClients(scenario, spec)
           .map((v) => (v === '1.x' ? 'Nacos 1.x UDP pushes not acknowledged in time are lost (clients fall back to polling every 10 s)' : 'Nacos 2.x gRPC pushes time out and are retried, adding to the backlog'))
           .join('; ');
+  const delayMs = spec.pushRate === undefined ? nacosServerPushDelayMs(spec) : undefined;
+  const merged = delayMs === undefined ? '' : `, each list's changes merged per the server's ${delayMs} ms push delay`;
   const modeled =
     spec.capacity === undefined
       ? ' zonesim runs the registry with unlimited capacity until `registry.capacity` is set: set it to see these effects.'
@@ -109,7 +112,7 @@ function warningOf(scenario: Scenario, l: FaultPushLoad): RegistryLoadWarning {
     },
     message:
       `${l.fault.label} (${faultLabel(l.fault.action)}): ${who} would send about ${bitRate(perNode)} per node for ~${secs(Math.max(1, l.secondsOverNic))} ` +
-      `(the busiest second; ${volume(l.bytes)} in ${l.pushes.toLocaleString('en-US')} pushes over ${secs(spanS)}), ` +
+      `(the busiest second; ${volume(l.bytes)} in ${l.pushes.toLocaleString('en-US')} pushes over ${secs(spanS)}${merged}), ` +
       `${Math.round(perNode / l.nicBytesPerSec)}x its ${nic}. Push lag grows as the backlog waits for the NIC (up to ~${secs(l.backlogSec)}: ` +
       `consumers keep stale lists that long); ${consequence}. Cures: registry.pushRate (merge a list's changes per interval), ` +
       'registry.simplified: true (shorter URLs), registration: application (one list per application), more nodes in registry.servers.' +

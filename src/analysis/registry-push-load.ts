@@ -22,6 +22,7 @@ import type { ProviderGroup } from '../world/provider.js';
 import { PushSizer } from '../world/registry-push-size.js';
 import { simplifiedUrl } from '../world/registry-simplified-url.js';
 import { NACOS_DETECTION_TIMEOUT_MS, NACOS_EJECT_PERIOD_MS, NACOS_KEEP_ALIVE_TIME_MS } from '../world/registry-nacos.js';
+import { nacosServerPushDelayMs } from '../world/registry-push-merge.js';
 import { targetGroups } from '../scenario/estimate-provider-churn.js';
 import { quorumLostSpans } from './check-registry-quorum.js';
 
@@ -265,8 +266,10 @@ function loadsOf(scenario: Scenario, name: string, spec: RegistrySpec, lists: Li
     for (const [g, per] of b.perInstance) bytes += Math.max(0, live.get(g) ?? 0) * per;
     return bytes;
   };
-  const intervalMs = spec.pushRate?.intervalMs;
-  // Per fault: bytes per second, pushes; with pushRate, per (list, interval) the last list state, sent at the interval's end.
+  // `pushRate`'s windows, or a Nacos server's push delay (each list's changes merged into one push per delay: taken as
+  // windows of the delay, which the binning by second cannot tell apart).
+  const intervalMs = spec.pushRate?.intervalMs ?? nacosServerPushDelayMs(spec);
+  // Per fault: bytes per second, pushes; merged, per (list, interval) the last list state, sent at the interval's end.
   const perFault = new Map<number, { bins: Map<number, number>; pushes: number; merged: Map<string, { tMs: number; key: string; bytes: number }> }>();
   const sorted = changes.map((c, seq) => ({ c, seq })).sort((x, y) => x.c.tMs - y.c.tMs || x.seq - y.seq);
   for (const { c } of sorted) {

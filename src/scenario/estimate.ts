@@ -45,7 +45,7 @@ import { providerChurn, targetGroups, type ChurnBurst } from './estimate-provide
 import { pushDeliveries as pushDeliveriesOf, type ConsumerSide } from './estimate-push-deliveries.js';
 import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
 import { registerLevels } from '../world/discovery-levels.js';
-import { NACOS_PUSH_TASK_DELAY_MS } from '../world/registry-push-merge.js';
+import { nacosServerPushDelayMs } from '../world/registry-push-merge.js';
 import type { ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 
 export { distMeanMs } from './dist-figures.js';
@@ -534,7 +534,7 @@ function perInstanceReasonText(instancesByReason: ReadonlyMap<string, number>): 
 /** Whether `r` merges the changes of a list into fewer pushes: `pushRate`, or Nacos as a server (its 500 ms push delay, `pushDelay`). */
 function mergesPushes(r: RegistrySpec): boolean {
   if (r.pushRate !== undefined) return true;
-  return r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined) && (r.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS) > 0;
+  return nacosServerPushDelayMs(r) !== undefined;
 }
 
 /** The list changes a fault makes at one instant, over every provider group it changes, and what they keep queued. */

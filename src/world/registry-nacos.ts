@@ -36,7 +36,7 @@
 import type { RegistrySpec, Scenario } from '../model/types.js';
 import { DiscoveryRegistry, type RegistryHost, type RegistryOptions } from './registry-discovery.js';
 import type { RegistryEntry } from './registry-entry.js';
-import { NACOS_DELAY_ENGINE_INTERVAL_MS, NACOS_PUSH_TASK_DELAY_MS } from './registry-push-merge.js';
+import { NACOS_DELAY_ENGINE_INTERVAL_MS, nacosServerPushDelayMs } from './registry-push-merge.js';
 import { NACOS_BEAT_BYTES, NACOS_KEEPALIVE_BYTES } from './registry-servers.js';
 
 /** Nacos 1.x: the server checks instance beats this often (`ClientBeatCheckTask`, every 5 s). */
@@ -72,8 +72,8 @@ export class NacosRegistry extends DiscoveryRegistry {
     // registry is modelled as a server (SPEC 2.5 `servers` / `capacity`): without them the registry is
     // the idealised one whose pushes leave at once, and every such scenario keeps its summary.
     // `pushDelay` (Nacos's `pushTaskDelay`) sets the delay; 0 pushes at once.
-    const delayMs = spec.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS;
-    if ((spec.servers !== undefined || spec.capacity !== undefined) && delayMs > 0) {
+    const delayMs = nacosServerPushDelayMs(spec);
+    if (delayMs !== undefined) {
       this.delayPushes({ kind: 'nacosDelay', delayMs, tickMs: NACOS_DELAY_ENGINE_INTERVAL_MS, phaseMs: phase * NACOS_DELAY_ENGINE_INTERVAL_MS });
     }
   }

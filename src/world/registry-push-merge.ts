@@ -23,11 +23,23 @@
 import type { QueueEntry } from '../engine/event-queue.js';
 import type { Simulation } from '../engine/simulation.js';
 import type { WorldObserver } from '../metrics/observer.js';
+import type { RegistrySpec } from '../model/types.js';
 
 /** Nacos 2.x `nacos.naming.push.pushTaskDelay` default (`PushConstants.DEFAULT_PUSH_TASK_DELAY`), ms. */
 export const NACOS_PUSH_TASK_DELAY_MS = 500;
 /** `NacosDelayTaskExecuteEngine`'s default `processInterval` (its `ProcessRunnable` period), ms. */
 export const NACOS_DELAY_ENGINE_INTERVAL_MS = 100;
+
+/**
+ * The delay a Nacos registry's server merges each list's pushes over (`pushDelay`, 500 ms by default), or
+ * undefined when it pushes each change at once: another type, a Nacos registry not modeled as a server (no
+ * `servers` or `capacity`: the idealised registry), or `pushDelay: 0`.
+ */
+export function nacosServerPushDelayMs(spec: Pick<RegistrySpec, 'type' | 'servers' | 'capacity' | 'pushDelayMs'>): number | undefined {
+  if (spec.type !== 'nacos' || (spec.servers === undefined && spec.capacity === undefined)) return undefined;
+  const delayMs = spec.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS;
+  return delayMs > 0 ? delayMs : undefined;
+}
 
 /** How a registry delays and merges the pushes of one list. */
 export type PushMergeRule =

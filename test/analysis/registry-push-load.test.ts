@@ -76,9 +76,30 @@ describe('push rate control and registry nodes', () => {
     expect(estimate!.toMs).toBe(71_000);
   });
 
+  it("merges a list's changes as a Nacos server does (its 500 ms push delay), exactly the pushes the run sends", () => {
+    // A Nacos registry modeled as a server: each batch's two deregistrations and two registrations, made at one
+    // instant, leave as one push per watcher (PushDelayTask) instead of four.
+    const scenario = load('interface', ['registry.servers={dc: 1}']);
+    const [estimate] = registryPushLoads(scenario, groupsOf(scenario));
+    const storm = run(scenario);
+    const quiet = run(load('interface', ['registry.servers={dc: 1}', 'faults[0].at=100s']));
+    expect(estimate!.pushes).toBe(storm.registry.pushes - quiet.registry.pushes);
+    expect(estimate!.pushes).toBe(10 * 50);
+    // Over the NIC, check's warning says the pushes were merged so.
+    const [w] = checkScenario(loadScenarioWithRaw(file, ['registry.servers={dc: 1}', 'consumers[0].instances=30000']).scenario).warnings.filter(
+      (x) => x.kind === 'registry-push-overload',
+    );
+    expect(w!.estimate!.pushes).toBe(10 * 30_000);
+    expect(w!.message).toContain("300,000 pushes over 46 s, each list's changes merged per the server's 500 ms push delay)");
+    // `pushDelay: 0` pushes each change at once: 2·N·M again.
+    const each = load('interface', ['registry.servers={dc: 1}', 'registry.pushDelay=0']);
+    expect(registryPushLoads(each, groupsOf(each))[0]!.pushes).toBe(2 * 20 * 50);
+  });
+
   it('holds one node against its NIC: the clients spread evenly over registry.servers', () => {
     const one = load('interface', ['consumers[0].instances=3000']);
-    const three = load('interface', ['consumers[0].instances=3000', 'registry.servers.dc=3', 'registry.capacity.bandwidth=100Mbps']);
+    // `pushDelay: 0`: the server pushes each change at once (its 500 ms delay would merge each batch's four, above).
+    const three = load('interface', ['consumers[0].instances=3000', 'registry.servers.dc=3', 'registry.capacity.bandwidth=100Mbps', 'registry.pushDelay=0']);
     const [a] = registryPushLoads(one, groupsOf(one));
     const [b] = registryPushLoads(three, groupsOf(three));
     expect(a!.nodes).toBe(1);
@@ -101,7 +122,7 @@ describe('the registry-push-overload warning of check', () => {
     checkScenario(loadScenarioWithRaw(file, overrides).scenario).warnings.filter((w) => w.kind === 'registry-push-overload');
 
   it('names the fault, the peak per node against the NIC, what it means and the cures, with its figures for --json', () => {
-    const [w, ...more] = overload(['consumers[0].instances=3000', 'registry.servers.dc=3', 'registry.capacity.bandwidth=100Mbps']);
+    const [w, ...more] = overload(['consumers[0].instances=3000', 'registry.servers.dc=3', 'registry.capacity.bandwidth=100Mbps', 'registry.pushDelay=0']);
     expect(more).toEqual([]);
     expect(w).toMatchObject({ registry: 'registry', fault: 'faults[0]', phase: { fromMs: 20_000, toMs: 66_000 } });
     expect(w!.estimate).toMatchObject({ pushes: 2 * 20 * 3000, nodes: 3, nicBytesPerSec: 12_500_000, nicSet: true, secondsOverNic: 10 });
