@@ -78,6 +78,9 @@ function strategyRouteLines(asWritten: readonly CheckPhase[], phases: readonly C
   return lines;
 }
 
+/** The most warnings of one kind check's text lists (`--json` has every one). */
+export const MAX_WARNINGS_PER_KIND = 20;
+
 /**
  * Each distinct finding once, in first-seen order, with where it was found: the scenario as
  * written (no `strategy`) and the strategies, in the order checked.
@@ -130,7 +133,16 @@ export function formatCheckReport(scenario: Scenario, report: CheckReport): stri
   const warnings = distinct(report.warnings);
   if (warnings.length > 0) {
     lines.push(`warnings (${warnings.length}):`);
-    for (const { item: w, where } of warnings) lines.push(`  ${tag(where)}${w.message}`);
+    // An estate of hundreds of consumer groups repeats a finding per group and service: the first of each kind.
+    const shownOfKind = new Map<string, number>();
+    for (const { item: w, where } of warnings) {
+      const n = (shownOfKind.get(w.kind) ?? 0) + 1;
+      shownOfKind.set(w.kind, n);
+      if (n <= MAX_WARNINGS_PER_KIND) lines.push(`  ${tag(where)}${w.message}`);
+    }
+    for (const [kind, n] of shownOfKind) {
+      if (n > MAX_WARNINGS_PER_KIND) lines.push(`  ... and ${(n - MAX_WARNINGS_PER_KIND).toLocaleString('en-US')} more ${kind} warnings (every one in --json)`);
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckPhase, CheckReport, CheckRoute } from '../../src/analysis/check.js';
 import type { Scenario } from '../../src/model/types.js';
-import { formatCheckReport, ROUTE_PAIRS_SHOWN } from '../../src/report/check-format.js';
+import { formatCheckReport, MAX_WARNINGS_PER_KIND, ROUTE_PAIRS_SHOWN } from '../../src/report/check-format.js';
 
 const SCENARIO = { name: 'estate', consumers: [] } as unknown as Scenario;
 
@@ -74,5 +74,26 @@ describe('check text: routes of a phase at estate size', () => {
     const shown = heads(block, '    ');
     expect(shown).toHaveLength(ROUTE_PAIRS_SHOWN);
     expect(shown).toContain('w012');
+  });
+});
+
+describe('check text: warnings at estate size', () => {
+  const warning = (g: number, kind: 'loadbalance-without-actives' | 'no-provider-group') =>
+    ({ kind, consumer: `w${String(g).padStart(3, '0')}`, zone: 'zoneA', service: 'com.seed.S', message: `w${String(g).padStart(3, '0')} ${kind}` }) as CheckReport['warnings'][number];
+
+  it('lists the first MAX_WARNINGS_PER_KIND of each kind and counts the rest; every kind up to the cap in full', () => {
+    const many = Array.from({ length: MAX_WARNINGS_PER_KIND + 580 }, (_, g) => warning(g, 'loadbalance-without-actives'));
+    const few = Array.from({ length: 3 }, (_, g) => warning(g, 'no-provider-group'));
+    const text = formatCheckReport(SCENARIO, { ...report([]), warnings: [...many, ...few] });
+    expect(text).toContain(`warnings (${MAX_WARNINGS_PER_KIND + 583}):`);
+    const listed = [...text.matchAll(/^ {2}w(\d{3}) (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(listed).toEqual([
+      ...Array.from({ length: MAX_WARNINGS_PER_KIND }, (_, g) => `${String(g).padStart(3, '0')} loadbalance-without-actives`),
+      '000 no-provider-group',
+      '001 no-provider-group',
+      '002 no-provider-group',
+    ]);
+    expect(text).toContain('  ... and 580 more loadbalance-without-actives warnings (every one in --json)\n');
+    expect(text).not.toContain('more no-provider-group');
   });
 });
