@@ -82,6 +82,11 @@ export class World {
     this.registry = options.makeRegistry?.(this) ?? new StaticRegistry();
     this.registries = this.registry instanceof MultiRegistry ? this.registry.registries : new Map([['default', this.registry]]);
 
+    // The estate is running when the run starts: every provider is registered before any reference subscribes,
+    // so a provider's own references (call graphs) read whole lists at the start, as the consumer groups' below do.
+    // Subscribed as each caller started, every later registration of the estate was pushed to it at t = 0: 50,000
+    // callers listed before their 50,000 downstream providers got 2,000,000 pushes that saturated the registry.
+    const started: ProviderInstance[] = [];
     for (const spec of scenario.providers) {
       const group = new ProviderGroup(
         spec,
@@ -90,8 +95,9 @@ export class World {
         this.streams.stream(`biz/${spec.name}`),
       );
       this.providerGroups.push(group);
-      for (let i = 0; i < spec.count; i++) this.startProvider(group);
+      for (let i = 0; i < spec.count; i++) started.push(this.#startProvider(group, false));
     }
+    for (const p of started) p.downstream = this.#downstreamFor(p);
 
     scenario.consumers.forEach((spec, gi) => {
       const pool = this.addressPools.get(spec.zone)!;
@@ -123,8 +129,13 @@ export class World {
     options.scheduleFaults?.(this);
   }
 
-  /** Starts a new provider instance in `group` now (it registers through the registry model). */
+  /** Starts a new provider instance in `group` now (it registers through the registry model, and its references subscribe). */
   startProvider(group: ProviderGroup): ProviderInstance {
+    return this.#startProvider(group, true);
+  }
+
+  // `refer`: its references (call graphs) subscribe now; else the caller makes them (`downstream`) later.
+  #startProvider(group: ProviderGroup, refer: boolean): ProviderInstance {
     const p = new ProviderInstance({
       group,
       ip: this.addressPools.get(group.spec.zone)!.allocate(),
@@ -137,7 +148,7 @@ export class World {
       application: group.spec.application,
     });
     group.addInstance(p);
-    p.downstream = this.#downstreamFor(p);
+    if (refer) p.downstream = this.#downstreamFor(p);
     p.filters = this.#options.providerFilters?.(p, this) ?? null;
     this.registry.providerStarted(p);
     return p;
