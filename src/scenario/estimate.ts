@@ -325,8 +325,15 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const ratePerSec = simulatedMs > 0 ? requests / (simulatedMs / 1000) : 0;
 
   // Instances, references, registry.
-  const registries = Object.keys(scenario.registries).length > 0 ? Object.values(scenario.registries) : [scenario.registry];
+  const named = Object.keys(scenario.registries).length > 0;
+  const registries = named ? Object.values(scenario.registries) : [scenario.registry];
   const discovery = registries.filter((r) => r.type !== 'static');
+  // A provider group registers with the `registries:` entries it names (default: every one).
+  const registryNames = new Map(named ? Object.entries(scenario.registries).map(([name, r]) => [r, name] as const) : []);
+  const registersWith = (g: ProviderGroupSpec, r: RegistrySpec) => {
+    const name = registryNames.get(r);
+    return name === undefined || g.registries === undefined || g.registries.includes(name);
+  };
   const pushLagMaxMs = Math.max(0, ...discovery.map((r) => 3 * distMeanMs(r.pushLag)));
   const churn = providerChurn(scenario, Number.isFinite(pushLagMaxMs) ? pushLagMaxMs : 0);
   const providersAtStart = scenario.providers.reduce((s, g) => s + g.count, 0);
@@ -376,6 +383,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     const instances = g.count + (churn.added.get(g.name) ?? 0);
     extraExports += instances * Math.max(0, g.services.length - 1);
     for (const r of discovery) {
+      if (!registersWith(g, r)) continue;
       const levels = registerLevels(r, g.dubbo);
       if (levels.application && levels.interface) providerRegistryBytes += instances * m.bytesPerDualRegistration;
       if (r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined)) providerRegistryBytes += instances * m.bytesPerNacosServerClient;
@@ -408,6 +416,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     // A process ticks once per interval at each level it registers at, however many records it keeps there
     // (one per export at interface level): DiscoveryRegistry's liveness loop runs its records in one step.
     for (const g of scenario.providers) {
+      if (!registersWith(g, r)) continue;
       const levels = registerLevels(r, g.dubbo);
       const loops = (levels.interface && g.services.length > 0 ? 1 : 0) + (levels.application ? 1 : 0);
       const records = (levels.interface ? g.services.length : 0) + (levels.application ? 1 : 0);

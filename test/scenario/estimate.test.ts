@@ -114,6 +114,18 @@ describe('estimateCost', () => {
     expect(providersMb(['registry.type=static'])).toBeCloseTo(plain, 9);
   });
 
+  it('counts the registry state and liveness ticks of a provider group only at the registries it registers with', () => {
+    const MB = 2 ** 20;
+    // Two Nacos servers, one a zone; each zone's group registers with its own (s-a: 10, s-b: 5 providers), or with both.
+    const registries = ['registries={ra: {type: nacos, zone: zoneA, servers: {zoneA: 1}}, rb: {type: nacos, zone: zoneB, servers: {zoneB: 1}}}'];
+    const own = estimateCost(scenario('', [...registries, 'providers[0].registries=[ra]', 'providers[1].registries=[rb]']));
+    const both = estimateCost(scenario('', registries));
+    const perRegistry = (15 * (COST_MODEL.bytesPerDualRegistration + COST_MODEL.bytesPerNacosServerClient)) / MB;
+    expect(own.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + perRegistry, 9);
+    expect(both.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + 2 * perRegistry, 9);
+    expect(own.heartbeats * 2).toBeCloseTo(both.heartbeats, 6);
+  });
+
   it("adds up the registry bursts of every group a fault changes at one instant, in lists that hold the other groups' providers", () => {
     // A dark zone coming back: every application's zoneA instances register again at once, each change pushed on
     // its own (a registry without servers) to lists that still hold the application's zoneB instances.
