@@ -367,7 +367,9 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     sides.push({ instances: simulated, services, dubbo: c.dubbo, reference: c.reference, defaults: c.consumerDefaults.parameters, zone: c.zone });
     for (const s of services) {
       addSubs(s, simulated);
-      references += simulated;
+      // Several registries (`registries:`): a reference keeps a directory, router chain and subscription at each
+      // registry its group subscribes to, under its zone-aware cluster.
+      references += simulated * (named ? (c.registries?.length ?? registries.length) : 1);
       const ref = c.reference[s];
       const lbs = [ref?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(ref?.methods ?? {}).map((r) => r.loadbalance)];
       // `actives` puts the ActiveLimitFilter in the chain, which counts every call in an RpcStatus.

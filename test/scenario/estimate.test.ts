@@ -124,6 +124,10 @@ describe('estimateCost', () => {
     expect(own.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + perRegistry, 9);
     expect(both.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + 2 * perRegistry, 9);
     expect(own.heartbeats * 2).toBeCloseTo(both.heartbeats, 6);
+    // A consumer reference keeps a directory at each registry its group subscribes to (4 instances, one service).
+    expect(both.references).toBe(2 * 4);
+    expect(estimateCost(scenario('', [...registries, 'consumers[0].registries=[ra]'])).references).toBe(4);
+    expect(estimateCost(scenario()).references).toBe(4);
   });
 
   it("adds up the registry bursts of every group a fault changes at one instant, in lists that hold the other groups' providers", () => {
