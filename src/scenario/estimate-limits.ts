@@ -5,6 +5,7 @@
  * (parallel/cost-guard.ts).
  */
 import type { CostEstimate, MemoryEstimate } from './estimate.js';
+import { AUTO_COHORT_ESTATE_INSTANCES } from '../world/cohorts.js';
 
 /** What a simulation may use; the CLI fills it from the machine and its options. */
 export interface CostLimits {
@@ -99,7 +100,7 @@ function memoryHint(part: keyof typeof MEMORY_PARTS, e: CostEstimate): string {
   if (part === 'consumers' && e.smallGroups > 0) {
     return (
       `; ${plural(e.smallGroups, 'consumer group')} (${fmt(e.smallGroupInstances)} instances) run per instance, no larger than their ` +
-      'representatives: fewer `representatives` (8, say) make cohorts of them with `cohorts: on` (or `auto` from 100,000 consumer instances)'
+      `representatives: fewer \`representatives\` (8, say) make cohorts of them with \`cohorts: on\` (or \`auto\` from ${fmt(AUTO_COHORT_ESTATE_INSTANCES)} consumer instances)`
     );
   }
   if (part === 'registry' && e.registryBurst !== null) {

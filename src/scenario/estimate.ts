@@ -46,6 +46,7 @@ import { pushDeliveries as pushDeliveriesOf, type ConsumerSide } from './estimat
 import { scopeTimelineRows, summaryChars } from './estimate-summary-size.js';
 import { registerLevels } from '../world/discovery-levels.js';
 import { nacosServerPushDelayMs } from '../world/registry-push-merge.js';
+import { modelsServers } from '../world/registry-servers.js';
 import type { ProviderGroupSpec, RegistrySpec, Scenario } from '../model/types.js';
 
 export { distMeanMs } from './dist-figures.js';
@@ -388,7 +389,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       if (!registersWith(g, r)) continue;
       const levels = registerLevels(r, g.dubbo);
       if (levels.application && levels.interface) providerRegistryBytes += instances * m.bytesPerDualRegistration;
-      if (r.type === 'nacos' && (r.servers !== undefined || r.capacity !== undefined)) providerRegistryBytes += instances * m.bytesPerNacosServerClient;
+      if (r.type === 'nacos' && modelsServers(r)) providerRegistryBytes += instances * m.bytesPerNacosServerClient;
     }
     const downstream = new Set(g.services.flatMap((s) => Object.values(scenario.services[s]?.methods ?? {}).flatMap((mm) => mm.calls.map((c) => c.service))));
     for (const s of downstream) {

@@ -24,6 +24,7 @@ import type { QueueEntry } from '../engine/event-queue.js';
 import type { Simulation } from '../engine/simulation.js';
 import type { WorldObserver } from '../metrics/observer.js';
 import type { RegistrySpec } from '../model/types.js';
+import { modelsServers } from './registry-servers.js';
 
 /** Nacos 2.x `nacos.naming.push.pushTaskDelay` default (`PushConstants.DEFAULT_PUSH_TASK_DELAY`), ms. */
 export const NACOS_PUSH_TASK_DELAY_MS = 500;
@@ -36,7 +37,7 @@ export const NACOS_DELAY_ENGINE_INTERVAL_MS = 100;
  * `servers` or `capacity`: the idealised registry), or `pushDelay: 0`.
  */
 export function nacosServerPushDelayMs(spec: Pick<RegistrySpec, 'type' | 'servers' | 'capacity' | 'pushDelayMs'>): number | undefined {
-  if (spec.type !== 'nacos' || (spec.servers === undefined && spec.capacity === undefined)) return undefined;
+  if (spec.type !== 'nacos' || !modelsServers(spec)) return undefined;
   const delayMs = spec.pushDelayMs ?? NACOS_PUSH_TASK_DELAY_MS;
   return delayMs > 0 ? delayMs : undefined;
 }
