@@ -20,8 +20,12 @@ import type { SentinelProviderFilter } from './sentinel-provider-filter.js';
 
 /** The process's chain, or null when none of its exports activates a filter and it loads no Sentinel. */
 export function providerFilterChain(instance: ProviderInstance, sentinel?: SentinelProviderFilter): ProviderFilterChain<ProviderExport> | null {
-  // PERF: most processes have neither key on any URL; skip parsing them.
-  if (sentinel === undefined && !instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) return null;
+  // PERF: most processes have neither key on any URL; skip parsing them. A process that loads Sentinel
+  // then runs Sentinel's filter alone: ExecuteLimitFilter and TpsLimitFilter, active on no export, would
+  // do nothing on any call, and the parsed URLs (some 2 KB each, per export and process) are not made.
+  if (!instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) {
+    return sentinel === undefined ? null : new DubboProviderFilterChain(null, instance.group.spec.dubbo, sentinel);
+  }
   const executes = new ExecuteLimitFilter();
   const tps = new TpsLimitFilter();
   const urls = new Map<ProviderExport, URL>();
@@ -31,7 +35,7 @@ export function providerFilterChain(instance: ProviderInstance, sentinel?: Senti
     urls.set(e, url);
     if (executes.isActive(url) || tps.isActive(url)) any = true;
   }
-  return any || sentinel !== undefined ? new DubboProviderFilterChain(executes, tps, urls, instance.group.spec.dubbo, sentinel) : null;
+  return any || sentinel !== undefined ? new DubboProviderFilterChain({ executes, tps, urls }, instance.group.spec.dubbo, sentinel) : null;
 }
 
 // The stack frames where the filters throw their refusals (the `throw new RpcException(` lines).
@@ -51,28 +55,35 @@ export function serviceError(error: RpcError, frame: string): string {
   return `${head}\n${head}\n\tat ${frame}\n`;
 }
 
+/** ExecuteLimitFilter and TpsLimitFilter of a process, with its exports' parsed URLs. */
+interface LimitFilters {
+  executes: ExecuteLimitFilter;
+  tps: TpsLimitFilter;
+  urls: Map<ProviderExport, URL>;
+}
+
 class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
-  readonly #executes: ExecuteLimitFilter;
-  readonly #tps: TpsLimitFilter;
-  readonly #urls: Map<ProviderExport, URL>;
+  /** Null when no export's URL activates ExecuteLimitFilter or TpsLimitFilter: Sentinel's filter alone. */
+  readonly #limits: LimitFilters | null;
   /** The provider's release decides how TpsLimitFilter refuses (`DubboRelease.tpsLimit`). */
   readonly #tpsThrown: boolean;
   /** Where ExecuteLimitFilter throws, in the provider's release. */
   readonly #executesFrame: string;
   readonly #sentinel: SentinelProviderFilter | undefined;
 
-  constructor(executes: ExecuteLimitFilter, tps: TpsLimitFilter, urls: Map<ProviderExport, URL>, profile: DubboProfile, sentinel?: SentinelProviderFilter) {
+  constructor(limits: LimitFilters | null, profile: DubboProfile, sentinel?: SentinelProviderFilter) {
     this.#sentinel = sentinel;
-    this.#executes = executes;
-    this.#tps = tps;
-    this.#urls = urls;
+    this.#limits = limits;
     this.#tpsThrown = profile.tpsLimit === 'thrown';
     this.#executesFrame = profile.version === '2.7' ? EXECUTE_LIMIT_FRAME_2_7 : EXECUTE_LIMIT_FRAME_3_3;
   }
 
   admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null | number {
-    const url = this.#urls.get(target)!;
-    const refused = this.#executes.admit(url, call.method);
+    const limits = this.#limits;
+    if (limits === null) return this.#sentinel!.admit(call, nowMs);
+    const { executes, tps } = limits;
+    const url = limits.urls.get(target)!;
+    const refused = executes.admit(url, call.method);
     if (refused !== null) return { kind: 'limited', filter: 'executes', detail: serviceError(refused, this.#executesFrame) };
     let heldMs: number | null = null;
     if (this.#sentinel !== undefined) {
@@ -80,23 +91,23 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
       if (typeof s === 'number') heldMs = s;
       else if (s !== null) {
         // The fallback's result (or its throw) ends ExecuteLimitFilter's count as Dubbo's listener would.
-        if (s.kind === 'blocked' && s.thrown === true) this.#executes.onError({ code: 0, message: s.detail }, url, call.method, 0);
-        else this.#executes.onResponse(url, call.method, 0);
+        if (s.kind === 'blocked' && s.thrown === true) executes.onError({ code: 0, message: s.detail }, url, call.method, 0);
+        else executes.onResponse(url, call.method, 0);
         return s;
       }
     }
-    const limited = this.#tps.admit(url, call.method, nowMs);
+    const limited = tps.admit(url, call.method, nowMs);
     if (limited !== null) {
       // TpsLimitFilter sits inside Sentinel's filter: Sentinel sees its refusal as the call's exception.
       this.#sentinel?.done(call, true);
       if (this.#tpsThrown) {
         // 2.7 TpsLimitFilter.java:48 throws: ExecuteLimitFilter's onError ends its count as a failure, and
         // HeaderExchangeHandler answers SERVICE_ERROR, which the consumer's failover retries (code 1).
-        this.#executes.onError(limited, url, call.method, 0);
+        executes.onError(limited, url, call.method, 0);
         return { kind: 'limited', filter: 'tps', detail: serviceError(limited, TPS_LIMIT_FRAME_2_7), thrown: true };
       }
       // 3.3 TpsLimitFilter.java:48-54 returns the refusal as a result: ExecuteLimitFilter's onResponse ends its count.
-      this.#executes.onResponse(url, call.method, 0);
+      executes.onResponse(url, call.method, 0);
       return { kind: 'limited', filter: 'tps', detail: limited.message };
     }
     return heldMs;
@@ -104,6 +115,7 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
 
   done(call: IncomingCall, target: ProviderExport, elapsedMs: number, failed: boolean): void {
     this.#sentinel?.done(call, failed);
-    this.#executes.onResponse(this.#urls.get(target)!, call.method, elapsedMs);
+    const limits = this.#limits;
+    if (limits !== null) limits.executes.onResponse(limits.urls.get(target)!, call.method, elapsedMs);
   }
 }

@@ -91,6 +91,30 @@ describe('Sentinel provider filter', () => {
     expect(thrown.ok).toBe(returned.ok);
   });
 
+  it('without executes or tps on its exports the provider runs Sentinel`s filter alone, deciding as beside a limit filter that never binds', () => {
+    // A thread-grade rule (grade 0): at most one of web's calls on a provider thread at once. Calls of 20 ms at
+    // 100 a second on two providers overlap often, so many are blocked; every admitted call must be counted out
+    // when it ends (else the provider would block everything after its first call).
+    const slow = (exports: string) =>
+      runScenario(
+        parseScenario(
+          yaml(`sentinel: { flowRules: [{ resource: ${S}, grade: 0, count: 1, limitApp: web }] }`)
+            .replace('serviceTime: 2ms', 'serviceTime: 20ms')
+            .replace('count: 2 }', `count: 2${exports} }`),
+          'a.yaml',
+        ),
+        { version: 'test' },
+      ).summary;
+    const alone = slow('');
+    expect(alone.blockedCauses).toEqual({ 'provider:flow': alone.outcomes.blocked });
+    expect(alone.outcomes.blocked).toBeGreaterThan(0.1 * alone.requests);
+    expect(alone.ok).toBeGreaterThan(0.3 * alone.requests);
+    // ExecuteLimitFilter active (executes=1000 never binds) and TpsLimitFilter with a rate no call reaches.
+    const beside = slow(`, exports: { ${S}: { executes: 1000, tps: 100000 } }`);
+    expect(beside.outcomes).toEqual(alone.outcomes);
+    expect(beside.attempts).toBe(alone.attempts);
+  });
+
   it('a system rule (max QPS of all inbound calls) blocks as provider:system', () => {
     const s = run(`sentinel: { systemRules: [{ qps: 10 }] }`);
     expect(Object.keys(s.blockedCauses ?? {})).toEqual(['provider:system']);
