@@ -19,7 +19,7 @@ import type { State } from '../sentinel/degrade/abstract-circuit-breaker.js';
 import { classify } from './consumer-stack.js';
 import { SentinelAttemptFilter, SentinelConsumerFilter } from './sentinel-consumer-filter.js';
 import { SentinelProviderFilter } from './sentinel-provider-filter.js';
-import { canonicalResource, effectiveSentinel, hasSentinelRules, parseFallback, sentinelRules, type Fallback } from './sentinel-resources.js';
+import { canonicalResource, effectiveSentinel, hasSentinelRules, loadsSentinel, parseFallback, sentinelFaultTargets, sentinelRules, type Fallback } from './sentinel-resources.js';
 
 /** Whether a scenario uses Sentinel anywhere (a `sentinel:` block with rules, or a `sentinel` fault). */
 export function usesSentinel(s: Scenario): boolean {
@@ -116,13 +116,13 @@ export class SentinelHub {
     this.#hotParams = [s.sentinel, ...s.consumers.map((c) => c.sentinel), ...s.providers.map((p) => p.sentinel), ...s.faults.map((f) => (f.action.kind === 'sentinel' ? f.action.rules : undefined))].some(
       (x) => (x?.paramFlowRules?.length ?? 0) > 0,
     );
-    this.#targeted = new Set(s.faults.flatMap((f) => (f.action.kind === 'sentinel' ? [f.action.application] : [])));
+    this.#targeted = sentinelFaultTargets(s);
     for (const zone of Object.keys(s.zones)) this.#openByZone.set(zone, 0);
   }
 
   /** Whether a JVM of `application` with its effective `spec` needs Sentinel at all. */
   #needed(application: string, spec: SentinelSpec): boolean {
-    return hasSentinelRules(spec) || this.#targeted.has(undefined) || this.#targeted.has(application);
+    return loadsSentinel(spec, application, this.#targeted);
   }
 
   #sph(application: string, side: Jvm['side'], zone: string, spec: SentinelSpec): Sph {

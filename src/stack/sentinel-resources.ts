@@ -5,7 +5,7 @@
  * sentinel-apache-dubbo3-adapter `DubboUtils.java`, `fallback/DefaultDubboFallback.java` and
  * `config/DubboAdapterGlobalConfig.java` (the 2.7 adapter's are the same).
  */
-import type { SentinelRuleSpec, SentinelSpec } from '../model/types.js';
+import type { Scenario, SentinelRuleSpec, SentinelSpec } from '../model/types.js';
 import { RpcCode } from '../dubbo/constants.js';
 import type { Result } from '../dubbo/rpc.js';
 import { degradeRule, flowRule, paramFlowRule, systemRule, type DegradeRule, type FlowRule, type ParamFlowRule, type SentinelRules, type SystemRule } from '../sentinel/rules.js';
@@ -48,6 +48,19 @@ export function effectiveSentinel(top: SentinelSpec | undefined, own: SentinelSp
 /** True when a spec holds any rule. */
 export function hasSentinelRules(s: SentinelSpec | undefined): boolean {
   return s !== undefined && [s.flowRules, s.degradeRules, s.systemRules, s.paramFlowRules].some((r) => r !== undefined && r.length > 0);
+}
+
+/** The applications whose JVMs `sentinel` faults load rules into (undefined: every JVM). */
+export function sentinelFaultTargets(s: Scenario): Set<string | undefined> {
+  return new Set(s.faults.flatMap((f) => (f.action.kind === 'sentinel' ? [f.action.application] : [])));
+}
+
+/**
+ * Whether a JVM of `application` whose effective rules are `spec` loads Sentinel at all: rules of its own, or a
+ * `sentinel` fault (`targets`, see `sentinelFaultTargets`) that may give it some.
+ */
+export function loadsSentinel(spec: SentinelSpec, application: string, targets: ReadonlySet<string | undefined>): boolean {
+  return hasSentinelRules(spec) || targets.has(undefined) || targets.has(application);
 }
 
 // The rule fields as written are validated by the schema (scenario/schema-sentinel.ts); here they only take Sentinel's defaults.

@@ -114,6 +114,25 @@ describe('estimateCost', () => {
     expect(providersMb(['registry.type=static'])).toBeCloseTo(plain, 9);
   });
 
+  it('counts a Sentinel JVM for each provider process and simulated consumer instance that loads rules, or that a sentinel fault may give some', () => {
+    const MB = 2 ** 20;
+    const jvm = COST_MODEL.bytesPerSentinelJvm / MB;
+    const base = estimateCost(scenario()).memoryMb;
+    const flow = '{ flowRules: [{ resource: com.example.S, count: 5 }] }';
+    // One provider group's 10 processes.
+    const own = estimateCost(scenario('', [`providers[0].sentinel=${flow}`])).memoryMb;
+    expect(own.providers - base.providers).toBeCloseTo(10 * jvm, 9);
+    expect(own.consumers).toBeCloseTo(base.consumers, 9);
+    // Top-level rules: every JVM (15 processes, 4 consumer instances).
+    const top = estimateCost(scenario(`sentinel: ${flow}`)).memoryMb;
+    expect(top.providers - base.providers).toBeCloseTo(15 * jvm, 9);
+    expect(top.consumers - base.consumers).toBeCloseTo(4 * jvm, 9);
+    // A datasource update for web's JVMs later in the run: web's 4 instances load Sentinel from the start.
+    const later = estimateCost(scenario(`faults:\n  - { at: 20s, sentinel: { application: web, flowRules: [{ resource: com.example.S, count: 5 }] } }\n`)).memoryMb;
+    expect(later.consumers - base.consumers).toBeCloseTo(4 * jvm, 9);
+    expect(later.providers).toBeCloseTo(base.providers, 9);
+  });
+
   it('counts the registry state and liveness ticks of a provider group only at the registries it registers with', () => {
     const MB = 2 ** 20;
     // Two Nacos servers, one a zone; each zone's group registers with its own (s-a: 10, s-b: 5 providers), or with both.
