@@ -204,21 +204,56 @@ export function repetitionList(is: readonly number[]): string {
  * mapped back, and one issue per template problem, naming the repetitions it is in (`(repeat i=0..39)`).
  */
 export function writtenIssues(issues: readonly PathIssue[], written: unknown, expansion: Expansion): PathIssue[] {
-  const out = new Map<string, { issue: PathIssue; is: number[] }>();
+  const out = new Map<string, { issue: PathIssue; general: PathIssue; is: number[] }>();
   for (const issue of issues) {
     const w = writtenPath(issue.path, written, expansion.origins);
     const message = writtenMentions(issue.message, expansion.origins, issue.path);
     const hint = issue.hint === undefined ? undefined : writtenMentions(issue.hint, expansion.origins, issue.path);
-    const key = `${w.path.join('\u0000')}\u0000${message}\u0000${hint ?? ''}\u0000${w.i === undefined}`;
+    // The same problem in several repetitions may name each one's group: merged, the group is named as written.
+    const names = w.i === undefined ? [] : templatedNames(written, w.path, w.i);
+    const general = { ...issue, path: w.path, message: writtenNames(message, names), ...(hint !== undefined ? { hint: writtenNames(hint, names) } : {}) };
+    const key = `${w.path.join('\u0000')}\u0000${general.message}\u0000${general.hint ?? ''}\u0000${w.i === undefined}`;
     const seen = out.get(key);
     if (seen !== undefined) {
       if (w.i !== undefined) seen.is.push(w.i);
       continue;
     }
-    out.set(key, { issue: { ...issue, path: w.path, message, ...(hint !== undefined ? { hint } : {}) }, is: w.i === undefined ? [] : [w.i] });
+    out.set(key, { issue: { ...issue, path: w.path, message, ...(hint !== undefined ? { hint } : {}) }, general, is: w.i === undefined ? [] : [w.i] });
   }
   // Before the message, which may name other groups: `(repeat i=1) ... already used by providers[0]`.
-  return [...out.values()].map(({ issue, is }) => (is.length === 0 ? issue : { ...issue, message: `(repeat i=${repetitionList(is)}) ${issue.message}` }));
+  return [...out.values()].map(({ issue, general, is }) =>
+    is.length === 0 ? issue : { ...(is.length === 1 ? issue : general), message: `(repeat i=${repetitionList(is)}) ${(is.length === 1 ? issue : general).message}` },
+  );
+}
+
+/**
+ * The templated `name` and `application` of the group a written path is in, each as [expanded for repetition
+ * `i`, as written]: a message naming the group (`providers[0] (b007-A) runs dubbo '2.7'`) then reads the same in
+ * every repetition (`providers[0] (b{i:03}-A)`), and the repetitions' issues become one.
+ */
+function templatedNames(written: unknown, path: ReadonlyArray<string | number>, i: number): Array<[string, string]> {
+  const list = path[0];
+  const index = path[1];
+  if (typeof list !== 'string' || typeof index !== 'number' || !isObj(written)) return [];
+  const group = (written[list] as unknown[] | undefined)?.[index];
+  if (!isObj(group)) return [];
+  const out: Array<[string, string]> = [];
+  for (const key of ['name', 'application']) {
+    const v = group[key];
+    if (typeof v !== 'string') continue;
+    const expanded = substitute(v, i);
+    if (expanded !== v) out.push([expanded, v]);
+  }
+  return out;
+}
+
+/** `text` with each templated name (see `templatedNames`) as written, where it stands in parentheses or quotes. */
+function writtenNames(text: string, names: ReadonlyArray<[string, string]>): string {
+  let out = text;
+  for (const [expanded, asWritten] of names) {
+    for (const [open, close] of [['(', ')'], ['"', '"'], ["'", "'"]] as const) out = out.split(`${open}${expanded}${close}`).join(`${open}${asWritten}${close}`);
+  }
+  return out;
 }
 
 /** What a list holds after expansion, for `--dry-run`: groups, the templates they come from, instances. */

@@ -145,6 +145,17 @@ describe('errors in templates point at the template', () => {
     expect(lines.every((l) => !l.includes('i=0') && !l.includes('i=1') && !l.includes('i=2'))).toBe(true);
   });
 
+  it('a problem whose message names the repeated group is one problem, the group named as its template', () => {
+    // Executor isolation is a 3.2+ feature: each repetition runs 2.7, and the message names its group.
+    const e = scenarioErrorOf(ESTATE.replace('"com.example.Order{i}": { executes: 7,', '"com.example.Order{i}": { executor: { threads: 5 }, executes: 7,').replace('name: estate', "name: estate\ndubbo: '2.7'"));
+    expect(e.issues).toHaveLength(1);
+    expect(e.format()).toBe(
+      'x.yaml:20:43: providers[1].exports["com.example.Order{i}"].executor: (repeat i=0..2) executor isolation (executor-management-mode: isolation) ' +
+        "is first in Dubbo 3.2.0; providers[1] (trade-{i:03}) runs dubbo '2.7' (2.7.23)\n" +
+        "  hint: give providers[1] (trade-{i:03}) dubbo: '3.3', or do without the feature",
+    );
+  });
+
   it("a field merged from an x- anchor is reported at the anchor's line", () => {
     const e = scenarioErrorOf(ESTATE.replace('threads: 100', 'threads: 0'));
     expect(e.format()).toBe('x.yaml:3:12: providers[1].threads: (repeat i=0..2) expected an integer >= 1, found 0');
