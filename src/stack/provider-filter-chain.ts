@@ -18,23 +18,28 @@ import { ExecuteLimitFilter } from '../dubbo/filter/execute-limit-filter.js';
 import { TpsLimitFilter } from '../dubbo/filter/tps-limit-filter.js';
 import type { SentinelProviderFilter } from './sentinel-provider-filter.js';
 
+/**
+ * Whether an export's URL may activate ExecuteLimitFilter or TpsLimitFilter: `executes`, `tps` and their
+ * `<method>.` forms all leave `executes=` or `tps=` in the URL, so an export without either activates neither.
+ */
+const mayLimit = (e: ProviderExport): boolean => e.url.includes('executes=') || e.url.includes('tps=');
+
 /** The process's chain, or null when none of its exports activates a filter and it loads no Sentinel. */
 export function providerFilterChain(instance: ProviderInstance, sentinel?: SentinelProviderFilter): ProviderFilterChain<ProviderExport> | null {
-  // PERF: most processes have neither key on any URL; skip parsing them. A process that loads Sentinel
-  // then runs Sentinel's filter alone: ExecuteLimitFilter and TpsLimitFilter, active on no export, would
-  // do nothing on any call, and the parsed URLs (some 2 KB each, per export and process) are not made.
-  if (!instance.exports.some((e) => e.url.includes('executes=') || e.url.includes('tps='))) {
-    return sentinel === undefined ? null : new DubboProviderFilterChain(null, instance.group.spec.dubbo, sentinel);
-  }
+  // PERF: only the exports whose URLs may activate a limit filter are parsed (a parsed URL is some 2 KB, per
+  // export and process: at 10^5 processes of eight exports, 1.6 GB); on the others both filters, inactive,
+  // would do nothing on any call. A process that loads Sentinel and activates neither runs Sentinel's filter alone.
   const executes = new ExecuteLimitFilter();
   const tps = new TpsLimitFilter();
   const urls = new Map<ProviderExport, URL>();
   let any = false;
   for (const e of instance.exports) {
+    if (!mayLimit(e)) continue;
     const url = URL.valueOf(e.url);
     urls.set(e, url);
     if (executes.isActive(url) || tps.isActive(url)) any = true;
   }
+  if (urls.size === 0) return sentinel === undefined ? null : new DubboProviderFilterChain(null, instance.group.spec.dubbo, sentinel);
   return any || sentinel !== undefined ? new DubboProviderFilterChain({ executes, tps, urls }, instance.group.spec.dubbo, sentinel) : null;
 }
 
@@ -55,7 +60,7 @@ export function serviceError(error: RpcError, frame: string): string {
   return `${head}\n${head}\n\tat ${frame}\n`;
 }
 
-/** ExecuteLimitFilter and TpsLimitFilter of a process, with its exports' parsed URLs. */
+/** ExecuteLimitFilter and TpsLimitFilter of a process, with the parsed URLs of the exports that may activate them. */
 interface LimitFilters {
   executes: ExecuteLimitFilter;
   tps: TpsLimitFilter;
@@ -63,7 +68,7 @@ interface LimitFilters {
 }
 
 class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
-  /** Null when no export's URL activates ExecuteLimitFilter or TpsLimitFilter: Sentinel's filter alone. */
+  /** Null when no export's URL may activate ExecuteLimitFilter or TpsLimitFilter: Sentinel's filter alone. */
   readonly #limits: LimitFilters | null;
   /** The provider's release decides how TpsLimitFilter refuses (`DubboRelease.tpsLimit`). */
   readonly #tpsThrown: boolean;
@@ -80,9 +85,10 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
 
   admit(call: IncomingCall, target: ProviderExport, nowMs: number): Reply | null | number {
     const limits = this.#limits;
-    if (limits === null) return this.#sentinel!.admit(call, nowMs);
+    // An export whose URL activates no limit filter: Sentinel's filter alone.
+    const url = limits?.urls.get(target);
+    if (limits === null || url === undefined) return this.#sentinel === undefined ? null : this.#sentinel.admit(call, nowMs);
     const { executes, tps } = limits;
-    const url = limits.urls.get(target)!;
     const refused = executes.admit(url, call.method);
     if (refused !== null) return { kind: 'limited', filter: 'executes', detail: serviceError(refused, this.#executesFrame) };
     let heldMs: number | null = null;
@@ -115,7 +121,7 @@ class DubboProviderFilterChain implements ProviderFilterChain<ProviderExport> {
 
   done(call: IncomingCall, target: ProviderExport, elapsedMs: number, failed: boolean): void {
     this.#sentinel?.done(call, failed);
-    const limits = this.#limits;
-    if (limits !== null) limits.executes.onResponse(limits.urls.get(target)!, call.method, elapsedMs);
+    const url = this.#limits?.urls.get(target);
+    if (url !== undefined) this.#limits!.executes.onResponse(url, call.method, elapsedMs);
   }
 }

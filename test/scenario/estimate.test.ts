@@ -114,6 +114,20 @@ describe('estimateCost', () => {
     expect(providersMb(['registry.type=static'])).toBeCloseTo(plain, 9);
   });
 
+  it('counts each provider instance`s export whose URL may activate a limit filter (executes, tps, or such a param)', () => {
+    const MB = 2 ** 20;
+    const limited = COST_MODEL.bytesPerLimitedExport / MB;
+    const base = estimateCost(scenario()).memoryMb.providers;
+    const providersMb = (sets: string[]) => estimateCost(scenario('', sets)).memoryMb.providers - base;
+    // s-a: 10 processes, s-b: 5.
+    expect(providersMb(['providers[0].exports={com.example.S: {executes: 10}}'])).toBeCloseTo(10 * limited, 9);
+    expect(providersMb(['providers[1].exports={com.example.S: {tps: 100}}'])).toBeCloseTo(5 * limited, 9);
+    expect(providersMb(['providers[1].exports={com.example.S: {methods: {get: {executes: 2}}}}'])).toBeCloseTo(5 * limited, 9);
+    expect(providersMb(['providers[0].params={get.executes: "3"}'])).toBeCloseTo(10 * limited, 9);
+    // An export setting that activates neither filter costs nothing of this.
+    expect(providersMb(['providers[0].exports={com.example.S: {params: {shard: "a"}}}'])).toBeCloseTo(0, 9);
+  });
+
   it('counts a Sentinel JVM for each provider process and simulated consumer instance that loads rules, or that a sentinel fault may give some', () => {
     const MB = 2 ** 20;
     const jvm = COST_MODEL.bytesPerSentinelJvm / MB;

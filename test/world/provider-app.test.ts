@@ -151,6 +151,23 @@ describe('a provider application', () => {
     expect(t.executed).toEqual([A, A]);
   });
 
+  it('executes on one export limits only that export`s calls: the other export, whose URL activates no limit filter, is not counted', () => {
+    const t = processWith(`    exports:\n      ${A}: { executes: 1 }`, 10);
+    for (let i = 0; i < 3; i++) t.call(B);
+    t.call(A);
+    t.call(A);
+    t.runTo(1);
+    expect(t.kinds(B)).toEqual([]);
+    expect(t.kinds(A)).toEqual(['limited']);
+    t.runTo(20);
+    // B's three calls ran and answered; the limit on A still counts A's one running call only.
+    expect(t.kinds(B)).toEqual(['ok', 'ok', 'ok']);
+    t.call(A);
+    t.runTo(21);
+    expect(t.kinds(A)).toEqual(['limited', 'limited']);
+    expect(t.executed).toEqual([B, B, B, A]);
+  });
+
   it('methods.<m>.executes limits one method (method level over service level)', () => {
     const t = processWith(`    exports:\n      ${A}: { executes: 5, methods: { slow: { executes: 2 } } }`, 10);
     for (let i = 0; i < 3; i++) t.call(A);
