@@ -128,6 +128,32 @@ describe('estimateCost', () => {
     expect(providersMb(['providers[0].exports={com.example.S: {params: {shard: "a"}}}'])).toBeCloseTo(0, 9);
   });
 
+  it('counts a condition router in each reference`s chain for every condition rule (not one for another service)', () => {
+    const MB = 2 ** 20;
+    const router = COST_MODEL.bytesPerConditionRouter / MB;
+    const base = estimateCost(scenario()).memoryMb.consumers;
+    const rule = (key: string) => `  - type: condition\n    rule: |\n      scope: application\n      key: ${key}\n      conditions:\n        - "=> zone = zoneA"\n`;
+    const consumersMb = (routers: string) => estimateCost(scenario(`routers:\n${routers}`)).memoryMb.consumers - base;
+    // 4 instances, one reference each; every reference builds each rule's router, whichever application it names.
+    expect(consumersMb(rule('web'))).toBeCloseTo(4 * router, 9);
+    expect(consumersMb(rule('web') + rule('batch'))).toBeCloseTo(8 * router, 9);
+    expect(consumersMb(`  - { type: condition, service: com.example.S, rule: "=> zone = zoneA" }\n`)).toBeCloseTo(4 * router, 9);
+    expect(consumersMb(`  - { type: zone, fallback: true }\n`)).toBeCloseTo(0, 9);
+    // A rule for another service: not in the chains of references to com.example.S.
+    const twoServices = (routers: string) =>
+      estimateCost(
+        parseScenario(
+          `name: est\nduration: 60s\nzones: { zoneA: {} }\nregistry: { type: static }\nservices:\n  com.example.S: { methods: { get: { serviceTime: 10ms } } }\n` +
+            `  com.example.T: { methods: { get: { serviceTime: 10ms } } }\nproviders:\n  - { name: s, service: com.example.S, zone: zoneA, count: 2 }\n` +
+            `  - { name: t, service: com.example.T, zone: zoneA, count: 2 }\nconsumers:\n  - { application: web, zone: zoneA, instances: 4, rate: 10/s, calls: { com.example.S.get: 1 } }\n${routers}`,
+          'est.yaml',
+        ),
+      ).memoryMb.consumers;
+    const none = twoServices('');
+    expect(twoServices('routers:\n  - { type: condition, service: com.example.T, rule: "=> zone = zoneA" }\n') - none).toBeCloseTo(0, 9);
+    expect(twoServices('routers:\n  - { type: condition, service: com.example.S, rule: "=> zone = zoneA" }\n') - none).toBeCloseTo(4 * router, 9);
+  });
+
   it('counts a Sentinel JVM for each provider process and simulated consumer instance that loads rules, or that a sentinel fault may give some', () => {
     const MB = 2 ** 20;
     const jvm = COST_MODEL.bytesPerSentinelJvm / MB;
