@@ -19,8 +19,8 @@
  *   restart, rolling restart, the replacements of crashed instances; estimate-provider-churn.ts); each provider whose methods
  *   call other services also holds a consumer side.
  * - peak memory: a base with a young-generation allowance that grows with the request rate, plus
- *   calibrated costs per consumer reference (more for one that sets refusing providers aside, and per condition rule
- *   in its router chain), per provider instance
+ *   calibrated costs per consumer reference (more for one that sets refusing providers aside, and per condition or tag
+ *   rule in its router chain), per provider instance
  *   (and export with a limit filter), per JVM that loads Sentinel rules, per timeline bucket, per request
  *   in flight (Little's law), per call queued in an overloaded unbounded provider queue, per
  *   (consumer reference × provider) where state is kept per provider
@@ -134,6 +134,11 @@ export const COST_MODEL = {
    * references in cohorts): one application-scoped rule 407 MB, two 453 MB, none 363 MB.
    */
   bytesPerConditionRouter: 7_000,
+  /**
+   * A tag rule of `routers` in one consumer reference's tag router (every reference's chain gets each one not given
+   * for another service). Measured as `bytesPerConditionRouter`: one keyed tag rule 393 MB against 363 MB without.
+   */
+  bytesPerTagRule: 4_500,
   /**
    * One timeline bucket: counters during the run (a bucket's latency histograms are pooled once its last
    * request ends), then its row in the summary, written to JSON and CSV in pieces (whole-process peak RSS
@@ -390,9 +395,12 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const sentinelJvm = (application: string, own: SentinelSpec | undefined) => loadsSentinel(effectiveSentinel(scenario.sentinel, own), application, sentinelTargets);
   let consumerSentinelJvms = 0;
   let providerSentinelJvms = 0;
-  // Condition rules each reference to a service builds a router for (`buildRouter`: all but another service's).
-  const conditionRules = (service: string) => scenario.routers.filter((r) => r.type === 'condition' && (r.service === undefined || r.service === service)).length;
-  let conditionRouters = 0;
+  // Rules each reference to a service builds its own router state for (`buildRouter`: all but another service's).
+  const ruleBytes = (service: string) =>
+    scenario.routers
+      .filter((r) => r.service === undefined || r.service === service)
+      .reduce((sum, r) => sum + (r.type === 'condition' ? m.bytesPerConditionRouter : r.type === 'tag' ? m.bytesPerTagRule : 0), 0);
+  let routerRuleBytes = 0;
   // Who subscribes: per consumer side (a consumer group, or a provider group's downstream calls) its instances and services.
   const sides: ConsumerSide[] = [];
   scenario.consumers.forEach((c) => {
@@ -417,7 +425,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
       // registry its group subscribes to, under its zone-aware cluster.
       const refs = simulated * (named ? (c.registries?.length ?? registries.length) : 1);
       references += refs;
-      conditionRouters += refs * conditionRules(s);
+      routerRuleBytes += refs * ruleBytes(s);
       const ref = c.reference[s];
       const lbs = [ref?.loadbalance ?? c.consumerDefaults.loadbalance ?? 'random', ...Object.values(ref?.methods ?? {}).map((r) => r.loadbalance)];
       // `actives` puts the ActiveLimitFilter in the chain, which counts every call in an RpcStatus.
@@ -445,7 +453,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     for (const s of downstream) {
       addSubs(s, instances);
       references += instances;
-      conditionRouters += instances * conditionRules(s);
+      routerRuleBytes += instances * ruleBytes(s);
     }
     if (downstream.size > 0) {
       const reference = Object.fromEntries(
@@ -489,7 +497,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
   const memory = {
     base: m.baseMb + Math.min(m.youngGenerationMaxMb, m.youngGenerationMinMb + (ratePerSec * m.bytesPerRequestPerSec) / MB),
     consumers:
-      (references * m.bytesPerReference + setAsideReferences * m.bytesPerSetAsideReference + conditionRouters * m.bytesPerConditionRouter + consumerSentinelJvms * m.bytesPerSentinelJvm) /
+      (references * m.bytesPerReference + setAsideReferences * m.bytesPerSetAsideReference + routerRuleBytes + consumerSentinelJvms * m.bytesPerSentinelJvm) /
       MB,
     providers: (providerInstances * m.bytesPerProvider + extraExports * m.bytesPerExtraExport + providerRegistryBytes + providerSentinelJvms * m.bytesPerSentinelJvm + limitedExports * m.bytesPerLimitedExport) / MB,
     timeline: (buckets * m.bytesPerBucket + scopeTimelineRows(scenario, buckets) * m.bytesPerScopeRow) / MB,

@@ -128,7 +128,7 @@ describe('estimateCost', () => {
     expect(providersMb(['providers[0].exports={com.example.S: {params: {shard: "a"}}}'])).toBeCloseTo(0, 9);
   });
 
-  it('counts a condition router in each reference`s chain for every condition rule (not one for another service)', () => {
+  it('counts a router in each reference`s chain for every condition and tag rule (not one for another service)', () => {
     const MB = 2 ** 20;
     const router = COST_MODEL.bytesPerConditionRouter / MB;
     const base = estimateCost(scenario()).memoryMb.consumers;
@@ -139,6 +139,10 @@ describe('estimateCost', () => {
     expect(consumersMb(rule('web') + rule('batch'))).toBeCloseTo(8 * router, 9);
     expect(consumersMb(`  - { type: condition, service: com.example.S, rule: "=> zone = zoneA" }\n`)).toBeCloseTo(4 * router, 9);
     expect(consumersMb(`  - { type: zone, fallback: true }\n`)).toBeCloseTo(0, 9);
+    // A tag rule: its own figure per reference.
+    const tag = `  - type: tag\n    rule: |\n      key: s\n      tags:\n        - { name: gray, match: [{ key: dubbo.tag, value: { exact: gray } }] }\n`;
+    expect(consumersMb(tag)).toBeCloseTo((4 * COST_MODEL.bytesPerTagRule) / MB, 9);
+    expect(consumersMb(tag + rule('web'))).toBeCloseTo((4 * COST_MODEL.bytesPerTagRule) / MB + 4 * router, 9);
     // A rule for another service: not in the chains of references to com.example.S.
     const twoServices = (routers: string) =>
       estimateCost(
