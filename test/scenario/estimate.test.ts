@@ -158,6 +158,17 @@ describe('estimateCost', () => {
     expect(twoServices('routers:\n  - { type: condition, service: com.example.S, rule: "=> zone = zoneA" }\n') - none).toBeCloseTo(4 * router, 9);
   });
 
+  it('counts one consistenthash ring per consumer group and service, shared by its instances', () => {
+    const MB = 2 ** 20;
+    const ring = (15 * COST_MODEL.bytesPerHashRingProvider) / MB;
+    const lb = (sets: string[]) => estimateCost(scenario('', sets)).memoryMb.loadBalancers;
+    expect(lb(['consumers[0].reference={com.example.S: {loadbalance: consistenthash}}'])).toBeCloseTo(ring, 9);
+    // As many instances again: the same one ring.
+    expect(lb(['consumers[0].reference={com.example.S: {loadbalance: consistenthash}}', 'consumers[0].instances=400'])).toBeCloseTo(ring, 9);
+    expect(lb(['consumers[0].reference={com.example.S: {methods: {get: {loadbalance: consistenthash}}}}'])).toBeCloseTo(ring, 9);
+    expect(lb([])).toBeCloseTo(0, 9);
+  });
+
   it('counts a Sentinel JVM for each provider process and simulated consumer instance that loads rules, or that a sentinel fault may give some', () => {
     const MB = 2 ** 20;
     const jvm = COST_MODEL.bytesPerSentinelJvm / MB;
