@@ -29,17 +29,17 @@ export function providerFilterChain(instance: ProviderInstance, sentinel?: Senti
   // PERF: only the exports whose URLs may activate a limit filter are parsed (a parsed URL is some 2 KB, per
   // export and process: at 10^5 processes of eight exports, 1.6 GB); on the others both filters, inactive,
   // would do nothing on any call. A process that loads Sentinel and activates neither runs Sentinel's filter alone.
+  const limited = instance.exports.filter(mayLimit);
+  if (limited.length === 0) return sentinel === undefined ? null : new DubboProviderFilterChain(null, instance.group.spec.dubbo, sentinel);
   const executes = new ExecuteLimitFilter();
   const tps = new TpsLimitFilter();
   const urls = new Map<ProviderExport, URL>();
   let any = false;
-  for (const e of instance.exports) {
-    if (!mayLimit(e)) continue;
+  for (const e of limited) {
     const url = URL.valueOf(e.url);
     urls.set(e, url);
     if (executes.isActive(url) || tps.isActive(url)) any = true;
   }
-  if (urls.size === 0) return sentinel === undefined ? null : new DubboProviderFilterChain(null, instance.group.spec.dubbo, sentinel);
   return any || sentinel !== undefined ? new DubboProviderFilterChain({ executes, tps, urls }, instance.group.spec.dubbo, sentinel) : null;
 }
 
