@@ -7,13 +7,14 @@
  *   `bin/zonesim.js` runs the CLI in a child process (`superviseCli`) and watches it: the child's
  *   stderr passes through line by line until V8's fatal banner appears, and when the child then
  *   dies by SIGABRT the banner is replaced by one line. The child is the same `node` with the
- *   same flags (so the same heap limit); signals sent to the parent are passed on to it, the
+ *   same flags, plus the V8 flags below and a heap limit of half the machine's memory where node's
+ *   command line and NODE_OPTIONS set none (`childHeapFlags`); signals sent to the parent are passed on to it, the
  *   child ends by itself when the parent is gone (parent-watch.ts), and the terminal modes its
  *   progress bars leave off are put back when it ends without doing so (terminal-modes.ts).
  *   `ZONESIM_NO_SUPERVISOR=1` runs the CLI in the one process (what V8 prints then is V8's).
  */
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { commandOf, EVERY_CORE_V8_FLAGS, simulatesOnEveryCore } from './busy-cores.js';
 import { PARENT_PID_ENV } from './parent-watch.js';
@@ -231,6 +232,26 @@ export function childExecArgv(execArgv: readonly string[], extra: readonly strin
   return [...execArgv, ...[...CHILD_V8_FLAGS, ...extra].filter((f) => !given(f))];
 }
 
+/** The V8 flags that set a heap limit, as V8 reads them (`-` and `_` alike). */
+const HEAP_LIMIT_FLAG = /^--max[-_](old[-_]space|heap)[-_]size(=|$)/;
+
+/**
+ * The child's heap limit as a V8 flag: half the machine's memory (`totalMemMb`), or nothing where V8's own
+ * limit (`defaultLimitMb`, this process's `heap_size_limit`) is already that much, or where node's command
+ * line (`execArgv`) or NODE_OPTIONS sets a limit (the user's choice wins).
+ */
+// V8's default is about 4 GB on any machine of 16 GB or more. Estates of the seed articles' size peak at 1.5 to
+// 3.1 GB as written and their variants above the estimate (a ZooKeeper election at 10^5 providers: 2.7 GB against
+// 1.5 GB estimated); near the limit V8 collects again and again (a Sentinel variant sat at 4.0-4.1 GB for ten
+// minutes), and an estimate above it refused a run the machine had the memory for. The limit only caps the
+// heap: V8 grows it by `--heap-growing-percent` whatever the cap, so runs below 4 GB use what they used.
+export function childHeapFlags(execArgv: readonly string[], nodeOptions: string | undefined, totalMemMb: number, defaultLimitMb: number): string[] {
+  const options = (nodeOptions ?? '').split(/\s+/);
+  if ([...execArgv, ...options].some((arg) => HEAP_LIMIT_FLAG.test(arg))) return [];
+  const halfMb = Math.floor(totalMemMb / 2);
+  return halfMb > defaultLimitMb ? [`--max-old-space-size=${halfMb}`] : [];
+}
+
 /**
  * Runs `script args` in a child `node` with this process's flags and watches it (see the module
  * comment). Resolves with the exit code the parent should end with; a signal that ended the child
@@ -243,7 +264,10 @@ export function superviseCli(script: string, args: string[]): Promise<{ exitCode
     env[STDERR_TTY_ENV] = String(process.stderr.columns || 80);
     env[STDERR_ROWS_ENV] = String(process.stderr.rows || 24);
   }
-  const extra = simulatesOnEveryCore(args, availableParallelism()) ? EVERY_CORE_V8_FLAGS : [];
+  const extra = [
+    ...(simulatesOnEveryCore(args, availableParallelism()) ? EVERY_CORE_V8_FLAGS : []),
+    ...childHeapFlags(process.execArgv, process.env.NODE_OPTIONS, totalmem() / (1024 * 1024), heapLimitMb()),
+  ];
   const child = spawn(process.execPath, [...childExecArgv(process.execArgv, extra), script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
   // What the child's progress bars leave the terminal in: put back if the child ends without doing so.
   const modes = new TerminalModes();

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import { useTempDirs } from '../helpers/tmp.js';
@@ -232,5 +233,37 @@ describe('out of memory ends with one zonesim line and exit 1', () => {
     };
     for (let i = 0; i < 200 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
     expect(alive()).toBe(false);
+  });
+});
+
+describe('the heap one simulation may use, as the CLI\'s child process has it', () => {
+  // The limit `--dry-run` prints for one simulation, from the child's own `heap_size_limit`.
+  const perSimulationMb = (nodeOptions?: string): number => {
+    const r = spawnSync(process.execPath, [BIN, 'run', BASELINE, '--dry-run'], {
+      cwd: root,
+      env: nodeOptions === undefined ? env() : { ...env(), NODE_OPTIONS: nodeOptions },
+      encoding: 'utf8',
+      timeout: SAFETY_MS,
+    });
+    expect(r.status).toBe(0);
+    const m = /([\d,]+) MB per simulation \(V8 heap limit\)/.exec(r.stdout + r.stderr);
+    expect(m).not.toBeNull();
+    return Number(m![1]!.replaceAll(',', ''));
+  };
+
+  it('is half the machine\'s memory where V8\'s own limit is less, else V8\'s', () => {
+    const halfMb = Math.floor(totalmem() / (1024 * 1024) / 2);
+    const v8DefaultMb = Number(execFileSync(process.execPath, ['-p', 'Math.round(v8.getHeapStatistics().heap_size_limit / 2 ** 20)'], { env: env(), encoding: 'utf8' }));
+    const limit = perSimulationMb();
+    // heap_size_limit is the old generation's limit plus the young generation's (three 32 MB semi-spaces at most).
+    const expected = halfMb > v8DefaultMb ? halfMb : v8DefaultMb;
+    expect(limit - expected).toBeGreaterThanOrEqual(halfMb > v8DefaultMb ? 0 : -100);
+    expect(limit - expected).toBeLessThanOrEqual(200);
+  });
+
+  it('is the user\'s where NODE_OPTIONS sets one', () => {
+    const limit = perSimulationMb('--max-old-space-size=3000');
+    expect(limit - 3_000).toBeGreaterThanOrEqual(0);
+    expect(limit - 3_000).toBeLessThanOrEqual(200);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHILD_V8_FLAGS, childExecArgv, childOutcome, outOfMemoryMessage, StderrFilter } from '../../src/parallel/out-of-memory.js';
+import { CHILD_V8_FLAGS, childExecArgv, childHeapFlags, childOutcome, outOfMemoryMessage, StderrFilter } from '../../src/parallel/out-of-memory.js';
 
 // What Node 20 prints when V8 reaches its heap limit (abridged).
 const V8_OOM = [
@@ -151,5 +151,35 @@ describe('childExecArgv', () => {
     expect(childExecArgv(['--no_allocation_site_pretenuring'])).toEqual(['--no_allocation_site_pretenuring', ...rest, GC]);
     // Another flag that merely starts with the same words is not the same flag.
     expect(childExecArgv(['--allocation-site-pretenuring-x'])).toEqual(['--allocation-site-pretenuring-x', ...rest, PRETENURE, GC]);
+  });
+});
+
+describe('childHeapFlags', () => {
+  // A 24 GB machine, where V8's own limit is about 4 GB.
+  const MACHINE_MB = 24_105;
+  const V8_DEFAULT_MB = 4_144;
+
+  it('gives the child half the machine\'s memory where V8\'s own limit is less', () => {
+    expect(childHeapFlags([], undefined, MACHINE_MB, V8_DEFAULT_MB)).toEqual(['--max-old-space-size=12052']);
+    expect(childHeapFlags(['--enable-source-maps'], '--trace-warnings', MACHINE_MB, V8_DEFAULT_MB)).toEqual(['--max-old-space-size=12052']);
+  });
+
+  it('keeps V8\'s own limit where half the memory is no more (an 8 GB machine)', () => {
+    expect(childHeapFlags([], undefined, 8_192, V8_DEFAULT_MB)).toEqual([]);
+    expect(childHeapFlags([], undefined, 8_288, V8_DEFAULT_MB)).toEqual([]);
+    expect(childHeapFlags([], undefined, 8_290, V8_DEFAULT_MB)).toEqual(['--max-old-space-size=4145']);
+  });
+
+  it('leaves the limit to the user who sets one on node\'s command line, in any spelling V8 reads', () => {
+    for (const flag of ['--max-old-space-size=2048', '--max_old_space_size=2048', '--max-heap-size=3000', '--max_heap_size=3000', '--max-old-space-size']) {
+      expect(childHeapFlags([flag], undefined, MACHINE_MB, V8_DEFAULT_MB)).toEqual([]);
+    }
+    // A flag that merely starts with the same words is another flag.
+    expect(childHeapFlags(['--max-old-space-size-x=1'], undefined, MACHINE_MB, V8_DEFAULT_MB)).toEqual(['--max-old-space-size=12052']);
+  });
+
+  it('leaves the limit to the user who sets one in NODE_OPTIONS', () => {
+    expect(childHeapFlags([], '--max-old-space-size=3000', MACHINE_MB, V8_DEFAULT_MB)).toEqual([]);
+    expect(childHeapFlags([], '  --enable-source-maps   --max_old_space_size=3000 ', MACHINE_MB, V8_DEFAULT_MB)).toEqual([]);
   });
 });
