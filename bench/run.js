@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { childExecArgv } from '../dist/bundle/out-of-memory.js';
+import { childExecArgv, heapFlagsForChild } from '../dist/bundle/out-of-memory.js';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const repeat = Number(process.env.BENCH_REPEAT ?? 3);
-// Each case runs with the V8 flags `zonesim` gives its own child process, so figures are the CLI's.
-const nodeArgs = childExecArgv(process.execArgv);
+// Each case runs with the V8 flags (and heap limit) `zonesim` gives its own child process, so figures are the CLI's.
+const nodeArgs = childExecArgv(process.execArgv, heapFlagsForChild());
 const fmt = (n, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 /**

@@ -252,6 +252,11 @@ export function childHeapFlags(execArgv: readonly string[], nodeOptions: string 
   return halfMb > defaultLimitMb ? [`--max-old-space-size=${halfMb}`] : [];
 }
 
+/** `childHeapFlags` for a child of this process (its flags and NODE_OPTIONS) on this machine. */
+export function heapFlagsForChild(execArgv: readonly string[] = process.execArgv): string[] {
+  return childHeapFlags(execArgv, process.env.NODE_OPTIONS, totalmem() / (1024 * 1024), heapLimitMb());
+}
+
 /**
  * Runs `script args` in a child `node` with this process's flags and watches it (see the module
  * comment). Resolves with the exit code the parent should end with; a signal that ended the child
@@ -266,7 +271,7 @@ export function superviseCli(script: string, args: string[]): Promise<{ exitCode
   }
   const extra = [
     ...(simulatesOnEveryCore(args, availableParallelism()) ? EVERY_CORE_V8_FLAGS : []),
-    ...childHeapFlags(process.execArgv, process.env.NODE_OPTIONS, totalmem() / (1024 * 1024), heapLimitMb()),
+    ...heapFlagsForChild(),
   ];
   const child = spawn(process.execPath, [...childExecArgv(process.execArgv, extra), script, ...args], { stdio: ['inherit', 'inherit', 'pipe'], env });
   // What the child's progress bars leave the terminal in: put back if the child ends without doing so.
