@@ -113,6 +113,19 @@ export const COST_MODEL = {
    */
   bytesPerNacosServerClient: 3_500,
   /**
+   * A provider instance's registration with each registry after its first (`registries:`): per process, its state at
+   * that registry, plus `bytesPerFurtherRegistrationExport` per export (its record there) and, for a ZooKeeper registry
+   * modeled as a server, `bytesPerFurtherZookeeperClient` (its session, its pings and read-timeout checks; a Nacos
+   * server's client is `bytesPerNacosServerClient`, counted per registry). `bytesPerProvider` holds the first
+   * registration. Measured 2026-12-07 at 10^5 providers of one and of eight exports, no consumers, peak RSS after 11
+   * simulated s, two ZooKeeper registries against one: with servers +147 MB (one export) and +352 MB (eight), without
+   * +46 MB and +236 MB; the seed scale as 3.3 with two ZooKeeper registries (a zone's servers each) peaked at 2,493 MB
+   * against 1,925 MB estimated before.
+   */
+  bytesPerFurtherRegistration: 200,
+  bytesPerFurtherRegistrationExport: 290,
+  bytesPerFurtherZookeeperClient: 1_000,
+  /**
    * A JVM (provider process or simulated consumer instance) that loads Sentinel rules: its Sph with the statistic
    * nodes of the resources its rules name, the adapter's filter, and the garbage its entries leave (peak RSS).
    * Measured 2026-12-07 on the seed scale at a tenth as Dubbo 3.3 with Nacos servers, no faults, one QPS flow rule
@@ -452,8 +465,13 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     extraExports += instances * Math.max(0, g.services.length - 1);
     if (sentinelJvm(g.application, g.sentinel)) providerSentinelJvms += instances;
     limitedExports += instances * g.services.filter((svc) => mayActivateLimitFilter(g, svc)).length;
+    let registeredAt = 0;
     for (const r of discovery) {
       if (!registersWith(g, r)) continue;
+      if (registeredAt++ > 0) {
+        const client = r.type === 'zookeeper' && modelsServers(r) ? m.bytesPerFurtherZookeeperClient : 0;
+        providerRegistryBytes += instances * (m.bytesPerFurtherRegistration + g.services.length * m.bytesPerFurtherRegistrationExport + client);
+      }
       const levels = registerLevels(r, g.dubbo);
       if (levels.application && levels.interface) providerRegistryBytes += instances * m.bytesPerDualRegistration;
       if (r.type === 'nacos' && modelsServers(r)) providerRegistryBytes += instances * m.bytesPerNacosServerClient;

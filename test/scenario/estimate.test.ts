@@ -196,12 +196,53 @@ describe('estimateCost', () => {
     const both = estimateCost(scenario('', registries));
     const perRegistry = (15 * (COST_MODEL.bytesPerDualRegistration + COST_MODEL.bytesPerNacosServerClient)) / MB;
     expect(own.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + perRegistry, 9);
-    expect(both.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + 2 * perRegistry, 9);
+    // The second registration of each provider (one export): its state and record there; Nacos's client is per registry above.
+    const further = (15 * (COST_MODEL.bytesPerFurtherRegistration + COST_MODEL.bytesPerFurtherRegistrationExport)) / MB;
+    expect(both.memoryMb.providers).toBeCloseTo((15 * COST_MODEL.bytesPerProvider) / MB + 2 * perRegistry + further, 9);
     expect(own.heartbeats * 2).toBeCloseTo(both.heartbeats, 6);
     // A consumer reference keeps a directory at each registry its group subscribes to (4 instances, one service).
     expect(both.references).toBe(2 * 4);
     expect(estimateCost(scenario('', [...registries, 'consumers[0].registries=[ra]'])).references).toBe(4);
     expect(estimateCost(scenario()).references).toBe(4);
+  });
+
+  it('counts each registration after a provider\'s first: a record per export, and a client of a ZooKeeper server', () => {
+    const MB = 2 ** 20;
+    const zk = (servers: string) => `registries={ra: {type: zookeeper, zone: zoneA${servers}}, rb: {type: zookeeper, zone: zoneB${servers}}}`;
+    // Interface level only: at both levels (3.3's default) each registration also costs `bytesPerDualRegistration`.
+    const providersMb = (overrides: string[]) => estimateCost(scenario('', ['registry.registration=interface', ...overrides])).memoryMb.providers;
+    const one = providersMb([zk(''), 'providers[0].registries=[ra]', 'providers[1].registries=[ra]']);
+    const both = providersMb([zk('')]);
+    // 15 providers of one export each register twice: the second costs their state and record there.
+    const perExport = COST_MODEL.bytesPerFurtherRegistrationExport;
+    expect(both - one).toBeCloseTo((15 * (COST_MODEL.bytesPerFurtherRegistration + perExport)) / MB, 9);
+    // As servers, each second registration is a ZooKeeper session too.
+    const oneServed = providersMb([zk(', servers: {zoneA: 1}'), 'providers[0].registries=[ra]', 'providers[1].registries=[ra]']);
+    const bothServed = providersMb([zk(', servers: {zoneA: 1}')]);
+    expect(bothServed - oneServed).toBeCloseTo((15 * (COST_MODEL.bytesPerFurtherRegistration + perExport + COST_MODEL.bytesPerFurtherZookeeperClient)) / MB, 9);
+    // Three exports each (12 processes): three records at the second registry.
+    const threeExports = (registries: string) =>
+      estimateCost(
+        parseScenario(
+          `
+name: three
+duration: 60s
+zones: { zoneA: { cidr: 10.0.0.0/8 } }
+registry: { type: zookeeper, registration: interface }
+registries: { ra: { zone: zoneA }, rb: { zone: zoneA } }
+services:
+  com.example.S: { methods: { m: { serviceTime: 5ms } } }
+  com.example.T: { methods: { m: { serviceTime: 5ms } } }
+  com.example.U: { methods: { m: { serviceTime: 5ms } } }
+providers:
+  - { name: p, services: [com.example.S, com.example.T, com.example.U], zone: zoneA, count: 12, registries: ${registries} }
+consumers:
+  - { application: web, zone: zoneA, instances: 2, rate: 10/s, calls: { com.example.S.m: 1 } }
+`,
+          'three.yaml',
+        ),
+      ).memoryMb.providers;
+    expect(threeExports('[ra, rb]') - threeExports('[ra]')).toBeCloseTo((12 * (COST_MODEL.bytesPerFurtherRegistration + 3 * perExport)) / MB, 9);
   });
 
   it("adds up the registry bursts of every group a fault changes at one instant, in lists that hold the other groups' providers", () => {
