@@ -1,6 +1,6 @@
 /** ConsistentHashLoadBalance: argument keys, generic calls, and rebuilding the ring on list changes. */
 import { describe, expect, it } from 'vitest';
-import { ketamaHash, md5, selectorOf } from '../../../src/dubbo/loadbalance/consistent-hash-load-balance.js';
+import { addressPoints, ketamaHash, md5, selectorOf } from '../../../src/dubbo/loadbalance/consistent-hash-load-balance.js';
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
 import { URL } from '../../../src/dubbo/url.js';
 import { RandomStreams } from '../../../src/engine/random.js';
@@ -170,5 +170,30 @@ describe('ConsistentHashLoadBalance', () => {
     // And the twin first: the original, now later, wins.
     const swapped = [twin, first, ...list.filter((i) => i !== first)];
     for (let i = 0; i < 330; i++) expect(lb.select(swapped, CONSUMER, invocation('m', [keys[i % 2]]))).toBe(first);
+  });
+});
+
+describe('ring points of an address', () => {
+  // What Dubbo's ConsistentHashSelector puts on the ring for one address: replicaNumber/4 digests of address + i, four points each.
+  const expected = (address: string, replicaNumber: number): number[] => {
+    const points = new Set<number>();
+    for (let i = 0; i < replicaNumber / 4; i++) for (let h = 0; h < 4; h++) points.add(ketamaHash(md5(address + i), h));
+    return [...points].sort((a, b) => a - b);
+  };
+
+  it('are hashed once per address and replica number, shared by every URL of that address', () => {
+    // Two consumer groups' invokers of one provider: their URLs differ, the address is the same.
+    const a = URL.valueOf('dubbo://10.0.0.7:20880/com.example.S?application=web&timeout=1000');
+    const b = URL.valueOf('dubbo://10.0.0.7:20880/com.example.T?application=app&loadbalance=consistenthash');
+    const other = URL.valueOf('dubbo://10.0.0.8:20880/com.example.S?application=web');
+    const pa = addressPoints(a, 160);
+    expect([...pa]).toEqual(expected('10.0.0.7:20880', 160));
+    expect(addressPoints(b, 160)).toBe(pa);
+    expect(addressPoints(a, 160)).toBe(pa);
+    expect([...addressPoints(other, 160)]).toEqual(expected('10.0.0.8:20880', 160));
+    expect(addressPoints(other, 160)).not.toBe(pa);
+    // Another replica number is another set of points.
+    expect([...addressPoints(b, 8)]).toEqual(expected('10.0.0.7:20880', 8));
+    expect(addressPoints(b, 8)).toHaveLength(8);
   });
 });
