@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callGraphOrder } from '../../src/scenario/estimate-call-graph.js';
-import { estimateCost } from '../../src/scenario/estimate.js';
+import { COST_MODEL, estimateCost } from '../../src/scenario/estimate.js';
 import { costProblems, MAX_BUCKETS, MAX_WATCHED_RETRIES, type CostLimits } from '../../src/scenario/estimate-limits.js';
 import { parseScenario } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
@@ -147,6 +147,16 @@ describe('retries: expected from the timeout tail, worst case when every retry i
     expect(e.requestsWorstCase).toBe(100 + 2 * 100 * 2);
     // Two providers of a each hold a consumer side for B; they subscribe to B.
     expect(e.references).toBe(1 + 2);
+  });
+
+  it('costs a provider process\'s reference to what its methods call more than a consumer instance\'s', () => {
+    const MB = 2 ** 20;
+    const graph = estimateCost(parse(GRAPH));
+    // The same estate without the call: a's providers call nothing.
+    const flat = estimateCost(parse(GRAPH.replace(/calls: \[[^\]]*\]/, 'calls: []')));
+    expect(flat.references).toBe(1);
+    expect(graph.memoryMb.consumers - flat.memoryMb.consumers).toBeCloseTo((2 * COST_MODEL.bytesPerDownstreamReference) / MB, 9);
+    expect(COST_MODEL.bytesPerDownstreamReference).toBeGreaterThan(COST_MODEL.bytesPerReference);
   });
 
   it('counts the downstream calls of every execution, retried ones included', () => {
