@@ -55,30 +55,23 @@ export function ketamaHash(digest: Uint8Array, number: number): number {
 // they are computed once per provider address and replica number, so a ring rebuilt for a changed list
 // (a push, or failover's reselect list) sorts points instead of hashing again. They are kept in a
 // Float64Array: a plain array of uint32 points holds each as a boxed number (160 points: 4.1 KB against
-// 1.6 KB; 10^5 provider URLs called with consistenthash keep some 250 MB less). Each consumer group's invoker
-// of a provider has a URL of its own (the provider's merged with the group's reference), so the points are
-// found by the URL first, then by the address its URLs share: hashed per URL, the seed scale at a tenth with
-// consistenthash spent 31% of its run in MD5 (four invoker URLs an address: two services, two zones' groups).
-const pointsByUrl = new WeakMap<URL, Map<number, Float64Array>>();
+// 1.6 KB; 10^5 provider URLs called with consistenthash keep some 250 MB less). They are found by the address,
+// not the URL: each consumer group's invoker of a provider has a URL of its own (the provider's merged with the
+// group's reference), and hashed per URL the seed scale at a tenth with consistenthash spent 31% of its run in MD5
+// (four invoker URLs an address: two services, two zones' groups). Looked up once per invoker of a ring built.
 const pointsByAddress = new Map<string, Float64Array>();
 /** Addresses whose points are kept (the map is dropped whole when full, as `keyPoints` is). */
 const ADDRESS_POINTS_MAX = 1 << 18;
 
 /** The sorted ring points of `url`'s address for `replicaNumber` virtual nodes (shared by every URL of that address). */
 export function addressPoints(url: URL, replicaNumber: number): Float64Array {
-  let byReplicas = pointsByUrl.get(url);
-  if (byReplicas === undefined) pointsByUrl.set(url, (byReplicas = new Map()));
-  let points = byReplicas.get(replicaNumber);
+  const address = url.getAddress();
+  const key = `${replicaNumber} ${address}`;
+  let points = pointsByAddress.get(key);
   if (points === undefined) {
-    const address = url.getAddress();
-    const key = `${replicaNumber} ${address}`;
-    points = pointsByAddress.get(key);
-    if (points === undefined) {
-      points = hashPoints(address, replicaNumber);
-      if (pointsByAddress.size >= ADDRESS_POINTS_MAX) pointsByAddress.clear();
-      pointsByAddress.set(key, points);
-    }
-    byReplicas.set(replicaNumber, points);
+    points = hashPoints(address, replicaNumber);
+    if (pointsByAddress.size >= ADDRESS_POINTS_MAX) pointsByAddress.clear();
+    pointsByAddress.set(key, points);
   }
   return points;
 }
