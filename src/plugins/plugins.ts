@@ -21,6 +21,7 @@ import type { Plugins } from '../scenario/run.js';
 import { pluginRefs, runPluginRefs, type PluginRef } from '../scenario/plugin-refs.js';
 import { formatPath, ScenarioError, type FieldPath } from '../scenario/scenario-error.js';
 import { expandTemplates, writtenPath } from '../scenario/templates.js';
+import { maxAliasCountOf } from '../scenario/yaml-aliases.js';
 import { mergedPair } from '../scenario/overrides.js';
 import type { Scenario } from '../model/types.js';
 // PERF: the plain parser, not units.ts: workers load this module, and units.ts loads the schema library.
@@ -66,7 +67,7 @@ export function preflightPlugins(scenario: Scenario, scenarioPath: string): void
     const doc = parseDocument(readFileSync(scenarioPath, 'utf8'), { lineCounter: lc, merge: true });
     locate = (path) => positionIn(doc, lc, path);
     if (scenario.templates !== undefined) {
-      const raw: unknown = doc.toJS({ maxAliasCount: 10_000 });
+      const raw: unknown = doc.toJS({ maxAliasCount: maxAliasCountOf(doc) });
       const { origins } = expandTemplates(raw);
       written = (path) => writtenPath(path, raw, origins).path;
     }

@@ -15,6 +15,7 @@ import { applyOverrides, mergedPair, type Override } from './overrides.js';
 import { formatPath, ScenarioError, type FieldPath, type ScenarioIssue } from './scenario-error.js';
 import { rawScenarioSchema } from './schema.js';
 import { expandTemplates, writtenIssues, writtenPath } from './templates.js';
+import { aliasErrorMessage, maxAliasCountOf } from './yaml-aliases.js';
 import type { Scenario } from '../model/types.js';
 import { fromZodIssues, zodParseOptions, type PathIssue } from './zod-issues.js';
 
@@ -163,10 +164,11 @@ export function parseScenarioWithRaw(text: string, fileName: string, overrides: 
 
   keepParamSourceText(doc);
   let raw: unknown;
+  const maxAliasCount = maxAliasCountOf(doc);
   try {
-    raw = doc.toJS({ maxAliasCount: 10_000 });
+    raw = doc.toJS({ maxAliasCount });
   } catch (e) {
-    throw new ScenarioError([{ file: fileName, line: 1, col: 1, path: '', message: `YAML: ${(e as Error).message}` }]);
+    throw new ScenarioError([{ file: fileName, line: 1, col: 1, path: '', message: `YAML: ${aliasErrorMessage((e as Error).message, maxAliasCount)}` }]);
   }
 
   if (raw === null || raw === undefined) {
