@@ -167,8 +167,9 @@ export function mergeCheck(plan: CheckPlan, reports: readonly CheckReport[]): Ch
   const shared = { problems: own.problems, phases: own.phases, warnings: own.warnings.filter((w) => w.kind !== 'rule-key-unmatched' && w.kind !== 'measured-distribution') };
   for (const { name, description, job } of plan.strategies) {
     const r = job === null ? shared : reports[job]!;
-    report.problems.push(...r.problems.map((p) => ({ ...p, strategy: name })));
-    report.warnings.push(...r.warnings.map((w) => ({ ...w, strategy: name })));
+    // Loops, not push(...): a strategy of a wide estate may find more problems than a call takes arguments.
+    for (const p of r.problems) report.problems.push({ ...p, strategy: name });
+    for (const w of r.warnings) report.warnings.push({ ...w, strategy: name });
     report.strategies.push({ name, description, phases: r.phases });
   }
   return report;
@@ -222,7 +223,7 @@ export function checkScenario(scenario: Scenario, options: { plugins?: Plugins; 
     const phase = probePhase(world, quiet, span, probeMs, first);
     if (i === 0) registryLoad = registryLoadWarnings(scenario, world.providerGroups);
     phases.push(phase);
-    problems.push(...phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services))));
+    for (const p of phaseProblems(phase, new Set(scenario.providers.flatMap((p) => p.services)))) problems.push(p);
   }
   return { problems, phases, warnings: configurationWarnings(scenario, invokerUrls, { ruleKeys: options.ruleKeys, registryLoad }), strategies: [] };
 }
@@ -275,7 +276,7 @@ function probePhase(
           });
         }
       }
-      routes.push(...byOutcome.values());
+      for (const r of byOutcome.values()) routes.push(r);
     }
   }
   return { ...span, probeMs, events: phaseEvents(scenario, span.fromMs), routes };

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { checkWithStrategies } from '../../src/analysis/check.js';
+import { checkWithStrategies, mergeCheck, type CheckPlan, type CheckReport } from '../../src/analysis/check.js';
 import { loadScenarioFile, parseScenario } from '../../src/scenario/load.js';
 import { cli } from '../helpers/plugin-fixtures.js';
 
@@ -108,5 +108,17 @@ strategies:
       ['strict', 30_000],
     ]);
     expect('strategy' in report.problems[0]).toBe(false);
+  });
+});
+
+describe('mergeCheck at the size of a wide estate', () => {
+  it('keeps every problem of a strategy that finds more than a call takes arguments (200,000)', () => {
+    const problem = { consumer: 'w', zone: 'zoneA', service: 'S', phase: { fromMs: 0, toMs: 1 }, router: 'condition', providersBefore: 2, providersAfter: 0, message: 'm' };
+    const own: CheckReport = { problems: [], phases: [], warnings: [], strategies: [] };
+    const wide: CheckReport = { problems: Array.from({ length: 200_000 }, (_, i) => ({ ...problem, consumer: `w${i}` })), phases: [], warnings: [], strategies: [] };
+    const plan = { jobs: [], strategies: [{ name: 'forced', description: '', job: 1 }] } as unknown as CheckPlan;
+    const merged = mergeCheck(plan, [own, wide]);
+    expect(merged.problems).toHaveLength(200_000);
+    expect(merged.problems[199_999]).toMatchObject({ consumer: 'w199999', strategy: 'forced' });
   });
 });
