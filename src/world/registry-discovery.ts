@@ -98,10 +98,11 @@ const HEALTHY = 4;
 const GONE = 8;
 const LEFT = 16;
 const TICKING = 32;
+const ABANDONED = 64;
 
 /**
  * A registry record as this server keeps it. PERF: the seed articles' estate keeps 800,000 of them (an
- * export each at interface level) for the whole run: its six flags share one field, and an interface-level
+ * export each at interface level) for the whole run: its seven flags share one field, and an interface-level
  * record keeps its one export as is, not in an array of its own (96 bytes a record instead of 200).
  */
 class Entry implements RegistryEntry {
@@ -176,6 +177,12 @@ class Entry implements RegistryEntry {
   }
   set ticking(on: boolean) {
     this.#set(TICKING, on);
+  }
+  get abandoned(): boolean {
+    return (this.#flags & ABANDONED) !== 0;
+  }
+  set abandoned(on: boolean) {
+    this.#set(ABANDONED, on);
   }
 
   #set(bit: number, on: boolean): void {

@@ -42,6 +42,11 @@ export interface RegistryEntry {
   /** ZooKeeper: the expiry bucket it is filed under (`ExpiryBuckets`), or -1 while not filed. */
   expiryBucketMs: number;
   /**
+   * ZooKeeper: the server still holds it under a session Curator gave up (its injected expiration), until the
+   * server expires that session, unless a registration under the new session takes it over first.
+   */
+  abandoned: boolean;
+  /**
    * The registry as a server, a client whose liveness call waits for its answer (Nacos 1.x's beat of this
    * record): the last call's number, and until when it waits (the node processes the call, or it times out).
    */
