@@ -195,7 +195,11 @@ export function isMergeableGroup(group: string | undefined): boolean {
 
 // The parsed provider URL of each export, with the text it was parsed from (a simplified registry's differs), or
 // null for the export's own URL (PERF: which the export keeps in parts, not whole).
-const parsedUrls = new WeakMap<ProviderExport, { text: string | null; url: URL }>();
+// Kept on the export (`ProviderExport.parsedUrl`, not a weak map: see there).
+interface ParsedUrl {
+  text: string | null;
+  url: URL;
+}
 // Per provider group, one parameter map per provider URL query text: the group's processes share them.
 const paramsByGroup = new WeakMap<object, Map<string, ReadonlyMap<string, string>>>();
 
@@ -205,14 +209,15 @@ const paramsByGroup = new WeakMap<object, Map<string, ReadonlyMap<string, string
  * the heap (a parameter map of some forty entries per URL).
  */
 function parsedUrlOf(p: ProviderExport, text: string): URL {
-  const known = parsedUrls.get(p);
-  if (known !== undefined && (known.text ?? p.url) === text) return known.url;
+  // (An export built outside a world, as tests do, may have no slot at all.)
+  const known = p.parsedUrl as ParsedUrl | null | undefined;
+  if (known != null && (known.text ?? p.url) === text) return known.url;
   // (An export built outside a world, as tests do, has no group: its URL keeps its own parameters.)
   const group: object | undefined = p.group;
   let params = group === undefined ? undefined : paramsByGroup.get(group);
   if (group !== undefined && params === undefined) paramsByGroup.set(group, (params = new Map()));
   const url = URL.valueOf(text, params);
-  parsedUrls.set(p, { text: text === p.url ? null : text, url });
+  p.parsedUrl = { text: text === p.url ? null : text, url } satisfies ParsedUrl;
   return url;
 }
 

@@ -101,6 +101,8 @@ export class PushSizer {
   /** What one provider adds to a notification (at application level, its process's part). */
   instanceBytes(p: ProviderExport): number {
     if (this.#registration === 'application') return this.processBytes(p.instance);
+    // The export's own slot when this sizer took it first; a second registry's sizer keeps its figures here.
+    if (p.pushBytesOf === this) return p.pushBytes;
     let bytes = this.#instanceBytes.get(p);
     if (bytes === undefined) {
       if (this.#registryType === 'zookeeper') {
@@ -109,7 +111,10 @@ export class PushSizer {
       } else {
         bytes = utf8Length(this.#urlOf(p));
       }
-      this.#instanceBytes.set(p, bytes);
+      if (p.pushBytesOf === null) {
+        p.pushBytesOf = this;
+        p.pushBytes = bytes;
+      } else this.#instanceBytes.set(p, bytes);
     }
     return bytes;
   }
