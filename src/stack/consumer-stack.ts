@@ -209,10 +209,9 @@ const paramsByGroup = new WeakMap<object, Map<string, ReadonlyMap<string, string
  * the heap (a parameter map of some forty entries per URL).
  */
 function parsedUrlOf(p: ProviderExport, text: string): URL {
-  // (An export built outside a world, as tests do, may have no slot at all.)
+  // (An export built outside a world, as tests do, may have no slot, and has no group: its URL keeps its own parameters.)
   const known = p.parsedUrl as ParsedUrl | null | undefined;
   if (known != null && (known.text ?? p.url) === text) return known.url;
-  // (An export built outside a world, as tests do, has no group: its URL keeps its own parameters.)
   const group: object | undefined = p.group;
   let params = group === undefined ? undefined : paramsByGroup.get(group);
   if (group !== undefined && params === undefined) paramsByGroup.set(group, (params = new Map()));
