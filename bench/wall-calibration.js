@@ -103,6 +103,7 @@ const inputs = (e) => [
   e.providersAtStart + e.providersAddedByFaults,
   e.attempts * efolds(e.invokers, 20_000),
   e.attempts * efolds(e.lists, 80),
+  e.extraExports,
 ];
 const names = [
   'start (s)',
@@ -115,6 +116,7 @@ const names = [
   'per provider',
   'per attempt and e-fold of invokers above 20,000',
   'per attempt and e-fold of lists above 80',
+  'per export beyond a process\'s first',
 ];
 
 const rows = [];
@@ -139,13 +141,14 @@ if (jsonOut !== undefined) writeFileSync(jsonOut, JSON.stringify(rows, null, 2) 
 // Least squares on relative error (each row weighted by 1/measured), non-negative by dropping
 // negative coefficients and refitting: wall time is a sum of non-negative costs.
 // Constants the refit holds at their values (WALL_MODEL's: keep in step), by index into `inputs`: per heartbeat and
-// per further record heard (measured and fitted before), the two cold-state terms (measured, docs/cli.md "Wide
-// estates"). An unconstrained refit of 2026-12-07 put heartbeats at 0 and moved their cost into the providers'.
+// per further record heard (measured and fitted before), the two cold-state terms and the exports beyond a process's
+// first (measured, docs/cli.md "Wide estates"). An unconstrained refit of 2026-12-07 put heartbeats at 0 and moved their cost into the providers'.
 const HELD = new Map([
   [3, 3.7e-6],
   [4, 7.6e-7],
   [8, 2.1e-6],
   [9, 3.9e-6],
+  [10, 2.75e-6],
 ]);
 const heldSeconds = (e) => [...HELD].reduce((s, [j, c]) => s + inputs(e)[j] * c, 0);
 function fit(data) {

@@ -298,6 +298,8 @@ export interface CostEstimate {
   invokers: number;
   /** The provider lists attempts pick from: one per consumer side (as for `invokers`) and service it calls. */
   lists: number;
+  /** Exports beyond each provider process's first (processes at start and started by faults): each is built and registered. */
+  extraExports: number;
   providersAtStart: number;
   /** Provider instances started by faults (scale-out, restarts, replacements of crashed ones). */
   providersAddedByFaults: number;
@@ -573,6 +575,7 @@ export function estimateCost(scenario: Scenario): CostEstimate {
     references,
     invokers,
     lists,
+    extraExports,
     providersAtStart,
     providersAddedByFaults,
     inFlight,

@@ -29,6 +29,21 @@ describe('the wall-time estimate', () => {
     expect(simulationSeconds(estimate('bench/large-deployment.yaml'))).toBeGreaterThan(simulationSeconds(estimate('bench/large-deployment.yaml', ['faults=[]'])));
   });
 
+  it('prices each export beyond a provider process\'s first, at start and in processes a fault starts', () => {
+    // The seed scale at a tenth: 10,000 processes of eight exports; its rolling release day restarts 2,100 more.
+    const seed = (sets: string[]) =>
+      estimate('scenarios/release-day-seed-scale.yaml', ['providers[0].repeat=50', 'providers[1].repeat=50', 'consumers[0].repeat=50', 'consumers[1].repeat=50', ...sets]);
+    const eight = seed(['faults=[]']);
+    expect(eight.extraExports).toBe(10_000 * 7);
+    expect(seed([]).extraExports).toBe((10_000 + seed([]).providersAddedByFaults) * 7);
+    // One export each (the consumers call S0 and S1 of their backend: S2-S7 go): the same but for those exports' cost.
+    const two = seed(['faults=[]', 'providers[0].services=["com.seed.b{i:03}.S0", "com.seed.b{i:03}.S1"]', 'providers[1].services=["com.seed.b{i:03}.S0", "com.seed.b{i:03}.S1"]']);
+    expect(two.extraExports).toBe(10_000);
+    const rest = (e: typeof two) => simulationSeconds(e) - e.extraExports * WALL_MODEL.perExtraExportS - e.heartbeatRecords * WALL_MODEL.perHeartbeatRecordS;
+    expect(rest(eight)).toBeCloseTo(rest(two), 9);
+    expect(simulationSeconds(eight) - simulationSeconds(two)).toBeGreaterThan(60_000 * WALL_MODEL.perExtraExportS);
+  });
+
   it('counts attempts to providers that refuse connections (crash mode), which cost more, and not a black hole', () => {
     const down = (mode: string) => estimate('bench/large-deployment.yaml', ['duration=6s', `faults=[{at: 2s, zoneDown: zoneC, mode: ${mode}}]`]);
     const [crash, blackhole] = [down('crash'), down('blackhole')];
