@@ -4,10 +4,10 @@
  * changes in membership or order; the key is the `hash.arguments` arguments (default the first)
  * concatenated. Weights and warmup are ignored. Under `consistentHash: bounded` (Dubbo 2.7.15+), a
  * node that has taken 1.5x the selector's average of picks passes the key on to the next node of the
- * ring. Owns the selectors; MD5 comes from node:crypto, which is deterministic. Follows dubbo-cluster
+ * ring. Owns the selectors; MD5 comes from js-md5, which is deterministic. Follows dubbo-cluster
  * `loadbalance/ConsistentHashLoadBalance.java` (3.3; 2.7.23 for the bounded loads).
  */
-import { createHash } from 'node:crypto';
+import { md5 as jsMd5 } from 'js-md5';
 import { HASH_ARGUMENTS, HASH_NODES } from '../constants.js';
 import type { DubboRuntime } from '../runtime.js';
 import type { Invoker, RpcInvocation } from '../rpc.js';
@@ -40,13 +40,16 @@ export class EmptyHashRingError extends Error {
   }
 }
 
-/** MD5 of the UTF-8 text (Dubbo `Bytes.getMD5(String)`). */
-export function md5(text: string): Buffer {
-  return createHash('md5').update(text, 'utf8').digest();
+// PERF: js-md5's digest as a byte array: 0.3 us a digest against 1.5 us for node:crypto's one-shot `hash` and
+// 1.9 us through a Hash object (measured, 10^6 digests of address texts); the seed scale's 10^5 addresses hash
+// 4·10^6 times for their ring points. The same bytes (tests compare it with node:crypto).
+/** MD5 of the UTF-8 text (Dubbo `Bytes.getMD5(String)`), 16 bytes. */
+export function md5(text: string): readonly number[] {
+  return jsMd5.array(text);
 }
 
 /** Ring point `number` (0..3) of a digest: the little-endian uint32 of bytes `4n..4n+3`. */
-export function ketamaHash(digest: Uint8Array, number: number): number {
+export function ketamaHash(digest: ArrayLike<number>, number: number): number {
   const o = number * 4;
   return (digest[o]! | (digest[o + 1]! << 8) | (digest[o + 2]! << 16) | (digest[o + 3]! << 24)) >>> 0;
 }
@@ -78,57 +81,84 @@ export function addressPoints(url: URL, replicaNumber: number): Float64Array {
 
 function hashPoints(address: string, replicaNumber: number): Float64Array {
   const digests = Math.max(0, Math.trunc(replicaNumber / POINTS_PER_DIGEST));
-  const all: number[] = [];
+  const all = new Float64Array(digests * POINTS_PER_DIGEST);
   for (let i = 0; i < digests; i++) {
     const digest = md5(address + i);
-    for (let h = 0; h < 4; h++) all.push(ketamaHash(digest, h));
+    for (let h = 0; h < 4; h++) all[i * 4 + h] = ketamaHash(digest, h);
   }
   // Sorted, each point once (an address that hits one point twice owns it either way); a typed array sorts by value.
-  return Float64Array.from(new Set(all)).sort();
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i]! !== all[n - 1]!) all[n++] = all[i]!;
+  return n === all.length ? all : all.slice(0, n);
 }
 
 /** A sorted ring: points and, per point, the list index of its owner. */
 interface Ring {
-  points: ArrayLike<number>;
-  owners: number[];
+  points: Float64Array;
+  owners: Int32Array;
 }
 
-// PERF: the rings of `perInvoker[lo..hi)` merged in halves, the later half winning equal points:
-// O(points x log invokers), where sorting all points again took most of a reselect-heavy run. Plain
-// arrays: typed arrays this size live off the heap, and allocating them per merge cost more than merging.
-function mergeRings(perInvoker: readonly Float64Array[], lo: number, hi: number): Ring {
-  if (hi - lo === 1) return { points: perInvoker[lo]!, owners: new Array<number>(perInvoker[lo]!.length).fill(lo) };
-  const mid = (lo + hi) >>> 1;
-  const a = mergeRings(perInvoker, lo, mid);
-  const b = mergeRings(perInvoker, mid, hi);
-  const points: number[] = [];
-  const owners: number[] = [];
-  const na = a.points.length;
-  const nb = b.points.length;
-  let i = 0;
-  let j = 0;
-  while (i < na && j < nb) {
-    const pa = a.points[i]!;
-    const pb = b.points[j]!;
-    if (pa < pb) {
-      points.push(pa);
-      owners.push(a.owners[i++]!);
-    } else {
-      points.push(pb);
-      owners.push(b.owners[j++]!);
-      if (pa === pb) i++;
-    }
+/** Owner indexes packed below a point: a point (< 2^32) times this plus an index (< this) stays below 2^53. */
+const OWNER_SPAN = 2 ** 21;
+
+/**
+ * The ring of `perInvoker` (each invoker's sorted points): every point once, in order, owned by the last invoker
+ * in list order that has it, as TreeMap.put in list order leaves it.
+ * PERF: each point packed with its owner's index into one number (point x 2^21 + index) and the lot sorted as a
+ * typed array, so equal points sort by owner and the last of a run is the later invoker's. Merging the invokers'
+ * sorted runs in halves into plain arrays took 13 of 69 s of the seed scale with consistenthash (2,000 rings of
+ * 32,000 points in its first second), and most of the 17 s of garbage collection beside it.
+ */
+function buildRing(perInvoker: readonly Float64Array[]): Ring {
+  if (perInvoker.length > OWNER_SPAN) {
+    throw new RangeError(`consistenthash: a list of ${perInvoker.length} invokers is more than zonesim's ring holds (${OWNER_SPAN})`);
   }
-  for (; i < na; i++) {
-    points.push(a.points[i]!);
-    owners.push(a.owners[i]!);
-  }
-  for (; j < nb; j++) {
-    points.push(b.points[j]!);
-    owners.push(b.owners[j]!);
+  let total = 0;
+  for (const points of perInvoker) total += points.length;
+  const packed = new Float64Array(total);
+  let k = 0;
+  perInvoker.forEach((points, owner) => {
+    for (let j = 0; j < points.length; j++) packed[k++] = points[j]! * OWNER_SPAN + owner;
+  });
+  packed.sort();
+  let distinct = 0;
+  for (let i = 0; i < total; i++) if (i + 1 === total || Math.floor(packed[i + 1]! / OWNER_SPAN) !== Math.floor(packed[i]! / OWNER_SPAN)) distinct++;
+  const points = new Float64Array(distinct);
+  const owners = new Int32Array(distinct);
+  let at = 0;
+  for (let i = 0; i < total; i++) {
+    const point = Math.floor(packed[i]! / OWNER_SPAN);
+    if (i + 1 < total && Math.floor(packed[i + 1]! / OWNER_SPAN) === point) continue;
+    points[at] = point;
+    owners[at++] = packed[i]! - point * OWNER_SPAN;
   }
   return { points, owners };
 }
+
+// PERF: a ring is a function of its list's addresses in order and the replica number alone (points come from
+// the address, owners are list indexes), so lists of other invokers on the same addresses share one: each
+// consumer group's invokers are its own, and a provider's services share its address, so the seed scale's
+// 2,000 lists called with consistenthash (two services, two rooms' groups of one application) have 500 rings.
+// Held weakly: a ring lives as long as a selector uses it.
+const ringsByAddresses = new Map<string, WeakRef<Ring>>();
+let ringsPruneAt = 1024;
+
+function sharedRing(invokers: readonly Invoker[], perInvoker: readonly Float64Array[], replicaNumber: number): Ring {
+  let key = String(replicaNumber);
+  for (const invoker of invokers) key += `,${invoker.getUrl().getAddress()}`;
+  const known = ringsByAddresses.get(key)?.deref();
+  if (known !== undefined) return known;
+  const ring = buildRing(perInvoker);
+  if (ringsByAddresses.size >= ringsPruneAt) {
+    for (const [k, ref] of ringsByAddresses) if (ref.deref() === undefined) ringsByAddresses.delete(k);
+    ringsPruneAt = Math.max(1024, 2 * ringsByAddresses.size);
+  }
+  ringsByAddresses.set(key, new WeakRef(ring));
+  return ring;
+}
+
+const EMPTY_OWNERS = new Int32Array(0);
 
 /** One ring over one invoker list (Dubbo `ConsistentHashSelector`). */
 export class ConsistentHashSelector {
@@ -142,12 +172,24 @@ export class ConsistentHashSelector {
   // until then): failover's reselect hands over a fresh list of 10 invokers per retry, used once, and
   // during a rolling restart each instance's directory sets providers aside in lists of its own.
   #points: Float64Array | null = null;
-  #owners: Invoker[] = [];
+  /** The ring `#points` and `#owners` come from, held so that lists on the same addresses find it. */
+  #shared: Ring | null = null;
+  /** Per point, its owner's index in the list (4 bytes a point where an invoker reference took 8). */
+  #owners: Int32Array = EMPTY_OWNERS;
   #picks = 0;
   // PERF: the last hash looked up and its invoker. Calls of one method often hash the same key (with no
   // arguments, every call hashes the empty key), and the answer for a hash never changes in one ring.
   #lastHash = -1;
   #lastInvoker: Invoker | null = null;
+  // PERF: bounded loads walk the ring past every node whose address has taken its share. Dubbo reads each
+  // point's address text and looks its count up by it; a hot key (every call of a method without arguments)
+  // walks past some `invokers x ln 3` points per pick once two thirds of the nodes are full (the seed scale at a
+  // tenth with consistenthash: 10x the time of random, half of it building `host:port` texts and hashing them).
+  // Per point, the index of its owner's address among the list's distinct addresses (first appearance in list
+  // order, so equal lists number them alike), and the counts in an array by that index. Built on the first
+  // bounded pick: per invoker, its address index.
+  #addressOf: Int32Array | null = null;
+  #addressCount = 0;
 
   constructor(invokers: Invoker[], methodName: string) {
     const url = invokers[0]!.getUrl();
@@ -190,17 +232,18 @@ export class ConsistentHashSelector {
     if (this.#points === null && this.#picks++ < this.replicaNumber * 2) return this.#ceilingByInvoker(hash);
     const points = this.#ring();
     const at = ceilingIndex(points, hash);
-    return this.#owners[at === points.length ? 0 : at]!;
+    return this.#invokers[this.#owners[at === points.length ? 0 : at]!]!;
   }
 
   // The ring's points in order (and `#owners`), built once.
   #ring(): Float64Array {
     if (this.#points === null) {
-      // Every invoker's points, merged in point order: of equal points the later invoker's stays, as
-      // its TreeMap.put overwrites an earlier one's.
-      const ring = mergeRings(this.#perInvoker, 0, this.#invokers.length);
-      this.#points = Float64Array.from(ring.points);
-      this.#owners = ring.owners.map((index) => this.#invokers[index]!);
+      // Every invoker's points in order: of equal points the later invoker's stays, as its TreeMap.put
+      // overwrites an earlier one's.
+      const ring = sharedRing(this.#invokers, this.#perInvoker, this.replicaNumber);
+      this.#shared = ring;
+      this.#points = ring.points;
+      this.#owners = ring.owners;
     }
     return this.#points;
   }
@@ -213,24 +256,53 @@ export class ConsistentHashSelector {
    */
   selectBounded(invocation: RpcInvocation, load: BoundedLoad): Invoker {
     const points = this.#ring();
+    const addressOf = this.#addresses();
+    const owners = this.#owners;
     let at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments)));
     if (at === points.length) at = 0;
     const threshold = (load.total / this.#invokers.length) * OVERLOAD_RATIO;
-    let address = this.#owners[at]!.getUrl().getAddress();
+    // Dubbo passes on while `serverRequestCountMap.containsKey(address) && count >= threshold`: an address
+    // in the map has taken one pick or more, so an address with 0 here (never picked) is never passed.
+    const bar = threshold > 1 ? threshold : 1;
+    const counts = load.counts;
+    let address = addressOf[owners[at]!]!;
     // DIVERGENCE: Dubbo loops forever when every address is past the bound (possible only when invokers
     // share an address); zonesim stops after one turn of the ring and takes the key's own node.
-    for (let steps = 0; (load.counts.get(address) ?? -1) >= threshold; steps++) {
+    for (let steps = 0; counts[address]! >= bar; steps++) {
       if (steps >= points.length) {
         at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments))) % points.length;
-        address = this.#owners[at]!.getUrl().getAddress();
+        address = addressOf[owners[at]!]!;
         break;
       }
       at = at + 1 === points.length ? 0 : at + 1;
-      address = this.#owners[at]!.getUrl().getAddress();
+      address = addressOf[owners[at]!]!;
     }
-    load.counts.set(address, (load.counts.get(address) ?? 0) + 1);
+    counts[address]!++;
     load.total++;
-    return this.#owners[at]!;
+    return this.#invokers[owners[at]!]!;
+  }
+
+  /** Fresh bounded-load counts for this list: one 0 per distinct address. */
+  newCounts(): number[] {
+    this.#addresses();
+    return new Array<number>(this.#addressCount).fill(0);
+  }
+
+  // Per invoker, its address index (see `#addressOf`).
+  #addresses(): Int32Array {
+    if (this.#addressOf === null) {
+      const indexOfAddress = new Map<string, number>();
+      const addressOf = new Int32Array(this.#invokers.length);
+      this.#invokers.forEach((invoker, i) => {
+        const address = invoker.getUrl().getAddress();
+        let index = indexOfAddress.get(address);
+        if (index === undefined) indexOfAddress.set(address, (index = indexOfAddress.size));
+        addressOf[i] = index;
+      });
+      this.#addressOf = addressOf;
+      this.#addressCount = indexOfAddress.size;
+    }
+    return this.#addressOf;
   }
 
   // The ring's answer without the ring: the least point >= hash over every invoker (else the least
@@ -256,7 +328,7 @@ export class ConsistentHashSelector {
   }
 }
 
-// PERF: point 0 of a key's MD5, remembered for recent keys: a hash per pick through node:crypto cost more
+// PERF: point 0 of a key's MD5, remembered for recent keys: a hash per pick (through node:crypto then) cost more
 // than the rest of the pick. A pure function of the key; the memo is dropped whole when full.
 const keyPoints = new Map<string, number>();
 const KEY_POINTS_MAX = 4096;
@@ -331,7 +403,8 @@ const OVERLOAD_RATIO = 1.5;
 /** The picks one 2.7 selector counted (`serverRequestCountMap`, `totalRequestCount`), and the list it is for. */
 export interface BoundedLoad {
   invokers: readonly Invoker[];
-  counts: Map<string, number>;
+  /** Picks per distinct address of the list (`serverRequestCountMap`), by the selector's address index. */
+  counts: number[];
   total: number;
 }
 
@@ -366,7 +439,9 @@ export class ConsistentHashLoadBalance extends AbstractLoadBalance {
     if (!this.#bounded) return selector.select(invocation);
     const key = `${invokers[0]!.getUrl().getServiceKey()}.${method}`;
     let load = this.#loads.get(key);
-    if (load === undefined || !sameInvokers(load.invokers, invokers)) this.#loads.set(key, (load = { invokers, counts: new Map(), total: 0 }));
+    // Lists with equal invokers in the same order number their addresses alike, so the counts carry over to
+    // another selector object of the same contents.
+    if (load === undefined || !sameInvokers(load.invokers, invokers)) this.#loads.set(key, (load = { invokers, counts: selector.newCounts(), total: 0 }));
     load.invokers = invokers;
     return selector.selectBounded(invocation, load);
   }

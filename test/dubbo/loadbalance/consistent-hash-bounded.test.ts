@@ -11,7 +11,9 @@ import { RandomStreams } from '../../../src/engine/random.js';
 import { createRuntime } from '../../../src/dubbo/create-runtime.js';
 import { DUBBO_2_7, DUBBO_3_3, type DubboRelease } from '../../../src/dubbo/release.js';
 import { URL } from '../../../src/dubbo/url.js';
-import { invocation, TestInvoker } from './fixtures.js';
+import { invocation, makeRuntime, TestInvoker } from './fixtures.js';
+import { ReferenceBoundedConsistentHashLoadBalance } from './reference/consistent-hash-bounded.js';
+import type { Invoker } from '../../../src/dubbo/rpc.js';
 
 const CONSUMER = URL.valueOf('consumer://127.0.0.1/DemoService');
 const twoPorts = () => [1, 2].map((p) => new TestInvoker(`test://127.0.0.1:${p}/DemoService`));
@@ -59,6 +61,76 @@ describe('consistent hash with bounded loads (2.7.15+) against the plain ring (3
     const three = [...invokers, new TestInvoker('test://127.0.0.1:3/DemoService')];
     const fresh = picks(DUBBO_2_7, 1, three, balancer(DUBBO_2_7))[0];
     expect(picks(DUBBO_2_7, 1, three, lb)[0]).toBe(fresh);
+  });
+});
+
+describe('bounded loads: the balancer picks what a plain port of 2.7.23 picks', () => {
+  const hosts = (n: number, query = '', perAddress = 1): TestInvoker[] =>
+    Array.from({ length: n }, (_, i) => {
+      const host = `10.0.${Math.trunc(Math.trunc(i / perAddress) / 250)}.${(Math.trunc(i / perAddress) % 250) + 1}`;
+      return new TestInvoker(`test://${host}:20880/DemoService?copy=${i % perAddress}${query}`);
+    });
+
+  // Both balancers pick `rounds` times from each list in turn; the addresses and invokers picked are compared.
+  function differ(lists: Invoker[][], rounds: number, args: () => unknown[]): { picks: number; distinct: number } {
+    const lb = makeRuntime({ release: DUBBO_2_7 }).getLoadBalance('consistenthash');
+    const ref = new ReferenceBoundedConsistentHashLoadBalance(makeRuntime({ release: DUBBO_2_7 }));
+    const seen = new Set<Invoker>();
+    let picks = 0;
+    for (const list of lists) {
+      for (let i = 0; i < rounds; i++) {
+        const a = args();
+        const got = lb.select(list, CONSUMER, invocation('m', a));
+        const want = ref.select(list, CONSUMER, invocation('m', a));
+        if (got !== want) throw new Error(`pick ${picks}: ${got?.getUrl().getAddress()} against ${want?.getUrl().getAddress()}`);
+        seen.add(got!);
+        picks++;
+      }
+    }
+    return { picks, distinct: seen.size };
+  }
+
+  it('one hot key (no arguments) over 200 providers: 20,000 picks walk ever further past full nodes', () => {
+    const r = differ([hosts(200)], 20_000, () => []);
+    // The bound spreads the one key over most of the list (two thirds of the nodes hold 1.5x the average).
+    expect(r.distinct).toBeGreaterThan(100);
+  });
+
+  it('thirty keys over 60 providers, drawn at random', () => {
+    const rng = new RandomStreams(7).stream('keys');
+    const r = differ([hosts(60)], 20_000, () => [`user-${rng.nextInt(30)}`]);
+    expect(r.distinct).toBeGreaterThan(20);
+  });
+
+  it('invokers sharing an address count together, and a ring with every address past the bound gives the key its node', () => {
+    // 12 invokers on 4 addresses: each address averages total/4 picks, past the bound of total/12 x 1.5,
+    // so from the second turn on the walk goes once round the ring and stops at the key's own node.
+    differ([hosts(12, '&hash.nodes=8', 3)], 2_000, () => []);
+    const rng = new RandomStreams(3).stream('keys');
+    differ([hosts(12, '', 3)], 2_000, () => [rng.nextInt(1000)]);
+  });
+
+  it("picks a list's own invokers when another list on the same addresses was picked from first (one ring, two lists)", () => {
+    for (const release of [DUBBO_3_3, DUBBO_2_7]) {
+      const first = hosts(30);
+      const second = hosts(30, '&group=other');
+      const a = makeRuntime({ release }).getLoadBalance('consistenthash');
+      const b = makeRuntime({ release }).getLoadBalance('consistenthash');
+      for (let k = 0; k < 200; k++) {
+        const x = a.select(first, CONSUMER, invocation('m', [`k${k % 40}`]))!;
+        const y = b.select(second, CONSUMER, invocation('m', [`k${k % 40}`]))!;
+        expect(second.indexOf(y as TestInvoker)).toBe(first.indexOf(x as TestInvoker));
+        expect(second).toContain(y);
+      }
+    }
+  });
+
+  it('carries counts over to a list of the same invokers and starts again when the list changes', () => {
+    const a = hosts(40);
+    const lists = [a, [...a], a.slice(1), a, [...a].reverse(), a, [...a]];
+    const rng = new RandomStreams(11).stream('keys');
+    const r = differ([...lists, ...lists, ...lists], 700, () => (rng.nextInt(4) === 0 ? [] : [`k${rng.nextInt(8)}`]));
+    expect(r.picks).toBe(21 * 700);
   });
 });
 

@@ -1,4 +1,5 @@
 /** ConsistentHashLoadBalance: argument keys, generic calls, and rebuilding the ring on list changes. */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { addressPoints, ketamaHash, md5, selectorOf } from '../../../src/dubbo/loadbalance/consistent-hash-load-balance.js';
 import { RpcInvocation, type Invoker } from '../../../src/dubbo/rpc.js';
@@ -195,5 +196,14 @@ describe('ring points of an address', () => {
     // Another replica number is another set of points.
     expect([...addressPoints(b, 8)]).toEqual(expected('10.0.0.7:20880', 8));
     expect(addressPoints(b, 8)).toHaveLength(8);
+  });
+});
+
+describe('md5 (js-md5, in place of node:crypto)', () => {
+  it("gives node:crypto's bytes for addresses, keys, empty, non-ASCII and multi-block texts", () => {
+    const texts = ['', '0', '10.0.0.1:20880', '10.0.0.1:2088039', 'null', 'user-1', 'é1', '用户:42', '\u{1F600}', 'x'.repeat(55), 'x'.repeat(56), 'x'.repeat(64), 'y'.repeat(1000)];
+    const rng = new RandomStreams(5).stream('text');
+    for (let i = 0; i < 500; i++) texts.push(Array.from({ length: rng.nextInt(130) }, () => String.fromCharCode(32 + rng.nextInt(2000))).join(''));
+    for (const text of texts) expect(Buffer.from(md5(text)), text).toEqual(createHash('md5').update(text, 'utf8').digest());
   });
 });
