@@ -161,8 +161,9 @@ export const COST_MODEL = {
   bytesPerTagRule: 4_500,
   /**
    * One provider in a consumer group's consistenthash ring of a service (the ring is shared by the group's instances
-   * holding the list: 160 points, each a double and its invoker; the address's own points are shared by every ring it
-   * is in). Measured 2026-12-07 on the seed scale as 3.3 with consistenthash references (1,000 groups, two services,
+   * holding the list: 160 points, each a double and its owner's list index; the address's own points are shared by
+   * every ring it is in, and lists on the same addresses in the same order share a ring, so this is an upper bound).
+   * Measured 2026-12-07 on the seed scale as 3.3 with consistenthash references (1,000 groups, two services,
    * 200 providers a list): 1,871 MB against 1,597 MB with random; at a tenth 392-405 MB against 358-381 MB. Before
    * the points were shared by an address's invoker URLs it was 2.5 KB (2,344 MB at full size, 459 MB at a tenth).
    */
