@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
-import type { WorldObserver } from '../../src/metrics/observer.js';
 import { World } from '../../src/world/world.js';
 import { sentinelHubOf } from '../../src/stack/sentinel-hub.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const BASE = `zones: { zoneA: {} }
 registry: { type: static }
@@ -18,24 +18,12 @@ consumers: []
 duration: 10s
 `;
 
-const observer: WorldObserver = {
-  startRequest: () => ({ ended: false }),
-  attempt() {},
-  execution() {},
-  rejected() {},
-  orphaned() {},
-  endRequest() {},
-  push() {},
-  count() {},
-  marker() {},
-};
-
 function world(extra: string): { w: World; reads: () => number } {
   const scenario = parseScenario(BASE + extra, 'hub.yaml');
   let reads = 0;
   const consumers = scenario.consumers;
   Object.defineProperty(scenario, 'consumers', { get: () => (reads++, consumers), configurable: true });
-  const w = new World(scenario, { seed: 1, observer, consumerStack: () => ({ refer() {}, *call() { return { outcome: 'ok' as const }; } }) });
+  const w = new World(scenario, { seed: 1, observer: quietObserver(), consumerStack: () => ({ refer() {}, *call() { return { outcome: 'ok' as const }; } }) });
   reads = 0;
   return { w, reads: () => reads };
 }

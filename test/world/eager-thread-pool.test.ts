@@ -14,9 +14,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
-import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { IncomingCall, Reply } from '../../src/world/provider-call.js';
 import { World } from '../../src/world/world.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const S = 'com.example.SlowService';
 
@@ -40,17 +40,7 @@ consumers: []
     'eager.yaml',
   );
   let executions = 0;
-  const observer: WorldObserver = {
-    startRequest: () => ({ ended: false }),
-    attempt() {},
-    execution: () => executions++,
-    rejected() {},
-    orphaned() {},
-    endRequest() {},
-    push() {},
-    count() {},
-    marker() {},
-  };
+  const observer = quietObserver({ execution: () => executions++ });
   const world = new World(scenario, { seed: 1, observer, consumerStack: () => ({ refer() {}, *call() { return { outcome: 'ok' as const }; } }) });
   const p = world.providerGroups[0]!.instances[0]!;
   const replies: Array<{ reply: Reply; atMs: number; index: number }> = [];

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario, ScenarioError } from '../../src/scenario/load.js';
 import { scheduleFaults } from '../../src/world/faults.js';
-import type { WorldObserver } from '../../src/metrics/observer.js';
 import { World } from '../../src/world/world.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const BASE = `zones: { zoneA: {}, zoneB: {} }
 registry: { type: static }
@@ -25,17 +25,7 @@ faults:
 
 function world(faults: string) {
   const markers: string[] = [];
-  const observer: WorldObserver = {
-    startRequest: () => ({ ended: false }),
-    attempt() {},
-    execution() {},
-    rejected() {},
-    orphaned() {},
-    endRequest() {},
-    push() {},
-    count() {},
-    marker: (m) => markers.push(`${m.tMs} ${m.kind} ${m.label}`),
-  };
+  const observer = quietObserver({ marker: (m) => markers.push(`${m.tMs} ${m.kind} ${m.label}`) });
   const w = new World(parseScenario(BASE + faults, 'targets.yaml'), {
     seed: 1,
     observer,

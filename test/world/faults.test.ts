@@ -9,6 +9,7 @@ import { providerStateVersion, type ProviderInstance } from '../../src/world/pro
 import type { ProviderListener, RegistryModel, Subscriber } from '../../src/world/registry.js';
 import { World } from '../../src/world/world.js';
 import { registrySpec } from './registry-fixtures.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const USERS = 'com.example.UserService';
 const ORDERS = 'com.example.OrderService';
@@ -106,17 +107,7 @@ interface Marker {
 }
 
 function observer(markers: Marker[]): WorldObserver {
-  return {
-    startRequest: () => ({ ended: false }),
-    attempt() {},
-    execution() {},
-    rejected() {},
-    orphaned() {},
-    endRequest() {},
-    push() {},
-    count() {},
-    marker: (m) => markers.push(m),
-  };
+  return quietObserver({ marker: (m) => markers.push(m) });
 }
 
 /** A world with the faults scheduled, a recording registry and collected markers. */

@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { providerFilterChain } from '../../src/stack/provider-filter-chain.js';
 import { parseScenario } from '../../src/scenario/load.js';
-import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { IncomingCall, Reply } from '../../src/world/provider-call.js';
 import type { ProviderInstance } from '../../src/world/provider.js';
 import { World } from '../../src/world/world.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const A = 'com.example.SlowService';
 const B = 'com.example.FastService';
@@ -38,17 +38,11 @@ consumers: []
   const rejected: string[] = [];
   const executed: string[] = [];
   const events = new Map<string, number>();
-  const observer: WorldObserver = {
-    startRequest: () => ({ ended: false }),
-    attempt() {},
+  const observer = quietObserver({
     execution: (_r, _g, service) => executed.push(service),
     rejected: (_g, service) => rejected.push(service),
-    orphaned() {},
-    endRequest() {},
-    push() {},
     count: (name, by = 1) => events.set(name, (events.get(name) ?? 0) + by),
-    marker() {},
-  };
+  });
   const world = new World(scenario, {
     seed: 1,
     observer,

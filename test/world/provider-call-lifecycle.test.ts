@@ -10,13 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenario/load.js';
 import type { Proc } from '../../src/engine/simulation.js';
-import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { TraceObserver } from '../../src/metrics/trace-observer.js';
 import type { IncomingCall, Reply } from '../../src/world/provider-call.js';
 import type { ProviderFilterChain } from '../../src/world/provider-filters.js';
 import type { ProviderExport, ProviderInstance } from '../../src/world/provider.js';
 import type { ServiceCall } from '../../src/world/consumer.js';
 import { World } from '../../src/world/world.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const S = 'com.example.UserService';
 const D1 = 'com.example.InventoryService';
@@ -66,17 +66,11 @@ consumers: []
   let world: World | undefined = undefined;
   const now = (): number => world!.sim.now;
   const name = (call: object): string => (call as { name?: string }).name ?? '?';
-  const observer: WorldObserver = {
-    startRequest: () => ({ ended: false }),
-    attempt() {},
+  const observer = quietObserver({
     execution: (req) => log.push([now(), `execution ${(req as { name?: string }).name ?? 'downstream'}`]),
     rejected: (group, service) => log.push([now(), `rejected at ${group} ${service}`]),
     orphaned: (req) => log.push([now(), `orphaned ${(req as { name?: string }).name ?? '?'}`]),
-    endRequest() {},
-    push() {},
-    count() {},
-    marker() {},
-  };
+  });
   const tracer: TraceObserver = {
     request() {},
     requestEnded() {},

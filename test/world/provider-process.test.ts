@@ -10,21 +10,12 @@ import type { WorldObserver } from '../../src/metrics/observer.js';
 import type { IncomingCall, Reply } from '../../src/world/provider-call.js';
 import { EPOCH_MS, slowdownFactor, slowdownKey, type ProviderInstance, type ProviderState } from '../../src/world/provider.js';
 import { World } from '../../src/world/world.js';
+import { quietObserver } from '../helpers/quiet-observer.js';
 
 const A = 'com.example.OrderService';
 const B = 'com.example.PaymentService';
 
-const OBSERVER: WorldObserver = {
-  startRequest: () => ({ ended: false }),
-  attempt() {},
-  execution() {},
-  rejected() {},
-  orphaned() {},
-  endRequest() {},
-  push() {},
-  count() {},
-  marker() {},
-};
+const OBSERVER = quietObserver();
 
 /** A world of the `providers:` YAML given (services A with methods place/cancel, B with pay; each 100 ms). */
 function worldWith(providers: string, observer: WorldObserver = OBSERVER): World {
