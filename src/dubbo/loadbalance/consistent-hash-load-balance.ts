@@ -185,9 +185,9 @@ export class ConsistentHashSelector {
   // point's address text and looks its count up by it; a hot key (every call of a method without arguments)
   // walks past some `invokers x ln 3` points per pick once two thirds of the nodes are full (the seed scale at a
   // tenth with consistenthash: 10x the time of random, half of it building `host:port` texts and hashing them).
-  // Per point, the index of its owner's address among the list's distinct addresses (first appearance in list
-  // order, so equal lists number them alike), and the counts in an array by that index. Built on the first
-  // bounded pick: per invoker, its address index.
+  // Per invoker, the index of its address among the list's distinct addresses (first appearance in list order,
+  // so equal lists number them alike), and the counts in an array by that index; a point's address is then
+  // `#addressOf[#owners[point]]`. Built on the first bounded pick.
   #addressOf: Int32Array | null = null;
   #addressCount = 0;
 
