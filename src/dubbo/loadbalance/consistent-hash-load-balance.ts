@@ -122,18 +122,17 @@ function buildRing(perInvoker: readonly Float64Array[]): Ring {
     for (let j = 0; j < points.length; j++) packed[k++] = points[j]! * OWNER_SPAN + owner;
   });
   packed.sort();
-  let distinct = 0;
-  for (let i = 0; i < total; i++) if (i + 1 === total || Math.floor(packed[i + 1]! / OWNER_SPAN) !== Math.floor(packed[i]! / OWNER_SPAN)) distinct++;
-  const points = new Float64Array(distinct);
-  const owners = new Int32Array(distinct);
+  // Each run of equal points written once, its last (latest owner) staying: a later entry of the run overwrites.
+  const points = new Float64Array(total);
+  const owners = new Int32Array(total);
   let at = 0;
   for (let i = 0; i < total; i++) {
     const point = Math.floor(packed[i]! / OWNER_SPAN);
-    if (i + 1 < total && Math.floor(packed[i + 1]! / OWNER_SPAN) === point) continue;
+    if (at > 0 && points[at - 1] === point) at--;
     points[at] = point;
     owners[at++] = packed[i]! - point * OWNER_SPAN;
   }
-  return { points, owners };
+  return at === total ? { points, owners } : { points: points.slice(0, at), owners: owners.slice(0, at) };
 }
 
 // PERF: a ring is a function of its list's addresses in order and the replica number alone (points come from
@@ -258,8 +257,8 @@ export class ConsistentHashSelector {
     const points = this.#ring();
     const addressOf = this.#addresses();
     const owners = this.#owners;
-    let at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments)));
-    if (at === points.length) at = 0;
+    const start = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments))) % points.length;
+    let at = start;
     const threshold = (load.total / this.#invokers.length) * OVERLOAD_RATIO;
     // Dubbo passes on while `serverRequestCountMap.containsKey(address) && count >= threshold`: an address
     // in the map has taken one pick or more, so an address with 0 here (never picked) is never passed.
@@ -270,7 +269,7 @@ export class ConsistentHashSelector {
     // share an address); zonesim stops after one turn of the ring and takes the key's own node.
     for (let steps = 0; counts[address]! >= bar; steps++) {
       if (steps >= points.length) {
-        at = ceilingIndex(points, keyPoint(this.toKey(invocation.arguments))) % points.length;
+        at = start;
         address = addressOf[owners[at]!]!;
         break;
       }
